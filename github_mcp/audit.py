@@ -1,0 +1,59 @@
+"""Append-only JSON-lines audit log of executed writes (DESIGN §5.5)."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+from .observability import log_event, redact
+
+
+class AuditLog:
+    """One fsync'd JSON line per executed write; the latest entries stay in memory."""
+
+    def __init__(self, path: Path | None, keep: int = 50) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self.recent: deque[dict[str, Any]] = deque(maxlen=keep)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+
+    def record(
+        self,
+        call_id: str,
+        principal: str | None,
+        tool: str,
+        repo: str | None,
+        ref: str | None,
+        outcome: str,
+        **result: Any,
+    ) -> None:
+        entry = {
+            "ts": round(time.time(), 3),
+            "call_id": call_id,
+            "principal": principal,
+            "tool": tool,
+            "repo": repo,
+            "ref": ref,
+            "outcome": outcome,
+            **result,
+        }
+        line = redact(json.dumps(entry, ensure_ascii=False, default=str))
+        with self._lock:
+            self.recent.append(json.loads(line))
+            if self.path is None:
+                return
+            try:
+                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+                try:
+                    os.write(fd, (line + "\n").encode())
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            except OSError as exc:
+                log_event("audit_write_failed", error=type(exc).__name__)

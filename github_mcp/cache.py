@@ -1,0 +1,124 @@
+"""In-process TTL+LRU cache with namespaces and per-repo invalidation (DESIGN §7).
+
+Entries keyed by immutable things (a blob or commit SHA) are stored without
+expiry; everything else gets a TTL. Concurrent misses for one key share one
+load. A "not found" is never stored: loaders raise, and nothing is cached.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from .observability import Metrics
+
+T = TypeVar("T")
+_MISSING = object()
+
+
+class Cache:
+    def __init__(self, max_entries: int, metrics: Metrics) -> None:
+        self.max_entries = max_entries
+        self.metrics = metrics
+        self._data: OrderedDict[tuple[str, str], tuple[Any, float | None, str | None]] = (
+            OrderedDict()
+        )
+        self._by_repo: dict[str, set[tuple[str, str]]] = {}
+        self._inflight: dict[tuple[str, str], asyncio.Future[Any]] = {}
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def get(self, namespace: str, key: str, *, record: bool = True) -> Any:
+        """Return the value, or the module's _MISSING sentinel (see `lookup`)."""
+        full = (namespace, key)
+        item = self._data.get(full)
+        if item is not None:
+            value, expires, _ = item
+            if expires is None or expires > time.monotonic():
+                self._data.move_to_end(full)
+                if record:
+                    self.metrics.record_cache(namespace, True)
+                return value
+            self._drop(full)
+        if record:
+            self.metrics.record_cache(namespace, False)
+        return _MISSING
+
+    def lookup(self, namespace: str, key: str) -> tuple[bool, Any]:
+        value = self.get(namespace, key)
+        return (value is not _MISSING), (None if value is _MISSING else value)
+
+    def peek_stale(self, namespace: str, key: str) -> Any:
+        """The stored value even when expired (for ETag revalidation), or None."""
+        item = self._data.get((namespace, key))
+        return None if item is None else item[0]
+
+    def set(
+        self, namespace: str, key: str, value: Any, *, ttl: float | None, repo: str | None = None
+    ) -> None:
+        if self.max_entries <= 0:
+            return
+        full = (namespace, key)
+        if full in self._data:
+            self._drop(full)
+        expires = None if ttl is None else time.monotonic() + ttl
+        repo_key = repo.lower() if repo else None
+        self._data[full] = (value, expires, repo_key)
+        if repo_key:
+            self._by_repo.setdefault(repo_key, set()).add(full)
+        while len(self._data) > self.max_entries:
+            self._drop(next(iter(self._data)))
+
+    async def get_or_load(
+        self,
+        namespace: str,
+        key: str,
+        loader: Callable[[], Awaitable[T]],
+        *,
+        ttl: float | None,
+        repo: str | None = None,
+    ) -> T:
+        value = self.get(namespace, key)
+        if value is not _MISSING:
+            return value
+        full = (namespace, key)
+        pending = self._inflight.get(full)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._inflight[full] = future
+        try:
+            result = await loader()
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # mark retrieved: waiters re-raise it themselves
+            raise
+        else:
+            self.set(namespace, key, result, ttl=ttl, repo=repo)
+            future.set_result(result)
+            return result
+        finally:
+            self._inflight.pop(full, None)
+
+    def invalidate_repo(self, repo: str) -> int:
+        keys = self._by_repo.pop(repo.lower(), set())
+        for full in keys:
+            self._data.pop(full, None)
+        return len(keys)
+
+    def clear(self) -> None:
+        self._data.clear()
+        self._by_repo.clear()
+
+    def _drop(self, full: tuple[str, str]) -> None:
+        item = self._data.pop(full, None)
+        if item is not None and item[2]:
+            keys = self._by_repo.get(item[2])
+            if keys is not None:
+                keys.discard(full)
+                if not keys:
+                    del self._by_repo[item[2]]

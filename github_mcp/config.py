@@ -1,0 +1,333 @@
+"""Settings: every environment variable the server reads, typed and documented.
+
+`docs/CONFIG.md` is generated from this class (`python main.py docs`); a test
+fails when it is stale.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+TOOLSETS = (
+    "meta",
+    "repos",
+    "files",
+    "writes",
+    "issues",
+    "pull_requests",
+    "actions",
+    "automation",
+    "workspace",
+    "search",
+)
+
+
+def _split_csv(value: str) -> list[str]:
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def _env(name: str, *more: str) -> AliasChoices:
+    return AliasChoices(name, *more)
+
+
+class Settings(BaseSettings):
+    """Server configuration, read from the environment (and an optional `.env`)."""
+
+    model_config = SettingsConfigDict(
+        env_file=".env", extra="ignore", populate_by_name=True, frozen=True
+    )
+
+    # --- GitHub access -------------------------------------------------------
+    github_token: SecretStr | None = Field(
+        None,
+        validation_alias=_env("GITHUB_TOKEN", "GITHUB_PAT"),
+        description="Personal access token (classic, fine-grained or OAuth). "
+        "`GITHUB_PAT` is accepted as an alias.",
+    )
+    github_app_id: str | None = Field(
+        None, validation_alias=_env("GITHUB_APP_ID"), description="GitHub App ID."
+    )
+    github_app_installation_id: str | None = Field(
+        None,
+        validation_alias=_env("GITHUB_APP_INSTALLATION_ID"),
+        description="Installation ID of the GitHub App on the target account.",
+    )
+    github_app_private_key_path: Path | None = Field(
+        None,
+        validation_alias=_env("GITHUB_APP_PRIVATE_KEY_PATH"),
+        description="Path to the App's PEM private key.",
+    )
+    github_app_private_key: SecretStr | None = Field(
+        None,
+        validation_alias=_env("GITHUB_APP_PRIVATE_KEY"),
+        description="The App's PEM private key inline (takes precedence over the path).",
+    )
+    github_api_url: str = Field(
+        "https://api.github.com",
+        validation_alias=_env("GITHUB_API_URL"),
+        description="REST base URL. GitHub Enterprise Server: `https://HOST/api/v3`.",
+    )
+    github_graphql_url: str | None = Field(
+        None,
+        validation_alias=_env("GITHUB_GRAPHQL_URL"),
+        description="GraphQL endpoint; derived from the API URL when unset.",
+    )
+    github_api_version: str = Field(
+        "2022-11-28",
+        validation_alias=_env("GITHUB_API_VERSION"),
+        description="Value of the `X-GitHub-Api-Version` header.",
+    )
+    github_max_concurrency: int = Field(
+        10,
+        ge=1,
+        le=100,
+        validation_alias=_env("GITHUB_MAX_CONCURRENCY"),
+        description="Most GitHub requests in flight at once, across the process.",
+    )
+    github_max_retry_wait: float = Field(
+        30.0,
+        ge=0,
+        validation_alias=_env("GITHUB_MAX_RETRY_WAIT"),
+        description="Longest `Retry-After` (seconds) the client waits before retrying; "
+        "a longer one returns `rate_limited`.",
+    )
+    github_request_timeout: float = Field(
+        30.0,
+        gt=0,
+        validation_alias=_env("GITHUB_REQUEST_TIMEOUT"),
+        description="Per-request timeout in seconds.",
+    )
+    github_repo_defaults: str = Field(
+        "",
+        validation_alias=_env("GITHUB_REPO_DEFAULTS"),
+        description='JSON object overriding default branches, e.g. `{"o/r": "develop"}`.',
+    )
+
+    # --- Tool surface --------------------------------------------------------
+    toolsets: str = Field(
+        "all",
+        validation_alias=_env("GITHUB_MCP_TOOLSETS"),
+        description="Comma-separated toolsets to register, or `all`. Known: "
+        + ", ".join(TOOLSETS)
+        + ".",
+    )
+    read_only: bool = Field(
+        False,
+        validation_alias=_env("GITHUB_MCP_READ_ONLY"),
+        description="When true, write tools are not registered at all.",
+    )
+
+    # --- Write policy --------------------------------------------------------
+    repo_allowlist: str = Field(
+        "",
+        validation_alias=_env("GITHUB_MCP_REPO_ALLOWLIST"),
+        description="Comma-separated `owner/repo` or `owner/*` entries; empty allows all. "
+        "Applies to reads and writes.",
+    )
+    controller_repo: str | None = Field(
+        None,
+        validation_alias=_env("GITHUB_MCP_CONTROLLER_REPO"),
+        description="The controller's own repository (`owner/repo`).",
+    )
+    controller_branch: str = Field(
+        "main",
+        validation_alias=_env("GITHUB_MCP_CONTROLLER_BRANCH"),
+        description="Branch that a missing ref or `main` maps to in the controller repo.",
+    )
+    protected_branches: str = Field(
+        "",
+        validation_alias=_env("GITHUB_MCP_PROTECTED_BRANCHES"),
+        description="Comma-separated branch globs that need approval to write "
+        "(the default branch and the controller branch always do).",
+    )
+    auto_approve: bool = Field(
+        False,
+        validation_alias=_env("GITHUB_MCP_AUTO_APPROVE"),
+        description="Initial approval state for gated writes.",
+    )
+    approval_mode: Literal["tool", "elicit", "env"] = Field(
+        "tool",
+        validation_alias=_env("GITHUB_MCP_APPROVAL_MODE"),
+        description="How approval is granted: `tool` (authorize_write_actions), `elicit` "
+        "(ask the human via MCP elicitation) or `env` (only GITHUB_MCP_AUTO_APPROVE).",
+    )
+    approval_ttl_seconds: int = Field(
+        0,
+        ge=0,
+        validation_alias=_env("GITHUB_MCP_APPROVAL_TTL_SECONDS"),
+        description="Approval expiry in seconds; 0 means it lasts for the session.",
+    )
+    audit_log: Path = Field(
+        Path("var/audit.jsonl"),
+        validation_alias=_env("GITHUB_MCP_AUDIT_LOG"),
+        description="JSON-lines audit log of executed writes (fsync'd).",
+    )
+
+    # --- Workspace -----------------------------------------------------------
+    workspace_dir: Path = Field(
+        Path("var/workspaces"),
+        validation_alias=_env("GITHUB_MCP_WORKSPACE_DIR"),
+        description="Where persistent clones live.",
+    )
+    workspace_sandbox: Literal["none", "bwrap"] = Field(
+        "none",
+        validation_alias=_env("GITHUB_MCP_WORKSPACE_SANDBOX"),
+        description="`bwrap` runs user commands under bubblewrap (network only when "
+        "installing dependencies).",
+    )
+    workspace_cpu_seconds: int = Field(
+        600, ge=1, validation_alias=_env("GITHUB_MCP_WORKSPACE_CPU_SECONDS"),
+        description="CPU-time limit for a workspace command.",
+    )
+    workspace_memory_mb: int = Field(
+        4096, ge=64, validation_alias=_env("GITHUB_MCP_WORKSPACE_MEMORY_MB"),
+        description="Memory limit (MB) for a workspace command.",
+    )
+    workspace_max_processes: int = Field(
+        256, ge=8, validation_alias=_env("GITHUB_MCP_WORKSPACE_MAX_PROCESSES"),
+        description="Process-count limit for a workspace command.",
+    )
+    workspace_max_file_mb: int = Field(
+        1024, ge=1, validation_alias=_env("GITHUB_MCP_WORKSPACE_MAX_FILE_MB"),
+        description="Largest file (MB) a workspace command may write.",
+    )
+    workspace_default_timeout: int = Field(
+        300, ge=1, validation_alias=_env("GITHUB_MCP_WORKSPACE_TIMEOUT"),
+        description="Default command timeout in seconds.",
+    )
+    workspace_max_timeout: int = Field(
+        3600, ge=1, validation_alias=_env("GITHUB_MCP_WORKSPACE_MAX_TIMEOUT"),
+        description="Largest timeout a caller may ask for.",
+    )
+    tool_stdout_max_chars: int = Field(
+        12000, ge=100, validation_alias=_env("TOOL_STDOUT_MAX_CHARS"),
+        description="stdout cap for workspace commands (head and tail kept).",
+    )
+    tool_stderr_max_chars: int = Field(
+        6000, ge=100, validation_alias=_env("TOOL_STDERR_MAX_CHARS"),
+        description="stderr cap for workspace commands (head and tail kept).",
+    )
+    git_user_name: str = Field(
+        "GitHub MCP Controller", validation_alias=_env("GITHUB_MCP_GIT_USER_NAME"),
+        description="Author name for workspace commits.",
+    )
+    git_user_email: str = Field(
+        "github-mcp@users.noreply.github.com",
+        validation_alias=_env("GITHUB_MCP_GIT_USER_EMAIL"),
+        description="Author e-mail for workspace commits.",
+    )
+
+    # --- Cache ---------------------------------------------------------------
+    cache_max_entries: int = Field(
+        5000, ge=0, validation_alias=_env("GITHUB_MCP_CACHE_MAX_ENTRIES"),
+        description="LRU capacity of the in-process cache (0 disables it).",
+    )
+    cache_ttl_seconds: float = Field(
+        60.0, ge=0, validation_alias=_env("GITHUB_MCP_CACHE_TTL_SECONDS"),
+        description="TTL for cached mutable reads (branch heads, PRs); content addressed "
+        "by SHA never expires. After the TTL, reads revalidate with ETags.",
+    )
+
+    # --- HTTP transport ------------------------------------------------------
+    auth_tokens: SecretStr | None = Field(
+        None,
+        validation_alias=_env("GITHUB_MCP_AUTH_TOKENS"),
+        description="Comma-separated bearer tokens accepted on /mcp, /sse and /status.",
+    )
+    allow_unauthenticated: bool = Field(
+        False,
+        validation_alias=_env("GITHUB_MCP_ALLOW_UNAUTHENTICATED"),
+        description="Allow serving HTTP off loopback without bearer auth (not recommended).",
+    )
+    allowed_origins: str = Field(
+        "",
+        validation_alias=_env("GITHUB_MCP_ALLOWED_ORIGINS"),
+        description="Comma-separated extra Origins accepted (loopback origins always are).",
+    )
+    allowed_hosts: str = Field(
+        "",
+        validation_alias=_env("GITHUB_MCP_ALLOWED_HOSTS"),
+        description="Comma-separated extra Host names accepted (loopback and the bind "
+        "address always are; `*` disables the check).",
+    )
+    max_body_bytes: int = Field(
+        4 * 1024 * 1024,
+        ge=1024,
+        validation_alias=_env("GITHUB_MCP_MAX_BODY_BYTES"),
+        description="Largest HTTP request body accepted.",
+    )
+    log_level: str = Field(
+        "INFO", validation_alias=_env("GITHUB_MCP_LOG_LEVEL"),
+        description="Log level for the JSON logs on stderr.",
+    )
+
+    @field_validator("github_api_url")
+    @classmethod
+    def _strip_slash(cls, value: str) -> str:
+        return value.rstrip("/")
+
+    # --- Derived values ------------------------------------------------------
+    @cached_property
+    def graphql_url(self) -> str:
+        if self.github_graphql_url:
+            return self.github_graphql_url
+        base = self.github_api_url
+        if base.endswith("/api/v3"):
+            return base[: -len("/v3")] + "/graphql"
+        return base + "/graphql"
+
+    @cached_property
+    def web_base_url(self) -> str:
+        """Where clone URLs and html links live, derived from the API host."""
+        base = self.github_api_url
+        if base == "https://api.github.com":
+            return "https://github.com"
+        if base.endswith("/api/v3"):
+            return base[: -len("/api/v3")]
+        return base
+
+    @cached_property
+    def toolset_list(self) -> tuple[str, ...]:
+        wanted = _split_csv(self.toolsets.lower())
+        if not wanted or "all" in wanted:
+            return TOOLSETS
+        return tuple(t for t in TOOLSETS if t in wanted) or ("meta",)
+
+    @cached_property
+    def allowlist(self) -> tuple[str, ...]:
+        return tuple(entry.lower() for entry in _split_csv(self.repo_allowlist))
+
+    @cached_property
+    def protected_globs(self) -> tuple[str, ...]:
+        return tuple(_split_csv(self.protected_branches))
+
+    @cached_property
+    def repo_default_overrides(self) -> dict[str, str]:
+        if not self.github_repo_defaults.strip():
+            return {}
+        try:
+            data = json.loads(self.github_repo_defaults)
+        except json.JSONDecodeError as exc:
+            raise ValueError("GITHUB_REPO_DEFAULTS must be a JSON object") from exc
+        if not isinstance(data, dict):
+            raise ValueError("GITHUB_REPO_DEFAULTS must be a JSON object")
+        return {str(k).lower(): str(v) for k, v in data.items()}
+
+    @cached_property
+    def bearer_tokens(self) -> tuple[str, ...]:
+        if self.auth_tokens is None:
+            return ()
+        return tuple(_split_csv(self.auth_tokens.get_secret_value()))
+
+    @property
+    def has_github_credentials(self) -> bool:
+        app = self.github_app_id and self.github_app_installation_id and (
+            self.github_app_private_key or self.github_app_private_key_path
+        )
+        return bool(self.github_token or app)

@@ -1,0 +1,76 @@
+"""Generate docs/TOOLS.md (from the registry) and docs/CONFIG.md (from Settings)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .config import Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+
+
+def config_markdown() -> str:
+    lines = [
+        "# Configuration",
+        "",
+        "Generated from `github_mcp/config.py` by `python main.py docs`; do not edit by hand.",
+        "",
+        "| variable | type | default | description |",
+        "|---|---|---|---|",
+    ]
+    for name, field in Settings.model_fields.items():
+        alias = field.validation_alias
+        names = list(getattr(alias, "choices", [])) or [name.upper()]
+        annotation = str(field.annotation).replace("typing.", "").replace("pathlib.", "")
+        annotation = annotation.replace("<class '", "").replace("'>", "").replace("|", "or")
+        default = field.default
+        default_text = "" if default is None else f"`{default}`"
+        if "SecretStr" in annotation:
+            annotation = "secret"
+        desc = (field.description or "").replace("|", "\\|")
+        lines.append(f"| `{'` / `'.join(names)}` | {annotation} | {default_text} | {desc} |")
+    return "\n".join(lines) + "\n"
+
+
+def tools_markdown() -> str:
+    from . import tools as _tools  # noqa: F401
+    from .registry import REGISTRY
+
+    try:
+        import extra_tools  # noqa: F401
+    except ModuleNotFoundError:
+        pass
+    lines = [
+        "# Tools",
+        "",
+        "Generated from the tool registry by `python main.py docs`; do not edit by hand.",
+        "",
+    ]
+    by_set: dict[str, list] = {}
+    for spec in REGISTRY.values():
+        by_set.setdefault(spec.toolset, []).append(spec)
+    for toolset in sorted(by_set):
+        lines += [f"## {toolset}", "", "| tool | kind | target | description |",
+                  "|---|---|---|---|"]
+        for spec in sorted(by_set[toolset], key=lambda s: s.name):
+            kind = "write" + (", destructive" if spec.destructive else "") if spec.write \
+                else "read"
+            params, _ = spec.signature()
+            args = ", ".join(p.name for p in params)
+            lines.append(
+                f"| `{spec.name}({args})` | {kind} | {spec.target_label or ''} | "
+                f"{spec.description.replace('|', '/')} |"
+            )
+        lines.append("")
+    return "\n".join(lines)
+
+
+def write_docs() -> list[Path]:
+    DOCS.mkdir(exist_ok=True)
+    written = []
+    for name, text in (("TOOLS.md", tools_markdown()), ("CONFIG.md", config_markdown())):
+        path = DOCS / name
+        path.write_text(text)
+        written.append(path)
+    return written

@@ -1,0 +1,162 @@
+"""Write policy: allow-list, effective ref, protected branches, approvals (DESIGN §5).
+
+Only this module and the registry decide whether a write may happen.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from .config import Settings
+from .errors import ErrorCode, GitHubMCPError
+from .observability import Metrics, log_event
+
+DefaultBranchLookup = Callable[[str], Awaitable[str]]
+
+
+@dataclass
+class Approval:
+    approved: bool
+    expires_at: float | None
+
+
+class WriteGate:
+    def __init__(
+        self, settings: Settings, metrics: Metrics, default_branch_of: DefaultBranchLookup
+    ) -> None:
+        self.settings = settings
+        self.metrics = metrics
+        self._default_branch_of = default_branch_of
+        self._approvals: dict[str, Approval] = {}
+
+    # -- 1. allow-list ------------------------------------------------------
+    def repo_allowed(self, full_name: str) -> bool:
+        allow = self.settings.allowlist
+        if not allow:
+            return True
+        name = full_name.lower()
+        owner = name.split("/", 1)[0]
+        return name in allow or f"{owner}/*" in allow
+
+    def check_repo_allowed(self, full_name: str) -> None:
+        if not self.repo_allowed(full_name):
+            self.metrics.record_gate("deny", "repo_not_allowed", {"repo": full_name})
+            raise GitHubMCPError(
+                ErrorCode.REPO_NOT_ALLOWED,
+                f"Repository {full_name} is not in this server's allow-list.",
+                hint="Ask the operator to add it to GITHUB_MCP_REPO_ALLOWLIST.",
+            )
+
+    # -- 2. effective ref ---------------------------------------------------
+    def is_controller_repo(self, full_name: str) -> bool:
+        repo = self.settings.controller_repo
+        return bool(repo) and full_name.lower() == repo.lower()
+
+    async def default_branch(self, full_name: str) -> str:
+        override = self.settings.repo_default_overrides.get(full_name.lower())
+        if override:
+            return override
+        return await self._default_branch_of(full_name)
+
+    async def effective_ref(self, full_name: str, ref: str | None) -> str:
+        if self.is_controller_repo(full_name) and (not ref or ref == "main"):
+            return self.settings.controller_branch
+        if ref:
+            return ref
+        return await self.default_branch(full_name)
+
+    # -- 3. protected branches ------------------------------------------------
+    async def protection_reason(self, full_name: str | None, branch: str | None) -> str | None:
+        if branch is None or full_name is None:
+            return "unscoped_write"
+        if self.is_controller_repo(full_name) and branch == self.settings.controller_branch:
+            return "controller_branch"
+        if branch == await self.default_branch(full_name):
+            return "default_branch"
+        for glob in self.settings.protected_globs:
+            if fnmatch.fnmatchcase(branch, glob):
+                return "protected_glob"
+        return None
+
+    # -- 4. approvals -------------------------------------------------------
+    def is_approved(self, scope: str | None) -> bool:
+        if self.settings.approval_mode == "env" or scope is None:
+            return self.settings.auto_approve
+        approval = self._approvals.get(scope)
+        if approval is None:
+            return self.settings.auto_approve
+        if approval.expires_at is not None and time.monotonic() >= approval.expires_at:
+            del self._approvals[scope]
+            return self.settings.auto_approve
+        return approval.approved
+
+    def approval_expires_in(self, scope: str | None) -> float | None:
+        approval = self._approvals.get(scope or "")
+        if approval is None or approval.expires_at is None:
+            return None
+        return max(0.0, round(approval.expires_at - time.monotonic(), 1))
+
+    def set_approval(self, scope: str, approved: bool) -> Approval:
+        ttl = self.settings.approval_ttl_seconds
+        expires = time.monotonic() + ttl if (approved and ttl) else None
+        approval = Approval(approved=approved, expires_at=expires)
+        self._approvals[scope] = approval
+        log_event("write_approval_changed", scope=_short(scope), approved=approved)
+        return approval
+
+    async def authorize(
+        self,
+        *,
+        tool: str,
+        full_name: str | None,
+        branch: str | None,
+        scope: str | None,
+        call_id: str,
+    ) -> None:
+        """Raise write_not_allowed unless this write may proceed."""
+        reason = await self.protection_reason(full_name, branch)
+        detail = {"tool": tool, "repo": full_name, "ref": branch, "call_id": call_id}
+        if reason is None:
+            self.metrics.record_gate("allow", "feature_branch")
+            log_event("gate_decision", decision="allow", reason="feature_branch", **detail)
+            return
+        if self.is_approved(scope):
+            self.metrics.record_gate("allow", f"approved_{reason}")
+            log_event("gate_decision", decision="allow", reason=f"approved_{reason}", **detail)
+            return
+        self.metrics.record_gate("deny", reason, detail)
+        log_event("gate_decision", decision="deny", reason=reason, **detail)
+        where = {
+            "unscoped_write": "This write is not scoped to a branch",
+            "default_branch": f"{branch} is the default branch of {full_name}",
+            "controller_branch": f"{branch} is the controller branch",
+            "protected_glob": f"{branch} matches a protected-branch pattern",
+        }[reason]
+        raise GitHubMCPError(
+            ErrorCode.WRITE_NOT_ALLOWED,
+            f"{where}; it needs approval.",
+            hint=self.approval_hint(reason),
+            reason=reason,
+        )
+
+    def approval_hint(self, reason: str) -> str:
+        branch_hint = (
+            "Write to a feature branch (create_branch) and open a pull request, or "
+            if reason != "unscoped_write"
+            else ""
+        )
+        mode = self.settings.approval_mode
+        if mode == "env":
+            how = "an operator must set GITHUB_MCP_AUTO_APPROVE=true."
+        elif mode == "elicit":
+            how = "call authorize_write_actions(approved=true) so the human is asked."
+        else:
+            how = "ask the human to approve, then call authorize_write_actions(approved=true)."
+        return branch_hint + how
+
+
+def _short(scope: str) -> str:
+    return scope if len(scope) <= 24 else scope[:24] + "…"

@@ -1,0 +1,492 @@
+"""Async GitHub REST client: auth headers, retries, rate limits, ETag
+revalidation, a process-wide concurrency cap, and pagination (DESIGN §7).
+
+It knows nothing of MCP. Failures surface as `GitHubMCPError` with a code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import random
+import re
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qs, quote, urlsplit
+
+import httpx2 as httpx
+
+from ..cache import Cache
+from ..config import Settings
+from ..errors import ErrorCode, GitHubMCPError
+from ..observability import Metrics, log_event, redact
+from .auth import Credentials
+
+USER_AGENT = "github-mcp-controller/0.1"
+RETRY_STATUSES = {500, 502, 503, 504}
+IDEMPOTENT_METHODS = {"GET", "HEAD", "OPTIONS"}
+_ROUTE_RULES = [
+    (re.compile(r"^/repos/[^/]+/[^/]+"), "/repos/{owner}/{repo}"),
+    (re.compile(r"/contents/.*$"), "/contents/{path}"),
+    (re.compile(r"/git/(refs|ref|matching-refs)/.*$"), r"/git/\1/{ref}"),
+    (re.compile(r"/(branches|compare|commits)/[^/]+.*$"), r"/\1/{ref}"),
+    (re.compile(r"/[0-9a-f]{40}(?=/|$)"), "/{sha}"),
+    (re.compile(r"/\d+(?=/|$)"), "/{n}"),
+    (re.compile(r"^/users/[^/]+"), "/users/{user}"),
+]
+
+
+def route_template(path: str) -> str:
+    for pattern, repl in _ROUTE_RULES:
+        path = pattern.sub(repl, path)
+    return path
+
+
+def encode_path(path: str) -> str:
+    """Encode each segment, keeping '/' separators (amtp bug 1)."""
+    return "/".join(quote(seg, safe="") for seg in path.split("/"))
+
+
+@dataclass
+class Page:
+    items: list[Any]
+    next_cursor: str | None
+    total: int | None = None
+
+
+def encode_cursor(data: dict[str, Any]) -> str:
+    return base64.urlsafe_b64encode(json.dumps(data, separators=(",", ":")).encode()).decode()
+
+
+def decode_cursor(cursor: str | None) -> dict[str, Any]:
+    if not cursor:
+        return {}
+    try:
+        data = json.loads(base64.urlsafe_b64decode(cursor.encode()))
+        if not isinstance(data, dict):
+            raise ValueError
+        return data
+    except (ValueError, json.JSONDecodeError, UnicodeDecodeError):
+        raise GitHubMCPError(
+            ErrorCode.INVALID_INPUT, "cursor is not valid", hint="Pass next_cursor unchanged."
+        ) from None
+
+
+class GitHubClient:
+    def __init__(
+        self,
+        settings: Settings,
+        metrics: Metrics,
+        cache: Cache,
+        credentials: Credentials,
+        *,
+        retry_base_delay: float = 0.5,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.settings = settings
+        self.metrics = metrics
+        self.cache = cache
+        self.credentials = credentials
+        self.base_url = settings.github_api_url
+        self.retry_base_delay = retry_base_delay
+        self._transport = transport
+        self._http: httpx.AsyncClient | None = None
+        self._semaphores: dict[int, asyncio.Semaphore] = {}
+
+    # -- plumbing ---------------------------------------------------------
+    @property
+    def http(self) -> httpx.AsyncClient:
+        if self._http is None:
+            self._http = httpx.AsyncClient(
+                timeout=httpx.Timeout(self.settings.github_request_timeout, connect=10.0),
+                headers={
+                    "User-Agent": USER_AGENT,
+                    "X-GitHub-Api-Version": self.settings.github_api_version,
+                },
+                limits=httpx.Limits(max_keepalive_connections=20, max_connections=50),
+                follow_redirects=False,
+                transport=self._transport,
+            )
+        return self._http
+
+    async def aclose(self) -> None:
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
+
+    def _semaphore(self) -> asyncio.Semaphore:
+        loop_id = id(asyncio.get_running_loop())
+        sem = self._semaphores.get(loop_id)
+        if sem is None:
+            sem = asyncio.Semaphore(self.settings.github_max_concurrency)
+            self._semaphores[loop_id] = sem
+        return sem
+
+    def _url(self, path: str) -> str:
+        if path.startswith(("http://", "https://")):
+            if not path.startswith(self.base_url + "/"):
+                raise GitHubMCPError(ErrorCode.INTERNAL, "Refusing to follow a foreign URL.")
+            return path
+        return self.base_url + path
+
+    async def _headers(self, accept: str | None, extra: dict[str, str] | None) -> dict[str, str]:
+        headers = {"Accept": accept or "application/vnd.github+json"}
+        token = await self.credentials.token()
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        if extra:
+            headers.update(extra)
+        return headers
+
+    async def raw_post(self, path: str, headers: dict[str, str]) -> tuple[int, dict]:
+        """Unauthenticated-by-token POST (App token exchange)."""
+        response = await self.http.post(
+            self._url(path), headers={"Accept": "application/vnd.github+json", **headers}
+        )
+        self.metrics.record_github(route_template(path), "POST", response.status_code)
+        try:
+            return response.status_code, response.json()
+        except ValueError:
+            return response.status_code, {}
+
+    # -- core request with retries ------------------------------------------
+    @asynccontextmanager
+    async def _send(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: dict[str, Any] | None = None,
+        json_body: Any = None,
+        accept: str | None = None,
+        headers: dict[str, str] | None = None,
+        idempotent: bool | None = None,
+        stream: bool = False,
+    ) -> AsyncIterator[httpx.Response]:
+        retryable = method in IDEMPOTENT_METHODS if idempotent is None else idempotent
+        route = route_template(urlsplit(path).path if path.startswith("http") else path)
+        url = self._url(path)
+        attempt = 0
+        while True:
+            attempt += 1
+            request_headers = await self._headers(accept, headers)
+            request = self.http.build_request(
+                method, url, params=params, json=json_body, headers=request_headers
+            )
+            try:
+                async with self._semaphore():
+                    self.metrics.gh_in_flight.inc()
+                    try:
+                        response = await self.http.send(request, stream=stream)
+                    finally:
+                        self.metrics.gh_in_flight.dec()
+            except httpx.TimeoutException:
+                self.metrics.record_timeout()
+                self.metrics.record_github(route, method, "timeout")
+                if retryable and attempt < 3:
+                    self.metrics.record_retry("timeout")
+                    await self._backoff(attempt)
+                    continue
+                raise GitHubMCPError(
+                    ErrorCode.TIMEOUT, f"GitHub did not answer in time ({method} {route})."
+                ) from None
+            except httpx.TransportError as exc:
+                self.metrics.record_github(route, method, "network_error")
+                if retryable and attempt < 3:
+                    self.metrics.record_retry("network_error")
+                    await self._backoff(attempt)
+                    continue
+                log_event("github_network_error", route=route, error=type(exc).__name__)
+                raise GitHubMCPError(
+                    ErrorCode.UPSTREAM_ERROR,
+                    f"Network error talking to GitHub ({method} {route}).",
+                    retryable=True,
+                ) from None
+            self.metrics.record_github(route, method, response.status_code)
+            self._observe_rate_limit(response)
+            status = response.status_code
+            if status in (403, 429):
+                wait = await self._rate_limit_wait(response, stream)
+                if wait is not None and attempt < 4:
+                    self.metrics.record_retry("secondary_rate_limit")
+                    await response.aclose()
+                    await asyncio.sleep(wait)
+                    continue
+            if status in RETRY_STATUSES and retryable and attempt < 3:
+                self.metrics.record_retry("server_error")
+                await response.aclose()
+                await self._backoff(attempt)
+                continue
+            try:
+                if status >= 400 and status != 304:
+                    if stream:
+                        await response.aread()
+                    raise self._error_for(response, method, route)
+                yield response
+            finally:
+                await response.aclose()
+            return
+
+    async def _backoff(self, attempt: int) -> None:
+        delay = self.retry_base_delay * (2 ** (attempt - 1))
+        await asyncio.sleep(delay + random.uniform(0, delay / 2))
+
+    def _observe_rate_limit(self, response: httpx.Response) -> None:
+        remaining = response.headers.get("x-ratelimit-remaining")
+        if remaining is None or not remaining.isdigit():
+            return
+        limit = response.headers.get("x-ratelimit-limit")
+        reset = response.headers.get("x-ratelimit-reset")
+        self.metrics.observe_rate_limit(
+            int(remaining),
+            int(limit) if limit and limit.isdigit() else None,
+            int(reset) if reset and reset.isdigit() else None,
+            response.headers.get("x-ratelimit-resource"),
+        )
+
+    async def _rate_limit_wait(self, response: httpx.Response, stream: bool) -> float | None:
+        """Seconds to wait before retrying a secondary limit, or None (not one)."""
+        if stream:
+            await response.aread()
+        message = _message_of(response).lower()
+        retry_after = response.headers.get("retry-after")
+        remaining = response.headers.get("x-ratelimit-remaining")
+        if remaining == "0" and not retry_after:
+            return None  # primary limit: fail fast in _error_for
+        is_secondary = retry_after is not None or "secondary rate limit" in message
+        if not is_secondary:
+            return None
+        self.metrics.record_rate_limit_event("secondary")
+        wait = float(retry_after) if retry_after and _is_number(retry_after) else 60.0
+        if wait > self.settings.github_max_retry_wait:
+            return None
+        return wait
+
+    def _error_for(self, response: httpx.Response, method: str, route: str) -> GitHubMCPError:
+        status = response.status_code
+        upstream = redact(_message_of(response))[:300]
+        detail = f" ({upstream})" if upstream else ""
+        if status in (403, 429):
+            remaining = response.headers.get("x-ratelimit-remaining")
+            reset = response.headers.get("x-ratelimit-reset")
+            retry_after = response.headers.get("retry-after")
+            if remaining == "0" and not retry_after:
+                self.metrics.record_rate_limit_event("primary")
+                reset_at = int(reset) if reset and reset.isdigit() else None
+                wait = max(0, reset_at - int(time.time())) if reset_at else None
+                return GitHubMCPError(
+                    ErrorCode.RATE_LIMITED,
+                    "GitHub's rate limit is exhausted"
+                    + (f"; it resets at {time.strftime('%H:%M:%SZ', time.gmtime(reset_at))}."
+                       if reset_at else "."),
+                    retry_after=wait,
+                    reset_at=reset_at,
+                    hint="Wait for the reset; this server does not sleep through it.",
+                )
+            if retry_after or "secondary rate limit" in upstream.lower():
+                wait = float(retry_after) if retry_after and _is_number(retry_after) else 60.0
+                return GitHubMCPError(
+                    ErrorCode.RATE_LIMITED,
+                    "GitHub's secondary rate limit was hit.",
+                    retry_after=wait,
+                    hint=f"Retry after {int(wait)} s.",
+                )
+        code = {
+            401: ErrorCode.FORBIDDEN,
+            403: ErrorCode.FORBIDDEN,
+            404: ErrorCode.NOT_FOUND,
+            410: ErrorCode.NOT_FOUND,
+            409: ErrorCode.CONFLICT,
+            422: ErrorCode.UNPROCESSABLE,
+            405: ErrorCode.UNPROCESSABLE,
+        }.get(status, ErrorCode.UPSTREAM_ERROR if status >= 500 else ErrorCode.UNPROCESSABLE)
+        hint = {
+            401: "The GitHub credentials were rejected.",
+            403: "The token lacks permission for this operation.",
+            404: "Check the repository, ref and path (private repos also answer 404).",
+        }.get(status)
+        return GitHubMCPError(
+            code, f"GitHub answered {status} to {method} {route}{detail}.", hint=hint,
+            status=status,
+        )
+
+    # -- public API -----------------------------------------------------------
+    async def request_json(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: dict[str, Any] | None = None,
+        json_body: Any = None,
+        idempotent: bool | None = None,
+        accept: str | None = None,
+    ) -> Any:
+        async with self._send(
+            method, path, params=params, json_body=json_body, idempotent=idempotent,
+            accept=accept,
+        ) as response:
+            if response.status_code == 204 or not response.content:
+                return None
+            return response.json()
+
+    async def request_text(
+        self, method: str, path: str, *, params: dict[str, Any] | None = None,
+        accept: str = "application/vnd.github.raw",
+    ) -> tuple[str, dict[str, str]]:
+        async with self._send(method, path, params=params, accept=accept) as response:
+            return response.text, dict(response.headers)
+
+    async def get_json(
+        self,
+        path: str,
+        *,
+        params: dict[str, Any] | None = None,
+        repo: str | None = None,
+        ttl: float | None = None,
+        immutable: bool = False,
+        accept: str | None = None,
+    ) -> Any:
+        """GET with caching: immutable results forever; others for `ttl`
+        seconds, then revalidated with If-None-Match (a 304 is free)."""
+        key = self._url(path) + "?" + json.dumps(params or {}, sort_keys=True) + (accept or "")
+        if immutable:
+            return await self.cache.get_or_load(
+                "http", key, lambda: self.request_json("GET", path, params=params, accept=accept),
+                ttl=None, repo=repo,
+            )
+        fresh_ttl = self.settings.cache_ttl_seconds if ttl is None else ttl
+        return await self.cache.get_or_load(
+            "http", key, lambda: self._revalidate(path, params, key, repo, accept),
+            ttl=fresh_ttl, repo=repo,
+        )
+
+    async def _revalidate(
+        self, path: str, params: dict[str, Any] | None, key: str, repo: str | None,
+        accept: str | None,
+    ) -> Any:
+        stale = self.cache.peek_stale("etag", key)
+        extra = {"If-None-Match": stale[0]} if stale else None
+        async with self._send("GET", path, params=params, headers=extra, accept=accept) as resp:
+            if resp.status_code == 304 and stale:
+                self.metrics.record_cache("etag", True)
+                return stale[1]
+            body = resp.json() if resp.content else None
+            etag = resp.headers.get("etag")
+            if etag:
+                self.cache.set("etag", key, (etag, body), ttl=None, repo=repo)
+            return body
+
+    async def paginate(
+        self,
+        path: str,
+        *,
+        params: dict[str, Any] | None = None,
+        limit: int = 30,
+        cursor: str | None = None,
+        items_key: str | None = None,
+        repo: str | None = None,
+    ) -> Page:
+        """One page of a list endpoint; the cursor carries GitHub's page number."""
+        page = int(decode_cursor(cursor).get("page", 1))
+        query = dict(params or {}) | {"per_page": limit, "page": page}
+        async with self._send("GET", path, params=query) as response:
+            data = response.json()
+            link = response.headers.get("link", "")
+        items = data.get(items_key, []) if items_key else data
+        total = data.get("total_count") if isinstance(data, dict) else None
+        next_page = _next_page(link)
+        next_cursor = encode_cursor({"page": next_page}) if next_page else None
+        return Page(items=items, next_cursor=next_cursor, total=total)
+
+    async def collect(
+        self, path: str, *, params: dict[str, Any] | None = None, max_items: int = 1000,
+        items_key: str | None = None,
+    ) -> list[Any]:
+        """Follow Link headers until done (bounded by max_items)."""
+        items: list[Any] = []
+        url: str | None = path
+        query: dict[str, Any] | None = dict(params or {}) | {"per_page": 100}
+        while url and len(items) < max_items:
+            async with self._send("GET", url, params=query) as response:
+                data = response.json()
+                link = response.headers.get("link", "")
+            items.extend(data.get(items_key, []) if items_key else data)
+            url = _link(link, "next")
+            query = None
+        return items[:max_items]
+
+    async def read_raw(
+        self, path: str, *, params: dict[str, Any] | None = None, max_bytes: int,
+        accept: str = "application/vnd.github.raw",
+    ) -> tuple[bytes, bool, str]:
+        """Stream a raw body, stopping after max_bytes + 1 (so truncation is known).
+
+        Returns (bytes, truncated, content_type)."""
+        buf = bytearray()
+        truncated = False
+        async with self._send("GET", path, params=params, accept=accept, stream=True) as resp:
+            content_type = resp.headers.get("content-type", "")
+            async for chunk in resp.aiter_bytes():
+                buf.extend(chunk)
+                if len(buf) > max_bytes:
+                    truncated = True
+                    break
+        return bytes(buf[:max_bytes]), truncated, content_type
+
+    async def graphql(self, query: str, variables: dict[str, Any] | None = None) -> Any:
+        body = await self.request_json(
+            "POST", self.settings.graphql_url,
+            json_body={"query": query, "variables": variables or {}},
+            idempotent=query.lstrip().startswith("query"),
+        )
+        if body.get("errors"):
+            first = body["errors"][0]
+            kind = first.get("type", "")
+            code = ErrorCode.NOT_FOUND if kind == "NOT_FOUND" else ErrorCode.UNPROCESSABLE
+            raise GitHubMCPError(code, "GraphQL error: " + redact(first.get("message", ""))[:300])
+        return body.get("data")
+
+
+def _message_of(response: httpx.Response) -> str:
+    try:
+        data = response.json()
+    except ValueError:
+        return ""
+    if isinstance(data, dict):
+        message = str(data.get("message", ""))
+        errors = data.get("errors")
+        if isinstance(errors, list) and errors:
+            first = errors[0]
+            extra = first.get("message") or first.get("code") if isinstance(first, dict) else first
+            if extra:
+                message = f"{message}: {extra}"
+        return message
+    return ""
+
+
+def _is_number(value: str) -> bool:
+    try:
+        float(value)
+    except ValueError:
+        return False
+    return True
+
+
+def _link(header: str, rel: str) -> str | None:
+    for part in header.split(","):
+        match = re.match(r'\s*<([^>]+)>;\s*rel="([^"]+)"', part)
+        if match and match.group(2) == rel:
+            return match.group(1)
+    return None
+
+
+def _next_page(header: str) -> int | None:
+    url = _link(header, "next")
+    if not url:
+        return None
+    page = parse_qs(urlsplit(url).query).get("page")
+    return int(page[0]) if page and page[0].isdigit() else None

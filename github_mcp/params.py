@@ -1,0 +1,138 @@
+"""Shared, validated parameter types for tool signatures (DESIGN §3).
+
+Validation happens in the tool's input schema and in pydantic before any
+GitHub call, so bad input never costs a request.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+from pydantic import AfterValidator, BeforeValidator, Field
+
+from .errors import invalid_input
+
+FULL_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+_REF_FORBIDDEN = re.compile(r"[\s:~^?*\[\\\x00-\x1f\x7f;|&$`<>(){}'\"!]")
+PR_URL_RE = re.compile(
+    r"^https?://[^/\s]+/(?P<owner>[A-Za-z0-9_.-]+)/(?P<repo>[A-Za-z0-9_.-]+)/pull/(?P<number>\d+)"
+    r"(?:[/?#].*)?$"
+)
+PR_SHORT_RE = re.compile(r"^(?P<owner>[A-Za-z0-9_.-]+)/(?P<repo>[A-Za-z0-9_.-]+)#(?P<number>\d+)$")
+
+MAX_FILE_BYTES = 2 * 1024 * 1024
+MAX_MESSAGE_CHARS = 10_000
+MAX_TITLE_CHARS = 300
+MAX_BODY_CHARS = 65_536
+MAX_LABELS = 20
+MAX_BATCH_PATHS = 30
+MAX_COMMIT_FILES = 100
+
+
+def _strip(value: object) -> object:
+    return value.strip() if isinstance(value, str) else value
+
+
+def check_full_name(value: str) -> str:
+    if len(value) > 140 or not FULL_NAME_RE.match(value) or value.split("/")[1] in (".", ".."):
+        raise ValueError("full_name must look like 'owner/repo'")
+    return value
+
+
+def check_ref(value: str) -> str:
+    if not 1 <= len(value) <= 255:
+        raise ValueError("ref must be 1-255 characters")
+    if ".." in value or _REF_FORBIDDEN.search(value) or value.startswith(("-", "/")):
+        raise ValueError(
+            "ref must not contain '..', ':', whitespace, control or shell characters, "
+            "or start with '-' or '/'"
+        )
+    if value.endswith(("/", ".lock", ".")) or "//" in value or "@{" in value:
+        raise ValueError("ref is not a valid git ref name")
+    return value
+
+
+def check_path(value: str) -> str:
+    if len(value) > 4096:
+        raise ValueError("path must be at most 4096 characters")
+    if "\\" in value or "\x00" in value:
+        raise ValueError("path must not contain backslashes or NUL")
+    if value.startswith("/"):
+        raise ValueError("path must be relative to the repository root (no leading '/')")
+    if any(seg in (".", "..") for seg in value.split("/")):
+        raise ValueError("path must not contain '.' or '..' segments")
+    return value
+
+
+def validate_path(value: str) -> str:
+    """Validate a path outside pydantic (batch inputs), raising invalid_input."""
+    try:
+        return check_path(value)
+    except ValueError as exc:
+        raise invalid_input(f"{exc}: {value[:200]!r}") from None
+
+
+FullName = Annotated[
+    str,
+    BeforeValidator(_strip),
+    AfterValidator(check_full_name),
+    Field(description="Repository as 'owner/repo'.", max_length=140),
+]
+Ref = Annotated[
+    str,
+    BeforeValidator(_strip),
+    AfterValidator(check_ref),
+    Field(description="Branch, tag or commit SHA.", max_length=255),
+]
+Branch = Annotated[
+    str,
+    BeforeValidator(_strip),
+    AfterValidator(check_ref),
+    Field(description="Branch name.", max_length=255),
+]
+RepoPath = Annotated[
+    str,
+    AfterValidator(check_path),
+    Field(description="Path relative to the repository root.", max_length=4096),
+]
+Limit = Annotated[int, Field(ge=1, le=100, description="Items per page (max 100).")]
+Cursor = Annotated[str, Field(max_length=512, description="Opaque cursor from next_cursor.")]
+CommitMessage = Annotated[str, Field(min_length=1, max_length=MAX_MESSAGE_CHARS)]
+Title = Annotated[str, Field(min_length=1, max_length=MAX_TITLE_CHARS)]
+Body = Annotated[str, Field(max_length=MAX_BODY_CHARS)]
+
+
+def _check_content_bytes(value: str) -> str:
+    if len(value.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
+        raise ValueError("file content must be at most 2 MiB")
+    return value
+
+
+FileContent = Annotated[
+    str, Field(max_length=MAX_FILE_BYTES), AfterValidator(_check_content_bytes)
+]
+Labels = Annotated[list[Annotated[str, Field(min_length=1, max_length=100)]],
+                   Field(max_length=MAX_LABELS)]
+PrRef = Annotated[
+    str,
+    BeforeValidator(_strip),
+    Field(
+        max_length=400,
+        description="Pull request as 'owner/repo#N' or a PR URL "
+        "(or give full_name and number instead).",
+    ),
+]
+
+
+def parse_pr_ref(value: str) -> tuple[str, int]:
+    """Split 'owner/repo#N' or a PR URL into (full_name, number)."""
+    match = PR_SHORT_RE.match(value) or PR_URL_RE.match(value)
+    if not match:
+        raise invalid_input(
+            "pr must look like 'owner/repo#123' or a pull request URL",
+            hint="Or pass full_name and number.",
+        )
+    full_name = f"{match['owner']}/{match['repo']}"
+    check_full_name(full_name)
+    return full_name, int(match["number"])

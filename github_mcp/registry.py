@@ -1,0 +1,331 @@
+"""The @tool decorator, ToolSpec, and the per-call pipeline (DESIGN §3, §5).
+
+Every tool is declared with `@tool(...)`. The decorator records whether it
+writes, its toolset, annotations and, for writes, the argument naming the
+branch it writes to (`target`). `bind_tools` registers the selected specs on a
+FastMCP server; each call then goes through `run_tool`, which applies, in
+order: the allow-list, effective-ref remapping, the write gate, the handler,
+the audit log, and the error envelope. Handlers never check permissions.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import time
+import typing
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from fastmcp import Context
+from fastmcp.tools import Tool, ToolResult
+from mcp.types import TextContent, ToolAnnotations
+from pydantic import BaseModel
+
+from .errors import ErrorCode, GitHubMCPError, invalid_input
+from .observability import log_event
+from .params import parse_pr_ref
+
+if TYPE_CHECKING:
+    from fastmcp import FastMCP
+
+    from .runtime import Runtime
+
+TargetResolver = Callable[["Call", dict[str, Any]], Awaitable[str | None]]
+_REQUIRED: Any = object()
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    handler: Callable[..., Awaitable[BaseModel]]
+    description: str
+    toolset: str
+    write: bool
+    target: str | TargetResolver | None
+    ref_arg: str | None
+    repo_arg: str | None
+    pr_arg: bool
+    destructive: bool
+    idempotent: bool
+    read_only_hint: bool | None = None
+
+    @property
+    def annotations(self) -> ToolAnnotations:
+        read_only = (not self.write) if self.read_only_hint is None else self.read_only_hint
+        return ToolAnnotations(
+            readOnlyHint=read_only,
+            destructiveHint=self.destructive if self.write else None,
+            idempotentHint=self.idempotent or (not self.write),
+            openWorldHint=True,
+        )
+
+    @property
+    def target_label(self) -> str | None:
+        if not self.write:
+            return None
+        if self.target is None:
+            return "unscoped"
+        return self.target if isinstance(self.target, str) else "resolved"
+
+    def signature(self) -> tuple[list[inspect.Parameter], Any]:
+        """The handler's public parameters (without `call`), with resolved hints."""
+        hints = typing.get_type_hints(self.handler, include_extras=True)
+        params = []
+        for param in list(inspect.signature(self.handler).parameters.values())[1:]:
+            params.append(
+                param.replace(kind=inspect.Parameter.KEYWORD_ONLY, annotation=hints[param.name])
+            )
+        return params, hints["return"]
+
+
+REGISTRY: dict[str, ToolSpec] = {}
+
+
+def tool(
+    *,
+    toolset: str,
+    write: bool = False,
+    target: str | TargetResolver | None = _REQUIRED,
+    ref_arg: str | None = None,
+    repo_arg: str | None = "full_name",
+    destructive: bool = False,
+    idempotent: bool = False,
+    name: str | None = None,
+    read_only_hint: bool | None = None,
+) -> Callable[[Callable[..., Awaitable[BaseModel]]], Callable[..., Awaitable[BaseModel]]]:
+    """Declare a tool. Writes must say what they write to: `target` is the
+    argument holding the branch, a resolver, or None for unscoped writes."""
+    if write and target is _REQUIRED:
+        raise TypeError("write tools must declare target= (an argument name, resolver or None)")
+
+    def decorate(fn: Callable[..., Awaitable[BaseModel]]) -> Callable[..., Awaitable[BaseModel]]:
+        tool_name = name or fn.__name__
+        if tool_name in REGISTRY and REGISTRY[tool_name].handler is not fn:
+            raise ValueError(f"duplicate tool name {tool_name!r}")
+        description = inspect.cleandoc(fn.__doc__ or "").split("\n\n")[0].replace("\n", " ")
+        REGISTRY[tool_name] = ToolSpec(
+            name=tool_name,
+            handler=fn,
+            description=description,
+            toolset=toolset,
+            write=write,
+            target=None if target is _REQUIRED else target,
+            ref_arg=ref_arg,
+            repo_arg=repo_arg,
+            pr_arg="pr" in inspect.signature(fn).parameters,
+            destructive=destructive,
+            idempotent=idempotent,
+            read_only_hint=read_only_hint,
+        )
+        return fn
+
+    return decorate
+
+
+@dataclass
+class Call:
+    """What a handler gets besides its arguments."""
+
+    rt: Runtime
+    spec: ToolSpec
+    call_id: str
+    scope: str | None
+    ctx: Context | None = None
+    repo: str | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    async def progress(self, done: float, total: float | None = None, message: str = "") -> None:
+        if self.ctx is None:
+            return
+        try:
+            await self.ctx.report_progress(done, total, message)
+        except Exception:
+            return
+
+
+def selected_specs(rt: Runtime) -> list[ToolSpec]:
+    settings = rt.settings
+    return [
+        spec
+        for spec in REGISTRY.values()
+        if spec.toolset in settings.toolset_list and not (settings.read_only and spec.write)
+    ]
+
+
+def bind_tools(mcp: FastMCP, rt: Runtime) -> list[ToolSpec]:
+    """Register the selected tools on `mcp`; returns what was registered."""
+    specs = selected_specs(rt)
+    for spec in specs:
+        registered = mcp.add_tool(_fastmcp_tool(spec, rt))
+        rt.tool_schemas[spec.name] = (registered.parameters, registered.output_schema)
+    rt.bound_specs = {spec.name: spec for spec in specs}
+    return specs
+
+
+def _fastmcp_tool(spec: ToolSpec, rt: Runtime) -> Tool:
+    params, output_model = spec.signature()
+
+    async def entry(ctx: Context, **kwargs: Any) -> ToolResult:
+        return await run_tool(spec, rt, kwargs, ctx)
+
+    ctx_param = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context)
+    entry.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [ctx_param, *params], return_annotation=output_model
+    )
+    entry.__annotations__ = {p.name: p.annotation for p in params} | {
+        "ctx": Context,
+        "return": output_model,
+    }
+    entry.__name__ = spec.name
+    entry.__doc__ = spec.description
+    tags = {spec.toolset, "write" if spec.write else "read"}
+    return Tool.from_function(
+        entry,
+        name=spec.name,
+        description=spec.description,
+        annotations=spec.annotations,
+        tags=tags,
+        meta={"write": spec.write, "toolset": spec.toolset, "target": spec.target_label},
+    )
+
+
+def approval_scope(ctx: Context | None) -> str | None:
+    """The approval scope: the process over stdio, the session over stateful
+    HTTP, the authenticated principal over stateless HTTP (DESIGN §5.4)."""
+    if ctx is None:
+        return "process"
+    try:
+        return ctx._session_scope_key()
+    except RuntimeError:
+        return None
+
+
+def _apply_pr_ref(kwargs: dict[str, Any]) -> None:
+    pr = kwargs.get("pr")
+    if pr:
+        full_name, number = parse_pr_ref(pr)
+        given = kwargs.get("full_name")
+        if given and given.lower() != full_name.lower():
+            raise invalid_input("pr and full_name name different repositories")
+        if kwargs.get("number") not in (None, number):
+            raise invalid_input("pr and number name different pull requests")
+        kwargs["full_name"], kwargs["number"] = full_name, number
+    elif not kwargs.get("full_name") or not kwargs.get("number"):
+        raise invalid_input("give pr ('owner/repo#N' or URL) or full_name and number")
+
+
+async def _resolve_target(spec: ToolSpec, call: Call, kwargs: dict[str, Any]) -> str | None:
+    if spec.target is None:
+        return None
+    if isinstance(spec.target, str):
+        return kwargs.get(spec.target)
+    return await spec.target(call, kwargs)
+
+
+async def run_tool(
+    spec: ToolSpec, rt: Runtime, kwargs: dict[str, Any], ctx: Context | None = None
+) -> ToolResult:
+    call_id = uuid.uuid4().hex[:16]
+    started = time.perf_counter()
+    scope = approval_scope(ctx)
+    call = Call(rt=rt, spec=spec, call_id=call_id, scope=scope, ctx=ctx)
+    base = {"call_id": call_id, "tool": spec.name, "write": spec.write}
+    log_event("tool_call_start", **base, arg_keys=sorted(kwargs))
+    gate_passed = False
+    branch: str | None = None
+    try:
+        if spec.pr_arg:
+            _apply_pr_ref(kwargs)
+        full_name = kwargs.get(spec.repo_arg) if spec.repo_arg else None
+        call.repo = full_name
+        if full_name:
+            rt.gate.check_repo_allowed(full_name)
+            if spec.ref_arg:
+                kwargs[spec.ref_arg] = await rt.gate.effective_ref(
+                    full_name, kwargs.get(spec.ref_arg)
+                )
+        if spec.write:
+            branch = await _resolve_target(spec, call, kwargs)
+            await rt.gate.authorize(
+                tool=spec.name, full_name=full_name, branch=branch, scope=scope, call_id=call_id
+            )
+            gate_passed = True
+        result = await spec.handler(call, **kwargs)
+    except Exception as exc:
+        error = _as_tool_error(exc, call_id)
+        envelope = error.envelope(call_id)
+        duration = (time.perf_counter() - started) * 1000
+        rt.metrics.record_tool(spec.name, spec.write, duration, error.code.value)
+        log_event(
+            "tool_call_error",
+            **base,
+            repo=call.repo,
+            ref=_ref_of(spec, kwargs),
+            path=kwargs.get("path"),
+            duration_ms=round(duration, 1),
+            status="error",
+            error_type=error.code.value,
+            exc_type=type(exc).__name__,
+            detail=_safe_detail(exc),
+        )
+        if gate_passed:
+            rt.audit.record(call_id, scope, spec.name, call.repo, branch, "error:" + error.code.value)
+        text = json.dumps(envelope, separators=(",", ":"), ensure_ascii=False)
+        return ToolResult(
+            content=[TextContent(type="text", text=text)], structured_content=envelope,
+            is_error=True,
+        )
+    payload = result.model_dump(mode="json", exclude_none=True)
+    text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
+    duration = (time.perf_counter() - started) * 1000
+    rt.metrics.record_tool(spec.name, spec.write, duration, None)
+    log_event(
+        "tool_call_success",
+        **base,
+        repo=call.repo,
+        ref=_ref_of(spec, kwargs),
+        path=kwargs.get("path"),
+        duration_ms=round(duration, 1),
+        status="ok",
+        result_size=len(text),
+    )
+    if spec.write:
+        rt.audit.record(call_id, scope, spec.name, call.repo, branch, "ok", **_outcome_refs(payload))
+    return ToolResult(content=[TextContent(type="text", text=text)], structured_content=payload)
+
+
+def _ref_of(spec: ToolSpec, kwargs: dict[str, Any]) -> str | None:
+    for key in (spec.ref_arg, "branch", "ref"):
+        if key and isinstance(kwargs.get(key), str):
+            return kwargs[key]
+    return None
+
+
+def _outcome_refs(payload: dict[str, Any]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key in ("commit_sha", "sha", "number", "url", "html_url"):
+        if key in payload and isinstance(payload[key], str | int):
+            found[key] = payload[key]
+    return found
+
+
+def _as_tool_error(exc: BaseException, call_id: str) -> GitHubMCPError:
+    if isinstance(exc, GitHubMCPError):
+        return exc
+    if isinstance(exc, TimeoutError):
+        return GitHubMCPError(ErrorCode.TIMEOUT, "The operation timed out.")
+    return GitHubMCPError(
+        ErrorCode.INTERNAL,
+        "Internal error; details are in the server log under this call_id.",
+        hint=f"call_id {call_id}",
+    )
+
+
+def _safe_detail(exc: BaseException) -> str | None:
+    """Exception text for the stderr log only, with secrets redacted."""
+    from .observability import redact
+
+    return redact(str(exc))[:500] if str(exc) else None

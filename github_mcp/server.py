@@ -1,0 +1,245 @@
+"""Assembly: the FastMCP instance, tool binding, and the HTTP application
+(streamable HTTP at /mcp, legacy SSE at /sse, /healthz, /metrics, /status)."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import importlib
+import ipaddress
+import json
+from typing import Any
+
+from fastmcp import FastMCP
+from fastmcp.server.auth import AccessToken, TokenVerifier
+from fastmcp.server.middleware import Middleware, MiddlewareContext
+from fastmcp.tools import ToolResult
+from mcp.types import TextContent
+from starlette.applications import Starlette
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from . import tools as _tools  # noqa: F401 - importing registers the tools
+from .config import Settings
+from .errors import ErrorCode, GitHubMCPError
+from .observability import log_event
+from .registry import bind_tools
+from .runtime import VERSION, Runtime
+
+INSTRUCTIONS = (
+    "GitHub MCP Controller: read repositories cheaply, change code on feature branches with "
+    "verified commits, run tests in a workspace, and drive pull requests. Writes to default "
+    "or protected branches need approval (see get_server_config)."
+)
+LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
+
+
+class ArgumentErrorMiddleware(Middleware):
+    """Turn argument-validation failures into the standard error envelope."""
+
+    async def on_call_tool(self, context: MiddlewareContext, call_next: Any) -> Any:
+        from fastmcp.exceptions import NotFoundError, ValidationError
+        from pydantic import ValidationError as PydanticValidationError
+
+        try:
+            return await call_next(context)
+        except (ValidationError, PydanticValidationError) as exc:
+            cause = exc.__cause__ if isinstance(exc, ValidationError) else exc
+            problems = []
+            if isinstance(cause, PydanticValidationError):
+                for err in cause.errors()[:10]:
+                    where = ".".join(str(p) for p in err.get("loc", ()))
+                    problems.append(f"{where}: {err.get('msg', 'invalid')}")
+            message = "Invalid arguments: " + ("; ".join(problems) or "see the tool's schema")
+            error = GitHubMCPError(
+                ErrorCode.INVALID_INPUT, message[:1000],
+                hint="describe_tool shows the input schema; validate_tool_args checks it.",
+            )
+            return _error_result(error)
+        except NotFoundError:
+            error = GitHubMCPError(
+                ErrorCode.NOT_FOUND, "Unknown tool.", hint="list_all_actions lists the tools."
+            )
+            return _error_result(error)
+
+
+def _error_result(error: GitHubMCPError) -> ToolResult:
+    envelope = error.envelope()
+    return ToolResult(
+        content=[TextContent(type="text", text=json.dumps(envelope, separators=(",", ":")))],
+        structured_content=envelope,
+        is_error=True,
+    )
+
+
+class BearerTokens(TokenVerifier):
+    """Static bearer tokens, compared in constant time; the principal is a hash."""
+
+    def __init__(self, tokens: tuple[str, ...]) -> None:
+        super().__init__()
+        self._digests = [hashlib.sha256(t.encode()).digest() for t in tokens]
+
+    def principal_for(self, token: str) -> str | None:
+        digest = hashlib.sha256(token.encode()).digest()
+        matched = False
+        for known in self._digests:
+            matched |= hmac.compare_digest(digest, known)
+        return "bearer-" + digest.hex()[:16] if matched else None
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        principal = self.principal_for(token)
+        if principal is None:
+            return None
+        return AccessToken(token=token, client_id=principal, scopes=[], expires_at=None)
+
+
+def build_mcp(rt: Runtime, *, http_auth: bool = False) -> FastMCP:
+    auth = BearerTokens(rt.settings.bearer_tokens) if (http_auth and rt.settings.bearer_tokens) \
+        else None
+    mcp = FastMCP(
+        "github-mcp-controller",
+        instructions=INSTRUCTIONS,
+        version=VERSION,
+        middleware=[ArgumentErrorMiddleware()],
+        mask_error_details=True,
+        auth=auth,
+    )
+    with contextlib.suppress(ModuleNotFoundError):
+        importlib.import_module("extra_tools")
+    bind_tools(mcp, rt)
+    from .prompts import register_prompts_and_resources
+
+    register_prompts_and_resources(mcp, rt)
+    return mcp
+
+
+# -- HTTP ------------------------------------------------------------------
+
+
+def is_loopback(host: str) -> bool:
+    if host in LOOPBACK_HOSTS:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class HttpGuard:
+    """Bearer auth, Host/Origin checks (DNS rebinding) and a body-size cap."""
+
+    OPEN_PATHS = ("/healthz", "/health")
+
+    def __init__(self, app: ASGIApp, settings: Settings, bind_host: str, port: int | None) -> None:
+        self.app = app
+        self.settings = settings
+        self.tokens = BearerTokens(settings.bearer_tokens) if settings.bearer_tokens else None
+        self.hosts = {h.lower() for h in LOOPBACK_HOSTS | {bind_host}}
+        self.hosts |= {h.strip().lower() for h in settings.allowed_hosts.split(",") if h.strip()}
+        self.origins = {o.strip().rstrip("/").lower() for o in settings.allowed_origins.split(",")
+                        if o.strip()}
+        self.port = port
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode().lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        path = scope.get("path", "")
+        denial = self._check(headers, path)
+        if denial is not None:
+            status, message = denial
+            extra = {"WWW-Authenticate": 'Bearer realm="github-mcp"'} if status == 401 else None
+            response = JSONResponse({"error": message}, status_code=status, headers=extra)
+            log_event("http_denied", status=status, path=path, reason=message)
+            await response(scope, receive, send)
+            return
+        length = headers.get("content-length")
+        limit = self.settings.max_body_bytes
+        if length and length.isdigit() and int(length) > limit:
+            await JSONResponse({"error": "request body too large"}, status_code=413)(
+                scope, receive, send
+            )
+            return
+        await self.app(scope, _capped_receive(receive, limit), send)
+
+    def _check(self, headers: dict[str, str], path: str) -> tuple[int, str] | None:
+        host = headers.get("host", "").lower()
+        hostname = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+        if "*" not in self.hosts and hostname not in self.hosts:
+            return 421 if not host else 403, "host not allowed"
+        origin = headers.get("origin")
+        if origin and not self._origin_allowed(origin):
+            return 403, "origin not allowed"
+        if path in self.OPEN_PATHS:
+            return None
+        if self.tokens is None:
+            return None
+        auth = headers.get("authorization", "")
+        scheme, _, token = auth.partition(" ")
+        if scheme.lower() != "bearer" or not token or self.tokens.principal_for(token) is None:
+            return 401, "missing or invalid bearer token"
+        return None
+
+    def _origin_allowed(self, origin: str) -> bool:
+        normalized = origin.rstrip("/").lower()
+        if normalized in self.origins:
+            return True
+        try:
+            from urllib.parse import urlsplit
+
+            return is_loopback(urlsplit(normalized).hostname or "")
+        except ValueError:
+            return False
+
+
+def _capped_receive(receive: Receive, limit: int) -> Receive:
+    seen = 0
+
+    async def wrapped() -> Message:
+        nonlocal seen
+        message = await receive()
+        if message["type"] == "http.request":
+            seen += len(message.get("body", b""))
+            if seen > limit:
+                raise GitHubMCPError(ErrorCode.INVALID_INPUT, "request body too large")
+        return message
+
+    return wrapped
+
+
+def check_http_exposure(settings: Settings, host: str) -> None:
+    """Refuse to serve off loopback without bearer auth unless explicitly allowed."""
+    if is_loopback(host) or settings.bearer_tokens or settings.allow_unauthenticated:
+        return
+    raise SystemExit(
+        "Refusing to serve HTTP on a non-loopback address without GITHUB_MCP_AUTH_TOKENS. "
+        "Set GITHUB_MCP_ALLOW_UNAUTHENTICATED=true to override (not recommended)."
+    )
+
+
+def build_http_app(
+    rt: Runtime, *, host: str = "127.0.0.1", port: int | None = None, stateless: bool = False
+) -> Starlette:
+    check_http_exposure(rt.settings, host)
+    mcp = build_mcp(rt, http_auth=True)
+    from .status import health_routes
+
+    for route in health_routes(rt):
+        mcp._additional_http_routes.append(route)
+    app = mcp.http_app(path="/mcp", stateless_http=stateless)
+    sse_app = mcp.http_app(path="/sse", transport="sse")
+    app.router.routes.extend(r for r in sse_app.router.routes if r not in app.router.routes)
+    app.state.runtime = rt
+    app.add_middleware(_GuardMiddlewareFactory, settings=rt.settings, bind_host=host, port=port)
+    return app
+
+
+class _GuardMiddlewareFactory:
+    def __init__(self, app: ASGIApp, settings: Settings, bind_host: str, port: int | None) -> None:
+        self._guard = HttpGuard(app, settings, bind_host, port)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self._guard(scope, receive, send)
+

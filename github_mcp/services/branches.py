@@ -1,0 +1,37 @@
+"""Branch creation and deletion through the Git refs API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import ErrorCode, GitHubMCPError
+from ..github.client import GitHubClient, encode_path
+from .repos import repo_path, resolve_commit_sha
+
+
+async def create_branch(
+    github: GitHubClient, full_name: str, branch: str, from_ref: str
+) -> dict[str, Any]:
+    """Create `branch` at `from_ref`; idempotent when it already points there."""
+    sha = await resolve_commit_sha(github, full_name, from_ref)
+    base = repo_path(full_name)
+    try:
+        await github.request_json(
+            "POST", f"{base}/git/refs", json_body={"ref": f"refs/heads/{branch}", "sha": sha}
+        )
+    except GitHubMCPError as exc:
+        if exc.code != ErrorCode.UNPROCESSABLE:
+            raise
+        existing = await github.request_json("GET", f"{base}/git/ref/heads/{encode_path(branch)}")
+        current = existing["object"]["sha"]
+        if current != sha:
+            raise GitHubMCPError(
+                ErrorCode.CONFLICT,
+                f"Branch {branch} already exists at {current[:12]}, not at {sha[:12]}.",
+                hint="Use another branch name, or work on the existing branch.",
+                existing_sha=current,
+            ) from None
+        github.cache.invalidate_repo(full_name)
+        return {"branch": branch, "sha": sha, "created": False}
+    github.cache.invalidate_repo(full_name)
+    return {"branch": branch, "sha": sha, "created": True}

@@ -1,0 +1,62 @@
+"""Repository facts: default branch, permissions, branches, ref resolution."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..errors import ErrorCode, GitHubMCPError
+from ..github.client import GitHubClient, encode_path
+
+SHA_RE = re.compile(r"^[0-9a-f]{40}$")
+DEFAULT_BRANCH_TTL = 600.0
+
+
+def repo_path(full_name: str) -> str:
+    owner, name = full_name.split("/", 1)
+    return f"/repos/{encode_path(owner)}/{encode_path(name)}"
+
+
+async def get_repo(github: GitHubClient, full_name: str) -> dict[str, Any]:
+    return await github.get_json(repo_path(full_name), repo=full_name)
+
+
+async def default_branch(github: GitHubClient, full_name: str) -> str:
+    data = await github.get_json(repo_path(full_name), repo=full_name, ttl=DEFAULT_BRANCH_TTL)
+    return data["default_branch"]
+
+
+async def resolve_commit_sha(github: GitHubClient, full_name: str, ref: str) -> str:
+    """Resolve a branch, tag or SHA to a commit SHA (mutable refs: short TTL + ETag)."""
+    if SHA_RE.match(ref):
+        return ref
+    base = repo_path(full_name)
+    for kind in ("heads", "tags"):
+        try:
+            data = await github.get_json(
+                f"{base}/git/ref/{kind}/{encode_path(ref)}", repo=full_name
+            )
+        except GitHubMCPError as exc:
+            if exc.code != ErrorCode.NOT_FOUND:
+                raise
+            continue
+        if isinstance(data, dict) and data.get("object", {}).get("type") == "commit":
+            return data["object"]["sha"]
+        if isinstance(data, dict) and data.get("object", {}).get("type") == "tag":
+            tag = await github.get_json(
+                f"{base}/git/tags/{data['object']['sha']}", immutable=True, repo=full_name
+            )
+            return tag["object"]["sha"]
+    raise GitHubMCPError(
+        ErrorCode.NOT_FOUND,
+        f"Ref {ref!r} was not found in {full_name}.",
+        hint="list_branches shows the branches; tags and full SHAs work too.",
+    )
+
+
+def compact_branch(item: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "name": item["name"],
+        "sha": item["commit"]["sha"],
+        "protected": bool(item.get("protected")),
+    }

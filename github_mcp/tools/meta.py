@@ -1,0 +1,337 @@
+"""Meta tools: configuration, introspection, approval, rate limit, identity, cache."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field
+
+from ..errors import ErrorCode, GitHubMCPError
+from ..params import FullName
+from ..registry import Call, tool
+from ..runtime import VERSION
+
+TOOLSET = "meta"
+
+
+class ApprovalPolicy(BaseModel):
+    mode: str
+    approved: bool
+    auto_approve: bool
+    expires_in_s: float | None = None
+    toggle_tool: str = "authorize_write_actions"
+    protected: list[str]
+
+
+class ServerConfig(BaseModel):
+    version: str
+    github_api_url: str
+    credential_kind: str
+    read_only: bool
+    toolsets: list[str]
+    repo_allowlist: list[str]
+    controller_repo: str | None = None
+    controller_branch: str
+    write_policy: ApprovalPolicy
+    workspace_sandbox: str
+
+
+@tool(toolset=TOOLSET, repo_arg=None)
+async def get_server_config(call: Call) -> ServerConfig:
+    """Non-secret snapshot of the configuration and the write policy for this session."""
+    s = call.rt.settings
+    gate = call.rt.gate
+    protected = ["<default branch>"]
+    if s.controller_repo:
+        protected.append(f"{s.controller_repo}@{s.controller_branch}")
+    protected.extend(s.protected_globs)
+    return ServerConfig(
+        version=VERSION,
+        github_api_url=s.github_api_url,
+        credential_kind=call.rt.token_kind,
+        read_only=s.read_only,
+        toolsets=list(s.toolset_list),
+        repo_allowlist=list(s.allowlist),
+        controller_repo=s.controller_repo,
+        controller_branch=s.controller_branch,
+        write_policy=ApprovalPolicy(
+            mode=s.approval_mode,
+            approved=gate.is_approved(call.scope),
+            auto_approve=s.auto_approve,
+            expires_in_s=gate.approval_expires_in(call.scope),
+            protected=protected,
+        ),
+        workspace_sandbox=s.workspace_sandbox,
+    )
+
+
+class Check(BaseModel):
+    name: str
+    level: Literal["ok", "warning", "error"]
+    detail: str
+
+
+class EnvironmentReport(BaseModel):
+    ok: int
+    warnings: int
+    errors: int
+    checks: list[Check]
+
+
+@tool(toolset=TOOLSET, repo_arg=None)
+async def validate_environment(call: Call, probe_github: bool = True) -> EnvironmentReport:
+    """Check credentials, controller repo, workspace and HTTP settings; optionally probe GitHub."""
+    s = call.rt.settings
+    checks: list[Check] = []
+    if s.has_github_credentials:
+        checks.append(Check(name="github_credentials", level="ok", detail=call.rt.token_kind))
+    else:
+        checks.append(Check(name="github_credentials", level="warning",
+                            detail="no token: anonymous, read-only and low rate limit"))
+    if probe_github:
+        try:
+            await call.rt.github.request_json("GET", "/rate_limit")
+            checks.append(Check(name="github_api", level="ok", detail=s.github_api_url))
+        except GitHubMCPError as exc:
+            checks.append(Check(name="github_api", level="error", detail=exc.message))
+        if s.controller_repo:
+            try:
+                branch = await call.rt.gate.default_branch(s.controller_repo)
+                checks.append(Check(name="controller_repo", level="ok",
+                                    detail=f"{s.controller_repo} (default {branch})"))
+            except GitHubMCPError as exc:
+                checks.append(Check(name="controller_repo", level="error", detail=exc.message))
+    try:
+        s.workspace_dir.mkdir(parents=True, exist_ok=True)
+        checks.append(Check(name="workspace_dir", level="ok", detail=str(s.workspace_dir)))
+    except OSError as exc:
+        checks.append(Check(name="workspace_dir", level="error", detail=type(exc).__name__))
+    if s.auto_approve:
+        checks.append(Check(name="auto_approve", level="warning",
+                            detail="protected-branch writes are pre-approved"))
+    if s.allow_unauthenticated:
+        checks.append(Check(name="http_auth", level="warning",
+                            detail="unauthenticated HTTP allowed off loopback"))
+    counts = {level: sum(c.level == level for c in checks) for level in ("ok", "warning", "error")}
+    return EnvironmentReport(ok=counts["ok"], warnings=counts["warning"], errors=counts["error"],
+                             checks=checks)
+
+
+class ActionInfo(BaseModel):
+    name: str
+    toolset: str
+    write: bool
+    description: str | None = None
+    target: str | None = None
+    destructive: bool | None = None
+    parameters: dict[str, Any] | None = None
+
+
+class ActionList(BaseModel):
+    total: int
+    tools: list[ActionInfo]
+
+
+def _info(call: Call, name: str, *, params: bool, compact: bool) -> ActionInfo:
+    spec = call.rt.bound_specs[name]
+    return ActionInfo(
+        name=spec.name,
+        toolset=spec.toolset,
+        write=spec.write,
+        description=None if compact else spec.description,
+        target=spec.target_label,
+        destructive=spec.destructive or None,
+        parameters=call.rt.tool_schemas[name][0] if params else None,
+    )
+
+
+@tool(toolset=TOOLSET, repo_arg=None)
+async def list_all_actions(
+    call: Call, include_parameters: bool = False, compact: bool = True
+) -> ActionList:
+    """List every registered tool with its toolset and read/write tag."""
+    names = sorted(call.rt.bound_specs)
+    tools = [_info(call, n, params=include_parameters, compact=compact) for n in names]
+    return ActionList(total=len(tools), tools=tools)
+
+
+@tool(toolset=TOOLSET, repo_arg=None)
+async def list_write_tools(call: Call) -> ActionList:
+    """List the write-capable tools and what each writes to."""
+    names = sorted(n for n, s in call.rt.bound_specs.items() if s.write)
+    tools = [_info(call, n, params=False, compact=False) for n in names]
+    return ActionList(total=len(tools), tools=tools)
+
+
+class ToolDescription(BaseModel):
+    name: str
+    toolset: str
+    write: bool
+    description: str
+    target: str | None = None
+    annotations: dict[str, Any]
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any] | None = None
+
+
+ToolName = Annotated[str, Field(min_length=1, max_length=100)]
+
+
+def _spec(call: Call, name: str):
+    spec = call.rt.bound_specs.get(name)
+    if spec is None:
+        raise GitHubMCPError(ErrorCode.NOT_FOUND, f"No tool named {name!r}.",
+                             hint="list_all_actions lists the tools.")
+    return spec
+
+
+@tool(toolset=TOOLSET, repo_arg=None)
+async def describe_tool(call: Call, name: ToolName) -> ToolDescription:
+    """The full input and output schema of one tool, with its write target."""
+    spec = _spec(call, name)
+    inputs, outputs = call.rt.tool_schemas[name]
+    return ToolDescription(
+        name=spec.name, toolset=spec.toolset, write=spec.write, description=spec.description,
+        target=spec.target_label,
+        annotations=spec.annotations.model_dump(by_alias=True, exclude_none=True),
+        input_schema=inputs, output_schema=outputs,
+    )
+
+
+class ArgsValidation(BaseModel):
+    valid: bool
+    errors: list[str] = []
+
+
+@tool(toolset=TOOLSET, repo_arg=None)
+async def validate_tool_args(call: Call, name: ToolName, args: dict[str, Any]) -> ArgsValidation:
+    """Validate arguments against a tool's real input schema without calling it."""
+    import jsonschema  # lazy: keeps server start-up fast
+
+    _spec(call, name)
+    schema = call.rt.tool_schemas[name][0]
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = [
+        f"{'/'.join(str(p) for p in err.absolute_path) or '<root>'}: {err.message}"[:300]
+        for err in sorted(validator.iter_errors(args), key=lambda e: list(e.absolute_path))[:20]
+    ]
+    return ArgsValidation(valid=not errors, errors=errors)
+
+
+class ApprovalState(BaseModel):
+    approved: bool
+    mode: str
+    scope: str
+    expires_in_s: float | None = None
+
+
+@tool(toolset=TOOLSET, repo_arg=None, read_only_hint=False)
+async def authorize_write_actions(call: Call, approved: bool) -> ApprovalState:
+    """Grant or revoke approval for protected-branch and unscoped writes in this session."""
+    s = call.rt.settings
+    gate = call.rt.gate
+    if s.approval_mode == "env":
+        raise GitHubMCPError(
+            ErrorCode.FORBIDDEN,
+            "Approval is controlled by the operator (GITHUB_MCP_APPROVAL_MODE=env).",
+            hint="Ask the operator to set GITHUB_MCP_AUTO_APPROVE.",
+        )
+    if call.scope is None:
+        raise GitHubMCPError(
+            ErrorCode.FORBIDDEN,
+            "This connection has no session or principal to scope an approval to.",
+            hint="Use bearer authentication or a stateful HTTP session.",
+        )
+    if approved and s.approval_mode == "elicit":
+        await _ask_human(call)
+    gate.set_approval(call.scope, approved)
+    return ApprovalState(
+        approved=gate.is_approved(call.scope), mode=s.approval_mode,
+        scope="process" if call.scope == "process" else "session",
+        expires_in_s=gate.approval_expires_in(call.scope),
+    )
+
+
+async def _ask_human(call: Call) -> None:
+    refusal = GitHubMCPError(
+        ErrorCode.WRITE_NOT_ALLOWED,
+        "The human did not approve writes.",
+        hint="Work on a feature branch instead.",
+    )
+    if call.ctx is None:
+        raise refusal
+    try:
+        result = await call.ctx.elicit(
+            "Allow this assistant to write to protected branches and make unscoped writes "
+            "(issues, comments, merges) for this session?",
+            response_type=bool,
+        )
+    except Exception:
+        raise GitHubMCPError(
+            ErrorCode.WRITE_NOT_ALLOWED,
+            "This client cannot show an approval prompt (no MCP elicitation support).",
+            hint="Use a client with elicitation, or ask the operator for GITHUB_MCP_AUTO_APPROVE.",
+        ) from None
+    if getattr(result, "action", None) != "accept" or result.data is not True:
+        raise refusal
+
+
+class RateLimit(BaseModel):
+    resource: str
+    limit: int
+    remaining: int
+    used: int
+    reset: int
+
+
+class RateLimits(BaseModel):
+    core: RateLimit
+    others: list[RateLimit] = []
+
+
+@tool(toolset=TOOLSET, repo_arg=None)
+async def get_rate_limit(call: Call) -> RateLimits:
+    """GitHub rate-limit status (this call does not count against it)."""
+    data = await call.rt.github.request_json("GET", "/rate_limit")
+    resources = data.get("resources", {})
+
+    def item(name: str, body: dict[str, Any]) -> RateLimit:
+        return RateLimit(resource=name, limit=body.get("limit", 0),
+                         remaining=body.get("remaining", 0), used=body.get("used", 0),
+                         reset=body.get("reset", 0))
+
+    core = item("core", resources.get("core") or data.get("rate", {}))
+    others = [item(k, v) for k, v in sorted(resources.items())
+              if k in ("search", "graphql", "code_search")]
+    return RateLimits(core=core, others=others)
+
+
+class Me(BaseModel):
+    login: str
+    id: int
+    type: str | None = None
+    name: str | None = None
+    credential_kind: str
+
+
+@tool(toolset=TOOLSET, repo_arg=None)
+async def get_me(call: Call) -> Me:
+    """The GitHub identity behind this server's credentials."""
+    if call.rt.token_kind == "app":
+        data = await call.rt.github.request_json("GET", "/app")
+        return Me(login=data.get("slug") or data.get("name", "app"), id=data["id"], type="App",
+                  name=data.get("name"), credential_kind="app")
+    data = await call.rt.github.request_json("GET", "/user")
+    return Me(login=data["login"], id=data["id"], type=data.get("type"), name=data.get("name"),
+              credential_kind=call.rt.token_kind)
+
+
+class Invalidated(BaseModel):
+    full_name: str
+    entries_removed: int
+
+
+@tool(toolset=TOOLSET)
+async def invalidate_repo_cache(call: Call, full_name: FullName) -> Invalidated:
+    """Drop every cached read for a repository (after an outside push, for example)."""
+    return Invalidated(full_name=full_name, entries_removed=call.rt.invalidate_repo(full_name))

@@ -1,0 +1,220 @@
+"""Repository facts and history: get_repository, list_branches, commits, compare."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, Field
+
+from ..github.client import encode_path
+from ..params import Cursor, FullName, Limit, Ref, RepoPath
+from ..registry import Call, tool
+from ..services.content import cut_text
+from ..services.repos import compact_branch, get_repo, repo_path
+
+TOOLSET = "repos"
+PATCH_BUDGET = 20_000
+PatchBudget = Annotated[int, Field(ge=0, le=200_000, description="Byte cap for patches.")]
+
+
+class Permissions(BaseModel):
+    admin: bool = False
+    push: bool = False
+    pull: bool = False
+
+
+class Repository(BaseModel):
+    full_name: str
+    default_branch: str
+    private: bool
+    visibility: str | None = None
+    description: str | None = None
+    archived: bool = False
+    fork: bool = False
+    permissions: Permissions | None = None
+    html_url: str
+
+
+@tool(toolset=TOOLSET)
+async def get_repository(call: Call, full_name: FullName) -> Repository:
+    """Repository facts: default branch, visibility and your permissions."""
+    data = await get_repo(call.rt.github, full_name)
+    perms = data.get("permissions")
+    return Repository(
+        full_name=data["full_name"],
+        default_branch=data["default_branch"],
+        private=data["private"],
+        visibility=data.get("visibility"),
+        description=data.get("description") or None,
+        archived=bool(data.get("archived")),
+        fork=bool(data.get("fork")),
+        permissions=Permissions(**{k: bool(perms.get(k)) for k in ("admin", "push", "pull")})
+        if perms else None,
+        html_url=data["html_url"],
+    )
+
+
+class BranchInfo(BaseModel):
+    name: str
+    sha: str
+    protected: bool
+
+
+class BranchList(BaseModel):
+    branches: list[BranchInfo]
+    next_cursor: str | None = None
+
+
+@tool(toolset=TOOLSET)
+async def list_branches(
+    call: Call, full_name: FullName, limit: Limit = 30, cursor: Cursor | None = None
+) -> BranchList:
+    """Branches with their head SHA and protection flag."""
+    page = await call.rt.github.paginate(
+        f"{repo_path(full_name)}/branches", limit=limit, cursor=cursor, repo=full_name
+    )
+    return BranchList(branches=[BranchInfo(**compact_branch(b)) for b in page.items],
+                      next_cursor=page.next_cursor)
+
+
+class CommitSummary(BaseModel):
+    sha: str
+    message: str
+    author: str | None = None
+    date: str | None = None
+
+
+def _commit_summary(item: dict[str, Any]) -> CommitSummary:
+    commit = item.get("commit", item)
+    message = (commit.get("message") or "").split("\n", 1)[0][:120]
+    author = (item.get("author") or {}).get("login") or (commit.get("author") or {}).get("name")
+    date = (commit.get("author") or {}).get("date")
+    return CommitSummary(sha=item["sha"], message=message, author=author, date=date)
+
+
+class CommitList(BaseModel):
+    ref: str
+    commits: list[CommitSummary]
+    next_cursor: str | None = None
+
+
+@tool(toolset=TOOLSET, ref_arg="ref")
+async def list_commits(
+    call: Call,
+    full_name: FullName,
+    ref: Ref | None = None,
+    path: RepoPath | None = None,
+    limit: Limit = 30,
+    cursor: Cursor | None = None,
+) -> CommitList:
+    """Recent commits on a ref (optionally touching a path), newest first."""
+    params: dict[str, Any] = {"sha": ref}
+    if path:
+        params["path"] = path
+    page = await call.rt.github.paginate(
+        f"{repo_path(full_name)}/commits", params=params, limit=limit, cursor=cursor,
+        repo=full_name,
+    )
+    return CommitList(ref=ref or "", commits=[_commit_summary(c) for c in page.items],
+                      next_cursor=page.next_cursor)
+
+
+class FileChange(BaseModel):
+    path: str
+    status: str
+    additions: int = 0
+    deletions: int = 0
+    previous_path: str | None = None
+    patch: str | None = None
+
+
+class Stats(BaseModel):
+    additions: int
+    deletions: int
+    files: int
+
+
+class CommitDetail(BaseModel):
+    sha: str
+    message: str
+    author: str | None = None
+    date: str | None = None
+    parents: list[str]
+    stats: Stats
+    files: list[FileChange]
+    truncated: bool = False
+
+
+def _files(raw: list[dict[str, Any]], include_patch: bool, budget: int) -> tuple[list, bool]:
+    files, truncated = [], False
+    for f in raw:
+        patch = None
+        if include_patch and f.get("patch"):
+            patch, cut = cut_text(f["patch"], budget)
+            budget -= len(patch.encode())
+            truncated |= cut
+        files.append(FileChange(path=f["filename"], status=f["status"],
+                                additions=f.get("additions", 0), deletions=f.get("deletions", 0),
+                                previous_path=f.get("previous_filename"), patch=patch or None))
+    return files, truncated
+
+
+@tool(toolset=TOOLSET, ref_arg="ref")
+async def get_commit(
+    call: Call,
+    full_name: FullName,
+    ref: Ref | None = None,
+    include_patch: bool = False,
+    max_patch_bytes: PatchBudget = PATCH_BUDGET,
+) -> CommitDetail:
+    """One commit: message, author, stats and changed files (patches opt-in, byte-capped)."""
+    data = await call.rt.github.get_json(
+        f"{repo_path(full_name)}/commits/{encode_path(ref or '')}", repo=full_name
+    )
+    files, truncated = _files(data.get("files", []), include_patch, max_patch_bytes)
+    summary = _commit_summary(data)
+    stats = data.get("stats", {})
+    return CommitDetail(
+        sha=data["sha"], message=(data["commit"]["message"] or "")[:2000],
+        author=summary.author, date=summary.date,
+        parents=[p["sha"] for p in data.get("parents", [])],
+        stats=Stats(additions=stats.get("additions", 0), deletions=stats.get("deletions", 0),
+                    files=len(files)),
+        files=files, truncated=truncated,
+    )
+
+
+class Comparison(BaseModel):
+    base: str
+    head: str
+    status: str
+    ahead_by: int
+    behind_by: int
+    merge_base_sha: str | None = None
+    commits: list[CommitSummary]
+    files: list[FileChange]
+    truncated: bool = False
+
+
+@tool(toolset=TOOLSET)
+async def compare_refs(
+    call: Call,
+    full_name: FullName,
+    base: Ref,
+    head: Ref,
+    include_patch: bool = False,
+    max_patch_bytes: PatchBudget = PATCH_BUDGET,
+) -> Comparison:
+    """How head differs from base: ahead/behind counts, commits and changed files."""
+    data = await call.rt.github.get_json(
+        f"{repo_path(full_name)}/compare/{encode_path(base)}...{encode_path(head)}",
+        repo=full_name,
+    )
+    files, truncated = _files(data.get("files", []), include_patch, max_patch_bytes)
+    return Comparison(
+        base=base, head=head, status=data["status"], ahead_by=data["ahead_by"],
+        behind_by=data["behind_by"],
+        merge_base_sha=(data.get("merge_base_commit") or {}).get("sha"),
+        commits=[_commit_summary(c) for c in data.get("commits", [])[-50:]],
+        files=files, truncated=truncated or len(data.get("commits", [])) > 50,
+    )

@@ -1,0 +1,106 @@
+"""Shared fixtures: a sandbox forge on loopback, runtimes and MCP clients.
+
+Tests talk to the server through a real MCP client (fastmcp's Client) and the
+server talks to the forge over real HTTP and git. Nothing of ours is mocked.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+for _name in list(os.environ):
+    if _name.startswith(("GITHUB_", "GH_", "TOOL_STDOUT", "TOOL_STDERR")):
+        del os.environ[_name]
+os.environ["FASTMCP_LOG_ENABLED"] = "false"
+os.environ["FASTMCP_SHOW_SERVER_BANNER"] = "false"
+
+from fastmcp import Client  # noqa: E402
+
+from github_mcp.config import Settings  # noqa: E402
+from github_mcp.runtime import Runtime  # noqa: E402
+from github_mcp.server import build_mcp  # noqa: E402
+
+DEMO_REPO = "octo-org/demo-app"
+
+
+@pytest.fixture(scope="session")
+def forge():
+    from github_mcp.sandbox import Forge
+    from github_mcp.sandbox.seed import seed_demo
+
+    instance = Forge(record_responses=True)
+    instance.start()
+    seed_demo(instance)
+    yield instance
+    instance.stop()
+
+
+@pytest.fixture(autouse=True)
+def _clean_forge_faults(request):
+    yield
+    if "forge" in request.fixturenames:
+        forge = request.getfixturevalue("forge")
+        forge.clear_faults()
+
+
+@pytest.fixture(scope="session")
+def forge_token(forge) -> str:
+    return forge.create_token(login="octocat")
+
+
+@pytest.fixture
+def make_settings(forge, forge_token, tmp_path):
+    def make(**overrides: Any) -> Settings:
+        values: dict[str, Any] = {
+            "github_api_url": forge.base_url,
+            "github_token": forge_token,
+            "audit_log": tmp_path / "audit.jsonl",
+            "workspace_dir": tmp_path / "workspaces",
+        }
+        values.update(overrides)
+        return Settings(**values)
+
+    return make
+
+
+@pytest.fixture
+async def make_runtime(make_settings):
+    created: list[Runtime] = []
+
+    def make(**overrides: Any) -> Runtime:
+        rt = Runtime.create(make_settings(**overrides), retry_base_delay=0.01)
+        created.append(rt)
+        return rt
+
+    yield make
+    for rt in created:
+        await rt.aclose()
+
+
+@asynccontextmanager
+async def mcp_client(rt: Runtime) -> AsyncIterator[Client]:
+    async with Client(build_mcp(rt)) as client:
+        yield client
+
+
+async def call_tool(client: Client, name: str, args: dict[str, Any] | None = None):
+    """Call a tool; return (is_error, structured content)."""
+    result = await client.call_tool(name, args or {}, raise_on_error=False)
+    return result.is_error, result.structured_content
+
+
+def error_code(payload: dict[str, Any]) -> str:
+    return payload["error"]["code"]
+
+
+def requests_matching(forge, method: str, fragment: str) -> list[dict[str, Any]]:
+    return [r for r in forge.requests() if r["method"] == method and fragment in r["path"]]

@@ -1,0 +1,251 @@
+"""The write policy, walked over the whole registry and rule by rule (DESIGN §5)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from fastmcp import Client
+
+from github_mcp.registry import REGISTRY
+from github_mcp.server import build_mcp
+from tests.conftest import DEMO_REPO, call_tool, error_code, mcp_client
+
+WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
+
+SAMPLES: dict[str, Any] = {
+    "full_name": DEMO_REPO,
+    "branch": "main",
+    "ref": "main",
+    "base": "main",
+    "head": "feature-x",
+    "from_ref": "main",
+    "path": "README.md",
+    "new_path": "README2.md",
+    "message": "msg",
+    "content": "hello\n",
+    "title": "title",
+    "body": "body",
+    "number": 1,
+    "pr": f"{DEMO_REPO}#1",
+    "patch": "--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-a\n+b\n",
+    "command": "true",
+    "approved": True,
+    "name": "get_me",
+    "args": {},
+    "query": "hello",
+    "id": "x",
+    "job_id": 1,
+    "run_id": 1,
+    "thread_id": "T_1",
+    "workflow": "ci.yml",
+    "labels": ["bug"],
+    "event": "COMMENT",
+    "base_pr": f"{DEMO_REPO}#1",
+    "dependent_pr": f"{DEMO_REPO}#2",
+    "sections": [{"start_line": 1, "end_line": 1, "new_text": "x"}],
+    "files": [{"path": "README.md", "content": "x"}],
+    "paths": ["README.md"],
+}
+
+
+def synth_args(schema: dict[str, Any]) -> dict[str, Any]:
+    """Plausible arguments for every required parameter of a tool's input schema."""
+    args: dict[str, Any] = {}
+    for name in schema.get("required", []):
+        if name in SAMPLES:
+            args[name] = SAMPLES[name]
+            continue
+        kind = schema["properties"][name].get("type")
+        args[name] = {"string": "x", "integer": 1, "boolean": True, "array": [],
+                      "object": {}}.get(kind, "x")
+    return args
+
+
+async def tools_by_name(client: Client) -> dict[str, Any]:
+    return {t.name: t for t in await client.list_tools()}
+
+
+async def test_every_write_tool_is_gated_on_the_default_branch(make_runtime, forge):
+    rt = make_runtime()
+    async with mcp_client(rt) as client:
+        tools = await tools_by_name(client)
+        write_specs = [s for s in REGISTRY.values() if s.write]
+        assert write_specs, "the registry should hold write tools"
+        for spec in write_specs:
+            args = synth_args(tools[spec.name].input_schema)
+            if isinstance(spec.target, str):
+                args[spec.target] = "main"
+            forge.clear_requests()
+            is_error, payload = await call_tool(client, spec.name, args)
+            assert is_error, spec.name
+            assert error_code(payload) in ("write_not_allowed", "not_found"), (spec.name, payload)
+            writes = [r for r in forge.requests() if r["method"] in WRITE_METHODS]
+            assert writes == [], (spec.name, writes)
+
+
+async def test_read_only_mode_removes_every_write_tool(make_runtime):
+    full = make_runtime()
+    read_only = make_runtime(read_only=True)
+    async with mcp_client(full) as a, mcp_client(read_only) as b:
+        all_names = set(await tools_by_name(a))
+        ro_names = set(await tools_by_name(b))
+    write_names = {s.name for s in REGISTRY.values() if s.write}
+    assert write_names and write_names <= all_names
+    assert ro_names == all_names - write_names
+
+
+async def test_repo_outside_allowlist_is_refused_by_every_tool(make_runtime, forge):
+    rt = make_runtime(repo_allowlist="someone/else,other-org/*", auto_approve=True)
+    async with mcp_client(rt) as client:
+        tools = await tools_by_name(client)
+        repo_tools = [s for s in rt.bound_specs.values() if s.repo_arg or s.pr_arg]
+        assert len(repo_tools) >= 2
+        for spec in repo_tools:
+            args = synth_args(tools[spec.name].input_schema)
+            if "full_name" in tools[spec.name].input_schema["properties"]:
+                args["full_name"] = DEMO_REPO
+            forge.clear_requests()
+            is_error, payload = await call_tool(client, spec.name, args)
+            assert is_error and error_code(payload) == "repo_not_allowed", (spec.name, payload)
+            assert forge.requests() == [], spec.name
+
+
+async def test_allowlist_owner_wildcard_allows_reads(make_runtime):
+    rt = make_runtime(repo_allowlist="octo-org/*")
+    async with mcp_client(rt) as client:
+        is_error, payload = await call_tool(client, "invalidate_repo_cache",
+                                            {"full_name": DEMO_REPO})
+        assert not is_error, payload
+        is_error, payload = await call_tool(client, "invalidate_repo_cache",
+                                            {"full_name": "evil/repo"})
+        assert error_code(payload) == "repo_not_allowed"
+
+
+async def test_feature_branch_write_allowed_without_approval(make_runtime, forge):
+    rt = make_runtime()
+    async with mcp_client(rt) as client:
+        is_error, payload = await call_tool(
+            client, "create_branch", {"full_name": DEMO_REPO, "branch": "gate-feature-1"}
+        )
+        assert not is_error, payload
+        assert payload["created"] is True
+        # idempotent when it already points at the same commit
+        is_error, again = await call_tool(
+            client, "create_branch", {"full_name": DEMO_REPO, "branch": "gate-feature-1"}
+        )
+        assert not is_error and again["created"] is False and again["sha"] == payload["sha"]
+    lines = [json.loads(line) for line in rt.settings.audit_log.read_text().splitlines()]
+    assert lines[0]["tool"] == "create_branch" and lines[0]["outcome"] == "ok"
+    assert lines[0]["ref"] == "gate-feature-1" and lines[0]["sha"] == payload["sha"]
+
+
+async def test_default_branch_needs_approval_then_allowed(make_runtime, forge):
+    rt = make_runtime()
+    forge.seed_repo("octo-org/gate-repo", {"README.md": "x\n"}, default_branch="trunk")
+    async with mcp_client(rt) as client:
+        args = {"full_name": "octo-org/gate-repo", "branch": "trunk", "from_ref": "trunk"}
+        is_error, payload = await call_tool(client, "create_branch", args)
+        assert error_code(payload) == "write_not_allowed"
+        assert payload["error"]["reason"] == "default_branch"
+        assert "feature branch" in payload["error"]["hint"]
+        is_error, state = await call_tool(client, "authorize_write_actions", {"approved": True})
+        assert not is_error and state["approved"] is True
+        is_error, payload = await call_tool(client, "create_branch", args)
+        assert not is_error, payload  # the branch exists at that sha: idempotent success
+        await call_tool(client, "authorize_write_actions", {"approved": False})
+        is_error, payload = await call_tool(client, "create_branch", args)
+        assert error_code(payload) == "write_not_allowed"
+    assert rt.metrics.recent_denials[-1]["reason"] == "default_branch"
+
+
+async def test_protected_glob_and_controller_branch(make_runtime, forge):
+    rt = make_runtime(protected_branches="release/*", controller_repo=DEMO_REPO,
+                      controller_branch="controller-work")
+    async with mcp_client(rt) as client:
+        is_error, payload = await call_tool(
+            client, "create_branch", {"full_name": DEMO_REPO, "branch": "release/1.0"}
+        )
+        assert payload["error"]["reason"] == "protected_glob"
+        is_error, payload = await call_tool(
+            client, "create_branch",
+            {"full_name": DEMO_REPO, "branch": "controller-work", "from_ref": "main"},
+        )
+        assert payload["error"]["reason"] == "controller_branch"
+
+
+async def test_effective_ref_in_controller_repo_maps_main(make_runtime):
+    rt = make_runtime(controller_repo=DEMO_REPO, controller_branch="ctrl-base")
+    assert await rt.gate.effective_ref(DEMO_REPO, None) == "ctrl-base"
+    assert await rt.gate.effective_ref(DEMO_REPO, "main") == "ctrl-base"
+    assert await rt.gate.effective_ref(DEMO_REPO, "other") == "other"
+    assert await rt.gate.effective_ref("octo-org/devel-default2", "x") == "x"
+
+
+async def test_effective_ref_uses_real_default_branch_and_override(make_runtime, forge):
+    forge.seed_repo("octo-org/devel-default", {"a.txt": "a\n"}, default_branch="develop")
+    rt = make_runtime()
+    assert await rt.gate.effective_ref("octo-org/devel-default", None) == "develop"
+    rt2 = make_runtime(github_repo_defaults=json.dumps({"octo-org/devel-default": "stable"}))
+    assert await rt2.gate.effective_ref("octo-org/devel-default", None) == "stable"
+
+
+async def test_unscoped_write_needs_approval(make_runtime):
+    from github_mcp.registry import ToolSpec
+
+    rt = make_runtime()
+    unscoped = [s for s in REGISTRY.values() if s.write and s.target is None]
+    if not unscoped:
+        pytest.skip("no unscoped write tools registered yet")
+    spec: ToolSpec = unscoped[0]
+    with pytest.raises(Exception) as info:
+        await rt.gate.authorize(tool=spec.name, full_name=DEMO_REPO, branch=None,
+                                scope="s1", call_id="c")
+    assert info.value.code.value == "write_not_allowed"
+
+
+async def test_approval_expires(make_runtime):
+    rt = make_runtime(approval_ttl_seconds=1)
+    rt.gate.set_approval("scope-a", True)
+    assert rt.gate.is_approved("scope-a")
+    assert not rt.gate.is_approved("scope-b")
+    await asyncio.sleep(1.1)
+    assert not rt.gate.is_approved("scope-a")
+
+
+async def test_env_mode_refuses_tool_approval(make_runtime):
+    rt = make_runtime(approval_mode="env")
+    async with mcp_client(rt) as client:
+        is_error, payload = await call_tool(client, "authorize_write_actions", {"approved": True})
+        assert is_error and error_code(payload) == "forbidden"
+    rt2 = make_runtime(approval_mode="env", auto_approve=True)
+    assert rt2.gate.is_approved("anything")
+
+
+async def test_elicit_mode_asks_the_human(make_runtime):
+    async def accept(message, response_type, params, context):
+        assert "Allow" in message
+        return True
+
+    async def decline(message, response_type, params, context):
+        return False
+
+    for handler, expected in ((accept, True), (decline, False)):
+        rt = make_runtime(approval_mode="elicit")
+        async with Client(build_mcp(rt), elicitation_handler=handler, mode="legacy") as client:
+            is_error, payload = await call_tool(client, "authorize_write_actions",
+                                                {"approved": True})
+            if expected:
+                assert not is_error and payload["approved"] is True
+            else:
+                assert error_code(payload) == "write_not_allowed"
+
+
+async def test_elicit_mode_without_client_support_is_refused(make_runtime):
+    rt = make_runtime(approval_mode="elicit")
+    async with Client(build_mcp(rt), mode="legacy") as client:
+        is_error, payload = await call_tool(client, "authorize_write_actions", {"approved": True})
+        assert is_error and error_code(payload) == "write_not_allowed"
+        assert "elicitation" in payload["error"]["message"]

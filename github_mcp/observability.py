@@ -88,13 +88,18 @@ class Metrics:
         self.tool_errors = Counter("mcp_tool_errors", "Tool errors", ["tool", "code"], registry=r)
         self.tool_writes = Counter("mcp_tool_write_calls", "Write tool calls", ["tool"], registry=r)
         self.tool_latency = Histogram(
-            "mcp_tool_latency_seconds", "Tool latency", ["tool"], registry=r,
+            "mcp_tool_latency_seconds",
+            "Tool latency",
+            ["tool"],
+            registry=r,
             buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300),
         )
         self.gh_requests = Counter(
             "mcp_github_requests", "GitHub requests", ["route", "method", "status"], registry=r
         )
-        self.gh_errors = Counter("mcp_github_errors", "GitHub request errors", ["route"], registry=r)
+        self.gh_errors = Counter(
+            "mcp_github_errors", "GitHub request errors", ["route"], registry=r
+        )
         self.gh_retries = Counter("mcp_github_retries", "GitHub retries", ["reason"], registry=r)
         self.gh_rate_limit_events = Counter(
             "mcp_github_rate_limit_events", "Rate-limit hits", ["kind"], registry=r
@@ -112,11 +117,22 @@ class Metrics:
         )
         self._lock = threading.Lock()
         self._tools: dict[str, dict[str, Any]] = defaultdict(
-            lambda: {"calls_total": 0, "errors_total": 0, "write_calls_total": 0,
-                     "latency_ms_sum": 0.0, "recent_ms": deque(maxlen=500)}
+            lambda: {
+                "calls_total": 0,
+                "errors_total": 0,
+                "write_calls_total": 0,
+                "latency_ms_sum": 0.0,
+                "recent_ms": deque(maxlen=500),
+            }
         )
-        self._github = {"requests_total": 0, "errors_total": 0, "retries_total": 0,
-                        "rate_limit_events_total": 0, "timeouts_total": 0, "not_modified_total": 0}
+        self._github = {
+            "requests_total": 0,
+            "errors_total": 0,
+            "retries_total": 0,
+            "rate_limit_events_total": 0,
+            "timeouts_total": 0,
+            "not_modified_total": 0,
+        }
         self._cache: dict[str, list[int]] = defaultdict(lambda: [0, 0])
         self.rate_limit: dict[str, Any] = {}
         self.recent_denials: deque[dict[str, Any]] = deque(maxlen=20)
@@ -164,13 +180,18 @@ class Metrics:
         with self._lock:
             self._github["timeouts_total"] += 1
 
-    def observe_rate_limit(self, remaining: int, limit: int | None, reset: int | None,
-                           resource: str | None) -> None:
+    def observe_rate_limit(
+        self, remaining: int, limit: int | None, reset: int | None, resource: str | None
+    ) -> None:
         self.gh_remaining.set(remaining)
         if reset:
             self.gh_reset.set(reset)
-        self.rate_limit = {"remaining": remaining, "limit": limit, "reset": reset,
-                           "resource": resource}
+        self.rate_limit = {
+            "remaining": remaining,
+            "limit": limit,
+            "reset": reset,
+            "resource": resource,
+        }
 
     def record_cache(self, namespace: str, hit: bool) -> None:
         (self.cache_hits if hit else self.cache_misses).labels(namespace).inc()
@@ -180,8 +201,9 @@ class Metrics:
     def record_gate(self, decision: str, reason: str, detail: dict[str, Any] | None = None) -> None:
         self.gate_decisions.labels(decision, reason).inc()
         if decision == "deny":
-            self.recent_denials.append({"ts": round(time.time(), 3), "reason": reason,
-                                        **(detail or {})})
+            self.recent_denials.append(
+                {"ts": round(time.time(), 3), "reason": reason, **(detail or {})}
+            )
 
     # -- views ------------------------------------------------------------
     def tool_table(self) -> dict[str, dict[str, Any]]:
@@ -204,8 +226,11 @@ class Metrics:
             out = {}
             for ns, (hits, misses) in sorted(self._cache.items()):
                 total = hits + misses
-                out[ns] = {"hits": hits, "misses": misses,
-                           "hit_ratio": round(hits / total, 3) if total else None}
+                out[ns] = {
+                    "hits": hits,
+                    "misses": misses,
+                    "hit_ratio": round(hits / total, 3) if total else None,
+                }
             return out
 
     def snapshot(self) -> dict[str, Any]:
@@ -227,5 +252,5 @@ class Metrics:
 def _percentile(sorted_values: list[float], q: float) -> float | None:
     if not sorted_values:
         return None
-    index = min(len(sorted_values) - 1, int(round(q * (len(sorted_values) - 1))))
+    index = min(len(sorted_values) - 1, round(q * (len(sorted_values) - 1)))
     return round(sorted_values[index], 1)

@@ -34,8 +34,9 @@ DEMO_REPO = "octo-org/demo-app"
 
 @pytest.fixture(scope="session")
 def forge():
-    from github_mcp.sandbox import Forge
     from github_mcp.sandbox.seed import seed_demo
+
+    from github_mcp.sandbox import Forge
 
     instance = Forge(record_responses=True)
     instance.start()

@@ -15,6 +15,12 @@ def test_tools_doc_is_current():
 
 def test_config_doc_lists_every_setting():
     text = config_markdown()
-    for name in ("GITHUB_TOKEN", "GITHUB_MCP_REPO_ALLOWLIST", "GITHUB_MCP_APPROVAL_MODE",
-                 "GITHUB_MAX_CONCURRENCY", "TOOL_STDOUT_MAX_CHARS", "GITHUB_MCP_AUTH_TOKENS"):
+    for name in (
+        "GITHUB_TOKEN",
+        "GITHUB_MCP_REPO_ALLOWLIST",
+        "GITHUB_MCP_APPROVAL_MODE",
+        "GITHUB_MAX_CONCURRENCY",
+        "TOOL_STDOUT_MAX_CHARS",
+        "GITHUB_MCP_AUTH_TOKENS",
+    ):
         assert f"`{name}`" in text

@@ -59,8 +59,9 @@ def synth_args(schema: dict[str, Any]) -> dict[str, Any]:
             args[name] = SAMPLES[name]
             continue
         kind = schema["properties"][name].get("type")
-        args[name] = {"string": "x", "integer": 1, "boolean": True, "array": [],
-                      "object": {}}.get(kind, "x")
+        args[name] = {"string": "x", "integer": 1, "boolean": True, "array": [], "object": {}}.get(
+            kind, "x"
+        )
     return args
 
 
@@ -116,11 +117,13 @@ async def test_repo_outside_allowlist_is_refused_by_every_tool(make_runtime, for
 async def test_allowlist_owner_wildcard_allows_reads(make_runtime):
     rt = make_runtime(repo_allowlist="octo-org/*")
     async with mcp_client(rt) as client:
-        is_error, payload = await call_tool(client, "invalidate_repo_cache",
-                                            {"full_name": DEMO_REPO})
+        is_error, payload = await call_tool(
+            client, "invalidate_repo_cache", {"full_name": DEMO_REPO}
+        )
         assert not is_error, payload
-        is_error, payload = await call_tool(client, "invalidate_repo_cache",
-                                            {"full_name": "evil/repo"})
+        is_error, payload = await call_tool(
+            client, "invalidate_repo_cache", {"full_name": "evil/repo"}
+        )
         assert error_code(payload) == "repo_not_allowed"
 
 
@@ -162,15 +165,19 @@ async def test_default_branch_needs_approval_then_allowed(make_runtime, forge):
 
 
 async def test_protected_glob_and_controller_branch(make_runtime, forge):
-    rt = make_runtime(protected_branches="release/*", controller_repo=DEMO_REPO,
-                      controller_branch="controller-work")
+    rt = make_runtime(
+        protected_branches="release/*",
+        controller_repo=DEMO_REPO,
+        controller_branch="controller-work",
+    )
     async with mcp_client(rt) as client:
         is_error, payload = await call_tool(
             client, "create_branch", {"full_name": DEMO_REPO, "branch": "release/1.0"}
         )
         assert payload["error"]["reason"] == "protected_glob"
         is_error, payload = await call_tool(
-            client, "create_branch",
+            client,
+            "create_branch",
             {"full_name": DEMO_REPO, "branch": "controller-work", "from_ref": "main"},
         )
         assert payload["error"]["reason"] == "controller_branch"
@@ -201,8 +208,9 @@ async def test_unscoped_write_needs_approval(make_runtime):
         pytest.skip("no unscoped write tools registered yet")
     spec: ToolSpec = unscoped[0]
     with pytest.raises(Exception) as info:
-        await rt.gate.authorize(tool=spec.name, full_name=DEMO_REPO, branch=None,
-                                scope="s1", call_id="c")
+        await rt.gate.authorize(
+            tool=spec.name, full_name=DEMO_REPO, branch=None, scope="s1", call_id="c"
+        )
     assert info.value.code.value == "write_not_allowed"
 
 
@@ -235,8 +243,9 @@ async def test_elicit_mode_asks_the_human(make_runtime):
     for handler, expected in ((accept, True), (decline, False)):
         rt = make_runtime(approval_mode="elicit")
         async with Client(build_mcp(rt), elicitation_handler=handler, mode="legacy") as client:
-            is_error, payload = await call_tool(client, "authorize_write_actions",
-                                                {"approved": True})
+            is_error, payload = await call_tool(
+                client, "authorize_write_actions", {"approved": True}
+            )
             if expected:
                 assert not is_error and payload["approved"] is True
             else:

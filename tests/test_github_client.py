@@ -43,8 +43,14 @@ async def test_502_on_non_idempotent_post_is_not_retried(make_runtime, forge):
 async def test_secondary_rate_limit_honours_retry_after(make_runtime, forge):
     rt = make_runtime()
     forge.clear_requests()
-    forge.add_fault(method="GET", path="^/user$", status=403, times=1, retry_after=1,
-                    body={"message": "You have exceeded a secondary rate limit."})
+    forge.add_fault(
+        method="GET",
+        path="^/user$",
+        status=403,
+        times=1,
+        retry_after=1,
+        body={"message": "You have exceeded a secondary rate limit."},
+    )
     async with mcp_client(rt) as client:
         is_error, payload = await call_tool(client, "get_me")
     assert not is_error, payload
@@ -106,8 +112,9 @@ async def test_fresh_cache_makes_no_request_and_invalidation_refetches(make_runt
 async def test_concurrent_misses_are_coalesced(make_runtime, forge):
     rt = make_runtime()
     forge.clear_requests()
-    results = await asyncio.gather(*(rt.github.get_json(REPO_PATH, repo=DEMO_REPO)
-                                     for _ in range(8)))
+    results = await asyncio.gather(
+        *(rt.github.get_json(REPO_PATH, repo=DEMO_REPO) for _ in range(8))
+    )
     assert all(r == results[0] for r in results)
     assert len([r for r in forge.requests() if r["path"] == REPO_PATH]) == 1
 
@@ -117,23 +124,29 @@ async def test_concurrency_cap_bounds_requests_in_flight(make_runtime, forge):
     forge.clear_requests()
     forge.add_fault(method="GET", path="^/rate_limit$", latency_ms=150)
     await asyncio.gather(*(rt.github.request_json("GET", "/rate_limit") for _ in range(6)))
-    spans = sorted((r["ts"], r["ts"] + r["duration_ms"] / 1000)
-                   for r in requests_matching(forge, "GET", "/rate_limit"))
+    spans = sorted(
+        (r["ts"], r["ts"] + r["duration_ms"] / 1000)
+        for r in requests_matching(forge, "GET", "/rate_limit")
+    )
     assert len(spans) == 6
     overlap = max(sum(1 for s, e in spans if s <= t < e) for t, _ in spans)
     assert overlap <= 2
 
 
 async def test_link_pagination(make_runtime, forge):
-    forge.seed_repo("octo-org/many-branches", {"a": "a\n"},
-                    branches={f"b{i}": {"a": f"{i}\n"} for i in range(5)})
+    forge.seed_repo(
+        "octo-org/many-branches",
+        {"a": "a\n"},
+        branches={f"b{i}": {"a": f"{i}\n"} for i in range(5)},
+    )
     rt = make_runtime()
     seen: list[str] = []
     cursor = None
     pages = 0
     while True:
-        page = await rt.github.paginate("/repos/octo-org/many-branches/branches", limit=2,
-                                        cursor=cursor)
+        page = await rt.github.paginate(
+            "/repos/octo-org/many-branches/branches", limit=2, cursor=cursor
+        )
         pages += 1
         seen += [b["name"] for b in page.items]
         cursor = page.next_cursor
@@ -160,18 +173,26 @@ async def test_enterprise_api_prefix(make_runtime, forge):
 
 def _rsa_pair() -> tuple[str, str]:
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    private = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                serialization.NoEncryption()).decode()
-    public = key.public_key().public_bytes(serialization.Encoding.PEM,
-                                           serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+    private = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    ).decode()
+    public = (
+        key.public_key()
+        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        .decode()
+    )
     return private, public
 
 
 async def test_app_installation_token_is_cached_and_refreshed(make_settings, forge, tmp_path):
     private, public = _rsa_pair()
     forge.register_app("4242", public, "777", token_ttl_seconds=3600)
-    settings = make_settings(github_token=None, github_app_id="4242",
-                             github_app_installation_id="777", github_app_private_key=private)
+    settings = make_settings(
+        github_token=None,
+        github_app_id="4242",
+        github_app_installation_id="777",
+        github_app_private_key=private,
+    )
     rt = Runtime.create(settings)
     assert rt.token_kind == "app"
     forge.clear_requests()
@@ -181,8 +202,12 @@ async def test_app_installation_token_is_cached_and_refreshed(make_settings, for
     assert len(exchanges) == 1
     # A token that expires within the refresh margin is replaced before use.
     forge.register_app("4243", public, "778", token_ttl_seconds=200)
-    settings2 = make_settings(github_token=None, github_app_id="4243",
-                              github_app_installation_id="778", github_app_private_key=private)
+    settings2 = make_settings(
+        github_token=None,
+        github_app_id="4243",
+        github_app_installation_id="778",
+        github_app_private_key=private,
+    )
     rt2 = Runtime.create(settings2)
     forge.clear_requests()
     await rt2.github.request_json("GET", REPO_PATH)
@@ -214,8 +239,7 @@ async def test_upstream_error_text_is_redacted(make_runtime, forge, forge_token)
 async def test_internal_error_hides_exception_text(make_runtime, forge, forge_token):
     rt = make_runtime()
     # A 200 with a body missing required fields makes the handler raise KeyError.
-    forge.add_fault(method="GET", path="^/user$", status=200, times=1,
-                    body={"secret": forge_token})
+    forge.add_fault(method="GET", path="^/user$", status=200, times=1, body={"secret": forge_token})
     async with mcp_client(rt) as client:
         result = await client.call_tool("get_me", {}, raise_on_error=False)
     assert result.is_error

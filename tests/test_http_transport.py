@@ -74,9 +74,11 @@ def test_foreign_origin_and_host_are_refused(http_server):
 
 def test_body_size_cap(http_server):
     with http_server(max_body_bytes=2048) as (url, _):
-        big = httpx.post(url + "/mcp", content=b"x" * 5000,
-                         headers={"Authorization": f"Bearer {TOKEN_A}",
-                                  "Content-Type": "application/json"})
+        big = httpx.post(
+            url + "/mcp",
+            content=b"x" * 5000,
+            headers={"Authorization": f"Bearer {TOKEN_A}", "Content-Type": "application/json"},
+        )
         assert big.status_code == 413
 
 
@@ -89,8 +91,10 @@ def test_healthz_and_metrics(http_server):
         assert data["controller"] == {"repo": DEMO_REPO, "default_branch": "main"}
         assert {"uptime_seconds", "version", "metrics"} <= set(data)
         assert "tools" in data["metrics"] and "github" in data["metrics"]
-        assert TOKEN_A not in health.text and rt.settings.github_token.get_secret_value() \
-            not in health.text
+        assert (
+            TOKEN_A not in health.text
+            and rt.settings.github_token.get_secret_value() not in health.text
+        )
         assert httpx.get(url + "/health").json()["status"] == "ok"
         probe = rt.services["health_probe"]
         checks = probe.checks
@@ -115,8 +119,7 @@ async def test_mcp_over_http_and_session_scoped_approval(http_server, forge):
     forge.seed_repo("octo-org/http-approval", {"README.md": "x\n"})
     args = {"full_name": "octo-org/http-approval", "branch": "main", "from_ref": "main"}
     with http_server() as (url, _):
-        async with Client(url + "/mcp", auth=TOKEN_A) as a, Client(url + "/mcp",
-                                                                    auth=TOKEN_B) as b:
+        async with Client(url + "/mcp", auth=TOKEN_A) as a, Client(url + "/mcp", auth=TOKEN_B) as b:
             assert len(await a.list_tools()) > 5
             is_error, payload = await call_tool(a, "create_branch", args)
             assert error_code(payload) == "write_not_allowed"
@@ -132,8 +135,10 @@ async def test_stateful_sessions_do_not_share_approval(http_server, forge):
     forge.seed_repo("octo-org/http-sessions", {"README.md": "x\n"})
     args = {"full_name": "octo-org/http-sessions", "branch": "main", "from_ref": "main"}
     with http_server() as (url, _):
-        async with Client(url + "/mcp", auth=TOKEN_A, mode="legacy") as a, \
-                Client(url + "/mcp", auth=TOKEN_A, mode="legacy") as b:
+        async with (
+            Client(url + "/mcp", auth=TOKEN_A, mode="legacy") as a,
+            Client(url + "/mcp", auth=TOKEN_A, mode="legacy") as b,
+        ):
             is_error, state = await call_tool(a, "authorize_write_actions", {"approved": True})
             assert not is_error
             assert not (await call_tool(a, "create_branch", args))[0]

@@ -24,19 +24,38 @@ def test_stdout_has_only_protocol_frames(forge, forge_token, tmp_path):
         "GITHUB_MCP_WORKSPACE_DIR": str(tmp_path / "ws"),
     }
     messages = _frames(
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                    "clientInfo": {"name": "t", "version": "1"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-         "params": {"name": "get_me", "arguments": {}}},
-        {"jsonrpc": "2.0", "id": 4, "method": "tools/call",
-         "params": {"name": "get_server_config", "arguments": {"bogus": 1}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "get_me", "arguments": {}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 4,
+            "method": "tools/call",
+            "params": {"name": "get_server_config", "arguments": {"bogus": 1}},
+        },
     )
     proc = subprocess.run(
-        [sys.executable, "main.py", "serve"], input=messages, capture_output=True, cwd=ROOT,
-        env=env, timeout=60,
+        [sys.executable, "main.py", "serve"],
+        input=messages,
+        capture_output=True,
+        cwd=ROOT,
+        env=env,
+        timeout=60,
     )
     lines = [line for line in proc.stdout.decode().splitlines() if line.strip()]
     parsed = [json.loads(line) for line in lines]  # every line must be JSON
@@ -47,8 +66,10 @@ def test_stdout_has_only_protocol_frames(forge, forge_token, tmp_path):
     me = by_id[3]["result"]
     assert me.get("isError") is not True and me["structuredContent"]["login"] == "octocat"
     assert by_id[4]["result"]["isError"] is True
-    stderr_events = [json.loads(line) for line in proc.stderr.decode().splitlines()
-                     if line.startswith("{")]
-    assert any(e.get("event") == "tool_call_success" and e.get("tool") == "get_me"
-               for e in stderr_events)
+    stderr_events = [
+        json.loads(line) for line in proc.stderr.decode().splitlines() if line.startswith("{")
+    ]
+    assert any(
+        e.get("event") == "tool_call_success" and e.get("tool") == "get_me" for e in stderr_events
+    )
     assert forge_token not in proc.stderr.decode()

@@ -35,3 +35,12 @@ async def create_branch(
         return {"branch": branch, "sha": sha, "created": False}
     github.cache.invalidate_repo(full_name)
     return {"branch": branch, "sha": sha, "created": True}
+
+
+async def delete_branch(github: GitHubClient, full_name: str, branch: str) -> str:
+    """Delete a branch; returns the SHA it pointed at (to restore it if needed)."""
+    ref_path = f"{repo_path(full_name)}/git/refs/heads/{encode_path(branch)}"
+    current = await github.request_json("GET", ref_path.replace("/git/refs/", "/git/ref/"))
+    await github.request_json("DELETE", ref_path)
+    github.cache.invalidate_repo(full_name)
+    return current["object"]["sha"]

@@ -65,8 +65,8 @@ async def list_repository_tree(
     ref: Ref | None = None,
     path: Annotated[str, Field(max_length=4096)] = "",
     recursive: bool = True,
-    ignore_patterns: Annotated[list[Annotated[str, Field(max_length=1024)]],
-                               Field(max_length=100)] | None = None,
+    ignore_patterns: Annotated[list[Annotated[str, Field(max_length=1024)]], Field(max_length=100)]
+    | None = None,
     force: bool = False,
     limit: Annotated[int, Field(ge=1, le=100_000)] | None = None,
     cursor: Annotated[str, Field(max_length=10_000)] | None = None,
@@ -74,8 +74,15 @@ async def list_repository_tree(
     """Filtered file tree at a ref (platform, .gitignore, your patterns, 200 KB size gate)."""
     assert ref is not None
     sha, listing, hit = await list_tree(
-        call.rt.github, full_name, ref, path=path, recursive=recursive,
-        ignore_patterns=ignore_patterns, force=force, limit=limit, cursor=cursor,
+        call.rt.github,
+        full_name,
+        ref,
+        path=path,
+        recursive=recursive,
+        ignore_patterns=ignore_patterns,
+        force=force,
+        limit=limit,
+        cursor=cursor,
     )
     data = listing.as_dict()
     return TreeResult(full_name=full_name, ref=ref, resolved_sha=sha, cache_hit=hit, **data)
@@ -103,8 +110,9 @@ async def get_file_contents(
 ) -> FileContents:
     """Read a text file at a ref, cut at max_bytes (never mid-character)."""
     assert ref is not None
-    read = await file_service.read_file(call.rt.github, full_name, path, ref,
-                                        max_bytes=max_bytes, allow_binary=allow_binary)
+    read = await file_service.read_file(
+        call.rt.github, full_name, path, ref, max_bytes=max_bytes, allow_binary=allow_binary
+    )
     return FileContents(ref=ref, **file_service.file_payload(read))
 
 
@@ -132,13 +140,21 @@ async def get_file_slice(
 ) -> FileSlice:
     """Lines [start_line, start_line + max_lines) of a file, with total_lines and the next start."""
     assert ref is not None
-    read = await file_service.read_file(call.rt.github, full_name, path, ref,
-                                        max_bytes=file_service.MAX_READ_BYTES)
+    read = await file_service.read_file(
+        call.rt.github, full_name, path, ref, max_bytes=file_service.MAX_READ_BYTES
+    )
     part = slice_lines(read.content, start_line, max_lines, line_numbers)
-    return FileSlice(path=path, ref=ref, sha=read.sha, text=part.text,
-                     start_line=part.start_line, end_line=part.end_line,
-                     total_lines=part.total_lines, next_start_line=part.next_start_line,
-                     file_truncated=read.truncated)
+    return FileSlice(
+        path=path,
+        ref=ref,
+        sha=read.sha,
+        text=part.text,
+        start_line=part.start_line,
+        end_line=part.end_line,
+        total_lines=part.total_lines,
+        next_start_line=part.next_start_line,
+        file_truncated=read.truncated,
+    )
 
 
 class BatchItem(BaseModel):
@@ -169,14 +185,22 @@ async def fetch_files(
     assert ref is not None
     for p in paths:
         validate_path(p)
-    reads = await file_service.read_many(call.rt.github, full_name, list(paths), ref,
-                                         max_bytes=max_bytes_per_file)
+    reads = await file_service.read_many(
+        call.rt.github, full_name, list(paths), ref, max_bytes=max_bytes_per_file
+    )
     items = []
     for p, read in zip(paths, reads, strict=True):
         if isinstance(read, GitHubMCPError):
             items.append(BatchItem(path=p, error=read.envelope()["error"]))
         else:
-            items.append(BatchItem(path=p, content=read.content, truncated=read.truncated,
-                                   total_bytes=read.total_bytes, sha=read.sha))
+            items.append(
+                BatchItem(
+                    path=p,
+                    content=read.content,
+                    truncated=read.truncated,
+                    total_bytes=read.total_bytes,
+                    sha=read.sha,
+                )
+            )
     failed = sum(1 for i in items if i.error)
     return BatchResult(ref=ref, files=items, ok=len(items) - failed, failed=failed)

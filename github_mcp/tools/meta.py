@@ -86,8 +86,13 @@ async def validate_environment(call: Call, probe_github: bool = True) -> Environ
     if s.has_github_credentials:
         checks.append(Check(name="github_credentials", level="ok", detail=call.rt.token_kind))
     else:
-        checks.append(Check(name="github_credentials", level="warning",
-                            detail="no token: anonymous, read-only and low rate limit"))
+        checks.append(
+            Check(
+                name="github_credentials",
+                level="warning",
+                detail="no token: anonymous, read-only and low rate limit",
+            )
+        )
     if probe_github:
         try:
             await call.rt.github.request_json("GET", "/rate_limit")
@@ -97,8 +102,13 @@ async def validate_environment(call: Call, probe_github: bool = True) -> Environ
         if s.controller_repo:
             try:
                 branch = await call.rt.gate.default_branch(s.controller_repo)
-                checks.append(Check(name="controller_repo", level="ok",
-                                    detail=f"{s.controller_repo} (default {branch})"))
+                checks.append(
+                    Check(
+                        name="controller_repo",
+                        level="ok",
+                        detail=f"{s.controller_repo} (default {branch})",
+                    )
+                )
             except GitHubMCPError as exc:
                 checks.append(Check(name="controller_repo", level="error", detail=exc.message))
     try:
@@ -107,14 +117,25 @@ async def validate_environment(call: Call, probe_github: bool = True) -> Environ
     except OSError as exc:
         checks.append(Check(name="workspace_dir", level="error", detail=type(exc).__name__))
     if s.auto_approve:
-        checks.append(Check(name="auto_approve", level="warning",
-                            detail="protected-branch writes are pre-approved"))
+        checks.append(
+            Check(
+                name="auto_approve",
+                level="warning",
+                detail="protected-branch writes are pre-approved",
+            )
+        )
     if s.allow_unauthenticated:
-        checks.append(Check(name="http_auth", level="warning",
-                            detail="unauthenticated HTTP allowed off loopback"))
+        checks.append(
+            Check(
+                name="http_auth",
+                level="warning",
+                detail="unauthenticated HTTP allowed off loopback",
+            )
+        )
     counts = {level: sum(c.level == level for c in checks) for level in ("ok", "warning", "error")}
-    return EnvironmentReport(ok=counts["ok"], warnings=counts["warning"], errors=counts["error"],
-                             checks=checks)
+    return EnvironmentReport(
+        ok=counts["ok"], warnings=counts["warning"], errors=counts["error"], checks=checks
+    )
 
 
 class ActionInfo(BaseModel):
@@ -180,8 +201,11 @@ ToolName = Annotated[str, Field(min_length=1, max_length=100)]
 def _spec(call: Call, name: str):
     spec = call.rt.bound_specs.get(name)
     if spec is None:
-        raise GitHubMCPError(ErrorCode.NOT_FOUND, f"No tool named {name!r}.",
-                             hint="list_all_actions lists the tools.")
+        raise GitHubMCPError(
+            ErrorCode.NOT_FOUND,
+            f"No tool named {name!r}.",
+            hint="list_all_actions lists the tools.",
+        )
     return spec
 
 
@@ -191,10 +215,14 @@ async def describe_tool(call: Call, name: ToolName) -> ToolDescription:
     spec = _spec(call, name)
     inputs, outputs = call.rt.tool_schemas[name]
     return ToolDescription(
-        name=spec.name, toolset=spec.toolset, write=spec.write, description=spec.description,
+        name=spec.name,
+        toolset=spec.toolset,
+        write=spec.write,
+        description=spec.description,
         target=spec.target_label,
         annotations=spec.annotations.model_dump(by_alias=True, exclude_none=True),
-        input_schema=inputs, output_schema=outputs,
+        input_schema=inputs,
+        output_schema=outputs,
     )
 
 
@@ -246,7 +274,8 @@ async def authorize_write_actions(call: Call, approved: bool) -> ApprovalState:
         await _ask_human(call)
     gate.set_approval(call.scope, approved)
     return ApprovalState(
-        approved=gate.is_approved(call.scope), mode=s.approval_mode,
+        approved=gate.is_approved(call.scope),
+        mode=s.approval_mode,
         scope="process" if call.scope == "process" else "session",
         expires_in_s=gate.approval_expires_in(call.scope),
     )
@@ -296,13 +325,20 @@ async def get_rate_limit(call: Call) -> RateLimits:
     resources = data.get("resources", {})
 
     def item(name: str, body: dict[str, Any]) -> RateLimit:
-        return RateLimit(resource=name, limit=body.get("limit", 0),
-                         remaining=body.get("remaining", 0), used=body.get("used", 0),
-                         reset=body.get("reset", 0))
+        return RateLimit(
+            resource=name,
+            limit=body.get("limit", 0),
+            remaining=body.get("remaining", 0),
+            used=body.get("used", 0),
+            reset=body.get("reset", 0),
+        )
 
     core = item("core", resources.get("core") or data.get("rate", {}))
-    others = [item(k, v) for k, v in sorted(resources.items())
-              if k in ("search", "graphql", "code_search")]
+    others = [
+        item(k, v)
+        for k, v in sorted(resources.items())
+        if k in ("search", "graphql", "code_search")
+    ]
     return RateLimits(core=core, others=others)
 
 
@@ -319,11 +355,21 @@ async def get_me(call: Call) -> Me:
     """The GitHub identity behind this server's credentials."""
     if call.rt.token_kind == "app":
         data = await call.rt.github.request_json("GET", "/app")
-        return Me(login=data.get("slug") or data.get("name", "app"), id=data["id"], type="App",
-                  name=data.get("name"), credential_kind="app")
+        return Me(
+            login=data.get("slug") or data.get("name", "app"),
+            id=data["id"],
+            type="App",
+            name=data.get("name"),
+            credential_kind="app",
+        )
     data = await call.rt.github.request_json("GET", "/user")
-    return Me(login=data["login"], id=data["id"], type=data.get("type"), name=data.get("name"),
-              credential_kind=call.rt.token_kind)
+    return Me(
+        login=data["login"],
+        id=data["id"],
+        type=data.get("type"),
+        name=data.get("name"),
+        credential_kind=call.rt.token_kind,
+    )
 
 
 class Invalidated(BaseModel):

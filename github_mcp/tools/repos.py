@@ -49,7 +49,8 @@ async def get_repository(call: Call, full_name: FullName) -> Repository:
         archived=bool(data.get("archived")),
         fork=bool(data.get("fork")),
         permissions=Permissions(**{k: bool(perms.get(k)) for k in ("admin", "push", "pull")})
-        if perms else None,
+        if perms
+        else None,
         html_url=data["html_url"],
     )
 
@@ -73,8 +74,9 @@ async def list_branches(
     page = await call.rt.github.paginate(
         f"{repo_path(full_name)}/branches", limit=limit, cursor=cursor, repo=full_name
     )
-    return BranchList(branches=[BranchInfo(**compact_branch(b)) for b in page.items],
-                      next_cursor=page.next_cursor)
+    return BranchList(
+        branches=[BranchInfo(**compact_branch(b)) for b in page.items], next_cursor=page.next_cursor
+    )
 
 
 class CommitSummary(BaseModel):
@@ -112,11 +114,17 @@ async def list_commits(
     if path:
         params["path"] = path
     page = await call.rt.github.paginate(
-        f"{repo_path(full_name)}/commits", params=params, limit=limit, cursor=cursor,
+        f"{repo_path(full_name)}/commits",
+        params=params,
+        limit=limit,
+        cursor=cursor,
         repo=full_name,
     )
-    return CommitList(ref=ref or "", commits=[_commit_summary(c) for c in page.items],
-                      next_cursor=page.next_cursor)
+    return CommitList(
+        ref=ref or "",
+        commits=[_commit_summary(c) for c in page.items],
+        next_cursor=page.next_cursor,
+    )
 
 
 class FileChange(BaseModel):
@@ -153,9 +161,16 @@ def _files(raw: list[dict[str, Any]], include_patch: bool, budget: int) -> tuple
             patch, cut = cut_text(f["patch"], budget)
             budget -= len(patch.encode())
             truncated |= cut
-        files.append(FileChange(path=f["filename"], status=f["status"],
-                                additions=f.get("additions", 0), deletions=f.get("deletions", 0),
-                                previous_path=f.get("previous_filename"), patch=patch or None))
+        files.append(
+            FileChange(
+                path=f["filename"],
+                status=f["status"],
+                additions=f.get("additions", 0),
+                deletions=f.get("deletions", 0),
+                previous_path=f.get("previous_filename"),
+                patch=patch or None,
+            )
+        )
     return files, truncated
 
 
@@ -175,12 +190,18 @@ async def get_commit(
     summary = _commit_summary(data)
     stats = data.get("stats", {})
     return CommitDetail(
-        sha=data["sha"], message=(data["commit"]["message"] or "")[:2000],
-        author=summary.author, date=summary.date,
+        sha=data["sha"],
+        message=(data["commit"]["message"] or "")[:2000],
+        author=summary.author,
+        date=summary.date,
         parents=[p["sha"] for p in data.get("parents", [])],
-        stats=Stats(additions=stats.get("additions", 0), deletions=stats.get("deletions", 0),
-                    files=len(files)),
-        files=files, truncated=truncated,
+        stats=Stats(
+            additions=stats.get("additions", 0),
+            deletions=stats.get("deletions", 0),
+            files=len(files),
+        ),
+        files=files,
+        truncated=truncated,
     )
 
 
@@ -212,9 +233,13 @@ async def compare_refs(
     )
     files, truncated = _files(data.get("files", []), include_patch, max_patch_bytes)
     return Comparison(
-        base=base, head=head, status=data["status"], ahead_by=data["ahead_by"],
+        base=base,
+        head=head,
+        status=data["status"],
+        ahead_by=data["ahead_by"],
         behind_by=data["behind_by"],
         merge_base_sha=(data.get("merge_base_commit") or {}).get("sha"),
         commits=[_commit_summary(c) for c in data.get("commits", [])[-50:]],
-        files=files, truncated=truncated or len(data.get("commits", [])) > 50,
+        files=files,
+        truncated=truncated or len(data.get("commits", [])) > 50,
     )

@@ -1,0 +1,294 @@
+"""Atomic, verified commits through the Git Data API (DESIGN §6.3).
+
+One commit for any set of changes: a tree on the head that was read, a commit,
+then a ref update with force=false. When the head moved meanwhile, the change
+is re-applied on the new head if the other commits touched different files,
+and fails with `conflict` if they touched the same ones. Afterwards the branch
+and every written blob are verified against locally computed git hashes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ErrorCode, GitHubMCPError, conflict
+from ..github.client import GitHubClient, encode_path
+from .content import git_blob_sha
+from .repos import repo_path
+
+MAX_REBASES = 5
+TEXT_MODE = "100644"
+
+
+@dataclass
+class Change:
+    """Create or update `path` with `content`; `content=None` deletes it."""
+
+    path: str
+    content: str | bytes | None
+    expected_sha: str | None = None
+    mode: str = TEXT_MODE
+
+    @property
+    def data(self) -> bytes | None:
+        if self.content is None:
+            return None
+        return self.content.encode("utf-8") if isinstance(self.content, str) else self.content
+
+
+@dataclass
+class Head:
+    branch: str
+    commit_sha: str
+    tree_sha: str
+    exists: bool = True
+
+
+@dataclass
+class CommitOutcome:
+    commit_sha: str
+    branch: str
+    parent_sha: str
+    rebased_onto: list[str] = field(default_factory=list)
+    verification: dict[str, Any] = field(default_factory=dict)
+    files: list[dict[str, Any]] = field(default_factory=list)
+    created_branch: bool = False
+
+
+async def read_head(github: GitHubClient, full_name: str, branch: str) -> Head:
+    """The branch's head commit and tree in one request (never cached)."""
+    data = await github.request_json(
+        "GET", f"{repo_path(full_name)}/branches/{encode_path(branch)}"
+    )
+    commit = data["commit"]
+    return Head(branch=branch, commit_sha=commit["sha"], tree_sha=commit["commit"]["tree"]["sha"])
+
+
+async def _blob_shas(
+    github: GitHubClient, full_name: str, tree_sha: str, paths: set[str]
+) -> dict[str, str]:
+    data = await github.get_json(
+        f"{repo_path(full_name)}/git/trees/{tree_sha}",
+        params={"recursive": "1"},
+        immutable=True,
+        repo=full_name,
+    )
+    found = {e["path"]: e["sha"] for e in data.get("tree", []) if e["path"] in paths}
+    if data.get("truncated"):
+        for path in paths - set(found):
+            try:
+                meta = await github.request_json(
+                    "GET",
+                    f"{repo_path(full_name)}/contents/{encode_path(path)}",
+                    params={"ref": tree_sha},
+                    accept="application/vnd.github.object",
+                )
+                found[path] = meta["sha"]
+            except GitHubMCPError as exc:
+                if exc.code != ErrorCode.NOT_FOUND:
+                    raise
+    return found
+
+
+async def _tree_entries(
+    github: GitHubClient, full_name: str, changes: list[Change]
+) -> list[dict[str, Any]]:
+    base = repo_path(full_name)
+
+    async def entry(change: Change) -> dict[str, Any]:
+        item: dict[str, Any] = {"path": change.path, "mode": change.mode, "type": "blob"}
+        data = change.data
+        if data is None:
+            item["sha"] = None
+            return item
+        try:
+            item["content"] = data.decode("utf-8")
+        except UnicodeDecodeError:
+            blob = await github.request_json(
+                "POST",
+                f"{base}/git/blobs",
+                idempotent=True,
+                json_body={"content": base64.b64encode(data).decode(), "encoding": "base64"},
+            )
+            item["sha"] = blob["sha"]
+        return item
+
+    return list(await asyncio.gather(*(entry(c) for c in changes)))
+
+
+async def _build_commit(
+    github: GitHubClient,
+    full_name: str,
+    head: Head,
+    message: str,
+    entries: list[dict[str, Any]],
+) -> tuple[str, str]:
+    base = repo_path(full_name)
+    tree = await github.request_json(
+        "POST", f"{base}/git/trees", json_body={"base_tree": head.tree_sha, "tree": entries}
+    )
+    commit = await github.request_json(
+        "POST",
+        f"{base}/git/commits",
+        json_body={"message": message, "tree": tree["sha"], "parents": [head.commit_sha]},
+    )
+    return commit["sha"], tree["sha"]
+
+
+async def _move_ref(github: GitHubClient, full_name: str, head: Head, new_sha: str) -> str:
+    """Point the branch at new_sha without force. Returns 'ok' or 'moved'."""
+    base = repo_path(full_name)
+    ref_path = f"{base}/git/refs/heads/{encode_path(head.branch)}"
+    try:
+        if head.exists:
+            # Idempotent: repeating a fast-forward to the same commit is a no-op.
+            await github.request_json(
+                "PATCH", ref_path, idempotent=True, json_body={"sha": new_sha, "force": False}
+            )
+        else:
+            await github.request_json(
+                "POST",
+                f"{base}/git/refs",
+                idempotent=False,
+                json_body={"ref": f"refs/heads/{head.branch}", "sha": new_sha},
+            )
+        return "ok"
+    except GitHubMCPError as exc:
+        current = await _current_ref(github, full_name, head.branch)
+        if current == new_sha:
+            return "ok"  # the update landed; only the answer was lost
+        if exc.code in (ErrorCode.UNPROCESSABLE, ErrorCode.CONFLICT) or (
+            current is not None and current != head.commit_sha
+        ):
+            return "moved"
+        raise
+
+
+async def _current_ref(github: GitHubClient, full_name: str, branch: str) -> str | None:
+    try:
+        data = await github.request_json(
+            "GET", f"{repo_path(full_name)}/git/ref/heads/{encode_path(branch)}"
+        )
+    except GitHubMCPError as exc:
+        if exc.code == ErrorCode.NOT_FOUND:
+            return None
+        raise
+    return data["object"]["sha"]
+
+
+async def _changed_between(github: GitHubClient, full_name: str, old: str, new: str) -> set[str]:
+    data = await github.request_json("GET", f"{repo_path(full_name)}/compare/{old}...{new}")
+    touched: set[str] = set()
+    for f in data.get("files", []):
+        touched.add(f["filename"])
+        if f.get("previous_filename"):
+            touched.add(f["previous_filename"])
+    return touched
+
+
+async def commit_changes(
+    github: GitHubClient,
+    full_name: str,
+    branch: str,
+    message: str,
+    changes: list[Change],
+    *,
+    expected_head_sha: str | None = None,
+    head: Head | None = None,
+) -> CommitOutcome:
+    """Make one atomic commit of `changes` on `branch` and verify it."""
+    if not changes:
+        raise GitHubMCPError(ErrorCode.INVALID_INPUT, "There are no changes to commit.")
+    paths = [c.path for c in changes]
+    if len(set(paths)) != len(paths):
+        raise GitHubMCPError(ErrorCode.INVALID_INPUT, "A path appears twice in one commit.")
+    head = head or await read_head(github, full_name, branch)
+    if expected_head_sha and head.commit_sha != expected_head_sha:
+        raise conflict(
+            f"{branch} is at {head.commit_sha[:12]}, not {expected_head_sha[:12]}.",
+            hint="Re-read the branch and redo the change on its current head.",
+            head_sha=head.commit_sha,
+        )
+    expected = {c.path: c.expected_sha for c in changes if c.expected_sha}
+    if expected:
+        current = await _blob_shas(github, full_name, head.tree_sha, set(expected))
+        stale = {p: current.get(p) for p, sha in expected.items() if current.get(p) != sha}
+        if stale:
+            raise conflict(
+                "A file changed since it was read (expected_sha mismatch).",
+                hint="Re-read the file and redo the change.",
+                current_shas=stale,
+            )
+    entries = await _tree_entries(github, full_name, changes)
+    first_parent = head.commit_sha
+    rebased: list[str] = []
+    for _ in range(MAX_REBASES + 1):
+        commit_sha, tree_sha = await _build_commit(github, full_name, head, message, entries)
+        if await _move_ref(github, full_name, head, commit_sha) == "ok":
+            break
+        moved_to = await read_head(github, full_name, branch)
+        touched = await _changed_between(github, full_name, head.commit_sha, moved_to.commit_sha)
+        overlap = sorted(touched & set(paths))
+        if overlap:
+            raise conflict(
+                f"{branch} moved to {moved_to.commit_sha[:12]} with changes to the same files.",
+                hint="Re-read those files on the new head and redo the change.",
+                files=overlap,
+                head_sha=moved_to.commit_sha,
+            )
+        head = moved_to
+        rebased.append(moved_to.commit_sha)
+    else:
+        raise conflict(f"{branch} kept moving; gave up after {MAX_REBASES} re-applications.")
+    github.cache.invalidate_repo(full_name)
+    verification, files = await verify_commit(
+        github, full_name, branch, commit_sha, tree_sha, changes
+    )
+    return CommitOutcome(
+        commit_sha=commit_sha,
+        branch=branch,
+        parent_sha=first_parent,
+        rebased_onto=rebased,
+        verification=verification,
+        files=files,
+        created_branch=not head.exists,
+    )
+
+
+async def verify_commit(
+    github: GitHubClient,
+    full_name: str,
+    branch: str,
+    commit_sha: str,
+    tree_sha: str,
+    changes: list[Change],
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Check the branch points at the commit and each blob hash matches what we sent."""
+    ref_sha, actual = await asyncio.gather(
+        _current_ref(github, full_name, branch),
+        _blob_shas(github, full_name, tree_sha, {c.path for c in changes}),
+    )
+    files, all_ok = [], ref_sha == commit_sha
+    for change in changes:
+        data = change.data
+        expected = git_blob_sha(data) if data is not None else None
+        got = actual.get(change.path)
+        ok = got == expected
+        all_ok &= ok
+        files.append(
+            {
+                "path": change.path,
+                "status": "deleted" if data is None else "written",
+                "sha": got,
+                "ok": ok,
+            }
+        )
+    return {
+        "verified": all_ok,
+        "commit_sha": commit_sha,
+        "branch_sha": ref_sha,
+        "files_checked": len(files),
+    }, files

@@ -1,0 +1,181 @@
+"""Issues: list, read with paged comments, create, update, comment.
+
+User-written text is untrusted: it comes back with invisible and bidi-control
+characters removed, and capped."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field
+
+from ..params import Body, Cursor, FullName, Labels, Limit, Title
+from ..registry import Call, tool
+from ..services.content import cut_text, strip_invisible
+from ..services.repos import repo_path
+
+TOOLSET = "issues"
+BODY_CAP = 16_000
+Number = Annotated[int, Field(ge=1, description="Issue or pull request number.")]
+
+
+def clean(text: str | None, cap: int = BODY_CAP) -> tuple[str, bool]:
+    cleaned, cut = cut_text(strip_invisible(text or ""), cap)
+    return cleaned, cut
+
+
+class IssueSummary(BaseModel):
+    number: int
+    title: str
+    state: str
+    labels: list[str]
+    author: str | None = None
+    comments: int = 0
+    updated_at: str | None = None
+
+
+def _summary(item: dict[str, Any]) -> IssueSummary:
+    return IssueSummary(
+        number=item["number"], title=clean(item.get("title"), 300)[0], state=item["state"],
+        labels=[lb["name"] if isinstance(lb, dict) else lb for lb in item.get("labels", [])],
+        author=(item.get("user") or {}).get("login"), comments=item.get("comments", 0),
+        updated_at=item.get("updated_at"),
+    )
+
+
+class IssueList(BaseModel):
+    issues: list[IssueSummary]
+    next_cursor: str | None = None
+
+
+@tool(toolset=TOOLSET)
+async def list_issues(
+    call: Call,
+    full_name: FullName,
+    state: Literal["open", "closed", "all"] = "open",
+    labels: Labels | None = None,
+    limit: Limit = 30,
+    cursor: Cursor | None = None,
+) -> IssueList:
+    """Issues (not pull requests), newest first."""
+    params: dict[str, Any] = {"state": state}
+    if labels:
+        params["labels"] = ",".join(labels)
+    page = await call.rt.github.paginate(f"{repo_path(full_name)}/issues", params=params,
+                                         limit=limit, cursor=cursor)
+    items = [_summary(i) for i in page.items if "pull_request" not in i]
+    return IssueList(issues=items, next_cursor=page.next_cursor)
+
+
+class Comment(BaseModel):
+    id: int
+    author: str | None = None
+    created_at: str | None = None
+    body: str
+    truncated: bool | None = None
+
+
+def comment_model(item: dict[str, Any], cap: int = 4000) -> Comment:
+    body, cut = clean(item.get("body"), cap)
+    return Comment(id=item["id"], author=(item.get("user") or {}).get("login"),
+                   created_at=item.get("created_at"), body=body, truncated=cut or None)
+
+
+class IssueDetail(IssueSummary):
+    body: str
+    body_truncated: bool | None = None
+    assignees: list[str] = []
+    is_pull_request: bool = False
+    url: str
+    comment_items: list[Comment]
+    next_comments_cursor: str | None = None
+
+
+@tool(toolset=TOOLSET)
+async def get_issue(
+    call: Call,
+    full_name: FullName,
+    number: Number,
+    comments_limit: Limit = 30,
+    comments_cursor: Cursor | None = None,
+) -> IssueDetail:
+    """One issue with its body and a page of comments."""
+    base = f"{repo_path(full_name)}/issues/{number}"
+    issue = await call.rt.github.request_json("GET", base)
+    page = await call.rt.github.paginate(f"{base}/comments", limit=comments_limit,
+                                         cursor=comments_cursor)
+    body, cut = clean(issue.get("body"))
+    summary = _summary(issue)
+    return IssueDetail(
+        **summary.model_dump(), body=body, body_truncated=cut or None,
+        assignees=[a["login"] for a in issue.get("assignees") or []],
+        is_pull_request="pull_request" in issue, url=issue["html_url"],
+        comment_items=[comment_model(c) for c in page.items],
+        next_comments_cursor=page.next_cursor,
+    )
+
+
+class IssueRef(BaseModel):
+    number: int
+    state: str
+    title: str
+    url: str
+    labels: list[str] = []
+
+
+def _ref(issue: dict[str, Any]) -> IssueRef:
+    return IssueRef(number=issue["number"], state=issue["state"],
+                    title=clean(issue.get("title"), 300)[0], url=issue["html_url"],
+                    labels=[lb["name"] for lb in issue.get("labels", [])])
+
+
+@tool(toolset=TOOLSET, write=True, target=None)
+async def create_issue(
+    call: Call, full_name: FullName, title: Title, body: Body = "", labels: Labels | None = None
+) -> IssueRef:
+    """Open an issue."""
+    payload: dict[str, Any] = {"title": title, "body": body}
+    if labels:
+        payload["labels"] = labels
+    issue = await call.rt.github.request_json("POST", f"{repo_path(full_name)}/issues",
+                                              json_body=payload)
+    call.rt.invalidate_repo(full_name)
+    return _ref(issue)
+
+
+@tool(toolset=TOOLSET, write=True, target=None)
+async def update_issue(
+    call: Call,
+    full_name: FullName,
+    number: Number,
+    title: Title | None = None,
+    body: Body | None = None,
+    state: Literal["open", "closed"] | None = None,
+    labels: Labels | None = None,
+) -> IssueRef:
+    """Change an issue's title, body, state or labels."""
+    payload = {k: v for k, v in {"title": title, "body": body, "state": state,
+                                  "labels": labels}.items() if v is not None}
+    issue = await call.rt.github.request_json(
+        "PATCH", f"{repo_path(full_name)}/issues/{number}", json_body=payload
+    )
+    call.rt.invalidate_repo(full_name)
+    return _ref(issue)
+
+
+class CommentRef(BaseModel):
+    id: int
+    url: str
+
+
+@tool(toolset=TOOLSET, write=True, target=None)
+async def comment_on_issue(call: Call, full_name: FullName, number: Number,
+                           body: Annotated[str, Field(min_length=1, max_length=65536)]
+                           ) -> CommentRef:
+    """Add a comment to an issue."""
+    comment = await call.rt.github.request_json(
+        "POST", f"{repo_path(full_name)}/issues/{number}/comments", json_body={"body": body}
+    )
+    call.rt.invalidate_repo(full_name)
+    return CommentRef(id=comment["id"], url=comment["html_url"])
+

@@ -1,0 +1,208 @@
+"""Workspace tools: a persistent clone per (repo, ref) where commands and tests run.
+
+They are gated writes targeting the workspace ref: running code on a clone of
+the default branch needs approval, a feature branch does not."""
+
+from __future__ import annotations
+
+import base64
+from typing import Annotated, Any
+
+from pydantic import BaseModel, Field
+
+from ..params import CommitMessage, FullName, Ref
+from ..registry import Call, tool
+from ..services.workspace import WorkspaceConfig, WorkspaceManager
+
+TOOLSET = "workspace"
+Timeout = Annotated[int, Field(ge=1, le=3600, description="Seconds before the command is killed.")]
+
+
+class GitHubGitCredentials:
+    """Git credentials from the server's GitHub credentials (PAT or App token)."""
+
+    def __init__(self, call_rt: Any) -> None:
+        self.rt = call_rt
+
+    async def auth_header(self) -> str | None:
+        token = await self.rt.github.credentials.token()
+        if not token:
+            return None
+        raw = base64.b64encode(f"x-access-token:{token}".encode()).decode()
+        return f"Basic {raw}"
+
+    def clone_url(self, full_name: str) -> str:
+        return f"{self.rt.settings.web_base_url}/{full_name}.git"
+
+
+def manager(call: Call) -> WorkspaceManager:
+    rt = call.rt
+    existing = rt.services.get("workspace")
+    if existing is None:
+        s = rt.settings
+        config = WorkspaceConfig(
+            root=s.workspace_dir, git_user_name=s.git_user_name, git_user_email=s.git_user_email,
+            stdout_max_chars=s.tool_stdout_max_chars, stderr_max_chars=s.tool_stderr_max_chars,
+            cpu_seconds=s.workspace_cpu_seconds, memory_mb=s.workspace_memory_mb,
+            max_processes=s.workspace_max_processes, max_file_mb=s.workspace_max_file_mb,
+            sandbox=s.workspace_sandbox, default_timeout_s=s.workspace_default_timeout,
+            max_timeout_s=s.workspace_max_timeout,
+        )
+        existing = WorkspaceManager(config, GitHubGitCredentials(rt))
+        rt.services["workspace"] = existing
+    return existing
+
+
+def _progress(call: Call):  # noqa: ANN202 - a Progress callback
+    async def report(value: float, message: str) -> None:
+        await call.progress(value, None, message)
+
+    return report
+
+
+class CloneInfo(BaseModel):
+    full_name: str
+    ref: str
+    kind: str
+    path: str
+    branch: str | None = None
+    head_sha: str
+    remote_sha: str | None = None
+    ahead: int
+    behind: int
+    dirty: bool
+    changed_files: list[str]
+    changed_files_total: int
+    created: bool
+    reset: bool
+
+
+@tool(toolset=TOOLSET, write=True, target="ref", ref_arg="ref")
+async def ensure_workspace_clone(
+    call: Call, full_name: FullName, ref: Ref | None = None, reset: bool = False
+) -> CloneInfo:
+    """Clone (blobless) or fetch the workspace for a ref; reset=true discards local changes."""
+    assert ref is not None
+    state = await manager(call).ensure_clone(full_name, ref, reset=reset,
+                                             on_progress=_progress(call))
+    return CloneInfo(**state.to_dict())
+
+
+class CommandOutput(BaseModel):
+    exit_code: int | None = None
+    timed_out: bool
+    stdout: str
+    stderr: str
+    stdout_truncated: bool
+    stderr_truncated: bool
+    duration_s: float
+    killed_by: str | None = None
+
+
+@tool(toolset=TOOLSET, write=True, target="ref", ref_arg="ref")
+async def terminal_command(
+    call: Call,
+    full_name: FullName,
+    command: Annotated[str, Field(min_length=1, max_length=32768)],
+    ref: Ref | None = None,
+    timeout_seconds: Timeout | None = None,
+    workdir: Annotated[str, Field(max_length=4096)] | None = None,
+    use_venv: bool = False,
+    installing_dependencies: bool = False,
+) -> CommandOutput:
+    """Run a bash command in the workspace clone (scrubbed env, limits, capped output)."""
+    assert ref is not None
+    result = await manager(call).run(
+        full_name, ref, command, timeout_s=timeout_seconds, workdir=workdir, use_venv=use_venv,
+        installing_dependencies=installing_dependencies, on_progress=_progress(call),
+    )
+    data = result.to_dict()
+    data.pop("timeout_s", None)
+    return CommandOutput(**data)
+
+
+class FailingTest(BaseModel):
+    name: str
+    message: str
+    file: str | None = None
+
+
+class TestRun(BaseModel):
+    passed: int
+    failed: int
+    errors: int
+    skipped: int
+    failing: list[FailingTest]
+    duration_s: float
+    exit_code: int | None = None
+    timed_out: bool
+    output_tail: str
+    parsed_from: str | None = None
+
+
+@tool(toolset=TOOLSET, write=True, target="ref", ref_arg="ref")
+async def run_tests(
+    call: Call,
+    full_name: FullName,
+    ref: Ref | None = None,
+    test_command: Annotated[str, Field(min_length=1, max_length=4096)] = "pytest",
+    timeout_seconds: Timeout | None = None,
+    workdir: Annotated[str, Field(max_length=4096)] | None = None,
+    use_venv: bool = True,
+) -> TestRun:
+    """Run the tests in the workspace and return counts and the failing tests."""
+    assert ref is not None
+    result = await manager(call).run_tests(
+        full_name, ref, test_command, timeout_s=timeout_seconds, workdir=workdir,
+        use_venv=use_venv, on_progress=_progress(call),
+    )
+    data = result.to_dict()
+    failing = [FailingTest(name=f.get("name") or f.get("test", "?"),
+                           message=f.get("message", ""), file=f.get("file"))
+               for f in data.pop("failing")]
+    keep = {k: data[k] for k in TestRun.model_fields if k in data and k != "failing"}
+    return TestRun(failing=failing, **keep)
+
+
+class ChangesSummary(BaseModel):
+    branch: str | None = None
+    head_sha: str | None = None
+    ahead: int = 0
+    behind: int = 0
+    dirty: bool
+    status: list[dict[str, Any]]
+    diffstat: dict[str, Any]
+
+
+@tool(toolset=TOOLSET, ref_arg="ref")
+async def get_workspace_changes_summary(
+    call: Call, full_name: FullName, ref: Ref | None = None
+) -> ChangesSummary:
+    """Status, diffstat and ahead/behind of the workspace clone."""
+    assert ref is not None
+    data = await manager(call).changes_summary(full_name, ref)
+    return ChangesSummary(**{k: v for k, v in data.items() if k in ChangesSummary.model_fields})
+
+
+class WorkspaceCommit(BaseModel):
+    commit_sha: str
+    pushed: bool
+    files: list[str]
+
+
+@tool(toolset=TOOLSET, write=True, target="ref", ref_arg="ref")
+async def commit_workspace(
+    call: Call,
+    full_name: FullName,
+    message: CommitMessage,
+    ref: Ref | None = None,
+    paths: Annotated[list[Annotated[str, Field(max_length=4096)]], Field(max_length=100)]
+    | None = None,
+    push: bool = False,
+) -> WorkspaceCommit:
+    """Commit the workspace's changes (never the venv or scratch files); push when asked."""
+    assert ref is not None
+    data = await manager(call).commit(full_name, ref, message, paths=paths, push=push)
+    call.rt.invalidate_repo(full_name)
+    return WorkspaceCommit(commit_sha=data["commit_sha"], pushed=bool(data.get("pushed")),
+                           files=list(data.get("files", []))[:200])

@@ -23,28 +23,27 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from github_mcp.services.tree import TreeEntry, filter_entries  # noqa: E402
+from github_mcp.services.tree import TreeEntry, filter_entries
 
 TARGET_CPU_S = 0.25
 TARGET_PEAK_MB = 150.0
 
-STEMS = [
-    "index", "main", "app", "utils", "helpers", "config", "server", "client", "api",
-    "models", "views", "routes", "service", "handler", "schema", "types", "constants",
-    "store", "reducer", "component", "button", "modal", "form", "table", "list", "item",
-    "user", "account", "auth", "session", "cache", "queue", "worker", "job", "task",
-    "parser", "lexer", "ast", "compiler", "runtime", "loader", "plugin", "hooks", "context",
-]
-EXTS = [
-    ".py", ".py", ".py", ".ts", ".ts", ".tsx", ".js", ".js", ".go", ".rs", ".md", ".json",
-    ".yaml", ".txt", ".css", ".html", ".log", ".snap", ".png", ".tmp", ".bak", ".pyc", ".svg",
-]
-DIR_NAMES = [
-    "src", "lib", "core", "components", "pages", "api", "utils", "services", "models",
-    "tests", "fixtures", "docs", "examples", "scripts", "internal", "pkg", "cmd", "build",
-    "dist", "generated", "tmp", "logs", "node_modules", "vendor", "assets", "static",
-    "__pycache__", "coverage", "out", "cache",
-]
+STEMS = """
+index main app utils helpers config server client api models views routes service handler
+schema types constants store reducer component button modal form table list item user
+account auth session cache queue worker job task parser lexer ast compiler runtime loader
+plugin hooks context
+""".split()
+# weighted: repeated entries are more likely
+EXTS = """
+.py .py .py .ts .ts .tsx .js .js .go .rs .md .json .yaml .txt .css .html .log .snap .png
+.tmp .bak .pyc .svg
+""".split()
+DIR_NAMES = """
+src lib core components pages api utils services models tests fixtures docs examples scripts
+internal pkg cmd build dist generated tmp logs node_modules vendor assets static __pycache__
+coverage out cache
+""".split()
 
 ROOT_GITIGNORE = """\
 # Python
@@ -77,7 +76,9 @@ NESTED_GITIGNORES = [
 ]
 
 
-def make_tree(blobs: int, gitignores: int, seed: int = 42) -> tuple[list[TreeEntry], dict[str, str]]:
+def make_tree(
+    blobs: int, gitignores: int, seed: int = 42
+) -> tuple[list[TreeEntry], dict[str, str]]:
     rnd = random.Random(seed)
     dirs = [""]
     children: dict[str, int] = {"": 0}
@@ -162,10 +163,13 @@ def main() -> None:
         rss_mb = float("nan")
 
     print(f"cold run CPU:        {cold:.3f} s")
-    print(f"median CPU ({args.runs} runs): {median:.3f} s  (min {min(times):.3f}, max {max(times):.3f})")
+    spread = f"min {min(times):.3f}, max {max(times):.3f}"
+    print(f"median CPU ({args.runs} runs): {median:.3f} s  ({spread})")
     print(f"ratio to target:     {median / TARGET_CPU_S:.2f} of {TARGET_CPU_S} s")
-    print(f"peak traced memory:  {peak_mb:.1f} MB during one filter run "
-          f"(ratio {peak_mb / TARGET_PEAK_MB:.2f} of {TARGET_PEAK_MB:.0f} MB)")
+    print(
+        f"peak traced memory:  {peak_mb:.1f} MB during one filter run "
+        f"(ratio {peak_mb / TARGET_PEAK_MB:.2f} of {TARGET_PEAK_MB:.0f} MB)"
+    )
     print(f"process max RSS:     {rss_mb:.1f} MB (tree, inputs and interpreter included)")
 
 

@@ -24,7 +24,9 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
     serve.add_argument("--stateless", action="store_true", help="stateless streamable HTTP")
     serve.add_argument(
-        "--sandbox-forge", choices=["never", "auto", "always"], default="never",
+        "--sandbox-forge",
+        choices=["never", "auto", "always"],
+        default="never",
         help="auto: use the embedded sandbox forge when no GitHub credentials are set",
     )
     sandbox = sub.add_parser("sandbox", help="run the sandbox forge (a local GitHub stand-in)")
@@ -100,8 +102,9 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
         app = build_http_app(rt, host=args.host, port=args.port, stateless=args.stateless)
         if effective is not settings or os.environ.get("GITHUB_MCP_PRINT_CONFIG"):
             _print_client_config(args.host, args.port, effective)
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning",
-                    timeout_graceful_shutdown=5)
+        uvicorn.run(
+            app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=5
+        )
     return 0
 
 
@@ -128,13 +131,17 @@ def _check(settings: Settings) -> int:
 
     rt = Runtime.create(settings)
     specs = selected_specs(rt)
-    print(json.dumps({
-        "ok": True,
-        "tools": len(specs),
-        "write_tools": sum(s.write for s in specs),
-        "credential_kind": rt.token_kind,
-        "github_api_url": settings.github_api_url,
-    }))
+    print(
+        json.dumps(
+            {
+                "ok": True,
+                "tools": len(specs),
+                "write_tools": sum(s.write for s in specs),
+                "credential_kind": rt.token_kind,
+                "github_api_url": settings.github_api_url,
+            }
+        )
+    )
     return 0
 
 
@@ -144,8 +151,11 @@ def _tools(settings: Settings, *, as_json: bool) -> int:
 
     specs = selected_specs(Runtime.create(settings))
     if as_json:
-        print(json.dumps([{"name": s.name, "toolset": s.toolset, "write": s.write}
-                          for s in specs], indent=1))
+        print(
+            json.dumps(
+                [{"name": s.name, "toolset": s.toolset, "write": s.write} for s in specs], indent=1
+            )
+        )
     else:
         for spec in specs:
             print(f"{spec.name:34} {spec.toolset:14} {'write' if spec.write else 'read'}")
@@ -160,14 +170,25 @@ def _call(settings: Settings, args: argparse.Namespace) -> int:
         if not isinstance(arguments, dict):
             raise ValueError
     except ValueError:
-        print(json.dumps({"error": {"code": "invalid_input",
-                                    "message": "--args must be a JSON object"}}))
+        print(
+            json.dumps(
+                {"error": {"code": "invalid_input", "message": "--args must be a JSON object"}}
+            )
+        )
         return 2
     for pair in args.arg:
         key, sep, value = pair.partition("=")
         if not sep:
-            print(json.dumps({"error": {"code": "invalid_input",
-                                        "message": f"--arg {key!r} needs key=value"}}))
+            print(
+                json.dumps(
+                    {
+                        "error": {
+                            "code": "invalid_input",
+                            "message": f"--arg {key!r} needs key=value",
+                        }
+                    }
+                )
+            )
             return 2
         try:
             arguments[key] = json.loads(value)

@@ -182,39 +182,56 @@ class Settings(BaseSettings):
         "installing dependencies).",
     )
     workspace_cpu_seconds: int = Field(
-        600, ge=1, validation_alias=_env("GITHUB_MCP_WORKSPACE_CPU_SECONDS"),
+        600,
+        ge=1,
+        validation_alias=_env("GITHUB_MCP_WORKSPACE_CPU_SECONDS"),
         description="CPU-time limit for a workspace command.",
     )
     workspace_memory_mb: int = Field(
-        4096, ge=64, validation_alias=_env("GITHUB_MCP_WORKSPACE_MEMORY_MB"),
+        4096,
+        ge=64,
+        validation_alias=_env("GITHUB_MCP_WORKSPACE_MEMORY_MB"),
         description="Memory limit (MB) for a workspace command.",
     )
     workspace_max_processes: int = Field(
-        256, ge=8, validation_alias=_env("GITHUB_MCP_WORKSPACE_MAX_PROCESSES"),
+        256,
+        ge=8,
+        validation_alias=_env("GITHUB_MCP_WORKSPACE_MAX_PROCESSES"),
         description="Process-count limit for a workspace command.",
     )
     workspace_max_file_mb: int = Field(
-        1024, ge=1, validation_alias=_env("GITHUB_MCP_WORKSPACE_MAX_FILE_MB"),
+        1024,
+        ge=1,
+        validation_alias=_env("GITHUB_MCP_WORKSPACE_MAX_FILE_MB"),
         description="Largest file (MB) a workspace command may write.",
     )
     workspace_default_timeout: int = Field(
-        300, ge=1, validation_alias=_env("GITHUB_MCP_WORKSPACE_TIMEOUT"),
+        300,
+        ge=1,
+        validation_alias=_env("GITHUB_MCP_WORKSPACE_TIMEOUT"),
         description="Default command timeout in seconds.",
     )
     workspace_max_timeout: int = Field(
-        3600, ge=1, validation_alias=_env("GITHUB_MCP_WORKSPACE_MAX_TIMEOUT"),
+        3600,
+        ge=1,
+        validation_alias=_env("GITHUB_MCP_WORKSPACE_MAX_TIMEOUT"),
         description="Largest timeout a caller may ask for.",
     )
     tool_stdout_max_chars: int = Field(
-        12000, ge=100, validation_alias=_env("TOOL_STDOUT_MAX_CHARS"),
+        12000,
+        ge=100,
+        validation_alias=_env("TOOL_STDOUT_MAX_CHARS"),
         description="stdout cap for workspace commands (head and tail kept).",
     )
     tool_stderr_max_chars: int = Field(
-        6000, ge=100, validation_alias=_env("TOOL_STDERR_MAX_CHARS"),
+        6000,
+        ge=100,
+        validation_alias=_env("TOOL_STDERR_MAX_CHARS"),
         description="stderr cap for workspace commands (head and tail kept).",
     )
     git_user_name: str = Field(
-        "GitHub MCP Controller", validation_alias=_env("GITHUB_MCP_GIT_USER_NAME"),
+        "GitHub MCP Controller",
+        validation_alias=_env("GITHUB_MCP_GIT_USER_NAME"),
         description="Author name for workspace commits.",
     )
     git_user_email: str = Field(
@@ -225,11 +242,15 @@ class Settings(BaseSettings):
 
     # --- Cache ---------------------------------------------------------------
     cache_max_entries: int = Field(
-        5000, ge=0, validation_alias=_env("GITHUB_MCP_CACHE_MAX_ENTRIES"),
+        5000,
+        ge=0,
+        validation_alias=_env("GITHUB_MCP_CACHE_MAX_ENTRIES"),
         description="LRU capacity of the in-process cache (0 disables it).",
     )
     cache_ttl_seconds: float = Field(
-        60.0, ge=0, validation_alias=_env("GITHUB_MCP_CACHE_TTL_SECONDS"),
+        60.0,
+        ge=0,
+        validation_alias=_env("GITHUB_MCP_CACHE_TTL_SECONDS"),
         description="TTL for cached mutable reads (branch heads, PRs); content addressed "
         "by SHA never expires. After the TTL, reads revalidate with ETags.",
     )
@@ -263,7 +284,8 @@ class Settings(BaseSettings):
         description="Largest HTTP request body accepted.",
     )
     log_level: str = Field(
-        "INFO", validation_alias=_env("GITHUB_MCP_LOG_LEVEL"),
+        "INFO",
+        validation_alias=_env("GITHUB_MCP_LOG_LEVEL"),
         description="Log level for the JSON logs on stderr.",
     )
 
@@ -327,7 +349,9 @@ class Settings(BaseSettings):
 
     @property
     def has_github_credentials(self) -> bool:
-        app = self.github_app_id and self.github_app_installation_id and (
-            self.github_app_private_key or self.github_app_private_key_path
+        app = (
+            self.github_app_id
+            and self.github_app_installation_id
+            and (self.github_app_private_key or self.github_app_private_key_path)
         )
         return bool(self.github_token or app)

@@ -51,11 +51,14 @@ def tools_markdown() -> str:
     for spec in REGISTRY.values():
         by_set.setdefault(spec.toolset, []).append(spec)
     for toolset in sorted(by_set):
-        lines += [f"## {toolset}", "", "| tool | kind | target | description |",
-                  "|---|---|---|---|"]
+        lines += [
+            f"## {toolset}",
+            "",
+            "| tool | kind | target | description |",
+            "|---|---|---|---|",
+        ]
         for spec in sorted(by_set[toolset], key=lambda s: s.name):
-            kind = "write" + (", destructive" if spec.destructive else "") if spec.write \
-                else "read"
+            kind = "write" + (", destructive" if spec.destructive else "") if spec.write else "read"
             params, _ = spec.signature()
             args = ", ".join(p.name for p in params)
             lines.append(

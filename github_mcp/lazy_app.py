@@ -20,8 +20,11 @@ class LazyApp:
         settings = Settings()
         configure_logging(settings.log_level)
         host = os.environ.get("HOST", "0.0.0.0")  # noqa: S104 - PaaS binds all interfaces
-        return build_http_app(Runtime.create(settings), host=host,
-                              stateless=os.environ.get("GITHUB_MCP_STATELESS") == "true")
+        return build_http_app(
+            Runtime.create(settings),
+            host=host,
+            stateless=os.environ.get("GITHUB_MCP_STATELESS") == "true",
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self._app is None:

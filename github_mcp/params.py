@@ -109,11 +109,10 @@ def _check_content_bytes(value: str) -> str:
     return value
 
 
-FileContent = Annotated[
-    str, Field(max_length=MAX_FILE_BYTES), AfterValidator(_check_content_bytes)
+FileContent = Annotated[str, Field(max_length=MAX_FILE_BYTES), AfterValidator(_check_content_bytes)]
+Labels = Annotated[
+    list[Annotated[str, Field(min_length=1, max_length=100)]], Field(max_length=MAX_LABELS)
 ]
-Labels = Annotated[list[Annotated[str, Field(min_length=1, max_length=100)]],
-                   Field(max_length=MAX_LABELS)]
 PrRef = Annotated[
     str,
     BeforeValidator(_strip),

@@ -31,7 +31,11 @@ def register_prompts_and_resources(mcp: FastMCP, rt: Runtime) -> None:
     def start_session() -> str:
         return OPERATING_CONTRACT
 
-    @mcp.resource("contract://operating-contract", name="operating_contract",
-                  mime_type="text/markdown", description="How to work with this server.")
+    @mcp.resource(
+        "contract://operating-contract",
+        name="operating_contract",
+        mime_type="text/markdown",
+        description="How to work with this server.",
+    )
     def operating_contract() -> str:
         return OPERATING_CONTRACT

@@ -272,10 +272,13 @@ async def run_tool(
             detail=_safe_detail(exc),
         )
         if gate_passed:
-            rt.audit.record(call_id, scope, spec.name, call.repo, branch, "error:" + error.code.value)
+            rt.audit.record(
+                call_id, scope, spec.name, call.repo, branch, "error:" + error.code.value
+            )
         text = json.dumps(envelope, separators=(",", ":"), ensure_ascii=False)
         return ToolResult(
-            content=[TextContent(type="text", text=text)], structured_content=envelope,
+            content=[TextContent(type="text", text=text)],
+            structured_content=envelope,
             is_error=True,
         )
     payload = result.model_dump(mode="json", exclude_none=True)
@@ -293,7 +296,9 @@ async def run_tool(
         result_size=len(text),
     )
     if spec.write:
-        rt.audit.record(call_id, scope, spec.name, call.repo, branch, "ok", **_outcome_refs(payload))
+        rt.audit.record(
+            call_id, scope, spec.name, call.repo, branch, "ok", **_outcome_refs(payload)
+        )
     return ToolResult(content=[TextContent(type="text", text=text)], structured_content=payload)
 
 

@@ -73,8 +73,9 @@ class Runtime:
 
         gate = WriteGate(settings, metrics, default_branch_of)
         audit = AuditLog(settings.audit_log)
-        rt = cls(settings=settings, metrics=metrics, cache=cache, github=github, gate=gate,
-                 audit=audit)
+        rt = cls(
+            settings=settings, metrics=metrics, cache=cache, github=github, gate=gate, audit=audit
+        )
         rt_holder["rt"] = rt
         return rt
 

@@ -53,7 +53,8 @@ class ArgumentErrorMiddleware(Middleware):
                     problems.append(f"{where}: {err.get('msg', 'invalid')}")
             message = "Invalid arguments: " + ("; ".join(problems) or "see the tool's schema")
             error = GitHubMCPError(
-                ErrorCode.INVALID_INPUT, message[:1000],
+                ErrorCode.INVALID_INPUT,
+                message[:1000],
                 hint="describe_tool shows the input schema; validate_tool_args checks it.",
             )
             return _error_result(error)
@@ -95,8 +96,11 @@ class BearerTokens(TokenVerifier):
 
 
 def build_mcp(rt: Runtime, *, http_auth: bool = False) -> FastMCP:
-    auth = BearerTokens(rt.settings.bearer_tokens) if (http_auth and rt.settings.bearer_tokens) \
+    auth = (
+        BearerTokens(rt.settings.bearer_tokens)
+        if (http_auth and rt.settings.bearer_tokens)
         else None
+    )
     mcp = FastMCP(
         "github-mcp-controller",
         instructions=INSTRUCTIONS,
@@ -137,8 +141,9 @@ class HttpGuard:
         self.tokens = BearerTokens(settings.bearer_tokens) if settings.bearer_tokens else None
         self.hosts = {h.lower() for h in LOOPBACK_HOSTS | {bind_host}}
         self.hosts |= {h.strip().lower() for h in settings.allowed_hosts.split(",") if h.strip()}
-        self.origins = {o.strip().rstrip("/").lower() for o in settings.allowed_origins.split(",")
-                        if o.strip()}
+        self.origins = {
+            o.strip().rstrip("/").lower() for o in settings.allowed_origins.split(",") if o.strip()
+        }
         self.port = port
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -242,4 +247,3 @@ class _GuardMiddlewareFactory:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self._guard(scope, receive, send)
-

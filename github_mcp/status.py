@@ -51,8 +51,7 @@ def health_payload(rt: Runtime, github_ok: bool, github_state: str) -> dict[str,
         "uptime_seconds": round(time.time() - rt.started_at, 1),
         "version": VERSION,
         "github_token_present": settings.has_github_credentials,
-        "github": {"reachable": github_ok, "state": github_state,
-                   "credential_kind": rt.token_kind},
+        "github": {"reachable": github_ok, "state": github_state, "credential_kind": rt.token_kind},
         "controller": {
             "repo": settings.controller_repo,
             "default_branch": settings.controller_branch,
@@ -70,8 +69,9 @@ def health_routes(rt: Runtime) -> list[Route]:
         return JSONResponse(health_payload(rt, ok, state), status_code=200 if ok else 503)
 
     async def metrics(request: Request) -> Response:
-        return Response(rt.metrics.exposition(),
-                        media_type="text/plain; version=0.0.4; charset=utf-8")
+        return Response(
+            rt.metrics.exposition(), media_type="text/plain; version=0.0.4; charset=utf-8"
+        )
 
     async def status(request: Request) -> Response:
         return HTMLResponse(render_status(rt))
@@ -94,8 +94,11 @@ def render_status(rt: Runtime) -> str:
         for name, row in rt.metrics.tool_table().items()
     )
     rate = rt.metrics.rate_limit
-    reset = (time.strftime("%Y-%m-%d %H:%M:%SZ", time.gmtime(rate["reset"]))
-             if rate.get("reset") else "-")
+    reset = (
+        time.strftime("%Y-%m-%d %H:%M:%SZ", time.gmtime(rate["reset"]))
+        if rate.get("reset")
+        else "-"
+    )
     cache_rows = "".join(
         f"<tr><td>{esc(ns)}</td><td>{c['hits']}</td><td>{c['misses']}</td>"
         f"<td>{c['hit_ratio'] if c['hit_ratio'] is not None else '-'}</td></tr>"
@@ -122,7 +125,7 @@ td,th{{border:1px solid #ccc;padding:2px 8px;text-align:left}}</style></head><bo
 {str(settings.auto_approve).lower()} · read-only: {str(settings.read_only).lower()}</p>
 <h2>Tools</h2><table id="tools"><tr><th>tool</th><th>calls</th><th>errors</th><th>p50 ms</th>
 <th>p95 ms</th></tr>{rows}</table>
-<h2>GitHub rate limit</h2><p id="ratelimit">remaining: {rate.get('remaining', '-')} ·
+<h2>GitHub rate limit</h2><p id="ratelimit">remaining: {rate.get("remaining", "-")} ·
 resets: {reset}</p>
 <h2>Cache</h2><table id="cache"><tr><th>namespace</th><th>hits</th><th>misses</th>
 <th>hit ratio</th></tr>{cache_rows}</table>

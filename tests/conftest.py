@@ -48,8 +48,8 @@ def forge():
 @pytest.fixture(autouse=True)
 def _clean_forge_faults(request):
     yield
-    if "forge" in request.fixturenames:
-        forge = request.getfixturevalue("forge")
+    forge = request.node.funcargs.get("forge")
+    if forge is not None and hasattr(forge, "clear_faults"):
         forge.clear_faults()
 
 
@@ -103,5 +103,18 @@ def error_code(payload: dict[str, Any]) -> str:
     return payload["error"]["code"]
 
 
+def settled_requests(forge) -> list[dict[str, Any]]:
+    """The request log once every logged request has finished (bounded wait)."""
+    import time
+
+    deadline = time.monotonic() + 2
+    while True:
+        entries = forge.requests()
+        if all("duration_ms" in e for e in entries) or time.monotonic() > deadline:
+            return entries
+        time.sleep(0.01)
+
+
 def requests_matching(forge, method: str, fragment: str) -> list[dict[str, Any]]:
-    return [r for r in forge.requests() if r["method"] == method and fragment in r["path"]]
+    return [r for r in settled_requests(forge)
+            if r["method"] == method and fragment in r["path"]]

@@ -62,6 +62,8 @@ def synth_args(schema: dict[str, Any]) -> dict[str, Any]:
         args[name] = {"string": "x", "integer": 1, "boolean": True, "array": [], "object": {}}.get(
             kind, "x"
         )
+    if "pr" in schema.get("properties", {}):
+        args["pr"] = SAMPLES["pr"]
     return args
 
 

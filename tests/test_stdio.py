@@ -49,16 +49,23 @@ def test_stdout_has_only_protocol_frames(forge, forge_token, tmp_path):
             "params": {"name": "get_server_config", "arguments": {"bogus": 1}},
         },
     )
-    proc = subprocess.run(
-        [sys.executable, "main.py", "serve"],
-        input=messages,
-        capture_output=True,
-        cwd=ROOT,
-        env=env,
-        timeout=60,
+    proc = subprocess.Popen(
+        [sys.executable, "main.py", "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, cwd=ROOT, env=env,
     )
-    lines = [line for line in proc.stdout.decode().splitlines() if line.strip()]
-    parsed = [json.loads(line) for line in lines]  # every line must be JSON
+    assert proc.stdin and proc.stdout and proc.stderr
+    proc.stdin.write(messages)
+    proc.stdin.flush()
+    parsed = []
+    for line in proc.stdout:  # keep stdin open until every answer has arrived
+        if line.strip():
+            parsed.append(json.loads(line))  # every line must be JSON
+        if {1, 2, 3, 4} <= {p.get("id") for p in parsed}:
+            break
+    proc.stdin.close()
+    rest, stderr = proc.stdout.read(), proc.stderr.read()
+    proc.wait(timeout=30)
+    parsed += [json.loads(line) for line in rest.decode().splitlines() if line.strip()]
     assert all(p.get("jsonrpc") == "2.0" for p in parsed)
     by_id = {p.get("id"): p for p in parsed}
     assert {1, 2, 3, 4} <= set(by_id)
@@ -67,9 +74,9 @@ def test_stdout_has_only_protocol_frames(forge, forge_token, tmp_path):
     assert me.get("isError") is not True and me["structuredContent"]["login"] == "octocat"
     assert by_id[4]["result"]["isError"] is True
     stderr_events = [
-        json.loads(line) for line in proc.stderr.decode().splitlines() if line.startswith("{")
+        json.loads(line) for line in stderr.decode().splitlines() if line.startswith("{")
     ]
     assert any(
         e.get("event") == "tool_call_success" and e.get("tool") == "get_me" for e in stderr_events
     )
-    assert forge_token not in proc.stderr.decode()
+    assert forge_token not in stderr.decode()

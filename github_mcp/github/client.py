@@ -94,14 +94,17 @@ class GitHubClient:
         self.base_url = settings.github_api_url
         self.retry_base_delay = retry_base_delay
         self._transport = transport
-        self._http: httpx.AsyncClient | None = None
+        self._clients: dict[int, httpx.AsyncClient] = {}
         self._semaphores: dict[int, asyncio.Semaphore] = {}
 
     # -- plumbing ---------------------------------------------------------
     @property
     def http(self) -> httpx.AsyncClient:
-        if self._http is None:
-            self._http = httpx.AsyncClient(
+        """The keep-alive client of the running event loop (one per loop)."""
+        loop_id = id(asyncio.get_running_loop())
+        client = self._clients.get(loop_id)
+        if client is None:
+            client = httpx.AsyncClient(
                 timeout=httpx.Timeout(self.settings.github_request_timeout, connect=10.0),
                 headers={
                     "User-Agent": USER_AGENT,
@@ -111,12 +114,14 @@ class GitHubClient:
                 follow_redirects=False,
                 transport=self._transport,
             )
-        return self._http
+            self._clients[loop_id] = client
+        return client
 
     async def aclose(self) -> None:
-        if self._http is not None:
-            await self._http.aclose()
-            self._http = None
+        client = self._clients.pop(id(asyncio.get_running_loop()), None)
+        if client is not None:
+            await client.aclose()
+        self._clients.clear()  # clients of other (finished) loops cannot be closed from here
 
     def _semaphore(self) -> asyncio.Semaphore:
         loop_id = id(asyncio.get_running_loop())
@@ -281,8 +286,11 @@ class GitHubClient:
                 return GitHubMCPError(
                     ErrorCode.RATE_LIMITED,
                     "GitHub's rate limit is exhausted"
-                    + (f"; it resets at {time.strftime('%H:%M:%SZ', time.gmtime(reset_at))}."
-                       if reset_at else "."),
+                    + (
+                        f"; it resets at {time.strftime('%H:%M:%SZ', time.gmtime(reset_at))}."
+                        if reset_at
+                        else "."
+                    ),
                     retry_after=wait,
                     reset_at=reset_at,
                     hint="Wait for the reset; this server does not sleep through it.",
@@ -310,7 +318,9 @@ class GitHubClient:
             404: "Check the repository, ref and path (private repos also answer 404).",
         }.get(status)
         return GitHubMCPError(
-            code, f"GitHub answered {status} to {method} {route}{detail}.", hint=hint,
+            code,
+            f"GitHub answered {status} to {method} {route}{detail}.",
+            hint=hint,
             status=status,
         )
 
@@ -326,7 +336,11 @@ class GitHubClient:
         accept: str | None = None,
     ) -> Any:
         async with self._send(
-            method, path, params=params, json_body=json_body, idempotent=idempotent,
+            method,
+            path,
+            params=params,
+            json_body=json_body,
+            idempotent=idempotent,
             accept=accept,
         ) as response:
             if response.status_code == 204 or not response.content:
@@ -334,7 +348,11 @@ class GitHubClient:
             return response.json()
 
     async def request_text(
-        self, method: str, path: str, *, params: dict[str, Any] | None = None,
+        self,
+        method: str,
+        path: str,
+        *,
+        params: dict[str, Any] | None = None,
         accept: str = "application/vnd.github.raw",
     ) -> tuple[str, dict[str, str]]:
         async with self._send(method, path, params=params, accept=accept) as response:
@@ -355,17 +373,27 @@ class GitHubClient:
         key = self._url(path) + "?" + json.dumps(params or {}, sort_keys=True) + (accept or "")
         if immutable:
             return await self.cache.get_or_load(
-                "http", key, lambda: self.request_json("GET", path, params=params, accept=accept),
-                ttl=None, repo=repo,
+                "http",
+                key,
+                lambda: self.request_json("GET", path, params=params, accept=accept),
+                ttl=None,
+                repo=repo,
             )
         fresh_ttl = self.settings.cache_ttl_seconds if ttl is None else ttl
         return await self.cache.get_or_load(
-            "http", key, lambda: self._revalidate(path, params, key, repo, accept),
-            ttl=fresh_ttl, repo=repo,
+            "http",
+            key,
+            lambda: self._revalidate(path, params, key, repo, accept),
+            ttl=fresh_ttl,
+            repo=repo,
         )
 
     async def _revalidate(
-        self, path: str, params: dict[str, Any] | None, key: str, repo: str | None,
+        self,
+        path: str,
+        params: dict[str, Any] | None,
+        key: str,
+        repo: str | None,
         accept: str | None,
     ) -> Any:
         stale = self.cache.peek_stale("etag", key)
@@ -403,7 +431,11 @@ class GitHubClient:
         return Page(items=items, next_cursor=next_cursor, total=total)
 
     async def collect(
-        self, path: str, *, params: dict[str, Any] | None = None, max_items: int = 1000,
+        self,
+        path: str,
+        *,
+        params: dict[str, Any] | None = None,
+        max_items: int = 1000,
         items_key: str | None = None,
     ) -> list[Any]:
         """Follow Link headers until done (bounded by max_items)."""
@@ -420,7 +452,11 @@ class GitHubClient:
         return items[:max_items]
 
     async def read_raw(
-        self, path: str, *, params: dict[str, Any] | None = None, max_bytes: int,
+        self,
+        path: str,
+        *,
+        params: dict[str, Any] | None = None,
+        max_bytes: int,
         accept: str = "application/vnd.github.raw",
     ) -> tuple[bytes, bool, str]:
         """Stream a raw body, stopping after max_bytes + 1 (so truncation is known).
@@ -439,7 +475,8 @@ class GitHubClient:
 
     async def graphql(self, query: str, variables: dict[str, Any] | None = None) -> Any:
         body = await self.request_json(
-            "POST", self.settings.graphql_url,
+            "POST",
+            self.settings.graphql_url,
             json_body={"query": query, "variables": variables or {}},
             idempotent=query.lstrip().startswith("query"),
         )

@@ -1,0 +1,636 @@
+"""Issues, issue comments, labels, and `/search/issues` (pull requests are issues too)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.responses import Response
+from starlette.routing import Route
+
+from .api import Ctx, Urls, endpoint
+from .collab_store import (
+    Issue,
+    IssueComment,
+    actor_login,
+    author_association,
+    collab,
+    ensure_label,
+    get_issue,
+    iso_or_none,
+    label_json,
+    node_id,
+    now,
+    sync_open_count,
+    user_json,
+    user_or_none,
+)
+from .errors import ApiError, json_response, missing_field, not_found, validation_failed
+from .routes_search import SearchQuery, repos_in_scope, require_q
+from .shapes import iso
+from .state import ForgeState, RepoRecord
+
+STATE_REASONS = ("completed", "not_planned", "reopened", "duplicate")
+MAX_TITLE = 256
+
+
+# --- shapes ---------------------------------------------------------------------------------
+
+
+def comment_count(repo: RepoRecord, number: int) -> int:
+    return sum(1 for c in collab(repo).issue_comments.values() if c.number == number)
+
+
+def issue_json(state: ForgeState, urls: Urls, repo: RepoRecord, issue: Issue) -> dict[str, Any]:
+    api = urls.repo(repo.full_name)
+    html = urls.repo_html(repo.full_name)
+    n = issue.number
+    labels = [ensure_label(state, repo, name) for name in issue.labels]
+    assignees = [user_json(state, urls, login) for login in issue.assignees]
+    data: dict[str, Any] = {
+        "url": f"{api}/issues/{n}",
+        "repository_url": api,
+        "labels_url": f"{api}/issues/{n}/labels{{/name}}",
+        "comments_url": f"{api}/issues/{n}/comments",
+        "events_url": f"{api}/issues/{n}/events",
+        "html_url": f"{html}/{'pull' if issue.pull else 'issues'}/{n}",
+        "id": issue.id,
+        "node_id": node_id("PR" if issue.pull else "I", repo, issue.id),
+        "number": n,
+        "title": issue.title,
+        "user": user_json(state, urls, issue.user),
+        "labels": [label_json(urls, repo, label) for label in labels],
+        "state": issue.state,
+        "locked": issue.locked,
+        "assignee": assignees[0] if assignees else None,
+        "assignees": assignees,
+        "milestone": None,
+        "comments": comment_count(repo, n),
+        "created_at": iso(issue.created_at),
+        "updated_at": iso(issue.updated_at),
+        "closed_at": iso_or_none(issue.closed_at),
+        "author_association": author_association(state, repo, issue.user),
+        "active_lock_reason": None,
+        "body": issue.body,
+        "closed_by": user_or_none(state, urls, issue.closed_by),
+        "timeline_url": f"{api}/issues/{n}/timeline",
+        "performed_via_github_app": None,
+        "state_reason": issue.state_reason,
+    }
+    if issue.pull is not None:
+        data["draft"] = issue.pull.draft
+        data["pull_request"] = {
+            "url": f"{api}/pulls/{n}",
+            "html_url": f"{html}/pull/{n}",
+            "diff_url": f"{html}/pull/{n}.diff",
+            "patch_url": f"{html}/pull/{n}.patch",
+            "merged_at": iso_or_none(issue.pull.merged_at),
+        }
+    return data
+
+
+def comment_json(
+    state: ForgeState, urls: Urls, repo: RepoRecord, comment: IssueComment
+) -> dict[str, Any]:
+    api = urls.repo(repo.full_name)
+    issue = collab(repo).issues.get(comment.number)
+    kind = "pull" if issue is not None and issue.pull else "issues"
+    return {
+        "id": comment.id,
+        "node_id": node_id("IC", repo, comment.id),
+        "url": f"{api}/issues/comments/{comment.id}",
+        "html_url": f"{urls.repo_html(repo.full_name)}/{kind}/{comment.number}"
+        f"#issuecomment-{comment.id}",
+        "body": comment.body,
+        "user": user_json(state, urls, comment.user),
+        "created_at": iso(comment.created_at),
+        "updated_at": iso(comment.updated_at),
+        "issue_url": f"{api}/issues/{comment.number}",
+        "author_association": author_association(state, repo, comment.user),
+        "performed_via_github_app": None,
+    }
+
+
+# --- validation -----------------------------------------------------------------------------
+
+
+def label_names(value: Any, field: str = "labels") -> list[str]:
+    """Label names from strings or {"name": …} objects, as GitHub accepts both."""
+    if not isinstance(value, list):
+        raise ApiError(
+            422, f"Invalid request.\n\nFor 'properties/{field}', {value!r} is not an array."
+        )
+    names: list[str] = []
+    for item in value:
+        name = item.get("name") if isinstance(item, dict) else item
+        if not isinstance(name, str) or not name.strip():
+            raise validation_failed({"resource": "Label", "code": "invalid", "field": "name"})
+        if name.lower() not in (n.lower() for n in names):
+            names.append(name.strip())
+    return names
+
+
+def assignee_logins(state: ForgeState, value: Any) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ApiError(
+            422, f"Invalid request.\n\nFor 'properties/assignees', {value!r} is not an array."
+        )
+    logins = []
+    for login in value:
+        user = state.user(login)
+        if user is None:
+            raise validation_failed(
+                {"resource": "Issue", "field": "assignees", "code": "invalid", "value": login}
+            )
+        if user.login not in logins:
+            logins.append(user.login)
+    return logins
+
+
+def check_title(value: Any) -> str:
+    if value is None:
+        raise missing_field("title")
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str):
+        raise ApiError(
+            422, f"Invalid request.\n\nFor 'properties/title', {value!r} is not a string."
+        )
+    if not value.strip():
+        raise validation_failed({"resource": "Issue", "code": "missing_field", "field": "title"})
+    return value
+
+
+def check_body(value: Any) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise ApiError(
+            422, f"Invalid request.\n\nFor 'properties/body', {value!r} is not a string."
+        )
+    return value
+
+
+# --- operations shared with the admin API and other modules --------------------------------
+
+
+def create_issue(
+    state: ForgeState,
+    repo: RepoRecord,
+    user: str,
+    title: str,
+    body: str | None = None,
+    labels: list[str] | None = None,
+    assignees: list[str] | None = None,
+) -> Issue:
+    with state.lock:
+        stamp = now()
+        issue = Issue(
+            number=repo.take_number(),
+            id=state.next_id(),
+            title=title,
+            user=state.ensure_user(user).login,
+            created_at=stamp,
+            updated_at=stamp,
+            body=body,
+            assignees=list(assignees or []),
+        )
+        for name in labels or []:
+            issue.labels.append(ensure_label(state, repo, name).name)
+        collab(repo).issues[issue.number] = issue
+        sync_open_count(repo)
+        return issue
+
+
+def set_state(issue: Issue, state_value: str, actor: str, reason: str | None = None) -> None:
+    if state_value == issue.state:
+        if reason and state_value == "closed":
+            issue.state_reason = reason
+        return
+    issue.state = state_value
+    if state_value == "closed":
+        issue.closed_at = now()
+        issue.closed_by = actor
+        issue.state_reason = reason or "completed"
+    else:
+        issue.closed_at = None
+        issue.closed_by = None
+        issue.state_reason = "reopened"
+
+
+def add_comment(
+    state: ForgeState, repo: RepoRecord, issue: Issue, user: str, body: str
+) -> IssueComment:
+    with state.lock:
+        stamp = now()
+        comment = IssueComment(
+            id=state.next_id(),
+            number=issue.number,
+            user=state.ensure_user(user).login,
+            body=body,
+            created_at=stamp,
+            updated_at=stamp,
+        )
+        collab(repo).issue_comments[comment.id] = comment
+        issue.updated_at = stamp
+        return comment
+
+
+# --- issues ---------------------------------------------------------------------------------
+
+
+def _filter_issues(ctx: Ctx, repo: RepoRecord, issues: list[Issue]) -> list[Issue]:
+    q = ctx.query
+    wanted_state = q.get("state", "open")
+    if wanted_state not in ("open", "closed", "all"):
+        raise validation_failed({"resource": "Issue", "field": "state", "code": "invalid"})
+    found = [i for i in issues if wanted_state == "all" or i.state == wanted_state]
+    if q.get("labels"):
+        wanted = {name.strip().lower() for name in q["labels"].split(",") if name.strip()}
+        found = [i for i in found if wanted <= {name.lower() for name in i.labels}]
+    creator = q.get("creator")
+    if creator:
+        found = [i for i in found if i.user.lower() == creator.lower()]
+    assignee = q.get("assignee")
+    if assignee == "none":
+        found = [i for i in found if not i.assignees]
+    elif assignee == "*":
+        found = [i for i in found if i.assignees]
+    elif assignee:
+        found = [i for i in found if assignee.lower() in (a.lower() for a in i.assignees)]
+    since = q.get("since")
+    if since:
+        found = [i for i in found if iso(i.updated_at) >= since.replace("+00:00", "Z")]
+    return _sorted(repo, found, q.get("sort", "created"), q.get("direction", "desc"))
+
+
+def _sorted(repo: RepoRecord, items: list[Issue], sort: str, direction: str) -> list[Issue]:
+    def key(issue: Issue) -> tuple[float, int]:
+        if sort == "updated":
+            return issue.updated_at, issue.number
+        if sort == "comments":
+            return comment_count(repo, issue.number), issue.number
+        return issue.created_at, issue.number
+
+    return sorted(items, key=key, reverse=direction != "asc")
+
+
+@endpoint
+def list_issues(ctx: Ctx):
+    repo = ctx.repo()
+    issues = _filter_issues(ctx, repo, list(collab(repo).issues.values()))
+    return ctx.paginate(issues, lambda i: issue_json(ctx.state, ctx.urls, repo, i))
+
+
+@endpoint
+def create_issue_endpoint(ctx: Ctx):
+    repo = ctx.repo(write=True)
+    body = ctx.json()
+    title = check_title(body.get("title"))
+    text = check_body(body.get("body"))
+    labels = label_names(body["labels"]) if body.get("labels") is not None else []
+    assignees = assignee_logins(ctx.state, body.get("assignees") or [])
+    if isinstance(body.get("assignee"), str):
+        assignees = assignee_logins(ctx.state, [body["assignee"], *assignees])
+    issue = create_issue(
+        ctx.state, repo, actor_login(ctx.principal), title, text, labels, assignees
+    )
+    data = issue_json(ctx.state, ctx.urls, repo, issue)
+    return json_response(data, status=201, headers={"location": data["url"]})
+
+
+@endpoint
+def get_issue_endpoint(ctx: Ctx):
+    repo = ctx.repo()
+    issue = get_issue(repo, ctx.params["number"])
+    return json_response(issue_json(ctx.state, ctx.urls, repo, issue))
+
+
+def apply_issue_update(ctx: Ctx, repo: RepoRecord, issue: Issue, body: dict[str, Any]) -> None:
+    """The fields issues and pull requests share: title, body, state, labels, assignees."""
+    actor = actor_login(ctx.principal)
+    if "title" in body:
+        issue.title = check_title(body["title"])
+    if "body" in body:
+        issue.body = check_body(body["body"])
+    reason = body.get("state_reason")
+    if reason is not None and reason not in STATE_REASONS:
+        raise validation_failed({"resource": "Issue", "field": "state_reason", "code": "invalid"})
+    if "state" in body:
+        value = body["state"]
+        if value not in ("open", "closed"):
+            raise validation_failed({"resource": "Issue", "field": "state", "code": "invalid"})
+        if value == "open" and issue.pull is not None and issue.pull.merged:
+            raise validation_failed(
+                {
+                    "resource": "PullRequest",
+                    "code": "custom",
+                    "message": "state cannot be changed. The pull request has already been merged.",
+                }
+            )
+        set_state(issue, value, actor, reason if value == "closed" else None)
+    elif reason is not None and issue.state == "closed":
+        issue.state_reason = reason
+    if "labels" in body and body["labels"] is not None:
+        issue.labels = [ensure_label(ctx.state, repo, n).name for n in label_names(body["labels"])]
+    if "assignees" in body and body["assignees"] is not None:
+        issue.assignees = assignee_logins(ctx.state, body["assignees"])
+    elif "assignee" in body:
+        value = body["assignee"]
+        issue.assignees = assignee_logins(ctx.state, [value]) if value else []
+    issue.updated_at = now()
+    sync_open_count(repo)
+
+
+@endpoint
+def update_issue(ctx: Ctx):
+    repo = ctx.repo(write=True)
+    issue = get_issue(repo, ctx.params["number"])
+    body = ctx.json()
+    with ctx.state.lock:
+        apply_issue_update(ctx, repo, issue, body)
+    return json_response(issue_json(ctx.state, ctx.urls, repo, issue))
+
+
+# --- comments -------------------------------------------------------------------------------
+
+
+@endpoint
+def list_comments(ctx: Ctx):
+    repo = ctx.repo()
+    issue = get_issue(repo, ctx.params["number"])
+    comments = sorted(
+        (c for c in collab(repo).issue_comments.values() if c.number == issue.number),
+        key=lambda c: (c.created_at, c.id),
+    )
+    since = ctx.query.get("since")
+    if since:
+        comments = [c for c in comments if iso(c.updated_at) >= since.replace("+00:00", "Z")]
+    return ctx.paginate(comments, lambda c: comment_json(ctx.state, ctx.urls, repo, c))
+
+
+def _comment_body(body: dict[str, Any]) -> str:
+    text = body.get("body")
+    if text is None:
+        raise missing_field("body")
+    if not isinstance(text, str):
+        raise ApiError(422, f"Invalid request.\n\nFor 'properties/body', {text!r} is not a string.")
+    if not text.strip():
+        raise validation_failed(
+            {"resource": "IssueComment", "code": "missing_field", "field": "body"}
+        )
+    return text
+
+
+@endpoint
+def create_comment(ctx: Ctx):
+    repo = ctx.repo(write=True)
+    issue = get_issue(repo, ctx.params["number"])
+    text = _comment_body(ctx.json())
+    comment = add_comment(ctx.state, repo, issue, actor_login(ctx.principal), text)
+    data = comment_json(ctx.state, ctx.urls, repo, comment)
+    return json_response(data, status=201, headers={"location": data["url"]})
+
+
+def _issue_comment(repo: RepoRecord, raw: str) -> IssueComment:
+    comment = collab(repo).issue_comments.get(int(raw))
+    if comment is None:
+        raise not_found()
+    return comment
+
+
+@endpoint
+def get_comment(ctx: Ctx):
+    repo = ctx.repo()
+    comment = _issue_comment(repo, ctx.params["comment_id"])
+    return json_response(comment_json(ctx.state, ctx.urls, repo, comment))
+
+
+@endpoint
+def update_comment(ctx: Ctx):
+    repo = ctx.repo(write=True)
+    comment = _issue_comment(repo, ctx.params["comment_id"])
+    with ctx.state.lock:
+        comment.body = _comment_body(ctx.json())
+        comment.updated_at = now()
+    return json_response(comment_json(ctx.state, ctx.urls, repo, comment))
+
+
+@endpoint
+def delete_comment(ctx: Ctx):
+    repo = ctx.repo(write=True)
+    comment = _issue_comment(repo, ctx.params["comment_id"])
+    with ctx.state.lock:
+        collab(repo).issue_comments.pop(comment.id, None)
+    return Response(status_code=204)
+
+
+# --- labels ---------------------------------------------------------------------------------
+
+
+def _issue_labels_response(ctx: Ctx, repo: RepoRecord, issue: Issue) -> Response:
+    labels = [ensure_label(ctx.state, repo, name) for name in issue.labels]
+    return json_response([label_json(ctx.urls, repo, label) for label in labels])
+
+
+def _labels_from_body(ctx: Ctx) -> list[str]:
+    import json as _json
+
+    try:
+        raw = _json.loads(ctx.body) if ctx.body.strip() else {}
+    except ValueError as exc:
+        raise ApiError(400, "Problems parsing JSON") from exc
+    if isinstance(raw, list):  # GitHub also takes a bare array of names
+        return label_names(raw)
+    if not isinstance(raw, dict) or "labels" not in raw:
+        raise missing_field("labels")
+    return label_names(raw["labels"])
+
+
+@endpoint
+def list_issue_labels(ctx: Ctx):
+    repo = ctx.repo()
+    return _issue_labels_response(ctx, repo, get_issue(repo, ctx.params["number"]))
+
+
+@endpoint
+def add_labels(ctx: Ctx):
+    repo = ctx.repo(write=True)
+    issue = get_issue(repo, ctx.params["number"])
+    names = _labels_from_body(ctx)
+    with ctx.state.lock:
+        present = {n.lower() for n in issue.labels}
+        for name in names:
+            if name.lower() not in present:
+                issue.labels.append(ensure_label(ctx.state, repo, name).name)
+                present.add(name.lower())
+        issue.updated_at = now()
+    return _issue_labels_response(ctx, repo, issue)
+
+
+@endpoint
+def set_labels(ctx: Ctx):
+    repo = ctx.repo(write=True)
+    issue = get_issue(repo, ctx.params["number"])
+    names = _labels_from_body(ctx)
+    with ctx.state.lock:
+        issue.labels = [ensure_label(ctx.state, repo, n).name for n in names]
+        issue.updated_at = now()
+    return _issue_labels_response(ctx, repo, issue)
+
+
+@endpoint
+def remove_label(ctx: Ctx):
+    repo = ctx.repo(write=True)
+    issue = get_issue(repo, ctx.params["number"])
+    name = ctx.params["name"].lower()
+    with ctx.state.lock:
+        if name not in (n.lower() for n in issue.labels):
+            raise not_found("Label does not exist")
+        issue.labels = [n for n in issue.labels if n.lower() != name]
+        issue.updated_at = now()
+    return _issue_labels_response(ctx, repo, issue)
+
+
+@endpoint
+def list_repo_labels(ctx: Ctx):
+    repo = ctx.repo()
+    labels = sorted(collab(repo).labels.values(), key=lambda label: label.name.lower())
+    return ctx.paginate(labels, lambda label: label_json(ctx.urls, repo, label))
+
+
+@endpoint
+def create_label(ctx: Ctx):
+    repo = ctx.repo(write=True)
+    body = ctx.json()
+    name = body.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise missing_field("name")
+    color = str(body.get("color") or "ededed").lstrip("#").lower()
+    if len(color) != 6 or any(c not in "0123456789abcdef" for c in color):
+        raise validation_failed({"resource": "Label", "code": "invalid", "field": "color"})
+    with ctx.state.lock:
+        if name.lower() in collab(repo).labels:
+            raise validation_failed(
+                {"resource": "Label", "code": "already_exists", "field": "name"}
+            )
+        label = ensure_label(ctx.state, repo, name.strip())
+        label.color = color
+        label.description = body.get("description")
+    data = label_json(ctx.urls, repo, label)
+    return json_response(data, status=201, headers={"location": data["url"]})
+
+
+# --- search ---------------------------------------------------------------------------------
+
+
+def _is_values(query: SearchQuery) -> set[str]:
+    values = {v.lower() for v in query.all("is")}
+    values |= {v.lower() for v in query.all("state")}
+    values |= {{"pr": "pr", "issue": "issue"}.get(v.lower(), v.lower()) for v in query.all("type")}
+    if "pull-request" in values:
+        values.add("pr")
+    return values
+
+
+def _matches(repo: RepoRecord, issue: Issue, query: SearchQuery) -> bool:
+    kinds = _is_values(query)
+    pull = issue.pull
+    if ("pr" in kinds and pull is None) or ("issue" in kinds and pull is not None):
+        return False
+    if any(state in kinds and issue.state != state for state in ("open", "closed")):
+        return False
+    if "merged" in kinds and not (pull and pull.merged):
+        return False
+    if "unmerged" in kinds and (pull is None or pull.merged):
+        return False
+    if "draft" in kinds and not (pull and pull.draft):
+        return False
+    labels = {name.lower() for name in issue.labels}
+    for value in query.all("label"):
+        if not labels & {v.strip().lower() for v in value.split(",")}:
+            return False
+    if any(v.lower() in labels for v in query.all("-label")):
+        return False
+    nothing = {v.lower() for v in query.all("no")}
+    if ("label" in nothing and labels) or ("assignee" in nothing and issue.assignees):
+        return False
+    if any(issue.user.lower() != v.lower() for v in query.all("author")):
+        return False
+    assignees = {a.lower() for a in issue.assignees}
+    if any(v.lower() not in assignees for v in query.all("assignee")):
+        return False
+    if pull is not None:
+        if any(pull.head_ref != v for v in query.all("head")):
+            return False
+        if any(pull.base_ref != v for v in query.all("base")):
+            return False
+    elif query.all("head") or query.all("base"):
+        return False
+    if not query.terms:
+        return True
+    where = {v.lower() for v in query.all("in")} or {"title", "body", "comments"}
+    parts = []
+    if "title" in where:
+        parts.append(issue.title)
+    if "body" in where:
+        parts.append(issue.body or "")
+    if "comments" in where:
+        parts += [c.body for c in collab(repo).issue_comments.values() if c.number == issue.number]
+    haystack = "\n".join(parts).lower()
+    return all(term.lower() in haystack for term in query.terms)
+
+
+@endpoint
+def search_issues(ctx: Ctx):
+    query = require_q(ctx)
+    hits: list[tuple[RepoRecord, Issue]] = []
+    for repo in repos_in_scope(ctx, query):
+        hits += [(repo, i) for i in collab(repo).issues.values() if _matches(repo, i, query)]
+    sort = ctx.query.get("sort")
+    reverse = ctx.query.get("order", "desc") != "asc"
+    if sort == "updated":
+        hits.sort(key=lambda h: (h[1].updated_at, h[1].number), reverse=reverse)
+    elif sort == "comments":
+        hits.sort(key=lambda h: comment_count(h[0], h[1].number), reverse=reverse)
+    elif sort == "created":
+        hits.sort(key=lambda h: (h[1].created_at, h[1].number), reverse=reverse)
+    else:  # best match: newest first, as ties are on GitHub
+        hits.sort(key=lambda h: (h[1].created_at, h[1].number), reverse=True)
+    page, per_page = ctx.page()
+    items = []
+    for repo, issue in hits[(page - 1) * per_page : page * per_page]:
+        item = issue_json(ctx.state, ctx.urls, repo, issue)
+        if item["body"] is None:
+            del item["body"]  # a search hit's body is a string or absent
+        items.append({**item, "score": 1.0})
+    data = {
+        "total_count": len(hits),
+        "incomplete_results": False,
+        "search_type": "lexical",
+        "items": items,
+    }
+    return ctx.paged_response(data, page, per_page, len(hits))
+
+
+def routes(state: ForgeState) -> list[Route]:
+    base = "/repos/{owner}/{repo}"
+    issue = f"{base}/issues/{{number:int}}"
+    return [
+        Route(f"{base}/issues", list_issues, methods=["GET"]),
+        Route(f"{base}/issues", create_issue_endpoint, methods=["POST"]),
+        Route(issue, get_issue_endpoint, methods=["GET"]),
+        Route(issue, update_issue, methods=["PATCH"]),
+        Route(f"{issue}/comments", list_comments, methods=["GET"]),
+        Route(f"{issue}/comments", create_comment, methods=["POST"]),
+        Route(f"{base}/issues/comments/{{comment_id:int}}", get_comment, methods=["GET"]),
+        Route(f"{base}/issues/comments/{{comment_id:int}}", update_comment, methods=["PATCH"]),
+        Route(f"{base}/issues/comments/{{comment_id:int}}", delete_comment, methods=["DELETE"]),
+        Route(f"{issue}/labels", list_issue_labels, methods=["GET"]),
+        Route(f"{issue}/labels", add_labels, methods=["POST"]),
+        Route(f"{issue}/labels", set_labels, methods=["PUT"]),
+        Route(f"{issue}/labels/{{name}}", remove_label, methods=["DELETE"]),
+        Route(f"{base}/labels", list_repo_labels, methods=["GET"]),
+        Route(f"{base}/labels", create_label, methods=["POST"]),
+        Route("/search/issues", search_issues, methods=["GET"]),
+    ]
+
+
+__all__ = ["add_comment", "apply_issue_update", "create_issue", "issue_json", "routes"]

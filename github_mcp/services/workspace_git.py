@@ -1,0 +1,453 @@
+"""The server's own git: validated arguments, per-command credentials, a config it can trust.
+
+- Arguments are lists, never a shell; refs and names are validated before any process runs.
+- Credentials travel only in the environment of the git process that needs them
+  (`GIT_CONFIG_COUNT` → `http.<clone url>.extraHeader`), scoped to the repository's URL:
+  never on a command line, never in `.git/config`, never in a stored URL.
+- A user command can write `.git/` (hooks, `core.fsmonitor`, `url.*.insteadOf`,
+  `remote.origin.url`, filter drivers…), and the server's git runs with the token. So hooks
+  and fsmonitor are switched off for every server git call, credential helpers are cleared,
+  and `.git/config` is checked before each use: unknown keys are dropped and the remote URL
+  is restored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import ipaddress
+import logging
+import os
+import re
+import signal
+import stat
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from github_mcp.errors import ErrorCode, GitHubMCPError
+
+log = logging.getLogger(__name__)
+
+_FULL_NAME = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+# Shell and git-revision metacharacters; whitespace and control characters are checked apart.
+_REF_FORBIDDEN = set(";|&$`<>()\\'\"*?[]{}~^!:")
+HEX_SHA = re.compile(r"^[0-9a-fA-F]{7,64}$")
+
+
+def validate_full_name(full_name: object) -> str:
+    if not isinstance(full_name, str):
+        raise GitHubMCPError(ErrorCode.INVALID_INPUT, "full_name must be a string")
+    name = full_name.strip()
+    if len(name) > 140 or not _FULL_NAME.match(name):
+        raise GitHubMCPError(
+            ErrorCode.INVALID_INPUT,
+            "full_name must look like owner/repo",
+            hint="letters, digits, '.', '_' and '-' only, at most 140 characters",
+        )
+    if any(part.strip(".") == "" for part in name.split("/")):
+        raise GitHubMCPError(ErrorCode.INVALID_INPUT, "full_name parts cannot be only dots")
+    return name
+
+
+def validate_ref(ref: object) -> str:
+    def bad(why: str) -> GitHubMCPError:
+        return GitHubMCPError(
+            ErrorCode.INVALID_INPUT,
+            f"invalid ref: {why}",
+            hint="use a branch or tag name, or a commit SHA",
+        )
+
+    if not isinstance(ref, str) or not ref:
+        raise bad("empty")
+    if len(ref) > 255:
+        raise bad("longer than 255 characters")
+    if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in ref):
+        raise bad("whitespace or control characters")
+    if ref.startswith("-"):
+        raise bad("leading '-'")
+    if ".." in ref or "@{" in ref or "//" in ref or ref == "@":
+        raise bad("'..', '@{' and '//' are not allowed")
+    found = sorted(set(ref) & _REF_FORBIDDEN)
+    if found:
+        raise bad(f"forbidden characters {''.join(found)!r}")
+    if ref.startswith("/") or ref.endswith(("/", ".", ".lock")):
+        raise bad("bad start or end")
+    if any(part.startswith(".") for part in ref.split("/")):
+        raise bad("a component starts with '.'")
+    return ref
+
+
+def validate_repo_path(path: object) -> str:
+    """A path inside the work tree, as given to git (no '..', no '.', not absolute)."""
+    if not isinstance(path, str) or not path or len(path) > 4096:
+        raise GitHubMCPError(ErrorCode.INVALID_INPUT, "a path must be 1–4096 characters")
+    if "\0" in path or "\\" in path or path.startswith("/"):
+        raise GitHubMCPError(
+            ErrorCode.INVALID_INPUT,
+            f"invalid path {path[:200]!r}",
+            hint="relative paths with '/' separators",
+        )
+    parts = path.rstrip("/").split("/")
+    if any(p in ("", ".", "..") for p in parts):
+        raise GitHubMCPError(
+            ErrorCode.INVALID_INPUT, f"invalid path {path[:200]!r}: no '.', '..' or empty segments"
+        )
+    if parts[0] == ".git":
+        raise GitHubMCPError(ErrorCode.INVALID_INPUT, "paths inside .git are not allowed")
+    return "/".join(parts)
+
+
+def check_clone_url(url: str) -> str:
+    """Credentials go over TLS, or over plain HTTP to this machine only (the sandbox forge)."""
+    parts = urlsplit(url)
+    if parts.scheme == "https" or parts.scheme == "file":
+        return url
+    if parts.scheme == "http":
+        host = parts.hostname or ""
+        try:
+            loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            loopback = False
+        if loopback:
+            return url
+    raise GitHubMCPError(
+        ErrorCode.INTERNAL,
+        "refusing a clone URL that is neither https nor a loopback http URL",
+        hint="configure an https API/clone URL",
+    )
+
+
+@dataclass
+class GitResult:
+    rc: int
+    stdout: str
+    stderr: str
+
+
+_AUTH_RE = re.compile(r"(authorization:\s*)\S+(\s+\S+)?|(x-access-token:)[^@\s]+", re.IGNORECASE)
+
+
+def redact(text: str) -> str:
+    return _AUTH_RE.sub(lambda m: (m.group(1) or m.group(3)) + "[redacted]", text)
+
+
+def git_error(res: GitResult, action: str, *, network: bool) -> GitHubMCPError:
+    err = res.stderr
+    low = err.lower()
+    tail = redact("\n".join(err.strip().splitlines()[-3:]))[-600:]
+    if ("remote branch" in low and "not found" in low) or "couldn't find remote ref" in low:
+        return GitHubMCPError(
+            ErrorCode.NOT_FOUND,
+            f"{action}: the ref does not exist upstream",
+            hint="check the branch/tag name, or create the branch first",
+            reason="ref_not_found",
+            git_stderr=tail,
+        )
+    if (
+        "repository not found" in low
+        or "does not appear to be a git repository" in low
+        or ("not found" in low and "http" in low)
+    ):
+        return GitHubMCPError(
+            ErrorCode.NOT_FOUND, f"{action}: repository not found", git_stderr=tail
+        )
+    if "authentication failed" in low or "could not read username" in low or " 403" in low:
+        return GitHubMCPError(
+            ErrorCode.FORBIDDEN,
+            f"{action}: the server's credentials were refused",
+            hint="check the token's access to this repository",
+            git_stderr=tail,
+        )
+    code = ErrorCode.UPSTREAM_ERROR if network else ErrorCode.INTERNAL
+    return GitHubMCPError(code, f"{action} failed", git_stderr=tail)
+
+
+# Keys a user command may leave in .git/config; anything else is dropped before server use.
+_ALLOWED_KEYS = {
+    "core.repositoryformatversion",
+    "core.filemode",
+    "core.bare",
+    "core.logallrefupdates",
+    "core.symlinks",
+    "core.ignorecase",
+    "core.precomposeunicode",
+    "core.autocrlf",
+    "core.eol",
+    "core.safecrlf",
+    "remote.origin.url",
+    "remote.origin.fetch",
+    "remote.origin.promisor",
+    "remote.origin.partialclonefilter",
+    "remote.origin.tagopt",
+    "extensions.partialclone",
+    "extensions.objectformat",
+    "user.name",
+    "user.email",
+    "pull.rebase",
+    "pull.ff",
+}
+_ALLOWED_BRANCH_KEY = re.compile(r"^branch\..+\.(remote|merge|rebase)$")
+
+
+def _quote(value: str) -> str:
+    esc = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+    return f'"{esc}"'
+
+
+def render_config(entries: list[tuple[str, str]]) -> str:
+    sections: dict[tuple[str, str | None], list[tuple[str, str]]] = {}
+    for name, value in entries:
+        section, _, rest = name.partition(".")
+        sub, _, key = rest.rpartition(".")
+        sections.setdefault((section, sub or None), []).append((key, value))
+    out = []
+    for (section, sub), items in sections.items():
+        if sub is None:
+            out.append(f"[{section}]")
+        else:
+            out.append(f'[{section} "{sub.replace(chr(92), chr(92) * 2).replace(chr(34), "")}"]')
+        out.extend(f"\t{key} = {_quote(value)}" for key, value in items)
+    return "\n".join(out) + "\n"
+
+
+def atomic_write(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".mcp-")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)  # replaces a symlink rather than writing through it
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def read_nofollow(path: Path, max_bytes: int) -> bytes | None:
+    """Read a regular file without following a symlink planted by a user command."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return None
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks, size = [], 0
+        while size <= max_bytes and (chunk := os.read(fd, 1 << 20)):
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def git_dir_intact(repo: Path) -> bool:
+    """False when `.git` was swapped for a link, a gitfile or a pointer to another repo."""
+    git_dir = repo / ".git"
+    if git_dir.is_symlink() or not git_dir.is_dir():
+        return False
+    return not any(
+        (git_dir / name).exists() or (git_dir / name).is_symlink()
+        for name in ("commondir", "gitdir")
+    )
+
+
+class GitRunner:
+    """Runs the server's git commands with a fixed, minimal environment."""
+
+    def __init__(
+        self,
+        *,
+        home: Path,
+        user_name: str,
+        user_email: str,
+        timeout_s: float,
+    ) -> None:
+        self.home = home
+        self.timeout_s = timeout_s
+        self._identity = {
+            "GIT_AUTHOR_NAME": user_name,
+            "GIT_AUTHOR_EMAIL": user_email,
+            "GIT_COMMITTER_NAME": user_name,
+            "GIT_COMMITTER_EMAIL": user_email,
+        }
+        self._hooks = home / "no-hooks"
+        self._config_hash: dict[Path, str] = {}
+
+    def prepare(self) -> None:
+        self.home.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.chmod(self.home, 0o700)
+        self._hooks.mkdir(exist_ok=True)
+        (self.home / "gitconfig").touch()
+
+    def env(self, *, auth_header: str | None, url: str | None) -> dict[str, str]:
+        config = [
+            ("safe.directory", "*"),
+            ("core.hooksPath", str(self._hooks)),
+            ("core.fsmonitor", "false"),
+            ("credential.helper", ""),
+            ("protocol.allow", "never"),
+            ("protocol.https.allow", "always"),
+            ("protocol.http.allow", "always"),
+            ("protocol.file.allow", "always"),
+            ("gc.auto", "0"),
+            ("maintenance.auto", "false"),
+            ("fetch.writeCommitGraph", "false"),
+            ("advice.detachedHead", "false"),
+            ("init.defaultBranch", "main"),
+            ("http.sslVerify", "true"),
+        ]
+        if auth_header and url:
+            config.append((f"http.{url}.extraHeader", f"Authorization: {auth_header}"))
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+            "HOME": str(self.home),
+            "LANG": "C",
+            "LC_ALL": "C",
+            "GIT_CONFIG_GLOBAL": str(self.home / "gitconfig"),
+            "GIT_TERMINAL_PROMPT": "0",
+            "GIT_ASKPASS": "/bin/false",
+            "SSH_ASKPASS": "/bin/false",
+            "GIT_OPTIONAL_LOCKS": "0",
+            "GIT_CONFIG_COUNT": str(len(config)),
+            **self._identity,
+        }
+        for i, (key, value) in enumerate(config):
+            env[f"GIT_CONFIG_KEY_{i}"] = key
+            env[f"GIT_CONFIG_VALUE_{i}"] = value
+        return env
+
+    async def __call__(
+        self,
+        args: list[str],
+        *,
+        cwd: Path | None,
+        auth_header: str | None = None,
+        url: str | None = None,
+        timeout_s: float | None = None,
+        extra_env: dict[str, str] | None = None,
+        on_stderr: Callable[[str], None] | None = None,
+    ) -> GitResult:
+        env = self.env(auth_header=auth_header, url=url)
+        if extra_env:
+            env.update(extra_env)
+        proc = await asyncio.create_subprocess_exec(
+            "git",
+            *args,
+            cwd=cwd,
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+        )
+
+        async def read_err() -> bytes:
+            assert proc.stderr is not None
+            if on_stderr is None:
+                return await proc.stderr.read()
+            buf = bytearray()
+            while chunk := await proc.stderr.read(4096):
+                buf += chunk
+                last = re.split(rb"[\r\n]", bytes(buf[-400:]).rstrip(b"\r\n"))[-1]
+                on_stderr(last.decode(errors="replace"))
+            return bytes(buf)
+
+        try:
+            async with asyncio.timeout(timeout_s or self.timeout_s):
+                assert proc.stdout is not None
+                out, err = await asyncio.gather(proc.stdout.read(), read_err())
+                rc = await proc.wait()
+        except TimeoutError as exc:
+            self._kill(proc)
+            await proc.wait()
+            raise GitHubMCPError(
+                ErrorCode.TIMEOUT, f"git {args[0]} timed out", hint="retry later"
+            ) from exc
+        except BaseException:
+            self._kill(proc)
+            raise
+        return GitResult(rc, out.decode(errors="replace"), err.decode(errors="replace"))
+
+    @staticmethod
+    def _kill(proc: asyncio.subprocess.Process) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+
+    async def ok(
+        self,
+        args: list[str],
+        *,
+        cwd: Path | None,
+        action: str,
+        auth_header: str | None = None,
+        url: str | None = None,
+        network: bool = False,
+        extra_env: dict[str, str] | None = None,
+        on_stderr: Callable[[str], None] | None = None,
+    ) -> str:
+        res = await self(
+            args,
+            cwd=cwd,
+            auth_header=auth_header,
+            url=url,
+            extra_env=extra_env,
+            on_stderr=on_stderr,
+        )
+        if res.rc != 0:
+            raise git_error(res, action, network=network)
+        return res.stdout
+
+    async def sanitise(self, repo: Path, expected_url: str) -> None:
+        """Make `.git/config` safe for a git that holds credentials."""
+        if not git_dir_intact(repo):
+            raise GitHubMCPError(
+                ErrorCode.CONFLICT,
+                "the workspace's .git directory was replaced",
+                hint="re-create the workspace (ensure_workspace_clone with reset=true)",
+            )
+        cfg = repo / ".git" / "config"
+        raw = read_nofollow(cfg, 1 << 20)
+        digest = hashlib.sha256(raw).hexdigest() if raw is not None else ""
+        if raw is not None and self._config_hash.get(repo) == digest:
+            return
+        entries: list[tuple[str, str]] = []
+        if raw is not None:
+            res = await self(["config", "--file", str(cfg), "--list", "-z"], cwd=repo)
+            if res.rc == 0:
+                for item in res.stdout.split("\0"):
+                    if item:
+                        key, _, value = item.partition("\n")
+                        entries.append((key, value))
+        forced = {
+            "remote.origin.url": expected_url,
+            "remote.origin.promisor": "true",
+            "remote.origin.partialclonefilter": "blob:none",
+        }
+        kept = [
+            (k, v)
+            for k, v in entries
+            if (k in _ALLOWED_KEYS or _ALLOWED_BRANCH_KEY.match(k)) and k not in forced
+        ]
+        dropped = sorted({k for k, _v in entries} - {k for k, _v in kept} - set(forced))
+        wrong = [k for k, v in forced.items() if [val for key, val in entries if key == k] != [v]]
+        if raw is None or dropped or wrong:
+            if dropped or raw is None:
+                log.warning("workspace %s: rewrote .git/config, dropped %s", repo, dropped)
+            if not any(k == "core.repositoryformatversion" for k, _v in kept):
+                kept.insert(0, ("core.repositoryformatversion", "1"))
+            kept.extend(forced.items())
+            atomic_write(cfg, render_config(kept))
+            raw = read_nofollow(cfg, 1 << 20) or b""
+            digest = hashlib.sha256(raw).hexdigest()
+        self._config_hash[repo] = digest
+
+    def forget(self, repo: Path) -> None:
+        self._config_hash.pop(repo, None)

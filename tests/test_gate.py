@@ -71,8 +71,10 @@ async def tools_by_name(client: Client) -> dict[str, Any]:
     return {t.name: t for t in await client.list_tools()}
 
 
-async def test_every_write_tool_is_gated_on_the_default_branch(make_runtime, forge):
-    rt = make_runtime()
+async def test_every_write_tool_is_gated_on_a_protected_branch(make_runtime, forge):
+    # "*" protects every branch, so tools whose target is resolved (a PR's head or
+    # base) are covered too; branch-argument tools are pointed at the default branch.
+    rt = make_runtime(protected_branches="*")
     async with mcp_client(rt) as client:
         tools = await tools_by_name(client)
         write_specs = [s for s in REGISTRY.values() if s.write]

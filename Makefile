@@ -5,6 +5,7 @@ BIN := $(VENV)/bin
 RUNTIME_STAMP := $(VENV)/.runtime-installed
 DEV_STAMP := $(VENV)/.dev-installed
 OPENAPI_SPEC := .cache/openapi/node_modules/@octokit/openapi/generated/api.github.com.json
+GRAPHQL_SCHEMA := .cache/graphql-schema/node_modules/@octokit/graphql-schema/schema.graphql
 PYTEST_ARGS ?=
 
 .PHONY: run test lint format bench demo docs venv clean
@@ -22,13 +23,17 @@ $(DEV_STAMP): requirements.txt requirements-dev.txt | $(BIN)/python
 
 venv: $(DEV_STAMP)
 
+# GitHub's published OpenAPI description and GraphQL schema, for the forge's contract tests.
 $(OPENAPI_SPEC):
 	bash tests/forge/fetch_openapi.sh
+
+$(GRAPHQL_SCHEMA):
+	bash tests/forge_collab/fetch_graphql_schema.sh
 
 run: $(RUNTIME_STAMP)
 	$(BIN)/python main.py serve --transport http --sandbox-forge auto
 
-test: $(DEV_STAMP) $(OPENAPI_SPEC)
+test: $(DEV_STAMP) $(OPENAPI_SPEC) $(GRAPHQL_SCHEMA)
 	@$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; exit $$rc
 

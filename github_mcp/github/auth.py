@@ -12,8 +12,6 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Protocol
 
-import jwt
-
 from ..errors import ErrorCode, GitHubMCPError
 from ..observability import log_event, register_secret
 
@@ -83,6 +81,8 @@ class AppAuth:
         self.refreshes = 0
 
     def app_jwt(self) -> str:
+        import jwt  # lazy: pulls in cryptography, not needed for PAT start-up
+
         now = int(time.time())
         # iat backdated 60 s for clock drift; GitHub refuses exp more than 10 min ahead.
         claims = {"iat": now - 60, "exp": now + 540, "iss": self.app_id}

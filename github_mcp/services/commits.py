@@ -222,6 +222,17 @@ async def commit_changes(
                 hint="Re-read the file and redo the change.",
                 current_shas=stale,
             )
+    deleted = {c.path for c in changes if c.content is None}
+    if deleted:
+        # Deleting a path that is not there would make an empty commit that "verifies".
+        missing = sorted(deleted - set(await _blob_shas(github, full_name, head.tree_sha, deleted)))
+        if missing:
+            raise GitHubMCPError(
+                ErrorCode.NOT_FOUND,
+                f"Cannot delete {', '.join(missing[:5])}: not on {branch}.",
+                hint="list_repository_tree shows the files on the branch.",
+                files=missing,
+            )
     entries = await _tree_entries(github, full_name, changes)
     first_parent = head.commit_sha
     rebased: list[str] = []

@@ -15,6 +15,8 @@ from ..services.repo_tree import list_tree
 
 TOOLSET = "files"
 MaxBytes = Annotated[int, Field(ge=1, le=1024 * 1024, description="Byte cap (max 1 MiB).")]
+# Checked in the schema, so a bad pattern never costs a GitHub request.
+IgnorePattern = Annotated[str, Field(max_length=1024, pattern=r"^[^\r\n\x00]*$")]
 
 
 class TreeFile(BaseModel):
@@ -65,8 +67,7 @@ async def list_repository_tree(
     ref: Ref | None = None,
     path: Annotated[str, Field(max_length=4096)] = "",
     recursive: bool = True,
-    ignore_patterns: Annotated[list[Annotated[str, Field(max_length=1024)]], Field(max_length=100)]
-    | None = None,
+    ignore_patterns: Annotated[list[IgnorePattern], Field(max_length=100)] | None = None,
     force: bool = False,
     limit: Annotated[int, Field(ge=1, le=100_000)] | None = None,
     cursor: Annotated[str, Field(max_length=10_000)] | None = None,
@@ -177,7 +178,7 @@ class BatchResult(BaseModel):
 async def fetch_files(
     call: Call,
     full_name: FullName,
-    paths: Annotated[list[str], Field(min_length=1, max_length=MAX_BATCH_PATHS)],
+    paths: Annotated[list[RepoPath], Field(min_length=1, max_length=MAX_BATCH_PATHS)],
     ref: Ref | None = None,
     max_bytes_per_file: MaxBytes = 32 * 1024,
 ) -> BatchResult:

@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
+from ..errors import GitHubMCPError, not_found
 from ..github.client import encode_path
 from ..params import Cursor, FullName, Limit, Ref, RepoPath
 from ..registry import Call, tool
@@ -183,9 +184,18 @@ async def get_commit(
     max_patch_bytes: PatchBudget = PATCH_BUDGET,
 ) -> CommitDetail:
     """One commit: message, author, stats and changed files (patches opt-in, byte-capped)."""
-    data = await call.rt.github.get_json(
-        f"{repo_path(full_name)}/commits/{encode_path(ref or '')}", repo=full_name
-    )
+    try:
+        data = await call.rt.github.get_json(
+            f"{repo_path(full_name)}/commits/{encode_path(ref or '')}", repo=full_name
+        )
+    except GitHubMCPError as exc:
+        # GitHub answers 422 "No commit found for SHA" for an unknown ref or SHA.
+        if exc.details.get("status") == 422:
+            raise not_found(
+                f"No commit {ref!r} in {full_name}.",
+                hint="list_commits shows the commits on a branch.",
+            ) from None
+        raise
     files, truncated = _files(data.get("files", []), include_patch, max_patch_bytes)
     summary = _commit_summary(data)
     stats = data.get("stats", {})

@@ -6,13 +6,15 @@ the default branch needs approval, a feature branch does not."""
 from __future__ import annotations
 
 import base64
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, Field
 
 from ..params import CommitMessage, FullName, Ref
 from ..registry import Call, tool
-from ..services.workspace import WorkspaceConfig, WorkspaceManager
+
+if TYPE_CHECKING:
+    from ..services.workspace import WorkspaceManager
 
 TOOLSET = "workspace"
 Timeout = Annotated[int, Field(ge=1, le=3600, description="Seconds before the command is killed.")]
@@ -39,13 +41,21 @@ def manager(call: Call) -> WorkspaceManager:
     rt = call.rt
     existing = rt.services.get("workspace")
     if existing is None:
+        from ..services.workspace import WorkspaceConfig, WorkspaceManager
+
         s = rt.settings
         config = WorkspaceConfig(
-            root=s.workspace_dir, git_user_name=s.git_user_name, git_user_email=s.git_user_email,
-            stdout_max_chars=s.tool_stdout_max_chars, stderr_max_chars=s.tool_stderr_max_chars,
-            cpu_seconds=s.workspace_cpu_seconds, memory_mb=s.workspace_memory_mb,
-            max_processes=s.workspace_max_processes, max_file_mb=s.workspace_max_file_mb,
-            sandbox=s.workspace_sandbox, default_timeout_s=s.workspace_default_timeout,
+            root=s.workspace_dir,
+            git_user_name=s.git_user_name,
+            git_user_email=s.git_user_email,
+            stdout_max_chars=s.tool_stdout_max_chars,
+            stderr_max_chars=s.tool_stderr_max_chars,
+            cpu_seconds=s.workspace_cpu_seconds,
+            memory_mb=s.workspace_memory_mb,
+            max_processes=s.workspace_max_processes,
+            max_file_mb=s.workspace_max_file_mb,
+            sandbox=s.workspace_sandbox,
+            default_timeout_s=s.workspace_default_timeout,
             max_timeout_s=s.workspace_max_timeout,
         )
         existing = WorkspaceManager(config, GitHubGitCredentials(rt))
@@ -83,8 +93,9 @@ async def ensure_workspace_clone(
 ) -> CloneInfo:
     """Clone (blobless) or fetch the workspace for a ref; reset=true discards local changes."""
     assert ref is not None
-    state = await manager(call).ensure_clone(full_name, ref, reset=reset,
-                                             on_progress=_progress(call))
+    state = await manager(call).ensure_clone(
+        full_name, ref, reset=reset, on_progress=_progress(call)
+    )
     return CloneInfo(**state.to_dict())
 
 
@@ -113,8 +124,14 @@ async def terminal_command(
     """Run a bash command in the workspace clone (scrubbed env, limits, capped output)."""
     assert ref is not None
     result = await manager(call).run(
-        full_name, ref, command, timeout_s=timeout_seconds, workdir=workdir, use_venv=use_venv,
-        installing_dependencies=installing_dependencies, on_progress=_progress(call),
+        full_name,
+        ref,
+        command,
+        timeout_s=timeout_seconds,
+        workdir=workdir,
+        use_venv=use_venv,
+        installing_dependencies=installing_dependencies,
+        on_progress=_progress(call),
     )
     data = result.to_dict()
     data.pop("timeout_s", None)
@@ -153,13 +170,23 @@ async def run_tests(
     """Run the tests in the workspace and return counts and the failing tests."""
     assert ref is not None
     result = await manager(call).run_tests(
-        full_name, ref, test_command, timeout_s=timeout_seconds, workdir=workdir,
-        use_venv=use_venv, on_progress=_progress(call),
+        full_name,
+        ref,
+        test_command,
+        timeout_s=timeout_seconds,
+        workdir=workdir,
+        use_venv=use_venv,
+        on_progress=_progress(call),
     )
     data = result.to_dict()
-    failing = [FailingTest(name=f.get("name") or f.get("test", "?"),
-                           message=f.get("message", ""), file=f.get("file"))
-               for f in data.pop("failing")]
+    failing = [
+        FailingTest(
+            name=f.get("name") or f.get("test", "?"),
+            message=f.get("message", ""),
+            file=f.get("file"),
+        )
+        for f in data.pop("failing")
+    ]
     keep = {k: data[k] for k in TestRun.model_fields if k in data and k != "failing"}
     return TestRun(failing=failing, **keep)
 
@@ -184,10 +211,15 @@ async def get_workspace_changes_summary(
     return ChangesSummary(**{k: v for k, v in data.items() if k in ChangesSummary.model_fields})
 
 
+class CommittedPath(BaseModel):
+    path: str
+    status: str
+
+
 class WorkspaceCommit(BaseModel):
     commit_sha: str
     pushed: bool
-    files: list[str]
+    files: list[CommittedPath]
 
 
 @tool(toolset=TOOLSET, write=True, target="ref", ref_arg="ref")
@@ -204,5 +236,8 @@ async def commit_workspace(
     assert ref is not None
     data = await manager(call).commit(full_name, ref, message, paths=paths, push=push)
     call.rt.invalidate_repo(full_name)
-    return WorkspaceCommit(commit_sha=data["commit_sha"], pushed=bool(data.get("pushed")),
-                           files=list(data.get("files", []))[:200])
+    return WorkspaceCommit(
+        commit_sha=data["commit_sha"],
+        pushed=bool(data.get("pushed")),
+        files=[CommittedPath(**f) for f in data.get("files", [])[:200]],
+    )

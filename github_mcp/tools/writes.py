@@ -172,15 +172,25 @@ async def apply_patch_and_commit(
     if expected_head_sha and head.commit_sha != expected_head_sha:
         raise GitHubMCPError(ErrorCode.CONFLICT, f"{branch} moved to {head.commit_sha[:12]}.",
                              hint="Re-read the files and rebuild the patch.")
+    # A creation reads its target too, so it cannot silently overwrite an existing file.
     originals = await asyncio.gather(*(
-        _current_text(call, full_name, fp.old_path, head) if fp.old_path else _none()
+        _current_text(call, full_name, fp.old_path or fp.new_path or "", head)
+        for fp in file_patches
+    ))
+    rename_targets = await asyncio.gather(*(
+        _current_text(call, full_name, fp.new_path, head) if fp.is_rename and fp.new_path
+        else _none()
         for fp in file_patches
     ))
     changes: list[Change] = []
-    for fp, original in zip(file_patches, originals, strict=True):
+    for fp, original, target_text in zip(file_patches, originals, rename_targets, strict=True):
         if fp.old_path and original is None:
             raise GitHubMCPError(ErrorCode.PATCH_DOES_NOT_APPLY,
                                  f"{fp.old_path} does not exist on {branch}.", path=fp.old_path)
+        if target_text is not None:
+            raise GitHubMCPError(ErrorCode.PATCH_DOES_NOT_APPLY,
+                                 f"{fp.new_path} already exists on {branch}; the patch renames "
+                                 f"{fp.old_path} onto it.", path=fp.new_path)
         result = apply_file_patch(original, fp)
         target = fp.new_path or fp.old_path
         assert target is not None
@@ -197,7 +207,7 @@ async def _none() -> None:
 class Section(BaseModel):
     start_line: Annotated[int, Field(ge=1)]
     end_line: Annotated[int, Field(ge=0, description="Inclusive; start_line - 1 inserts.")]
-    new_text: Annotated[str, Field(max_length=2 * 1024 * 1024)]
+    new_text: FileContent
 
 
 def apply_sections(text: str, sections: list[Section]) -> str:

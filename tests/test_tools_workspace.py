@@ -1,0 +1,192 @@
+"""Workspace tools through MCP against the forge's git HTTP (DESIGN §6.4)."""
+
+from __future__ import annotations
+
+import subprocess
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import call_tool, error_code, mcp_client
+
+REPO = "octo-org/ws-demo"
+FILES = {
+    "README.md": "workspace demo\n",
+    "calc.py": "def add(a, b):\n    return a + b\n",
+    "tests/test_calc.py": (
+        "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n\n\n"
+        "def test_broken():\n    assert add(2, 2) == 5, 'math is hard'\n"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def ws_repo(forge):
+    forge.seed_repo(REPO, FILES, branches={"feature": FILES})
+    return REPO
+
+
+@pytest.fixture
+def ws_runtime(make_runtime, tmp_path):
+    return make_runtime(workspace_dir=tmp_path / "ws")
+
+
+async def test_clone_run_and_env_has_no_secrets(
+    make_runtime, ws_repo, forge_token, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("GITHUB_TOKEN", forge_token)
+    monkeypatch.setenv("GITHUB_MCP_AUTH_TOKENS", "mcp-bearer-secret-123456")
+    monkeypatch.setenv("SOME_API_KEY", "shhh-key-0123456789")
+    rt = make_runtime(workspace_dir=tmp_path / "ws")
+    async with mcp_client(rt) as client:
+        is_error, clone = await call_tool(
+            client, "ensure_workspace_clone", {"full_name": ws_repo, "ref": "feature"}
+        )
+        assert not is_error, clone
+        assert clone["created"] is True and clone["dirty"] is False
+        path = Path(clone["path"])
+        config = (path / ".git" / "config").read_text()
+        assert forge_token not in config and "x-access-token" not in config
+        filter_value = subprocess.run(
+            ["git", "-C", str(path), "config", "remote.origin.partialclonefilter"],
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        assert filter_value == "blob:none"
+        is_error, out = await call_tool(
+            client, "terminal_command", {"full_name": ws_repo, "ref": "feature", "command": "env"}
+        )
+        assert not is_error and out["exit_code"] == 0
+        for secret in (forge_token, "mcp-bearer-secret-123456", "shhh-key-0123456789"):
+            assert secret not in out["stdout"]
+        assert "GITHUB_TOKEN" not in out["stdout"]
+
+
+async def test_run_tests_reports_failures(make_runtime, ws_repo, tmp_path):
+    rt = make_runtime(workspace_dir=tmp_path / "ws")
+    async with mcp_client(rt) as client:
+        is_error, result = await call_tool(
+            client,
+            "run_tests",
+            {
+                "full_name": ws_repo,
+                "ref": "feature",
+                "test_command": "python -m pytest -q",
+                "use_venv": False,
+            },
+        )
+    assert not is_error, result
+    assert result["passed"] == 1 and result["failed"] == 1
+    assert result["failing"][0]["name"].endswith("test_broken")
+    assert "math is hard" in result["failing"][0]["message"]
+
+
+async def test_workdir_escape_and_bad_ref_are_refused(make_runtime, ws_repo, tmp_path):
+    rt = make_runtime(workspace_dir=tmp_path / "ws")
+    marker = Path(f"/tmp/pwned-{uuid.uuid4().hex}")
+    async with mcp_client(rt) as client:
+        is_error, payload = await call_tool(
+            client,
+            "terminal_command",
+            {"full_name": ws_repo, "ref": "feature", "command": "pwd", "workdir": "../.."},
+        )
+        assert error_code(payload) == "invalid_input"
+        is_error, payload = await call_tool(
+            client,
+            "terminal_command",
+            {"full_name": ws_repo, "ref": f"main; touch {marker}", "command": "true"},
+        )
+        assert error_code(payload) == "invalid_input"
+        # a symlink pointing out of the clone is refused as a workdir
+        await call_tool(
+            client,
+            "terminal_command",
+            {"full_name": ws_repo, "ref": "feature", "command": "ln -s / outside"},
+        )
+        is_error, payload = await call_tool(
+            client,
+            "terminal_command",
+            {"full_name": ws_repo, "ref": "feature", "command": "pwd", "workdir": "outside"},
+        )
+        assert error_code(payload) == "invalid_input"
+    assert not marker.exists()
+
+
+async def test_default_branch_workspace_needs_approval(make_runtime, ws_repo, tmp_path):
+    rt = make_runtime(workspace_dir=tmp_path / "ws")
+    async with mcp_client(rt) as client:
+        is_error, payload = await call_tool(
+            client, "terminal_command", {"full_name": ws_repo, "command": "true"}
+        )
+        assert error_code(payload) == "write_not_allowed"
+
+
+async def test_timeout_leaves_no_process(make_runtime, ws_repo, tmp_path):
+    rt = make_runtime(workspace_dir=tmp_path / "ws")
+    token = uuid.uuid4().hex
+    async with mcp_client(rt) as client:
+        is_error, out = await call_tool(
+            client,
+            "terminal_command",
+            {
+                "full_name": ws_repo,
+                "ref": "feature",
+                "timeout_seconds": 1,
+                "command": f"(sleep 300; echo {token}) & sleep 300 # {token}",
+            },
+        )
+    assert not is_error and out["timed_out"] is True
+    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    assert token not in ps
+
+
+async def test_commit_workspace_push_and_refresh_after_api_commit(
+    make_runtime, ws_repo, tmp_path, forge
+):
+    forge.seed_repo("octo-org/ws-push", FILES, branches={"work": FILES})
+    repo = "octo-org/ws-push"
+    rt = make_runtime(workspace_dir=tmp_path / "ws")
+    async with mcp_client(rt) as client:
+        await call_tool(client, "ensure_workspace_clone", {"full_name": repo, "ref": "work"})
+        await call_tool(
+            client,
+            "terminal_command",
+            {
+                "full_name": repo,
+                "ref": "work",
+                "command": "echo 'extra' > NEW.txt && echo more >> README.md",
+            },
+        )
+        is_error, summary = await call_tool(
+            client, "get_workspace_changes_summary", {"full_name": repo, "ref": "work"}
+        )
+        assert not is_error and summary["dirty"] is True
+        is_error, commit = await call_tool(
+            client,
+            "commit_workspace",
+            {"full_name": repo, "ref": "work", "message": "ws change", "push": True},
+        )
+        assert not is_error, commit
+        assert commit["pushed"] is True
+        is_error, head = await call_tool(
+            client, "list_commits", {"full_name": repo, "ref": "work", "limit": 1}
+        )
+        assert head["commits"][0]["sha"] == commit["commit_sha"]
+        # an API commit to the branch fast-forwards the clean clone
+        is_error, api = await call_tool(
+            client,
+            "apply_text_update_and_commit",
+            {
+                "full_name": repo,
+                "branch": "work",
+                "path": "API.txt",
+                "new_content": "api\n",
+                "message": "api commit",
+            },
+        )
+        assert not is_error, api
+        is_error, state = await call_tool(
+            client, "get_workspace_changes_summary", {"full_name": repo, "ref": "work"}
+        )
+        assert state["head_sha"] == api["commit_sha"] and state["behind"] == 0

@@ -16,7 +16,10 @@ from github_mcp.tools.writes import CommitResult, _commit, after_write
 
 @tool(toolset="writes", write=True, target="branch", ref_arg="branch", destructive=True)
 async def delete_file(
-    call: Call, full_name: FullName, path: RepoPath, message: CommitMessage,
+    call: Call,
+    full_name: FullName,
+    path: RepoPath,
+    message: CommitMessage,
     branch: Branch | None = None,
 ) -> CommitResult:
     """Delete one file in a verified commit."""
@@ -26,8 +29,12 @@ async def delete_file(
 
 @tool(toolset="writes", write=True, target="branch", ref_arg="branch", destructive=True)
 async def move_file(
-    call: Call, full_name: FullName, path: RepoPath, new_path: RepoPath,
-    message: CommitMessage, branch: Branch | None = None,
+    call: Call,
+    full_name: FullName,
+    path: RepoPath,
+    new_path: RepoPath,
+    message: CommitMessage,
+    branch: Branch | None = None,
 ) -> CommitResult:
     """Move or rename a file in one verified commit (content unchanged)."""
     assert branch is not None
@@ -36,16 +43,24 @@ async def move_file(
     from github_mcp.services.files import MAX_READ_BYTES, read_file
 
     head = await read_head(call.rt.github, full_name, branch)
-    read = await read_file(call.rt.github, full_name, path, head.commit_sha,
-                           max_bytes=MAX_READ_BYTES, allow_binary=True)
+    read = await read_file(
+        call.rt.github,
+        full_name,
+        path,
+        head.commit_sha,
+        max_bytes=MAX_READ_BYTES,
+        allow_binary=True,
+    )
     if read.truncated:
-        raise GitHubMCPError(ErrorCode.UNPROCESSABLE, f"{path} is over 1 MiB; move it in the "
-                             "workspace instead.")
+        raise GitHubMCPError(
+            ErrorCode.UNPROCESSABLE, f"{path} is over 1 MiB; move it in the workspace instead."
+        )
     import base64
 
     data = base64.b64decode(read.content) if read.encoding == "base64" else read.content
-    return await _commit(call, full_name, branch, message,
-                         [Change(path, None), Change(new_path, data)], head=head)
+    return await _commit(
+        call, full_name, branch, message, [Change(path, None), Change(new_path, data)], head=head
+    )
 
 
 @tool(toolset="writes", write=True, target="branch", destructive=True)
@@ -53,6 +68,10 @@ async def delete_remote_branch(call: Call, full_name: FullName, branch: Branch) 
     """Delete a branch on GitHub (never the default or a protected branch without approval)."""
     sha = await delete_branch(call.rt.github, full_name, branch)
     await after_write(call, full_name, branch)
-    return CommitResult(commit_sha=sha, branch=branch, parent_sha=sha, files=[],
-                        verification={"verified": True, "commit_sha": sha, "branch_sha": None,
-                                      "files_checked": 0})
+    return CommitResult(
+        commit_sha=sha,
+        branch=branch,
+        parent_sha=sha,
+        files=[],
+        verification={"verified": True, "commit_sha": sha, "branch_sha": None, "files_checked": 0},
+    )

@@ -76,12 +76,15 @@ def embedded_forge(settings: Settings, mode: str) -> Iterator[Settings]:
     from .sandbox import Forge
     from .sandbox.seed import seed_demo
 
-    with Forge() as forge:
-        base_url = forge.start()
+    forge = Forge()
+    base_url = forge.start()
+    try:
         seed_demo(forge)
         token = forge.create_token(login="octocat")
         log_event("sandbox_forge_started", url=base_url)
         yield Settings(github_api_url=base_url, github_token=token)
+    finally:
+        forge.stop()
 
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
@@ -110,14 +113,15 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
 
 def _print_client_config(host: str, port: int, settings: Settings) -> None:
     url = f"http://{host}:{port}/mcp"
-    claude = {"mcpServers": {"github": {"type": "http", "url": url}}}
+    remote = {"mcpServers": {"github": {"command": "npx", "args": ["mcp-remote", url]}}}
     lines = [
         "",
         f"GitHub MCP Controller is serving at {url}",
         f"  GitHub API: {settings.github_api_url}",
         f"  Health:     http://{host}:{port}/healthz   Status: http://{host}:{port}/status",
-        "Claude Desktop / Claude Code config:",
-        "  " + json.dumps(claude),
+        f"Claude Code:    claude mcp add --transport http github {url}",
+        "Claude Desktop (claude_desktop_config.json):",
+        "  " + json.dumps(remote),
         f"ChatGPT connector URL: {url}  (use bearer auth when exposed beyond loopback)",
         "Press Ctrl-C to stop.",
         "",

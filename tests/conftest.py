@@ -34,9 +34,8 @@ DEMO_REPO = "octo-org/demo-app"
 
 @pytest.fixture(scope="session")
 def forge():
-    from github_mcp.sandbox.seed import seed_demo
-
     from github_mcp.sandbox import Forge
+    from github_mcp.sandbox.seed import seed_demo
 
     instance = Forge(record_responses=True)
     instance.start()
@@ -116,5 +115,4 @@ def settled_requests(forge) -> list[dict[str, Any]]:
 
 
 def requests_matching(forge, method: str, fragment: str) -> list[dict[str, Any]]:
-    return [r for r in settled_requests(forge)
-            if r["method"] == method and fragment in r["path"]]
+    return [r for r in settled_requests(forge) if r["method"] == method and fragment in r["path"]]

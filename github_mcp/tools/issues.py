@@ -36,9 +36,12 @@ class IssueSummary(BaseModel):
 
 def _summary(item: dict[str, Any]) -> IssueSummary:
     return IssueSummary(
-        number=item["number"], title=clean(item.get("title"), 300)[0], state=item["state"],
+        number=item["number"],
+        title=clean(item.get("title"), 300)[0],
+        state=item["state"],
         labels=[lb["name"] if isinstance(lb, dict) else lb for lb in item.get("labels", [])],
-        author=(item.get("user") or {}).get("login"), comments=item.get("comments", 0),
+        author=(item.get("user") or {}).get("login"),
+        comments=item.get("comments", 0),
         updated_at=item.get("updated_at"),
     )
 
@@ -61,8 +64,9 @@ async def list_issues(
     params: dict[str, Any] = {"state": state}
     if labels:
         params["labels"] = ",".join(labels)
-    page = await call.rt.github.paginate(f"{repo_path(full_name)}/issues", params=params,
-                                         limit=limit, cursor=cursor)
+    page = await call.rt.github.paginate(
+        f"{repo_path(full_name)}/issues", params=params, limit=limit, cursor=cursor
+    )
     items = [_summary(i) for i in page.items if "pull_request" not in i]
     return IssueList(issues=items, next_cursor=page.next_cursor)
 
@@ -77,8 +81,13 @@ class Comment(BaseModel):
 
 def comment_model(item: dict[str, Any], cap: int = 4000) -> Comment:
     body, cut = clean(item.get("body"), cap)
-    return Comment(id=item["id"], author=(item.get("user") or {}).get("login"),
-                   created_at=item.get("created_at"), body=body, truncated=cut or None)
+    return Comment(
+        id=item["id"],
+        author=(item.get("user") or {}).get("login"),
+        created_at=item.get("created_at"),
+        body=body,
+        truncated=cut or None,
+    )
 
 
 class IssueDetail(IssueSummary):
@@ -102,14 +111,18 @@ async def get_issue(
     """One issue with its body and a page of comments."""
     base = f"{repo_path(full_name)}/issues/{number}"
     issue = await call.rt.github.request_json("GET", base)
-    page = await call.rt.github.paginate(f"{base}/comments", limit=comments_limit,
-                                         cursor=comments_cursor)
+    page = await call.rt.github.paginate(
+        f"{base}/comments", limit=comments_limit, cursor=comments_cursor
+    )
     body, cut = clean(issue.get("body"))
     summary = _summary(issue)
     return IssueDetail(
-        **summary.model_dump(), body=body, body_truncated=cut or None,
+        **summary.model_dump(),
+        body=body,
+        body_truncated=cut or None,
         assignees=[a["login"] for a in issue.get("assignees") or []],
-        is_pull_request="pull_request" in issue, url=issue["html_url"],
+        is_pull_request="pull_request" in issue,
+        url=issue["html_url"],
         comment_items=[comment_model(c) for c in page.items],
         next_comments_cursor=page.next_cursor,
     )
@@ -124,9 +137,13 @@ class IssueRef(BaseModel):
 
 
 def _ref(issue: dict[str, Any]) -> IssueRef:
-    return IssueRef(number=issue["number"], state=issue["state"],
-                    title=clean(issue.get("title"), 300)[0], url=issue["html_url"],
-                    labels=[lb["name"] for lb in issue.get("labels", [])])
+    return IssueRef(
+        number=issue["number"],
+        state=issue["state"],
+        title=clean(issue.get("title"), 300)[0],
+        url=issue["html_url"],
+        labels=[lb["name"] for lb in issue.get("labels", [])],
+    )
 
 
 @tool(toolset=TOOLSET, write=True, target=None)
@@ -137,8 +154,9 @@ async def create_issue(
     payload: dict[str, Any] = {"title": title, "body": body}
     if labels:
         payload["labels"] = labels
-    issue = await call.rt.github.request_json("POST", f"{repo_path(full_name)}/issues",
-                                              json_body=payload)
+    issue = await call.rt.github.request_json(
+        "POST", f"{repo_path(full_name)}/issues", json_body=payload
+    )
     call.rt.invalidate_repo(full_name)
     return _ref(issue)
 
@@ -154,8 +172,11 @@ async def update_issue(
     labels: Labels | None = None,
 ) -> IssueRef:
     """Change an issue's title, body, state or labels."""
-    payload = {k: v for k, v in {"title": title, "body": body, "state": state,
-                                  "labels": labels}.items() if v is not None}
+    payload = {
+        k: v
+        for k, v in {"title": title, "body": body, "state": state, "labels": labels}.items()
+        if v is not None
+    }
     issue = await call.rt.github.request_json(
         "PATCH", f"{repo_path(full_name)}/issues/{number}", json_body=payload
     )
@@ -169,13 +190,15 @@ class CommentRef(BaseModel):
 
 
 @tool(toolset=TOOLSET, write=True, target=None)
-async def comment_on_issue(call: Call, full_name: FullName, number: Number,
-                           body: Annotated[str, Field(min_length=1, max_length=65536)]
-                           ) -> CommentRef:
+async def comment_on_issue(
+    call: Call,
+    full_name: FullName,
+    number: Number,
+    body: Annotated[str, Field(min_length=1, max_length=65536)],
+) -> CommentRef:
     """Add a comment to an issue."""
     comment = await call.rt.github.request_json(
         "POST", f"{repo_path(full_name)}/issues/{number}/comments", json_body={"body": body}
     )
     call.rt.invalidate_repo(full_name)
     return CommentRef(id=comment["id"], url=comment["html_url"])
-

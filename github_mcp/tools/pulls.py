@@ -44,10 +44,12 @@ async def list_pull_requests(
         params["base"] = base
     if head:
         params["head"] = f"{full_name.split('/')[0]}:{head}"
-    page = await call.rt.github.paginate(f"{repo_path(full_name)}/pulls", params=params,
-                                         limit=limit, cursor=cursor)
-    return PullList(pull_requests=[pr_ref_model(p) for p in page.items],
-                    next_cursor=page.next_cursor)
+    page = await call.rt.github.paginate(
+        f"{repo_path(full_name)}/pulls", params=params, limit=limit, cursor=cursor
+    )
+    return PullList(
+        pull_requests=[pr_ref_model(p) for p in page.items], next_cursor=page.next_cursor
+    )
 
 
 async def _pr(call: Call, full_name: str, number: int) -> dict[str, Any]:
@@ -113,8 +115,7 @@ class PrOverview(BaseModel):
 FAILED_CONCLUSIONS = {"failure", "timed_out", "cancelled", "action_required", "startup_failure"}
 
 
-def summarize_checks(runs: list[dict[str, Any]], statuses: list[dict[str, Any]]
-                     ) -> ChecksSummary:
+def summarize_checks(runs: list[dict[str, Any]], statuses: list[dict[str, Any]]) -> ChecksSummary:
     passed = failed = pending = 0
     failing: list[str] = []
     for run in runs:
@@ -134,23 +135,32 @@ def summarize_checks(runs: list[dict[str, Any]], statuses: list[dict[str, Any]]
             failing.append(status.get("context", "status"))
         else:
             passed += 1
-    return ChecksSummary(total=passed + failed + pending, passed=passed, failed=failed,
-                         pending=pending, failing=failing[:10])
+    return ChecksSummary(
+        total=passed + failed + pending,
+        passed=passed,
+        failed=failed,
+        pending=pending,
+        failing=failing[:10],
+    )
 
 
 def latest_reviews(reviews: list[dict[str, Any]]) -> list[ReviewState]:
     latest: dict[str, str] = {}
     for review in reviews:
         user = (review.get("user") or {}).get("login") or "?"
-        if review.get("state") in ("APPROVED", "CHANGES_REQUESTED", "DISMISSED") or \
-                user not in latest:
+        if (
+            review.get("state") in ("APPROVED", "CHANGES_REQUESTED", "DISMISSED")
+            or user not in latest
+        ):
             latest[user] = review.get("state", "COMMENTED")
     return [ReviewState(reviewer=u, state=s) for u, s in sorted(latest.items())]
 
 
 @tool(toolset=TOOLSET)
 async def get_pr_overview(
-    call: Call, pr: PrRef | None = None, full_name: FullName | None = None,
+    call: Call,
+    pr: PrRef | None = None,
+    full_name: FullName | None = None,
     number: Number | None = None,
 ) -> PrOverview:
     """One call: metadata, changed files, checks, latest review per reviewer, mergeability."""
@@ -162,23 +172,39 @@ async def get_pr_overview(
     files, reviews, runs, status = await asyncio.gather(
         github.collect(f"{base}/pulls/{number}/files", max_items=300),
         github.collect(f"{base}/pulls/{number}/reviews", max_items=300),
-        github.request_json("GET", f"{base}/commits/{sha}/check-runs",
-                            params={"per_page": 100}),
+        github.request_json("GET", f"{base}/commits/{sha}/check-runs", params={"per_page": 100}),
         github.request_json("GET", f"{base}/commits/{sha}/status"),
     )
     body, cut = clean(data.get("body"), 600)
     shown = sorted(files, key=lambda f: -(f.get("additions", 0) + f.get("deletions", 0)))[:10]
     ref = compact_pr(data)
     return PrOverview(
-        number=number, title=ref["title"], state=ref["state"], draft=ref["draft"],
-        author=ref["author"], head=ref["head"], head_sha=sha, base=ref["base"], url=ref["url"],
-        body=body, body_truncated=cut or None, mergeable=data.get("mergeable"),
-        mergeable_state=data.get("mergeable_state"), commits=data.get("commits", 0),
+        number=number,
+        title=ref["title"],
+        state=ref["state"],
+        draft=ref["draft"],
+        author=ref["author"],
+        head=ref["head"],
+        head_sha=sha,
+        base=ref["base"],
+        url=ref["url"],
+        body=body,
+        body_truncated=cut or None,
+        mergeable=data.get("mergeable"),
+        mergeable_state=data.get("mergeable_state"),
+        commits=data.get("commits", 0),
         changed_files=data.get("changed_files", len(files)),
-        additions=data.get("additions", 0), deletions=data.get("deletions", 0),
-        files=[ChangedFile(path=f["filename"], status=f["status"],
-                           additions=f.get("additions", 0), deletions=f.get("deletions", 0))
-               for f in shown],
+        additions=data.get("additions", 0),
+        deletions=data.get("deletions", 0),
+        files=[
+            ChangedFile(
+                path=f["filename"],
+                status=f["status"],
+                additions=f.get("additions", 0),
+                deletions=f.get("deletions", 0),
+            )
+            for f in shown
+        ],
         more_files=(len(files) - len(shown)) or None,
         checks=summarize_checks(runs.get("check_runs", []), status.get("statuses", [])),
         reviews=latest_reviews(reviews),
@@ -215,8 +241,9 @@ async def get_pr_diff(
 ) -> PrDiff:
     """The PR's diff per file, paged and byte-capped (optionally one path)."""
     assert full_name and number
-    page = await call.rt.github.paginate(f"{repo_path(full_name)}/pulls/{number}/files",
-                                         limit=limit, cursor=cursor)
+    page = await call.rt.github.paginate(
+        f"{repo_path(full_name)}/pulls/{number}/files", limit=limit, cursor=cursor
+    )
     budget = max_bytes
     out: list[FileDiff] = []
     for f in page.items:
@@ -224,12 +251,20 @@ async def get_pr_diff(
             continue
         patch, cut = cut_text(f.get("patch") or "", max(budget, 0))
         budget -= len(patch.encode())
-        out.append(FileDiff(path=f["filename"], status=f["status"],
-                            additions=f.get("additions", 0), deletions=f.get("deletions", 0),
-                            patch=patch or None, patch_truncated=cut or None,
-                            previous_path=f.get("previous_filename")))
-    return PrDiff(number=number, files=out, next_cursor=page.next_cursor,
-                  bytes=max_bytes - max(budget, 0))
+        out.append(
+            FileDiff(
+                path=f["filename"],
+                status=f["status"],
+                additions=f.get("additions", 0),
+                deletions=f.get("deletions", 0),
+                patch=patch or None,
+                patch_truncated=cut or None,
+                previous_path=f.get("previous_filename"),
+            )
+        )
+    return PrDiff(
+        number=number, files=out, next_cursor=page.next_cursor, bytes=max_bytes - max(budget, 0)
+    )
 
 
 class ReviewComment(Comment):
@@ -246,8 +281,12 @@ class PrComments(BaseModel):
 
 @tool(toolset=TOOLSET)
 async def list_pr_comments(
-    call: Call, pr: PrRef | None = None, full_name: FullName | None = None,
-    number: Number | None = None, limit: Limit = 30, cursor: Cursor | None = None,
+    call: Call,
+    pr: PrRef | None = None,
+    full_name: FullName | None = None,
+    number: Number | None = None,
+    limit: Limit = 30,
+    cursor: Cursor | None = None,
 ) -> PrComments:
     """Review (line) comments and conversation comments, paged, with authors and dates."""
     assert full_name and number
@@ -259,8 +298,12 @@ async def list_pr_comments(
     )
     return PrComments(
         review_comments=[
-            ReviewComment(**comment_model(c).model_dump(), path=c.get("path"),
-                          line=c.get("line"), in_reply_to=c.get("in_reply_to_id"))
+            ReviewComment(
+                **comment_model(c).model_dump(),
+                path=c.get("path"),
+                line=c.get("line"),
+                in_reply_to=c.get("in_reply_to_id"),
+            )
             for c in review.items
         ],
         issue_comments=[comment_model(c) for c in issue.items],
@@ -270,28 +313,40 @@ async def list_pr_comments(
 
 @tool(toolset=TOOLSET, write=True, target="head", ref_arg="base", idempotent=True)
 async def create_pull_request(
-    call: Call, full_name: FullName, head: Ref, title: Title, body: Body = "",
-    base: Ref | None = None, draft: bool = False,
+    call: Call,
+    full_name: FullName,
+    head: Ref,
+    title: Title,
+    body: Body = "",
+    base: Ref | None = None,
+    draft: bool = False,
 ) -> PullRequestRef:
     """Open a PR from head into base; returns the open one if it already exists."""
     assert base is not None
-    pr, existed = await open_pull_request(call.rt.github, full_name, head=head, base=base,
-                                          title=title, body=body, draft=draft)
+    pr, existed = await open_pull_request(
+        call.rt.github, full_name, head=head, base=base, title=title, body=body, draft=draft
+    )
     call.rt.invalidate_repo(full_name)
     return pr_ref_model(pr, existed)
 
 
 @tool(toolset=TOOLSET, write=True, target=pr_head_branch)
 async def update_pull_request(
-    call: Call, pr: PrRef | None = None, full_name: FullName | None = None,
-    number: Number | None = None, title: Title | None = None, body: Body | None = None,
+    call: Call,
+    pr: PrRef | None = None,
+    full_name: FullName | None = None,
+    number: Number | None = None,
+    title: Title | None = None,
+    body: Body | None = None,
     base: Ref | None = None,
 ) -> PullRequestRef:
     """Change a PR's title, body or base branch."""
-    payload = {k: v for k, v in {"title": title, "body": body, "base": base}.items()
-               if v is not None}
+    payload = {
+        k: v for k, v in {"title": title, "body": body, "base": base}.items() if v is not None
+    }
     data = await call.rt.github.request_json(
-        "PATCH", f"{repo_path(full_name or '')}/pulls/{number}", json_body=payload)
+        "PATCH", f"{repo_path(full_name or '')}/pulls/{number}", json_body=payload
+    )
     call.rt.invalidate_repo(full_name or "")
     return pr_ref_model(data)
 
@@ -305,7 +360,9 @@ class MergeResult(BaseModel):
 
 @tool(toolset=TOOLSET, write=True, target=pr_base_branch, destructive=True)
 async def merge_pull_request(
-    call: Call, pr: PrRef | None = None, full_name: FullName | None = None,
+    call: Call,
+    pr: PrRef | None = None,
+    full_name: FullName | None = None,
     number: Number | None = None,
     merge_method: Literal["merge", "squash", "rebase"] = "merge",
     expected_head_sha: Sha | None = None,
@@ -315,22 +372,35 @@ async def merge_pull_request(
     """Merge a PR into its base (gated by the base branch); expected_head_sha guards races."""
     assert full_name and number
     data = await _pr(call, full_name, number)
-    result = await merge_pull(call.rt.github, full_name, number, method=merge_method,
-                              expected_head_sha=expected_head_sha, commit_title=commit_title,
-                              commit_message=commit_message)
+    result = await merge_pull(
+        call.rt.github,
+        full_name,
+        number,
+        method=merge_method,
+        expected_head_sha=expected_head_sha,
+        commit_title=commit_title,
+        commit_message=commit_message,
+    )
     await after_write(call, full_name, data["base"]["ref"])
-    return MergeResult(merged=bool(result.get("merged")), sha=result.get("sha", ""),
-                       message=result.get("message", ""), method=merge_method)
+    return MergeResult(
+        merged=bool(result.get("merged")),
+        sha=result.get("sha", ""),
+        message=result.get("message", ""),
+        method=merge_method,
+    )
 
 
 @tool(toolset=TOOLSET, write=True, target=None)
 async def close_pull_request(
-    call: Call, pr: PrRef | None = None, full_name: FullName | None = None,
+    call: Call,
+    pr: PrRef | None = None,
+    full_name: FullName | None = None,
     number: Number | None = None,
 ) -> PullRequestRef:
     """Close a PR without merging it."""
     data = await call.rt.github.request_json(
-        "PATCH", f"{repo_path(full_name or '')}/pulls/{number}", json_body={"state": "closed"})
+        "PATCH", f"{repo_path(full_name or '')}/pulls/{number}", json_body={"state": "closed"}
+    )
     call.rt.invalidate_repo(full_name or "")
     return pr_ref_model(data)
 
@@ -340,12 +410,16 @@ CommentBody = Annotated[str, Field(min_length=1, max_length=65536)]
 
 @tool(toolset=TOOLSET, write=True, target=None)
 async def comment_on_pull_request(
-    call: Call, body: CommentBody, pr: PrRef | None = None, full_name: FullName | None = None,
+    call: Call,
+    body: CommentBody,
+    pr: PrRef | None = None,
+    full_name: FullName | None = None,
     number: Number | None = None,
 ) -> CommentRef:
     """Add a conversation comment to a PR."""
     comment = await call.rt.github.request_json(
-        "POST", f"{repo_path(full_name or '')}/issues/{number}/comments", json_body={"body": body})
+        "POST", f"{repo_path(full_name or '')}/issues/{number}/comments", json_body={"body": body}
+    )
     return CommentRef(id=comment["id"], url=comment["html_url"])
 
 
@@ -355,14 +429,18 @@ class LabelsResult(BaseModel):
 
 @tool(toolset=TOOLSET, write=True, target=None)
 async def add_pr_labels(
-    call: Call, labels: Labels, pr: PrRef | None = None, full_name: FullName | None = None,
+    call: Call,
+    labels: Labels,
+    pr: PrRef | None = None,
+    full_name: FullName | None = None,
     number: Number | None = None,
 ) -> LabelsResult:
     """Add labels to a PR."""
     if not labels:
         raise GitHubMCPError(ErrorCode.INVALID_INPUT, "Give at least one label.")
     data = await call.rt.github.request_json(
-        "POST", f"{repo_path(full_name or '')}/issues/{number}/labels", json_body={"labels": labels})
+        "POST", f"{repo_path(full_name or '')}/issues/{number}/labels", json_body={"labels": labels}
+    )
     return LabelsResult(labels=[lb["name"] for lb in data])
 
 
@@ -394,6 +472,7 @@ async def create_pr_review(
     if comments:
         payload["comments"] = [c.model_dump() for c in comments]
     data = await call.rt.github.request_json(
-        "POST", f"{repo_path(full_name or '')}/pulls/{number}/reviews", json_body=payload)
+        "POST", f"{repo_path(full_name or '')}/pulls/{number}/reviews", json_body=payload
+    )
     call.rt.invalidate_repo(full_name or "")
     return ReviewRef(id=data["id"], state=data["state"], comments=len(comments or []))

@@ -63,7 +63,7 @@ def manager(call: Call) -> WorkspaceManager:
     return existing
 
 
-def _progress(call: Call):  # noqa: ANN202 - a Progress callback
+def _progress(call: Call):
     async def report(value: float, message: str) -> None:
         await call.progress(value, None, message)
 

@@ -84,12 +84,25 @@ async def after_write(call: Call, full_name: str, branch: str) -> None:
             pass
 
 
-async def _commit(call: Call, full_name: str, branch: str, message: str,
-                  changes: list[Change], *, expected_head_sha: str | None = None,
-                  head: Head | None = None, diff: str | None = None) -> CommitResult:
+async def _commit(
+    call: Call,
+    full_name: str,
+    branch: str,
+    message: str,
+    changes: list[Change],
+    *,
+    expected_head_sha: str | None = None,
+    head: Head | None = None,
+    diff: str | None = None,
+) -> CommitResult:
     outcome: CommitOutcome = await commit_changes(
-        call.rt.github, full_name, branch, message, changes,
-        expected_head_sha=expected_head_sha, head=head,
+        call.rt.github,
+        full_name,
+        branch,
+        message,
+        changes,
+        expected_head_sha=expected_head_sha,
+        head=head,
     )
     await after_write(call, full_name, branch)
     diff_text, diff_cut = (None, None)
@@ -97,27 +110,32 @@ async def _commit(call: Call, full_name: str, branch: str, message: str,
         diff_text = diff[:20_000]
         diff_cut = len(diff) > 20_000 or None
     return CommitResult(
-        commit_sha=outcome.commit_sha, branch=branch, parent_sha=outcome.parent_sha,
+        commit_sha=outcome.commit_sha,
+        branch=branch,
+        parent_sha=outcome.parent_sha,
         files=[WrittenFile(**f) for f in outcome.files],
         verification=Verification(**outcome.verification),
         rebased_onto=outcome.rebased_onto or None,
         created_branch=outcome.created_branch or None,
-        diff=diff_text, diff_truncated=diff_cut,
+        diff=diff_text,
+        diff_truncated=diff_cut,
     )
 
 
 async def _current_text(call: Call, full_name: str, path: str, head: Head) -> str | None:
     """The file's text at the head commit, or None when it does not exist."""
     try:
-        read = await files.read_file(call.rt.github, full_name, path, head.commit_sha,
-                                     max_bytes=files.MAX_READ_BYTES)
+        read = await files.read_file(
+            call.rt.github, full_name, path, head.commit_sha, max_bytes=files.MAX_READ_BYTES
+        )
     except GitHubMCPError as exc:
         if exc.code == ErrorCode.NOT_FOUND:
             return None
         raise
     if read.truncated:
         raise GitHubMCPError(
-            ErrorCode.UNPROCESSABLE, f"{path} is larger than 1 MiB; edit it in the workspace.",
+            ErrorCode.UNPROCESSABLE,
+            f"{path} is larger than 1 MiB; edit it in the workspace.",
             hint="Use ensure_workspace_clone + terminal_command + commit_workspace.",
         )
     return read.content
@@ -146,12 +164,19 @@ async def apply_text_update_and_commit(
             f"This would shrink {path} from {old_size} to {new_size} bytes.",
             hint="If the cut is intended, pass allow_large_shrink=true; otherwise send the "
             "whole file or use apply_patch_and_commit.",
-            old_bytes=old_size, new_bytes=new_size,
+            old_bytes=old_size,
+            new_bytes=new_size,
         )
     diff = unified_diff(old or "", new_content, path) if return_diff else None
-    return await _commit(call, full_name, branch, message,
-                         [Change(path, new_content, expected_sha=expected_sha)], head=head,
-                         diff=diff)
+    return await _commit(
+        call,
+        full_name,
+        branch,
+        message,
+        [Change(path, new_content, expected_sha=expected_sha)],
+        head=head,
+        diff=diff,
+    )
 
 
 @tool(toolset=TOOLSET, write=True, target="branch", ref_arg="branch")
@@ -170,27 +195,41 @@ async def apply_patch_and_commit(
         raise invalid_input(f"A patch may touch at most {MAX_COMMIT_FILES} files.")
     head = await read_head(call.rt.github, full_name, branch)
     if expected_head_sha and head.commit_sha != expected_head_sha:
-        raise GitHubMCPError(ErrorCode.CONFLICT, f"{branch} moved to {head.commit_sha[:12]}.",
-                             hint="Re-read the files and rebuild the patch.")
+        raise GitHubMCPError(
+            ErrorCode.CONFLICT,
+            f"{branch} moved to {head.commit_sha[:12]}.",
+            hint="Re-read the files and rebuild the patch.",
+        )
     # A creation reads its target too, so it cannot silently overwrite an existing file.
-    originals = await asyncio.gather(*(
-        _current_text(call, full_name, fp.old_path or fp.new_path or "", head)
-        for fp in file_patches
-    ))
-    rename_targets = await asyncio.gather(*(
-        _current_text(call, full_name, fp.new_path, head) if fp.is_rename and fp.new_path
-        else _none()
-        for fp in file_patches
-    ))
+    originals = await asyncio.gather(
+        *(
+            _current_text(call, full_name, fp.old_path or fp.new_path or "", head)
+            for fp in file_patches
+        )
+    )
+    rename_targets = await asyncio.gather(
+        *(
+            _current_text(call, full_name, fp.new_path, head)
+            if fp.is_rename and fp.new_path
+            else _none()
+            for fp in file_patches
+        )
+    )
     changes: list[Change] = []
     for fp, original, target_text in zip(file_patches, originals, rename_targets, strict=True):
         if fp.old_path and original is None:
-            raise GitHubMCPError(ErrorCode.PATCH_DOES_NOT_APPLY,
-                                 f"{fp.old_path} does not exist on {branch}.", path=fp.old_path)
+            raise GitHubMCPError(
+                ErrorCode.PATCH_DOES_NOT_APPLY,
+                f"{fp.old_path} does not exist on {branch}.",
+                path=fp.old_path,
+            )
         if target_text is not None:
-            raise GitHubMCPError(ErrorCode.PATCH_DOES_NOT_APPLY,
-                                 f"{fp.new_path} already exists on {branch}; the patch renames "
-                                 f"{fp.old_path} onto it.", path=fp.new_path)
+            raise GitHubMCPError(
+                ErrorCode.PATCH_DOES_NOT_APPLY,
+                f"{fp.new_path} already exists on {branch}; the patch renames "
+                f"{fp.old_path} onto it.",
+                path=fp.new_path,
+            )
         result = apply_file_patch(original, fp)
         target = fp.new_path or fp.old_path
         assert target is not None
@@ -219,17 +258,21 @@ def apply_sections(text: str, sections: list[Section]) -> str:
         if s.start_line <= previous_end:
             raise invalid_input("Sections must be sorted and must not overlap.")
         if s.end_line > len(lines) or s.start_line > len(lines) + 1:
-            raise invalid_input(f"Section {s.start_line}-{s.end_line} is beyond the file's "
-                                f"{len(lines)} lines.")
+            raise invalid_input(
+                f"Section {s.start_line}-{s.end_line} is beyond the file's {len(lines)} lines."
+            )
         previous_end = max(s.end_line, s.start_line - 1)
     newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
     out: list[str] = []
     cursor = 0
     for s in sections:
-        out.extend(lines[cursor:s.start_line - 1])
+        out.extend(lines[cursor : s.start_line - 1])
         replacement = s.new_text
-        replaced_had_newline = s.end_line == 0 or s.end_line < len(lines) or (
-            lines and lines[-1].endswith(("\n", "\r")))
+        replaced_had_newline = (
+            s.end_line == 0
+            or s.end_line < len(lines)
+            or (lines and lines[-1].endswith(("\n", "\r")))
+        )
         if replacement and not replacement.endswith("\n") and replaced_had_newline:
             replacement += newline
         out.append(replacement)
@@ -257,8 +300,15 @@ async def update_file_sections_and_commit(
         raise GitHubMCPError(ErrorCode.NOT_FOUND, f"{path} does not exist on {branch}.")
     new = apply_sections(old, sections)
     diff = unified_diff(old, new, path) if return_diff else None
-    return await _commit(call, full_name, branch, message,
-                         [Change(path, new, expected_sha=expected_sha)], head=head, diff=diff)
+    return await _commit(
+        call,
+        full_name,
+        branch,
+        message,
+        [Change(path, new, expected_sha=expected_sha)],
+        head=head,
+        diff=diff,
+    )
 
 
 class FileSpec(BaseModel):
@@ -273,8 +323,9 @@ def _changes(specs: list[FileSpec]) -> list[Change]:
     for spec in specs:
         if spec.delete == (spec.content is not None):
             raise invalid_input(f"{spec.path}: give content, or delete=true, not both.")
-        changes.append(Change(spec.path, None if spec.delete else spec.content,
-                              expected_sha=spec.expected_sha))
+        changes.append(
+            Change(spec.path, None if spec.delete else spec.content, expected_sha=spec.expected_sha)
+        )
     return changes
 
 
@@ -292,8 +343,9 @@ async def commit_files(
 ) -> CommitResult:
     """Create, update or delete up to 100 files in one atomic, verified commit."""
     assert branch is not None
-    return await _commit(call, full_name, branch, message, _changes(files),
-                         expected_head_sha=expected_head_sha)
+    return await _commit(
+        call, full_name, branch, message, _changes(files), expected_head_sha=expected_head_sha
+    )
 
 
 class PullRequestRef(BaseModel):
@@ -331,14 +383,19 @@ async def update_files_and_open_pr(
     assert base is not None
     github = call.rt.github
     head_or_error, base_head = await asyncio.gather(
-        read_head(github, full_name, branch), read_head(github, full_name, base),
+        read_head(github, full_name, branch),
+        read_head(github, full_name, base),
         return_exceptions=True,
     )
     if isinstance(base_head, BaseException):
         raise base_head
     if isinstance(head_or_error, GitHubMCPError) and head_or_error.code == ErrorCode.NOT_FOUND:
-        head = Head(branch=branch, commit_sha=base_head.commit_sha, tree_sha=base_head.tree_sha,
-                    exists=False)
+        head = Head(
+            branch=branch,
+            commit_sha=base_head.commit_sha,
+            tree_sha=base_head.tree_sha,
+            exists=False,
+        )
     elif isinstance(head_or_error, BaseException):
         raise head_or_error
     else:
@@ -346,10 +403,12 @@ async def update_files_and_open_pr(
     commit = await _commit(call, full_name, branch, message, _changes(files), head=head)
     if not commit.verification.verified:
         return CommitAndPr(commit=commit, note="Commit did not verify; no PR was opened.")
-    pr, existed = await open_pull_request(github, full_name, head=branch, base=base,
-                                          title=title, body=body, draft=draft)
-    return CommitAndPr(commit=commit,
-                       pull_request=PullRequestRef(**compact_pr(pr), already_existed=existed))
+    pr, existed = await open_pull_request(
+        github, full_name, head=branch, base=base, title=title, body=body, draft=draft
+    )
+    return CommitAndPr(
+        commit=commit, pull_request=PullRequestRef(**compact_pr(pr), already_existed=existed)
+    )
 
 
 def pr_ref_model(pr: dict[str, Any], existed: bool = False) -> PullRequestRef:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from fastmcp import Context
 from fastmcp.tools import Tool, ToolResult
-from mcp.types import TextContent, ToolAnnotations
+from mcp.types import InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import BaseModel
 
 from .errors import ErrorCode, GitHubMCPError, invalid_input
@@ -227,7 +227,7 @@ async def _resolve_target(spec: ToolSpec, call: Call, kwargs: dict[str, Any]) ->
 
 async def run_tool(
     spec: ToolSpec, rt: Runtime, kwargs: dict[str, Any], ctx: Context | None = None
-) -> ToolResult:
+) -> ToolResult | InputRequiredResult:
     call_id = uuid.uuid4().hex[:16]
     started = time.perf_counter()
     scope = approval_scope(ctx)
@@ -254,6 +254,8 @@ async def run_tool(
             )
             gate_passed = True
         result = await spec.handler(call, **kwargs)
+        if isinstance(result, InputRequiredResult):
+            return result  # a request for client input (elicitation), passed through as is
     except Exception as exc:
         error = _as_tool_error(exc, call_id)
         envelope = error.envelope(call_id)

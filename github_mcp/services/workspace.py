@@ -59,6 +59,7 @@ from github_mcp.services.workspace_git import (
     validate_full_name,
     validate_ref,
 )
+from github_mcp.services.workspace_rebase import ScratchRepos, scratch_repos
 from github_mcp.services.workspace_repo import RepoOps
 from github_mcp.services.workspace_sandbox import resolve_identity
 from github_mcp.services.workspace_status import (
@@ -314,6 +315,11 @@ class WorkspaceManager:
                 keep_tail_chars=keep_tail,
             )
             return res, take_file(report)
+
+    def scratch(self) -> ScratchRepos:
+        """Server-private scratch repos for trial merges and stacked-branch rebases."""
+        root = self.config.root / ".server" / "scratch"
+        return scratch_repos(self, self._ops.git, self._ops.credentials, root)
 
     # --- commits ----------------------------------------------------------------------
 

@@ -271,7 +271,9 @@ async def authorize_write_actions(call: Call, approved: bool) -> ApprovalState:
             hint="Use bearer authentication or a stateful HTTP session.",
         )
     if approved and s.approval_mode == "elicit":
-        await _ask_human(call)
+        question = await _ask_human(call)
+        if question is not None:
+            return question  # the client asks the human and retries with the answer
     gate.set_approval(call.scope, approved)
     return ApprovalState(
         approved=gate.is_approved(call.scope),
@@ -281,28 +283,66 @@ async def authorize_write_actions(call: Call, approved: bool) -> ApprovalState:
     )
 
 
-async def _ask_human(call: Call) -> None:
-    refusal = GitHubMCPError(
+APPROVAL_QUESTION = (
+    "Allow this assistant to write to protected branches and make unscoped writes "
+    "(issues, comments, merges) for this session?"
+)
+APPROVAL_KEY = "approve_writes"
+
+
+def _refusal() -> GitHubMCPError:
+    return GitHubMCPError(
         ErrorCode.WRITE_NOT_ALLOWED,
         "The human did not approve writes.",
         hint="Work on a feature branch instead.",
     )
-    if call.ctx is None:
-        raise refusal
+
+
+def _no_elicitation() -> GitHubMCPError:
+    return GitHubMCPError(
+        ErrorCode.WRITE_NOT_ALLOWED,
+        "This client cannot show an approval prompt (no MCP elicitation support).",
+        hint="Use a client with elicitation, or ask the operator for GITHUB_MCP_AUTO_APPROVE.",
+    )
+
+
+async def _ask_human(call: Call) -> Any:
+    """Ask through elicitation. On 2026-07-28 connections the question travels as
+    an InputRequiredResult and the answer comes back with the retried call."""
+    ctx = call.ctx
+    if ctx is None:
+        raise _no_elicitation()
+    if ctx._is_modern_protocol():
+        from mcp.types import ElicitRequest, ElicitRequestFormParams, InputRequiredResult
+
+        answers = ctx.input_responses or {}
+        answer = answers.get(APPROVAL_KEY)
+        if answer is None:
+            schema = {
+                "type": "object",
+                "required": ["approve"],
+                "properties": {"approve": {"type": "boolean", "title": "Allow writes"}},
+            }
+            return InputRequiredResult(
+                input_requests={
+                    APPROVAL_KEY: ElicitRequest(
+                        params=ElicitRequestFormParams(
+                            message=APPROVAL_QUESTION, requested_schema=schema
+                        )
+                    )
+                }
+            )
+        content = getattr(answer, "content", None) or {}
+        if getattr(answer, "action", None) != "accept" or content.get("approve") is not True:
+            raise _refusal()
+        return None
     try:
-        result = await call.ctx.elicit(
-            "Allow this assistant to write to protected branches and make unscoped writes "
-            "(issues, comments, merges) for this session?",
-            response_type=bool,
-        )
-    except Exception:
-        raise GitHubMCPError(
-            ErrorCode.WRITE_NOT_ALLOWED,
-            "This client cannot show an approval prompt (no MCP elicitation support).",
-            hint="Use a client with elicitation, or ask the operator for GITHUB_MCP_AUTO_APPROVE.",
-        ) from None
+        result = await ctx.elicit(APPROVAL_QUESTION, response_type=bool)
+    except Exception:  # noqa: BLE001 - any failure to ask is a refusal
+        raise _no_elicitation() from None
     if getattr(result, "action", None) != "accept" or result.data is not True:
-        raise refusal
+        raise _refusal()
+    return None
 
 
 class RateLimit(BaseModel):

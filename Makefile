@@ -34,6 +34,7 @@ run: $(RUNTIME_STAMP)
 	$(BIN)/python main.py serve --transport http --sandbox-forge auto
 
 test: $(DEV_STAMP) $(OPENAPI_SPEC) $(GRAPHQL_SCHEMA)
+	@bash tests/install_chromium.sh
 	@$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; exit $$rc
 

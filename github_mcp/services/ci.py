@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from datetime import datetime
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, TypeVar
 from urllib.parse import quote, urlsplit
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ErrorCode, GitHubMCPError, conflict
-from ..github.client import GitHubClient
+from ..github.client import GitHubClient, Page
 from .content import strip_invisible
 from .repos import repo_path
 
@@ -128,3 +128,66 @@ def compact_pr(pr: dict[str, Any]) -> dict[str, Any]:
         "author": (pr.get("user") or {}).get("login"),
         "url": pr["html_url"],
     }
+
+
+async def list_pulls(
+    github: GitHubClient, full_name: str, params: dict[str, Any], *, limit: int, cursor: str | None
+) -> Page:
+    return await github.paginate(
+        f"{repo_path(full_name)}/pulls", params=params, limit=limit, cursor=cursor
+    )
+
+
+async def pull_files(
+    github: GitHubClient, full_name: str, number: int, *, limit: int, cursor: str | None
+) -> Page:
+    return await github.paginate(
+        f"{repo_path(full_name)}/pulls/{number}/files", limit=limit, cursor=cursor
+    )
+
+
+async def all_pull_files(github: GitHubClient, full_name: str, number: int) -> list[Any]:
+    return await github.collect(f"{repo_path(full_name)}/pulls/{number}/files", max_items=300)
+
+
+async def pull_reviews(github: GitHubClient, full_name: str, number: int) -> list[Any]:
+    return await github.collect(f"{repo_path(full_name)}/pulls/{number}/reviews", max_items=300)
+
+
+async def review_comments(
+    github: GitHubClient, full_name: str, number: int, *, limit: int, cursor: str | None
+) -> Page:
+    return await github.paginate(
+        f"{repo_path(full_name)}/pulls/{number}/comments", limit=limit, cursor=cursor
+    )
+
+
+async def check_runs(github: GitHubClient, full_name: str, sha: str) -> list[dict[str, Any]]:
+    data = await github.request_json(
+        "GET", f"{repo_path(full_name)}/commits/{sha}/check-runs", params={"per_page": 100}
+    )
+    return data.get("check_runs", [])
+
+
+async def combined_status(github: GitHubClient, full_name: str, sha: str) -> dict[str, Any]:
+    return await github.request_json("GET", f"{repo_path(full_name)}/commits/{sha}/status")
+
+
+async def update_pull(
+    github: GitHubClient, full_name: str, number: int, fields: dict[str, Any]
+) -> dict[str, Any]:
+    data = await github.request_json(
+        "PATCH", f"{repo_path(full_name)}/pulls/{number}", json_body=fields
+    )
+    github.cache.invalidate_repo(full_name)
+    return data
+
+
+async def create_review(
+    github: GitHubClient, full_name: str, number: int, payload: dict[str, Any]
+) -> dict[str, Any]:
+    data = await github.request_json(
+        "POST", f"{repo_path(full_name)}/pulls/{number}/reviews", json_body=payload
+    )
+    github.cache.invalidate_repo(full_name)
+    return data

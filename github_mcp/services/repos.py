@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from ..errors import ErrorCode, GitHubMCPError
-from ..github.client import GitHubClient, encode_path
+from ..github.client import GitHubClient, Page, encode_path
 
 SHA_RE = re.compile(r"^[0-9a-f]{40}$")
 DEFAULT_BRANCH_TTL = 600.0
@@ -60,3 +60,40 @@ def compact_branch(item: dict[str, Any]) -> dict[str, Any]:
         "sha": item["commit"]["sha"],
         "protected": bool(item.get("protected")),
     }
+
+
+async def list_branches(
+    github: GitHubClient, full_name: str, *, limit: int, cursor: str | None
+) -> Page:
+    return await github.paginate(
+        f"{repo_path(full_name)}/branches", limit=limit, cursor=cursor, repo=full_name
+    )
+
+
+async def list_commits(
+    github: GitHubClient,
+    full_name: str,
+    *,
+    ref: str,
+    path: str | None,
+    limit: int,
+    cursor: str | None,
+) -> Page:
+    params: dict[str, Any] = {"sha": ref}
+    if path:
+        params["path"] = path
+    return await github.paginate(
+        f"{repo_path(full_name)}/commits", params=params, limit=limit, cursor=cursor, repo=full_name
+    )
+
+
+async def get_commit(github: GitHubClient, full_name: str, ref: str) -> dict[str, Any]:
+    return await github.get_json(
+        f"{repo_path(full_name)}/commits/{encode_path(ref)}", repo=full_name
+    )
+
+
+async def compare(github: GitHubClient, full_name: str, base: str, head: str) -> dict[str, Any]:
+    return await github.get_json(
+        f"{repo_path(full_name)}/compare/{encode_path(base)}...{encode_path(head)}", repo=full_name
+    )

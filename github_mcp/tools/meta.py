@@ -10,6 +10,7 @@ from ..errors import ErrorCode, GitHubMCPError
 from ..params import FullName
 from ..registry import Call, tool
 from ..runtime import VERSION
+from ..services import account
 
 TOOLSET = "meta"
 
@@ -95,7 +96,7 @@ async def validate_environment(call: Call, probe_github: bool = True) -> Environ
         )
     if probe_github:
         try:
-            await call.rt.github.request_json("GET", "/rate_limit")
+            await account.rate_limit(call.rt.github)
             checks.append(Check(name="github_api", level="ok", detail=s.github_api_url))
         except GitHubMCPError as exc:
             checks.append(Check(name="github_api", level="error", detail=exc.message))
@@ -338,7 +339,7 @@ async def _ask_human(call: Call) -> Any:
         return None
     try:
         result = await ctx.elicit(APPROVAL_QUESTION, response_type=bool)
-    except Exception:  # noqa: BLE001 - any failure to ask is a refusal
+    except Exception:
         raise _no_elicitation() from None
     if getattr(result, "action", None) != "accept" or result.data is not True:
         raise _refusal()
@@ -361,7 +362,7 @@ class RateLimits(BaseModel):
 @tool(toolset=TOOLSET, repo_arg=None)
 async def get_rate_limit(call: Call) -> RateLimits:
     """GitHub rate-limit status (this call does not count against it)."""
-    data = await call.rt.github.request_json("GET", "/rate_limit")
+    data = await account.rate_limit(call.rt.github)
     resources = data.get("resources", {})
 
     def item(name: str, body: dict[str, Any]) -> RateLimit:
@@ -393,23 +394,8 @@ class Me(BaseModel):
 @tool(toolset=TOOLSET, repo_arg=None)
 async def get_me(call: Call) -> Me:
     """The GitHub identity behind this server's credentials."""
-    if call.rt.token_kind == "app":
-        data = await call.rt.github.request_json("GET", "/app")
-        return Me(
-            login=data.get("slug") or data.get("name", "app"),
-            id=data["id"],
-            type="App",
-            name=data.get("name"),
-            credential_kind="app",
-        )
-    data = await call.rt.github.request_json("GET", "/user")
-    return Me(
-        login=data["login"],
-        id=data["id"],
-        type=data.get("type"),
-        name=data.get("name"),
-        credential_kind=call.rt.token_kind,
-    )
+    data = await account.identity(call.rt.github)
+    return Me(credential_kind=call.rt.token_kind, **data)
 
 
 class Invalidated(BaseModel):

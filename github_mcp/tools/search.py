@@ -14,9 +14,8 @@ from ..errors import ErrorCode, GitHubMCPError, invalid_input
 from ..github.client import encode_path
 from ..params import FULL_NAME_RE, FullName, check_path
 from ..registry import Call, tool
-from ..services import files
+from ..services import account, files, issues, repos
 from ..services.content import cut_text, strip_invisible
-from ..services.repos import repo_path
 
 TOOLSET = "search"
 FETCH_TEXT_BYTES = 60_000
@@ -63,9 +62,7 @@ async def search(
         "repos": "repositories",
         "commits": "commits",
     }[kind]
-    data = await github.request_json(
-        "GET", f"/search/{endpoint}", params={"q": q, "per_page": limit}
-    )
+    data = await account.search(github, endpoint, q, limit)
     items = data.get("items", [])
     hits: list[SearchHit] = []
     for item in items[:limit]:
@@ -135,7 +132,6 @@ async def fetch(call: Call, id: Annotated[str, Field(min_length=3, max_length=45
     call.rt.gate.check_repo_allowed(repo)
     call.repo = repo
     github = call.rt.github
-    base = repo_path(repo)
     if kind == "file":
         if not ref or not path:
             raise invalid_input("file ids look like 'file:owner/repo@ref:path'")
@@ -157,7 +153,7 @@ async def fetch(call: Call, id: Annotated[str, Field(min_length=3, max_length=45
     if kind in ("issue", "pr"):
         if not ref or not ref.isdigit():
             raise invalid_input("issue and pr ids look like 'issue:owner/repo#12'")
-        issue = await github.request_json("GET", f"{base}/issues/{ref}")
+        issue = await issues.get_issue(github, repo, int(ref))
         body, cut = cut_text(strip_invisible(issue.get("body") or ""), FETCH_TEXT_BYTES)
         title = strip_invisible(issue.get("title") or "")
         return Document(
@@ -176,7 +172,7 @@ async def fetch(call: Call, id: Annotated[str, Field(min_length=3, max_length=45
     if kind == "commit":
         if not ref:
             raise invalid_input("commit ids look like 'commit:owner/repo@sha'")
-        data = await github.get_json(f"{base}/commits/{encode_path(ref)}", repo=repo)
+        data = await repos.get_commit(github, repo, ref)
         files_changed = "\n".join(
             f"{f['status']}: {f['filename']} (+{f.get('additions', 0)}/-{f.get('deletions', 0)})"
             for f in data.get("files", [])
@@ -194,7 +190,7 @@ async def fetch(call: Call, id: Annotated[str, Field(min_length=3, max_length=45
             },
         )
     if kind == "repo":
-        data = await github.get_json(base, repo=repo)
+        data = await repos.get_repo(github, repo)
         text = (
             f"{data['full_name']}: {data.get('description') or ''}\n"
             f"default branch: {data['default_branch']}"

@@ -1,0 +1,402 @@
+"""GitHub Actions: runs, jobs and their logs, branch status, dispatch, re-runs, and a bounded
+wait for a run to finish (with progress notifications)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field
+
+from ..params import Cursor, FullName, Limit, Ref
+from ..registry import Call, tool
+from ..services import ci
+from ..services.joblogs import DEFAULT_MAX_BYTES, MIN_MAX_BYTES, select
+from ..services.pr_automation import call_text
+
+TOOLSET = "actions"
+RunId = Annotated[int, Field(ge=1, description="Workflow run id.")]
+JobId = Annotated[int, Field(ge=1, description="Job id (get_workflow_run_overview lists them).")]
+Sha = Annotated[str, Field(pattern=r"^[0-9a-f]{40}$")]
+Workflow = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=255,
+        pattern=r"^[A-Za-z0-9_.-]+$",
+        description="Workflow file name (ci.yml) or id.",
+    ),
+]
+RunStatus = Literal[
+    "completed", "in_progress", "queued", "requested", "waiting", "pending", "action_required",
+    "cancelled", "failure", "neutral", "skipped", "stale", "success", "timed_out",
+]  # fmt: skip
+TimeoutSeconds = Annotated[
+    float, Field(ge=0, le=600, description="Give up waiting after this many seconds (max 600).")
+]
+PollSeconds = Annotated[
+    float, Field(ge=0.05, le=60, description="First wait between polls; it grows 1.5x each time.")
+]
+
+
+class RunSummary(BaseModel):
+    id: int
+    workflow: str | None = None
+    title: str | None = None
+    number: int | None = None
+    attempt: int | None = None
+    event: str | None = None
+    status: str | None = None
+    conclusion: str | None = None
+    branch: str | None = None
+    head_sha: str | None = None
+    created_at: str | None = None
+
+
+class RunList(BaseModel):
+    runs: list[RunSummary]
+    total: int | None = None
+    next_cursor: str | None = None
+
+
+@tool(toolset=TOOLSET)
+async def list_workflow_runs(
+    call: Call,
+    full_name: FullName,
+    workflow: Workflow | None = None,
+    branch: Ref | None = None,
+    status: RunStatus | None = None,
+    head_sha: Sha | None = None,
+    event: Annotated[str, Field(max_length=64, pattern=r"^[a-z_]+$")] | None = None,
+    limit: Limit = 20,
+    cursor: Cursor | None = None,
+) -> RunList:
+    """Workflow runs, newest first, filtered by workflow, branch, status/conclusion, head SHA
+    or event."""
+    page = await ci.list_runs(
+        call.rt.github, full_name, workflow=workflow, branch=branch, status=status,
+        head_sha=head_sha, event=event, limit=limit, cursor=cursor,
+    )  # fmt: skip
+    return RunList(
+        runs=[RunSummary(**ci.compact_run(r)) for r in page.items],
+        total=page.total,
+        next_cursor=page.next_cursor,
+    )
+
+
+class StepRef(BaseModel):
+    number: int | None = None
+    name: str | None = None
+    conclusion: str | None = None
+
+
+class JobSummary(BaseModel):
+    id: int
+    name: str | None = None
+    status: str | None = None
+    conclusion: str | None = None
+    duration_s: int | None = None
+    current_step: str | None = None
+    failed_steps: list[StepRef] | None = None
+
+
+class RunOverview(BaseModel):
+    run: RunSummary
+    jobs: list[JobSummary]
+    next: list[str] | None = None
+
+
+@tool(toolset=TOOLSET)
+async def get_workflow_run_overview(call: Call, full_name: FullName, run_id: RunId) -> RunOverview:
+    """A run, its jobs, and each failed job's failed steps with their numbers."""
+    github = call.rt.github
+    run = await ci.get_run(github, full_name, run_id)
+    jobs = [ci.compact_job(j) for j in await ci.run_jobs(github, full_name, run_id)]
+    failed = [j for j in jobs if j.get("conclusion") in ci.FAILED_CONCLUSIONS]
+    nxt = [
+        call_text("get_job_logs", full_name=full_name, job_id=j["id"], failed_steps_only=True)
+        for j in failed[:5]
+    ]
+    if failed and run.get("status") == "completed":
+        nxt.append(call_text("rerun_failed_jobs", full_name=full_name, run_id=run_id))
+    elif run.get("status") != "completed":
+        nxt.append(call_text("wait_for_workflow_run", full_name=full_name, run_id=run_id))
+    return RunOverview(
+        run=RunSummary(**ci.compact_run(run)),
+        jobs=[JobSummary(**j) for j in jobs],
+        next=nxt or None,
+    )
+
+
+class JobLogs(BaseModel):
+    job_id: int
+    job: str | None = None
+    status: str | None = None
+    conclusion: str | None = None
+    log: str
+    lines_shown: int
+    total_lines: int
+    omitted_lines: int
+    truncated: bool
+    bytes: int
+    cut: str | None = None
+
+
+def _cut_note(
+    excerpt: Any, failed_only: bool, tail: int | None, grep: str | None, head_cut: bool
+) -> str | None:
+    parts = []
+    if head_cut:
+        parts.append("the log was longer than the download cap: its beginning is not included")
+    if failed_only:
+        parts.append("only failed steps are shown" + ("" if excerpt.lines else " (none failed)"))
+    if grep is not None:
+        parts.append(f"only lines matching {grep!r} (±2 lines)")
+    if tail is not None:
+        parts.append(f"only the last {tail} selected lines")
+    if excerpt.truncated:
+        parts.append(
+            "the byte budget cut lines, marked '[… N lines omitted …]': raise max_bytes or "
+            "narrow with grep/tail_lines"
+        )
+    if not parts and excerpt.omitted_lines:
+        parts.append("runner set-up noise was dropped")
+    return "; ".join(parts) or None
+
+
+@tool(toolset=TOOLSET)
+async def get_job_logs(
+    call: Call,
+    full_name: FullName,
+    job_id: JobId,
+    tail_lines: Annotated[int, Field(ge=1, le=20_000)] | None = None,
+    failed_steps_only: bool = False,
+    grep: Annotated[str, Field(min_length=1, max_length=256)] | None = None,
+    max_bytes: Annotated[int, Field(ge=MIN_MAX_BYTES, le=200_000)] = DEFAULT_MAX_BYTES,
+) -> JobLogs:
+    """A job's log without timestamps or group markers (errors kept), narrowed to failed
+    steps, a grep pattern and/or the last lines, within max_bytes; says what was cut."""
+    github = call.rt.github
+    job = await ci.get_job(github, full_name, job_id)
+    log = await ci.fetch_job_log(github, full_name, job_id)
+    excerpt = select(
+        log.text, failed_steps_only=failed_steps_only, tail_lines=tail_lines, grep=grep,
+        max_bytes=max_bytes,
+    )  # fmt: skip
+    return JobLogs(
+        job_id=job_id,
+        job=job.get("name"),
+        status=job.get("status") if job.get("status") != "completed" else None,
+        conclusion=job.get("conclusion"),
+        log=excerpt.text,
+        lines_shown=len(excerpt.lines),
+        total_lines=excerpt.total_lines,
+        omitted_lines=excerpt.omitted_lines,
+        truncated=excerpt.truncated or log.head_cut,
+        bytes=excerpt.bytes,
+        cut=_cut_note(excerpt, failed_steps_only, tail_lines, grep, log.head_cut),
+    )
+
+
+class CheckBrief(BaseModel):
+    name: str
+    kind: str
+    conclusion: str | None = None
+    detail: str | None = None
+    url: str | None = None
+
+
+class CheckCountsOut(BaseModel):
+    total: int
+    passed: int
+    failed: int
+    pending: int
+
+
+class OpenPull(BaseModel):
+    number: int
+    title: str
+    draft: bool | None = None
+
+
+class BranchStatus(BaseModel):
+    branch: str
+    head_sha: str
+    state: Literal["success", "failure", "pending", "none"]
+    checks: CheckCountsOut
+    failing: list[CheckBrief] | None = None
+    pending: list[str] | None = None
+    pull_request: OpenPull | None = None
+    next: str | None = None
+
+
+def brief(check: ci.Check) -> CheckBrief:
+    return CheckBrief(
+        name=check.name,
+        kind=check.kind,
+        conclusion=check.conclusion,
+        detail=(check.detail or "")[:160] or None,
+        url=check.url if check.kind == "status" else None,
+    )
+
+
+@tool(toolset=TOOLSET, ref_arg="branch")
+async def get_latest_branch_status(
+    call: Call, full_name: FullName, branch: Ref | None = None
+) -> BranchStatus:
+    """A branch's head SHA, combined check state, failing and pending checks, and its open PR."""
+    import asyncio
+
+    assert branch is not None
+    github = call.rt.github
+    head = await ci.branch_head(github, full_name, branch)
+    sha = head["commit"]["sha"]
+    checks, pull = await asyncio.gather(
+        ci.commit_checks(github, full_name, sha), ci.open_pull_for_branch(github, full_name, branch)
+    )
+    counts = ci.count_checks(checks)
+    failing = [brief(c) for c in checks if c.state == "failed"]
+    nxt = None
+    if pull and counts.failed:
+        nxt = call_text("get_failing_tests", pr=f"{full_name}#{pull['number']}")
+    elif counts.failed:
+        nxt = call_text("list_workflow_runs", full_name=full_name, head_sha=sha, status="failure")
+    return BranchStatus(
+        branch=branch,
+        head_sha=sha,
+        state=counts.state,  # type: ignore[arg-type]
+        checks=CheckCountsOut(
+            total=counts.total, passed=counts.passed, failed=counts.failed, pending=counts.pending
+        ),
+        failing=failing[:20] or None,
+        pending=counts.waiting[:20] or None,
+        pull_request=OpenPull(
+            number=pull["number"], title=pull.get("title") or "", draft=pull.get("draft") or None
+        )
+        if pull
+        else None,
+        next=nxt,
+    )
+
+
+class DispatchResult(BaseModel):
+    workflow: str
+    ref: str
+    run_id: int | None = None
+    run_id_source: str | None = None
+    next: str
+
+
+InputValue = str | int | float | bool
+
+
+@tool(toolset=TOOLSET, write=True, target="ref", ref_arg="ref")
+async def trigger_workflow_dispatch(
+    call: Call,
+    full_name: FullName,
+    workflow: Workflow,
+    ref: Ref | None = None,
+    inputs: Annotated[dict[str, InputValue], Field(max_length=25)] | None = None,
+) -> DispatchResult:
+    """Start a workflow_dispatch run of a workflow on a branch (gated by that branch)."""
+    assert ref is not None
+    found = await ci.dispatch_workflow(call.rt.github, full_name, workflow, ref, inputs)
+    call.rt.invalidate_repo(full_name)
+    run_id = found.get("run_id")
+    nxt = (
+        call_text("wait_for_workflow_run", full_name=full_name, run_id=run_id)
+        if run_id
+        else call_text(
+            "list_workflow_runs", full_name=full_name, branch=ref, event="workflow_dispatch"
+        )
+    )
+    return DispatchResult(
+        workflow=workflow, ref=ref, run_id=run_id, run_id_source=found.get("run_id_source"),
+        next=nxt,
+    )  # fmt: skip
+
+
+async def run_branch(call: Call, kwargs: dict[str, Any]) -> str | None:
+    """Gate target of a re-run: the branch the run was for."""
+    run = await ci.get_run(call.rt.github, kwargs["full_name"], kwargs["run_id"])
+    call.extras["run"] = run
+    return run.get("head_branch")
+
+
+class RerunResult(BaseModel):
+    run_id: int
+    attempt: int | None = None
+    status: str | None = None
+    next: str
+
+
+@tool(toolset=TOOLSET, write=True, target=run_branch)
+async def rerun_failed_jobs(call: Call, full_name: FullName, run_id: RunId) -> RerunResult:
+    """Re-run the failed jobs of a completed run, as a new attempt (gated by its branch)."""
+    run = await ci.rerun_failed_jobs(call.rt.github, full_name, run_id)
+    call.rt.invalidate_repo(full_name)
+    return RerunResult(
+        run_id=run_id,
+        attempt=run.get("run_attempt"),
+        status=run.get("status"),
+        next=call_text("wait_for_workflow_run", full_name=full_name, run_id=run_id),
+    )
+
+
+class WaitResult(BaseModel):
+    status: Literal["completed", "pending"]
+    conclusion: str | None = None
+    run: RunSummary
+    failed_jobs: list[JobSummary] | None = None
+    polls: int
+    waited_s: float
+    next: str | None = None
+
+
+@tool(toolset=TOOLSET)
+async def wait_for_workflow_run(
+    call: Call,
+    full_name: FullName,
+    run_id: RunId,
+    timeout_seconds: TimeoutSeconds = 300,
+    poll_interval_seconds: PollSeconds = 5,
+) -> WaitResult:
+    """Wait (bounded, with backoff and progress notifications) for a run to complete; at the
+    deadline it returns status 'pending'."""
+    github = call.rt.github
+
+    async def load() -> dict[str, Any]:
+        return await ci.get_run(github, full_name, run_id)
+
+    async def report(run: dict[str, Any], polls: int, elapsed: float) -> None:
+        await call.progress(
+            round(elapsed, 2), timeout_seconds, f"run {run_id}: {run.get('status')} (poll {polls})"
+        )
+
+    polled = await ci.poll(
+        load,
+        lambda run: run.get("status") == "completed",
+        timeout_s=timeout_seconds,
+        interval_s=poll_interval_seconds,
+        on_poll=report,
+    )
+    run = polled.value
+    failed = None
+    nxt = None
+    if polled.done and run.get("conclusion") in ci.FAILED_CONCLUSIONS:
+        jobs = [ci.compact_job(j) for j in await ci.run_jobs(github, full_name, run_id)]
+        failed = [JobSummary(**j) for j in jobs if j.get("conclusion") in ci.FAILED_CONCLUSIONS]
+        if failed:
+            nxt = call_text(
+                "get_job_logs", full_name=full_name, job_id=failed[0].id, failed_steps_only=True
+            )
+    elif not polled.done:
+        nxt = call_text("wait_for_workflow_run", full_name=full_name, run_id=run_id)
+    return WaitResult(
+        status="completed" if polled.done else "pending",
+        conclusion=run.get("conclusion") if polled.done else None,
+        run=RunSummary(**ci.compact_run(run)),
+        failed_jobs=failed or None,
+        polls=polled.polls,
+        waited_s=polled.elapsed_s,
+        next=nxt,
+    )

@@ -145,11 +145,11 @@ class GitHubClient:
             )
             try:
                 async with self._semaphore():
-                    self.metrics.gh_in_flight.inc()
+                    self.metrics.github_in_flight(1)
                     try:
                         response = await self.http.send(request, stream=stream)
                     finally:
-                        self.metrics.gh_in_flight.dec()
+                        self.metrics.github_in_flight(-1)
             except httpx.TimeoutException:
                 self.metrics.record_timeout()
                 self.metrics.record_github(route, method, "timeout")

@@ -1,113 +1,38 @@
-"""Issues, issue comments, labels, and `/search/issues` (pull requests are issues too)."""
+"""Issues, issue comments, labels, and `/search/issues` (pull requests are issues too).
+
+Shapes are in issues_shapes.py, record changes in issues_store.py, the search in
+issues_search.py; their public names are re-exported here for existing callers.
+"""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from starlette.responses import Response
 from starlette.routing import Route
 
-from .api import Ctx, Urls, endpoint
+from .api import Ctx, endpoint
+from .collab_api import created_response, found_or_404, updated_since
 from .collab_store import (
     Issue,
     IssueComment,
     actor_login,
-    author_association,
     collab,
     ensure_label,
     get_issue,
-    iso_or_none,
     label_json,
-    node_id,
     now,
     sync_open_count,
-    user_json,
-    user_or_none,
 )
 from .errors import ApiError, json_response, missing_field, not_found, validation_failed
-from .routes_search import SearchQuery, repos_in_scope, require_q
-from .shapes import iso
+from .issues_search import search_issues
+from .issues_shapes import comment_count, comment_json, issue_json
+from .issues_store import add_comment, create_issue, set_state
 from .state import ForgeState, RepoRecord
 
 STATE_REASONS = ("completed", "not_planned", "reopened", "duplicate")
 MAX_TITLE = 256
-
-
-# --- shapes ---------------------------------------------------------------------------------
-
-
-def comment_count(repo: RepoRecord, number: int) -> int:
-    return sum(1 for c in collab(repo).issue_comments.values() if c.number == number)
-
-
-def issue_json(state: ForgeState, urls: Urls, repo: RepoRecord, issue: Issue) -> dict[str, Any]:
-    api = urls.repo(repo.full_name)
-    html = urls.repo_html(repo.full_name)
-    n = issue.number
-    labels = [ensure_label(state, repo, name) for name in issue.labels]
-    assignees = [user_json(state, urls, login) for login in issue.assignees]
-    data: dict[str, Any] = {
-        "url": f"{api}/issues/{n}",
-        "repository_url": api,
-        "labels_url": f"{api}/issues/{n}/labels{{/name}}",
-        "comments_url": f"{api}/issues/{n}/comments",
-        "events_url": f"{api}/issues/{n}/events",
-        "html_url": f"{html}/{'pull' if issue.pull else 'issues'}/{n}",
-        "id": issue.id,
-        "node_id": node_id("PR" if issue.pull else "I", repo, issue.id),
-        "number": n,
-        "title": issue.title,
-        "user": user_json(state, urls, issue.user),
-        "labels": [label_json(urls, repo, label) for label in labels],
-        "state": issue.state,
-        "locked": issue.locked,
-        "assignee": assignees[0] if assignees else None,
-        "assignees": assignees,
-        "milestone": None,
-        "comments": comment_count(repo, n),
-        "created_at": iso(issue.created_at),
-        "updated_at": iso(issue.updated_at),
-        "closed_at": iso_or_none(issue.closed_at),
-        "author_association": author_association(state, repo, issue.user),
-        "active_lock_reason": None,
-        "body": issue.body,
-        "closed_by": user_or_none(state, urls, issue.closed_by),
-        "timeline_url": f"{api}/issues/{n}/timeline",
-        "performed_via_github_app": None,
-        "state_reason": issue.state_reason,
-    }
-    if issue.pull is not None:
-        data["draft"] = issue.pull.draft
-        data["pull_request"] = {
-            "url": f"{api}/pulls/{n}",
-            "html_url": f"{html}/pull/{n}",
-            "diff_url": f"{html}/pull/{n}.diff",
-            "patch_url": f"{html}/pull/{n}.patch",
-            "merged_at": iso_or_none(issue.pull.merged_at),
-        }
-    return data
-
-
-def comment_json(
-    state: ForgeState, urls: Urls, repo: RepoRecord, comment: IssueComment
-) -> dict[str, Any]:
-    api = urls.repo(repo.full_name)
-    issue = collab(repo).issues.get(comment.number)
-    kind = "pull" if issue is not None and issue.pull else "issues"
-    return {
-        "id": comment.id,
-        "node_id": node_id("IC", repo, comment.id),
-        "url": f"{api}/issues/comments/{comment.id}",
-        "html_url": f"{urls.repo_html(repo.full_name)}/{kind}/{comment.number}"
-        f"#issuecomment-{comment.id}",
-        "body": comment.body,
-        "user": user_json(state, urls, comment.user),
-        "created_at": iso(comment.created_at),
-        "updated_at": iso(comment.updated_at),
-        "issue_url": f"{api}/issues/{comment.number}",
-        "author_association": author_association(state, repo, comment.user),
-        "performed_via_github_app": None,
-    }
 
 
 # --- validation -----------------------------------------------------------------------------
@@ -168,71 +93,6 @@ def check_body(value: Any) -> str | None:
     return value
 
 
-# --- operations shared with the admin API and other modules --------------------------------
-
-
-def create_issue(
-    state: ForgeState,
-    repo: RepoRecord,
-    user: str,
-    title: str,
-    body: str | None = None,
-    labels: list[str] | None = None,
-    assignees: list[str] | None = None,
-) -> Issue:
-    with state.lock:
-        stamp = now()
-        issue = Issue(
-            number=repo.take_number(),
-            id=state.next_id(),
-            title=title,
-            user=state.ensure_user(user).login,
-            created_at=stamp,
-            updated_at=stamp,
-            body=body,
-            assignees=list(assignees or []),
-        )
-        for name in labels or []:
-            issue.labels.append(ensure_label(state, repo, name).name)
-        collab(repo).issues[issue.number] = issue
-        sync_open_count(repo)
-        return issue
-
-
-def set_state(issue: Issue, state_value: str, actor: str, reason: str | None = None) -> None:
-    if state_value == issue.state:
-        if reason and state_value == "closed":
-            issue.state_reason = reason
-        return
-    issue.state = state_value
-    if state_value == "closed":
-        issue.closed_at = now()
-        issue.closed_by = actor
-        issue.state_reason = reason or "completed"
-    else:
-        issue.closed_at = None
-        issue.closed_by = None
-        issue.state_reason = "reopened"
-
-
-def add_comment(
-    state: ForgeState, repo: RepoRecord, issue: Issue, user: str, body: str
-) -> IssueComment:
-    with state.lock:
-        stamp = now()
-        comment = IssueComment(
-            id=state.next_id(),
-            number=issue.number,
-            user=state.ensure_user(user).login,
-            body=body,
-            created_at=stamp,
-            updated_at=stamp,
-        )
-        collab(repo).issue_comments[comment.id] = comment
-        issue.updated_at = stamp
-        return comment
-
-
 # --- issues ---------------------------------------------------------------------------------
 
 
@@ -255,9 +115,7 @@ def _filter_issues(ctx: Ctx, repo: RepoRecord, issues: list[Issue]) -> list[Issu
         found = [i for i in found if i.assignees]
     elif assignee:
         found = [i for i in found if assignee.lower() in (a.lower() for a in i.assignees)]
-    since = q.get("since")
-    if since:
-        found = [i for i in found if iso(i.updated_at) >= since.replace("+00:00", "Z")]
+    found = updated_since(found, q.get("since"))
     return _sorted(repo, found, q.get("sort", "created"), q.get("direction", "desc"))
 
 
@@ -293,7 +151,7 @@ def create_issue_endpoint(ctx: Ctx):
         ctx.state, repo, actor_login(ctx.principal), title, text, labels, assignees
     )
     data = issue_json(ctx.state, ctx.urls, repo, issue)
-    return json_response(data, status=201, headers={"location": data["url"]})
+    return created_response(data)
 
 
 @endpoint
@@ -360,18 +218,14 @@ def list_comments(ctx: Ctx):
         (c for c in collab(repo).issue_comments.values() if c.number == issue.number),
         key=lambda c: (c.created_at, c.id),
     )
-    since = ctx.query.get("since")
-    if since:
-        comments = [c for c in comments if iso(c.updated_at) >= since.replace("+00:00", "Z")]
+    comments = updated_since(comments, ctx.query.get("since"))
     return ctx.paginate(comments, lambda c: comment_json(ctx.state, ctx.urls, repo, c))
 
 
 def _comment_body(body: dict[str, Any]) -> str:
-    text = body.get("body")
+    text = check_body(body.get("body"))
     if text is None:
         raise missing_field("body")
-    if not isinstance(text, str):
-        raise ApiError(422, f"Invalid request.\n\nFor 'properties/body', {text!r} is not a string.")
     if not text.strip():
         raise validation_failed(
             {"resource": "IssueComment", "code": "missing_field", "field": "body"}
@@ -386,14 +240,11 @@ def create_comment(ctx: Ctx):
     text = _comment_body(ctx.json())
     comment = add_comment(ctx.state, repo, issue, actor_login(ctx.principal), text)
     data = comment_json(ctx.state, ctx.urls, repo, comment)
-    return json_response(data, status=201, headers={"location": data["url"]})
+    return created_response(data)
 
 
 def _issue_comment(repo: RepoRecord, raw: str) -> IssueComment:
-    comment = collab(repo).issue_comments.get(int(raw))
-    if comment is None:
-        raise not_found()
-    return comment
+    return found_or_404(collab(repo).issue_comments, int(raw))
 
 
 @endpoint
@@ -431,10 +282,8 @@ def _issue_labels_response(ctx: Ctx, repo: RepoRecord, issue: Issue) -> Response
 
 
 def _labels_from_body(ctx: Ctx) -> list[str]:
-    import json as _json
-
     try:
-        raw = _json.loads(ctx.body) if ctx.body.strip() else {}
+        raw = json.loads(ctx.body) if ctx.body.strip() else {}
     except ValueError as exc:
         raise ApiError(400, "Problems parsing JSON") from exc
     if isinstance(raw, list):  # GitHub also takes a bare array of names
@@ -515,99 +364,7 @@ def create_label(ctx: Ctx):
         label.color = color
         label.description = body.get("description")
     data = label_json(ctx.urls, repo, label)
-    return json_response(data, status=201, headers={"location": data["url"]})
-
-
-# --- search ---------------------------------------------------------------------------------
-
-
-def _is_values(query: SearchQuery) -> set[str]:
-    values = {v.lower() for v in query.all("is")}
-    values |= {v.lower() for v in query.all("state")}
-    values |= {{"pr": "pr", "issue": "issue"}.get(v.lower(), v.lower()) for v in query.all("type")}
-    if "pull-request" in values:
-        values.add("pr")
-    return values
-
-
-def _matches(repo: RepoRecord, issue: Issue, query: SearchQuery) -> bool:
-    kinds = _is_values(query)
-    pull = issue.pull
-    if ("pr" in kinds and pull is None) or ("issue" in kinds and pull is not None):
-        return False
-    if any(state in kinds and issue.state != state for state in ("open", "closed")):
-        return False
-    if "merged" in kinds and not (pull and pull.merged):
-        return False
-    if "unmerged" in kinds and (pull is None or pull.merged):
-        return False
-    if "draft" in kinds and not (pull and pull.draft):
-        return False
-    labels = {name.lower() for name in issue.labels}
-    for value in query.all("label"):
-        if not labels & {v.strip().lower() for v in value.split(",")}:
-            return False
-    if any(v.lower() in labels for v in query.all("-label")):
-        return False
-    nothing = {v.lower() for v in query.all("no")}
-    if ("label" in nothing and labels) or ("assignee" in nothing and issue.assignees):
-        return False
-    if any(issue.user.lower() != v.lower() for v in query.all("author")):
-        return False
-    assignees = {a.lower() for a in issue.assignees}
-    if any(v.lower() not in assignees for v in query.all("assignee")):
-        return False
-    if pull is not None:
-        if any(pull.head_ref != v for v in query.all("head")):
-            return False
-        if any(pull.base_ref != v for v in query.all("base")):
-            return False
-    elif query.all("head") or query.all("base"):
-        return False
-    if not query.terms:
-        return True
-    where = {v.lower() for v in query.all("in")} or {"title", "body", "comments"}
-    parts = []
-    if "title" in where:
-        parts.append(issue.title)
-    if "body" in where:
-        parts.append(issue.body or "")
-    if "comments" in where:
-        parts += [c.body for c in collab(repo).issue_comments.values() if c.number == issue.number]
-    haystack = "\n".join(parts).lower()
-    return all(term.lower() in haystack for term in query.terms)
-
-
-@endpoint
-def search_issues(ctx: Ctx):
-    query = require_q(ctx)
-    hits: list[tuple[RepoRecord, Issue]] = []
-    for repo in repos_in_scope(ctx, query):
-        hits += [(repo, i) for i in collab(repo).issues.values() if _matches(repo, i, query)]
-    sort = ctx.query.get("sort")
-    reverse = ctx.query.get("order", "desc") != "asc"
-    if sort == "updated":
-        hits.sort(key=lambda h: (h[1].updated_at, h[1].number), reverse=reverse)
-    elif sort == "comments":
-        hits.sort(key=lambda h: comment_count(h[0], h[1].number), reverse=reverse)
-    elif sort == "created":
-        hits.sort(key=lambda h: (h[1].created_at, h[1].number), reverse=reverse)
-    else:  # best match: newest first, as ties are on GitHub
-        hits.sort(key=lambda h: (h[1].created_at, h[1].number), reverse=True)
-    page, per_page = ctx.page()
-    items = []
-    for repo, issue in hits[(page - 1) * per_page : page * per_page]:
-        item = issue_json(ctx.state, ctx.urls, repo, issue)
-        if item["body"] is None:
-            del item["body"]  # a search hit's body is a string or absent
-        items.append({**item, "score": 1.0})
-    data = {
-        "total_count": len(hits),
-        "incomplete_results": False,
-        "search_type": "lexical",
-        "items": items,
-    }
-    return ctx.paged_response(data, page, per_page, len(hits))
+    return created_response(data)
 
 
 def routes(state: ForgeState) -> list[Route]:
@@ -633,4 +390,20 @@ def routes(state: ForgeState) -> list[Route]:
     ]
 
 
-__all__ = ["add_comment", "apply_issue_update", "create_issue", "issue_json", "routes"]
+__all__ = [
+    "MAX_TITLE",
+    "STATE_REASONS",
+    "add_comment",
+    "apply_issue_update",
+    "assignee_logins",
+    "check_body",
+    "check_title",
+    "comment_count",
+    "comment_json",
+    "create_issue",
+    "issue_json",
+    "label_names",
+    "routes",
+    "search_issues",
+    "set_state",
+]

@@ -1,0 +1,315 @@
+"""The GraphQL schema's SDL: the subset of GitHub's public schema the forge serves, with
+GitHub's type, field and argument names and types (tests/forge_collab checks them against
+@octokit/graphql-schema). graphql_api.py builds it and attaches the resolvers."""
+
+SDL = """
+scalar Base64String
+scalar DateTime
+scalar GitObjectID
+scalar URI
+
+interface Node {
+  id: ID!
+}
+
+interface Actor {
+  avatarUrl(size: Int): URI!
+  login: String!
+  resourcePath: URI!
+  url: URI!
+}
+
+interface GitObject {
+  abbreviatedOid: String!
+  commitUrl: URI!
+  id: ID!
+  oid: GitObjectID!
+}
+
+enum DiffSide {
+  LEFT
+  RIGHT
+}
+
+enum MergeableState {
+  CONFLICTING
+  MERGEABLE
+  UNKNOWN
+}
+
+enum MergeStateStatus {
+  BEHIND
+  BLOCKED
+  CLEAN
+  DIRTY
+  DRAFT
+  HAS_HOOKS
+  UNKNOWN
+  UNSTABLE
+}
+
+enum PullRequestReviewDecision {
+  APPROVED
+  CHANGES_REQUESTED
+  REVIEW_REQUIRED
+}
+
+enum PullRequestState {
+  CLOSED
+  MERGED
+  OPEN
+}
+
+enum PullRequestReviewState {
+  APPROVED
+  CHANGES_REQUESTED
+  COMMENTED
+  DISMISSED
+  PENDING
+}
+
+enum PullRequestReviewThreadSubjectType {
+  FILE
+  LINE
+}
+
+type PageInfo {
+  endCursor: String
+  hasNextPage: Boolean!
+  hasPreviousPage: Boolean!
+  startCursor: String
+}
+
+type User implements Actor & Node {
+  avatarUrl(size: Int): URI!
+  id: ID!
+  login: String!
+  name: String
+  resourcePath: URI!
+  url: URI!
+}
+
+type Bot implements Actor & Node {
+  avatarUrl(size: Int): URI!
+  id: ID!
+  login: String!
+  resourcePath: URI!
+  url: URI!
+}
+
+type Commit implements GitObject & Node {
+  abbreviatedOid: String!
+  commitUrl: URI!
+  committedDate: DateTime!
+  id: ID!
+  message: String!
+  messageBody: String!
+  messageHeadline: String!
+  oid: GitObjectID!
+  url: URI!
+}
+
+type Ref implements Node {
+  id: ID!
+  name: String!
+  prefix: String!
+  target: GitObject
+}
+
+type Repository implements Node {
+  defaultBranchRef: Ref
+  id: ID!
+  name: String!
+  nameWithOwner: String!
+  pullRequest(number: Int!): PullRequest
+  ref(qualifiedName: String!): Ref
+  url: URI!
+}
+
+type PullRequest implements Node {
+  author: Actor
+  baseRefName: String!
+  baseRefOid: GitObjectID!
+  body: String!
+  headRefName: String!
+  headRefOid: GitObjectID!
+  id: ID!
+  isDraft: Boolean!
+  mergeStateStatus: MergeStateStatus!
+  mergeable: MergeableState!
+  number: Int!
+  reviewDecision: PullRequestReviewDecision
+  reviewThreads(
+    after: String
+    before: String
+    first: Int
+    last: Int
+  ): PullRequestReviewThreadConnection!
+  state: PullRequestState!
+  title: String!
+  url: URI!
+}
+
+type PullRequestReview implements Node {
+  author: Actor
+  body: String!
+  databaseId: Int
+  id: ID!
+  state: PullRequestReviewState!
+}
+
+type PullRequestReviewThreadConnection {
+  edges: [PullRequestReviewThreadEdge]
+  nodes: [PullRequestReviewThread]
+  pageInfo: PageInfo!
+  totalCount: Int!
+}
+
+type PullRequestReviewThreadEdge {
+  cursor: String!
+  node: PullRequestReviewThread
+}
+
+type PullRequestReviewThread implements Node {
+  comments(
+    after: String
+    before: String
+    first: Int
+    last: Int
+    skip: Int
+  ): PullRequestReviewCommentConnection!
+  diffSide: DiffSide!
+  id: ID!
+  isCollapsed: Boolean!
+  isOutdated: Boolean!
+  isResolved: Boolean!
+  line: Int
+  originalLine: Int
+  path: String!
+  pullRequest: PullRequest!
+  resolvedBy: User
+  startDiffSide: DiffSide
+  startLine: Int
+  subjectType: PullRequestReviewThreadSubjectType!
+  viewerCanReply: Boolean!
+  viewerCanResolve: Boolean!
+  viewerCanUnresolve: Boolean!
+}
+
+type PullRequestReviewCommentConnection {
+  edges: [PullRequestReviewCommentEdge]
+  nodes: [PullRequestReviewComment]
+  pageInfo: PageInfo!
+  totalCount: Int!
+}
+
+type PullRequestReviewCommentEdge {
+  cursor: String!
+  node: PullRequestReviewComment
+}
+
+type PullRequestReviewComment implements Node {
+  author: Actor
+  body: String!
+  createdAt: DateTime!
+  databaseId: Int
+  diffHunk: String!
+  id: ID!
+  line: Int
+  originalLine: Int
+  outdated: Boolean!
+  path: String!
+  pullRequest: PullRequest!
+  pullRequestReview: PullRequestReview
+  replyTo: PullRequestReviewComment
+  startLine: Int
+  updatedAt: DateTime!
+  url: URI!
+}
+
+type Query {
+  node(id: ID!): Node
+  repository(followRenames: Boolean, name: String!, owner: String!): Repository
+  viewer: User!
+}
+
+input ResolveReviewThreadInput {
+  clientMutationId: String
+  threadId: ID!
+}
+
+type ResolveReviewThreadPayload {
+  clientMutationId: String
+  thread: PullRequestReviewThread
+}
+
+input UnresolveReviewThreadInput {
+  clientMutationId: String
+  threadId: ID!
+}
+
+type UnresolveReviewThreadPayload {
+  clientMutationId: String
+  thread: PullRequestReviewThread
+}
+
+input AddPullRequestReviewThreadReplyInput {
+  body: String!
+  clientMutationId: String
+  pullRequestReviewId: ID
+  pullRequestReviewThreadId: ID!
+}
+
+type AddPullRequestReviewThreadReplyPayload {
+  clientMutationId: String
+  comment: PullRequestReviewComment
+}
+
+input CommittableBranch {
+  branchName: String
+  id: ID
+  repositoryNameWithOwner: String
+}
+
+input CommitMessage {
+  body: String
+  headline: String!
+}
+
+input FileAddition {
+  contents: Base64String!
+  path: String!
+}
+
+input FileDeletion {
+  path: String!
+}
+
+input FileChanges {
+  additions: [FileAddition!] = []
+  deletions: [FileDeletion!] = []
+}
+
+input CreateCommitOnBranchInput {
+  branch: CommittableBranch!
+  clientMutationId: String
+  expectedHeadOid: GitObjectID!
+  fileChanges: FileChanges
+  message: CommitMessage!
+}
+
+type CreateCommitOnBranchPayload {
+  clientMutationId: String
+  commit: Commit
+  ref: Ref
+}
+
+type Mutation {
+  addPullRequestReviewThreadReply(
+    input: AddPullRequestReviewThreadReplyInput!
+  ): AddPullRequestReviewThreadReplyPayload
+  createCommitOnBranch(input: CreateCommitOnBranchInput!): CreateCommitOnBranchPayload
+  resolveReviewThread(input: ResolveReviewThreadInput!): ResolveReviewThreadPayload
+  unresolveReviewThread(input: UnresolveReviewThreadInput!): UnresolveReviewThreadPayload
+}
+"""

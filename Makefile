@@ -31,7 +31,7 @@ $(GRAPHQL_SCHEMA):
 	bash tests/forge_collab/fetch_graphql_schema.sh
 
 run: $(RUNTIME_STAMP)
-	$(BIN)/python main.py serve --transport http --sandbox-forge auto
+	$(BIN)/python main.py serve --transport http --sandbox-forge auto --generate-token
 
 test: $(DEV_STAMP) $(OPENAPI_SPEC) $(GRAPHQL_SCHEMA)
 	@bash tests/install_chromium.sh
@@ -52,7 +52,8 @@ docs: $(RUNTIME_STAMP)
 bench: $(DEV_STAMP)
 	@for script in bench/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
-demo: $(RUNTIME_STAMP)
+# The demo's run_tests step runs pytest from this venv, hence the dev requirements.
+demo: $(DEV_STAMP)
 	$(BIN)/python -m github_mcp.demo
 
 clean:

@@ -7,9 +7,12 @@ import asyncio
 import contextlib
 import json
 import os
+import secrets
 import sys
 from collections.abc import Iterator
 from typing import Any
+
+from pydantic import SecretStr
 
 from .config import Settings
 from .observability import configure_logging, log_event
@@ -24,6 +27,11 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
     serve.add_argument("--stateless", action="store_true", help="stateless streamable HTTP")
     serve.add_argument(
+        "--generate-token",
+        action="store_true",
+        help="HTTP: make a bearer token for this run when none is configured, and print it",
+    )
+    serve.add_argument(
         "--sandbox-forge",
         choices=["never", "auto", "always"],
         default="never",
@@ -35,10 +43,31 @@ def _parser() -> argparse.ArgumentParser:
     tools = sub.add_parser("tools", help="list the registered tools")
     tools.add_argument("--json", action="store_true")
     sub.add_parser("docs", help="regenerate docs/TOOLS.md and docs/CONFIG.md")
-    call = sub.add_parser("call", help="run one tool and print its result")
+    call = sub.add_parser(
+        "call",
+        help="run one tool and print its result",
+        description="Run one tool through an in-process MCP client and print its structured "
+        "result as JSON. A tool error prints the error envelope and exits 1; bad "
+        "arguments to this command exit 2.",
+    )
     call.add_argument("tool")
-    call.add_argument("--args", default="{}", help="arguments as a JSON object")
-    call.add_argument("--arg", action="append", default=[], help="key=value (JSON value or text)")
+    call.add_argument(
+        "--args", default="{}", help="arguments as a JSON object; @FILE reads a file, - stdin"
+    )
+    call.add_argument(
+        "--arg",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="one argument; VALUE is parsed as JSON when it can be, else taken as text",
+    )
+    call.add_argument(
+        "--sandbox-forge",
+        choices=["never", "auto", "always"],
+        default="never",
+        help="run against a fresh embedded sandbox forge (seeded with the demo repo)",
+    )
+    call.add_argument("--compact", action="store_true", help="print JSON on one line")
     return parser
 
 
@@ -82,7 +111,7 @@ def embedded_forge(settings: Settings, mode: str) -> Iterator[Settings]:
         seed_demo(forge)
         token = forge.create_token(login="octocat")
         log_event("sandbox_forge_started", url=base_url)
-        yield Settings(github_api_url=base_url, github_token=token)
+        yield settings.with_overrides(github_api_url=base_url, github_token=SecretStr(token))
     finally:
         forge.stop()
 
@@ -102,27 +131,43 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
 
         from .server import build_http_app
 
+        token = None
+        if args.generate_token and not effective.bearer_tokens:
+            # A per-run bearer token gives each client a principal, so approvals stay
+            # scoped to it even on session-less (2026-07-28) connections.
+            token = secrets.token_urlsafe(24)
+            effective = effective.with_overrides(auth_tokens=SecretStr(token))
+            rt = Runtime.create(effective)
         app = build_http_app(rt, host=args.host, port=args.port, stateless=args.stateless)
-        if effective is not settings or os.environ.get("GITHUB_MCP_PRINT_CONFIG"):
-            _print_client_config(args.host, args.port, effective)
+        if args.generate_token or os.environ.get("GITHUB_MCP_PRINT_CONFIG"):
+            _print_client_config(args.host, args.port, effective, token)
         uvicorn.run(
             app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=5
         )
     return 0
 
 
-def _print_client_config(host: str, port: int, settings: Settings) -> None:
+def _print_client_config(host: str, port: int, settings: Settings, token: str | None) -> None:
     url = f"http://{host}:{port}/mcp"
-    remote = {"mcpServers": {"github": {"command": "npx", "args": ["mcp-remote", url]}}}
+    header = f"Authorization: Bearer {token}" if token else None
+    remote_args = ["mcp-remote", url] + (["--header", header] if header else [])
+    remote = {"mcpServers": {"github": {"command": "npx", "args": remote_args}}}
+    claude_code = f"claude mcp add --transport http github {url}"
+    if header:
+        claude_code += f' --header "{header}"'
     lines = [
         "",
         f"GitHub MCP Controller is serving at {url}",
         f"  GitHub API: {settings.github_api_url}",
         f"  Health:     http://{host}:{port}/healthz   Status: http://{host}:{port}/status",
-        f"Claude Code:    claude mcp add --transport http github {url}",
+    ]
+    if token:
+        lines.append(f"  Bearer token for this run: {token}  (/status: any user, this password)")
+    lines += [
+        f"Claude Code:    {claude_code}",
         "Claude Desktop (claude_desktop_config.json):",
         "  " + json.dumps(remote),
-        f"ChatGPT connector URL: {url}  (use bearer auth when exposed beyond loopback)",
+        f"ChatGPT connector: URL {url}, bearer token as above",
         "Press Ctrl-C to stop.",
         "",
     ]
@@ -167,54 +212,58 @@ def _tools(settings: Settings, *, as_json: bool) -> int:
 
 
 def _call(settings: Settings, args: argparse.Namespace) -> int:
-    from .runtime import Runtime
-
     try:
-        arguments = json.loads(args.args)
-        if not isinstance(arguments, dict):
-            raise ValueError
-    except ValueError:
-        print(
-            json.dumps(
-                {"error": {"code": "invalid_input", "message": "--args must be a JSON object"}}
-            )
-        )
+        arguments = call_arguments(args.args, args.arg)
+    except ValueError as exc:
+        envelope = {"error": {"code": "invalid_input", "message": str(exc), "retryable": False}}
+        print(json.dumps(envelope))
         return 2
-    for pair in args.arg:
+    with embedded_forge(settings, args.sandbox_forge) as effective:
+        is_error, payload = asyncio.run(_call_once(effective, args.tool, arguments))
+    print(json.dumps(payload, indent=None if args.compact else 2, ensure_ascii=False))
+    return 1 if is_error else 0
+
+
+def call_arguments(raw: str, pairs: list[str]) -> dict[str, Any]:
+    """--args (JSON, @file or - for stdin) merged with --arg key=value pairs."""
+    if raw == "-":
+        raw = sys.stdin.read()
+    elif raw.startswith("@"):
+        try:
+            with open(raw[1:], encoding="utf-8") as handle:
+                raw = handle.read()
+        except OSError as exc:
+            raise ValueError(f"cannot read {raw[1:]}: {exc.strerror}") from None
+    try:
+        arguments = json.loads(raw)
+    except ValueError:
+        raise ValueError("--args must be a JSON object") from None
+    if not isinstance(arguments, dict):
+        raise ValueError("--args must be a JSON object")
+    for pair in pairs:
         key, sep, value = pair.partition("=")
-        if not sep:
-            print(
-                json.dumps(
-                    {
-                        "error": {
-                            "code": "invalid_input",
-                            "message": f"--arg {key!r} needs key=value",
-                        }
-                    }
-                )
-            )
-            return 2
+        if not sep or not key.isidentifier():
+            raise ValueError(f"--arg {pair!r} must look like key=value")
         try:
             arguments[key] = json.loads(value)
         except ValueError:
             arguments[key] = value
+    return arguments
 
-    async def run() -> tuple[bool, Any]:
-        from fastmcp import Client
 
-        from .server import build_mcp
+async def _call_once(settings: Settings, tool: str, arguments: dict[str, Any]) -> tuple[bool, Any]:
+    from fastmcp import Client
 
-        rt = Runtime.create(settings)
-        try:
-            async with Client(build_mcp(rt)) as client:
-                result = await client.call_tool(args.tool, arguments, raise_on_error=False)
-        finally:
-            await rt.aclose()
-        payload = result.structured_content
-        if payload is None:
-            payload = {"text": "".join(getattr(c, "text", "") for c in result.content)}
-        return result.is_error, payload
+    from .runtime import Runtime
+    from .server import build_mcp
 
-    is_error, payload = asyncio.run(run())
-    print(json.dumps(payload, indent=2, ensure_ascii=False))
-    return 1 if is_error else 0
+    rt = Runtime.create(settings)
+    try:
+        async with Client(build_mcp(rt)) as client:
+            result = await client.call_tool(tool, arguments, raise_on_error=False)
+    finally:
+        await rt.aclose()
+    payload = result.structured_content
+    if payload is None:
+        payload = {"text": "".join(getattr(c, "text", "") for c in result.content)}
+    return result.is_error, payload

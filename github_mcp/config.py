@@ -289,6 +289,12 @@ class Settings(BaseSettings):
         description="Log level for the JSON logs on stderr.",
     )
 
+    def with_overrides(self, **values: object) -> Settings:
+        """A fresh Settings with some fields replaced (derived values recomputed)."""
+        data = {name: getattr(self, name) for name in type(self).model_fields}
+        data.update(values)
+        return type(self)(**data)
+
     @field_validator("github_api_url")
     @classmethod
     def _strip_slash(cls, value: str) -> str:

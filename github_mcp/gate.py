@@ -93,6 +93,15 @@ class WriteGate:
             return self.settings.auto_approve
         return approval.approved
 
+    def active_approvals(self) -> int:
+        """How many scopes hold an unexpired approval (for the status page)."""
+        now = time.monotonic()
+        return sum(
+            1
+            for a in list(self._approvals.values())
+            if a.approved and (a.expires_at is None or a.expires_at > now)
+        )
+
     def approval_expires_in(self, scope: str | None) -> float | None:
         approval = self._approvals.get(scope or "")
         if approval is None or approval.expires_at is None:

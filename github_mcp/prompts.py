@@ -142,8 +142,10 @@ class Texts:
                 "failures.",
             ),
             (
-                ("get_pr_overview",),
-                "`get_pr_overview` shows checks, reviews and mergeability in one call.",
+                ("get_pr_overview", "find_unresolved_comments"),
+                "Pull requests: `get_pr_overview` shows checks, reviews and mergeability in "
+                "one call; `find_unresolved_comments` lists open review threads with the "
+                "calls that answer and resolve them.",
             ),
             (
                 ("create_pull_request", "check_merge_readiness", "merge_pull_request"),
@@ -218,6 +220,11 @@ class Texts:
         )
 
     def address_review_comments(self, pr: str) -> str:
+        reply = (
+            "reply_to_review_thread"
+            if "reply_to_review_thread" in self.tools
+            else "comment_on_pull_request"
+        )
         steps: list[Line] = [
             (
                 ("find_unresolved_comments",),
@@ -234,9 +241,9 @@ class Texts:
                 "branch: one focused commit per thread or per theme.",
             ),
             (
-                ("comment_on_pull_request",),
-                "Answer on the PR (`comment_on_pull_request`), naming the commit for each "
-                "fix; where you disagree, explain why and leave the thread open.",
+                (reply,),
+                f"Answer each thread (`{reply}`), naming the commit that fixed it; where "
+                "you disagree, explain why and leave the thread open.",
             ),
             (
                 ("resolve_review_thread",),

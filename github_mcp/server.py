@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import hashlib
 import hmac
@@ -134,6 +135,7 @@ class HttpGuard:
     """Bearer auth, Host/Origin checks (DNS rebinding) and a body-size cap."""
 
     OPEN_PATHS = ("/healthz", "/health")
+    BROWSER_PATHS = ("/status", "/metrics")
 
     def __init__(self, app: ASGIApp, settings: Settings, bind_host: str, port: int | None) -> None:
         self.app = app
@@ -155,7 +157,10 @@ class HttpGuard:
         denial = self._check(headers, path)
         if denial is not None:
             status, message = denial
-            extra = {"WWW-Authenticate": 'Bearer realm="github-mcp"'} if status == 401 else None
+            extra = None
+            if status == 401:
+                scheme = "Basic" if path in self.BROWSER_PATHS else "Bearer"
+                extra = {"WWW-Authenticate": f'{scheme} realm="github-mcp"'}
             response = JSONResponse({"error": message}, status_code=status, headers=extra)
             log_event("http_denied", status=status, path=path, reason=message)
             await response(scope, receive, send)
@@ -181,10 +186,23 @@ class HttpGuard:
             return None
         if self.tokens is None:
             return None
-        auth = headers.get("authorization", "")
-        scheme, _, token = auth.partition(" ")
-        if scheme.lower() != "bearer" or not token or self.tokens.principal_for(token) is None:
+        if self._credential(headers.get("authorization", ""), path) is None:
             return 401, "missing or invalid bearer token"
+        return None
+
+    def _credential(self, header: str, path: str) -> str | None:
+        """The principal for a bearer token; operator pages (not the MCP endpoints)
+        also take HTTP Basic with the token as password, so a browser can log in."""
+        assert self.tokens is not None
+        scheme, _, value = header.partition(" ")
+        if scheme.lower() == "bearer" and value:
+            return self.tokens.principal_for(value)
+        if scheme.lower() == "basic" and value and path in self.BROWSER_PATHS:
+            try:
+                password = base64.b64decode(value, validate=True).decode().partition(":")[2]
+            except (ValueError, UnicodeDecodeError):
+                return None
+            return self.tokens.principal_for(password) if password else None
         return None
 
     def _origin_allowed(self, origin: str) -> bool:

@@ -105,38 +105,16 @@ def health_routes(rt: Runtime) -> list[Route]:
 
 
 def _recent_latencies(rt: Runtime) -> dict[str, list[float]]:
-    """Each tool's latest latencies (oldest first), for the sparklines. Metrics keeps
-    them for its percentiles; an empty answer only costs the page its sparklines."""
-    metrics = rt.metrics
-    tools = getattr(metrics, "_tools", None)
-    lock = getattr(metrics, "_lock", None)
-    if not isinstance(tools, dict) or lock is None:
-        return {}
-    with lock:
-        return {name: list(entry.get("recent_ms", ()))[-40:] for name, entry in tools.items()}
+    """Each tool's latest latencies (oldest first), for the sparklines."""
+    return rt.metrics.recent_latencies(40)
 
 
 def _active_approvals(rt: Runtime) -> int:
-    """Sessions holding an unexpired approval (the approvals themselves stay private)."""
-    approvals = getattr(rt.gate, "_approvals", None)
-    if not isinstance(approvals, dict):
-        return 0
-    now = time.monotonic()
-    return sum(
-        1
-        for a in list(approvals.values())
-        if a.approved and (a.expires_at is None or a.expires_at > now)
-    )
+    return rt.gate.active_approvals()
 
 
 def _gate_counts(rt: Runtime) -> dict[str, int]:
-    counts = {"allow": 0, "deny": 0}
-    for family in rt.metrics.gate_decisions.collect():
-        for sample in family.samples:
-            if sample.name.endswith("_total"):
-                decision = sample.labels.get("decision", "")
-                counts[decision] = counts.get(decision, 0) + int(sample.value)
-    return counts
+    return rt.metrics.gate_totals()
 
 
 def _calls_per_minute(call_times: Iterable[float], now: float) -> list[int]:
@@ -195,6 +173,10 @@ def _duration(seconds: float) -> str:
         parts.append(f"{minutes} min")
     parts.append(f"{secs} s")
     return " ".join(parts[:3])
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
 def _clock(ts: float | None) -> str:
@@ -351,7 +333,7 @@ def render_status(rt: Runtime) -> str:
             ("resets at", _clock(reset) + reset_in),
             (
                 "requests",
-                f"{github['requests_total']} sent, {github['errors_total']} errors, "
+                f"{github['requests_total']} sent, {_plural(github['errors_total'], 'error')}, "
                 f"{github['retries_total']} retries, {github['not_modified_total']} answered 304",
             ),
         ],
@@ -414,7 +396,7 @@ def render_status(rt: Runtime) -> str:
             (
                 "tool calls",
                 f'<strong id="total-calls">{total_calls}</strong>, '
-                f"{total_errors} errors ({error_rate})",
+                f"{_plural(total_errors, 'error')} ({error_rate})",
             ),
             (
                 "calls per minute",

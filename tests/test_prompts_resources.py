@@ -29,7 +29,9 @@ TOOL_REF = re.compile(r"`([a-z][a-z_]+[a-z])(?:\(|`)")
 @pytest.fixture(scope="module")
 def res_repo(forge):
     forge.seed_repo(
-        REPO, FILES, branches={"feature/x": {**FILES, "src/app.py": "def answer():\n    return 7\n"}}
+        REPO,
+        FILES,
+        branches={"feature/x": {**FILES, "src/app.py": "def answer():\n    return 7\n"}},
     )
     return REPO
 
@@ -45,8 +47,12 @@ async def _tool_names(client) -> set[str]:
 async def test_prompts_are_listed_with_arguments(make_runtime):
     async with mcp_client(make_runtime()) as client:
         prompts = {p.name: p for p in await client.list_prompts()}
-    assert set(prompts) >= {"start_session", "fix_failing_ci", "address_review_comments",
-                            "ship_change"}
+    assert set(prompts) >= {
+        "start_session",
+        "fix_failing_ci",
+        "address_review_comments",
+        "ship_change",
+    }
     args = {name: [a.name for a in (p.arguments or [])] for name, p in prompts.items()}
     assert args["start_session"] == []
     assert args["fix_failing_ci"] == ["pr"] and args["address_review_comments"] == ["pr"]
@@ -66,8 +72,14 @@ async def test_start_session_states_the_contract_and_names_only_real_tools(make_
             task = _text(await client.get_prompt(prompt, args))
             mentioned = set(TOOL_REF.findall(task))
             assert mentioned and mentioned <= names, (prompt, mentioned - names)
-    for phrase in ("Branch first", "Patch, do not rewrite", "verification.verified",
-                   "authorize_write_actions(approved=true)", "Never approve", "run_tests"):
+    for phrase in (
+        "Branch first",
+        "Patch, do not rewrite",
+        "verification.verified",
+        "authorize_write_actions(approved=true)",
+        "Never approve",
+        "run_tests",
+    ):
         assert phrase in text
     mentioned = set(TOOL_REF.findall(text))
     assert {"create_branch", "apply_patch_and_commit", "get_server_config"} <= mentioned
@@ -97,14 +109,22 @@ async def test_contract_follows_mode_toolsets_and_read_only(make_runtime):
 
 async def test_task_prompts_normalise_and_reject_their_arguments(make_runtime):
     async with mcp_client(make_runtime()) as client:
-        from_url = _text(await client.get_prompt(
-            "fix_failing_ci", {"pr": "https://github.com/octo-org/demo-app/pull/7"}))
+        from_url = _text(
+            await client.get_prompt(
+                "fix_failing_ci", {"pr": "https://github.com/octo-org/demo-app/pull/7"}
+            )
+        )
         assert "octo-org/demo-app#7" in from_url and "https://" not in from_url
-        review = _text(await client.get_prompt("address_review_comments",
-                                               {"pr": "octo-org/demo-app#3"}))
+        review = _text(
+            await client.get_prompt("address_review_comments", {"pr": "octo-org/demo-app#3"})
+        )
         assert "octo-org/demo-app#3" in review and "Approval:" in review
-        ship = _text(await client.get_prompt(
-            "ship_change", {"full_name": " octo-org/demo-app ", "goal": "Add a multiply function"}))
+        ship = _text(
+            await client.get_prompt(
+                "ship_change",
+                {"full_name": " octo-org/demo-app ", "goal": "Add a multiply function"},
+            )
+        )
         assert "Goal for octo-org/demo-app: Add a multiply function" in ship
         assert "create_branch" in ship
         with pytest.raises(McpError, match="owner/repo#123"):
@@ -131,7 +151,9 @@ async def test_file_template_reads_like_get_file_contents(make_runtime, res_repo
         uri = f"repo://{res_repo}/blob/main/src/app.py"
         [item] = await client.read_resource(uri)
         is_error, tool = await call_tool(
-            client, "get_file_contents", {"full_name": res_repo, "path": "src/app.py", "ref": "main"}
+            client,
+            "get_file_contents",
+            {"full_name": res_repo, "path": "src/app.py", "ref": "main"},
         )
         assert not is_error
         assert item.text == tool["content"] == FILES["src/app.py"]
@@ -141,12 +163,15 @@ async def test_file_template_reads_like_get_file_contents(make_runtime, res_repo
         [branch_item] = await client.read_resource(f"repo://{res_repo}/blob/feature%2Fx/src/app.py")
         assert "return 7" in branch_item.text and branch_item.meta["ref"] == "feature/x"
 
-        [cut] = await client.read_resource(f"repo://{res_repo}/blob/main/notes/long.txt?max_bytes=100")
+        [cut] = await client.read_resource(
+            f"repo://{res_repo}/blob/main/notes/long.txt?max_bytes=100"
+        )
         assert cut.meta["truncated"] is True and cut.meta["total_bytes"] == len(LONG.encode())
         assert len(cut.text.encode()) <= 100 and LONG.startswith(cut.text)
 
         [image] = await client.read_resource(
-            f"repo://{res_repo}/blob/main/img/dot.png?allow_binary=true")
+            f"repo://{res_repo}/blob/main/img/dot.png?allow_binary=true"
+        )
         assert image.mimeType == "image/png"
         assert base64.b64decode(image.blob) == PNG
 
@@ -179,20 +204,24 @@ async def test_ref_completion_lists_branches(make_runtime, res_repo):
     owner, name = res_repo.split("/")
     rt = make_runtime(repo_allowlist=f"{res_repo},octo-org/demo-app")
     async with mcp_client(rt) as client:
-        everything = await client.complete(template, {"name": "ref", "value": ""},
-                                           {"owner": owner, "repo": name})
-        feature = await client.complete(template, {"name": "ref", "value": "fea"},
-                                        {"owner": owner, "repo": name})
-        other_arg = await client.complete(template, {"name": "path", "value": ""},
-                                          {"owner": owner, "repo": name})
+        everything = await client.complete(
+            template, {"name": "ref", "value": ""}, {"owner": owner, "repo": name}
+        )
+        feature = await client.complete(
+            template, {"name": "ref", "value": "fea"}, {"owner": owner, "repo": name}
+        )
+        other_arg = await client.complete(
+            template, {"name": "path", "value": ""}, {"owner": owner, "repo": name}
+        )
         no_repo = await client.complete(template, {"name": "ref", "value": ""}, None)
     assert everything.values == ["feature/x", "main"]
     assert feature.values == ["feature/x"]
     assert other_arg.values == [] and no_repo.values == []
     rt_narrow = make_runtime(repo_allowlist="octo-org/demo-app")
     async with mcp_client(rt_narrow) as client:
-        denied = await client.complete(template, {"name": "ref", "value": ""},
-                                       {"owner": owner, "repo": name})
+        denied = await client.complete(
+            template, {"name": "ref", "value": ""}, {"owner": owner, "repo": name}
+        )
     assert denied.values == []
 
 

@@ -16,8 +16,9 @@ WRITERS = 20
 
 
 async def test_concurrent_writers_lose_nothing(make_runtime, forge):
-    repo = new_repo(forge, {"shared.txt": "initial\n", "README.md": "# r\n"},
-                    prefix="reliability-org")
+    repo = new_repo(
+        forge, {"shared.txt": "initial\n", "README.md": "# r\n"}, prefix="reliability-org"
+    )
     start = head(forge, repo, "feature")
     assert start is not None
     rt = make_runtime()
@@ -25,12 +26,17 @@ async def test_concurrent_writers_lose_nothing(make_runtime, forge):
     def args(i: int) -> dict[str, Any]:
         same = i % 2 == 0
         path = "shared.txt" if same else f"files/w{i:02d}.txt"
-        return {"full_name": repo, "branch": "feature", "message": f"writer {i}",
-                "files": [{"path": path, "content": f"written by writer {i}\n"}]}
+        return {
+            "full_name": repo,
+            "branch": "feature",
+            "message": f"writer {i}",
+            "files": [{"path": path, "content": f"written by writer {i}\n"}],
+        }
 
     async with mcp_client(rt) as client:
-        results = await asyncio.gather(*(call_tool(client, "commit_files", args(i))
-                                         for i in range(WRITERS)))
+        results = await asyncio.gather(
+            *(call_tool(client, "commit_files", args(i)) for i in range(WRITERS))
+        )
 
     landed: dict[int, dict[str, Any]] = {}
     for i, (is_error, payload) in enumerate(results):
@@ -46,14 +52,21 @@ async def test_concurrent_writers_lose_nothing(make_runtime, forge):
     for i, payload in landed.items():
         assert payload["verification"]["verified"] is True, payload
         path = args(i)["files"][0]["path"]
-        assert payload["files"] == [{"path": path, "status": "written",
-                                     "sha": hash_object(f"written by writer {i}\n"), "ok": True}]
+        assert payload["files"] == [
+            {
+                "path": path,
+                "status": "written",
+                "sha": hash_object(f"written by writer {i}\n"),
+                "ok": True,
+            }
+        ]
     # The final tree is exactly what the landed commits describe.
     final = tree_files(forge, repo, "feature")
     different = {i for i in range(WRITERS) if i % 2}
     expected = {"README.md": b"# r\n"}
-    expected |= {f"files/w{i:02d}.txt": f"written by writer {i}\n".encode()
-                 for i in different & set(landed)}
+    expected |= {
+        f"files/w{i:02d}.txt": f"written by writer {i}\n".encode() for i in different & set(landed)
+    }
     same_landed = [i for i in landed if i % 2 == 0]
     if same_landed:
         newest = min(same_landed, key=lambda i: history.index(landed[i]["commit_sha"]))
@@ -65,8 +78,10 @@ async def test_concurrent_writers_lose_nothing(make_runtime, forge):
     for i in different - set(landed):
         error = results[i][1]["error"]
         assert "files" not in error and "kept moving" in error["message"], error
-    print(f"landed {len(landed)}/{WRITERS}: same-file {len(same_landed)}, "
-          f"different-file {len(different & set(landed))}")
+    print(
+        f"landed {len(landed)}/{WRITERS}: same-file {len(same_landed)}, "
+        f"different-file {len(different & set(landed))}"
+    )
 
 
 async def test_commit_verifies_when_the_branch_moves_on_right_after(make_runtime, forge):
@@ -77,14 +92,30 @@ async def test_commit_verifies_when_the_branch_moves_on_right_after(make_runtime
     forge.add_fault(method="GET", path=r".*/git/ref/heads/feature$", latency_ms=1500, times=1)
     rt = make_runtime()
     async with mcp_client(rt) as client:
-        first = asyncio.ensure_future(call_tool(client, "commit_files", {
-            "full_name": repo, "branch": "feature", "message": "first",
-            "files": [{"path": "first.txt", "content": "1\n"}]}))
+        first = asyncio.ensure_future(
+            call_tool(
+                client,
+                "commit_files",
+                {
+                    "full_name": repo,
+                    "branch": "feature",
+                    "message": "first",
+                    "files": [{"path": "first.txt", "content": "1\n"}],
+                },
+            )
+        )
         while head(forge, repo, "feature") == start and not first.done():
             await asyncio.sleep(0.01)
-        is_error, second = await call_tool(client, "commit_files", {
-            "full_name": repo, "branch": "feature", "message": "second",
-            "files": [{"path": "second.txt", "content": "2\n"}]})
+        is_error, second = await call_tool(
+            client,
+            "commit_files",
+            {
+                "full_name": repo,
+                "branch": "feature",
+                "message": "second",
+                "files": [{"path": "second.txt", "content": "2\n"}],
+            },
+        )
         assert not is_error, second
         is_error, result = await first
     assert not is_error, result
@@ -93,8 +124,10 @@ async def test_commit_verifies_when_the_branch_moves_on_right_after(make_runtime
     assert result["verification"]["verified"] is True, result["verification"]
 
 
-FLAKY_FILES = [{"path": "src/app.py", "content": "print('flaky')\n"},
-               {"path": "CHANGELOG.md", "content": "- flaky upstream\n"}]
+FLAKY_FILES = [
+    {"path": "src/app.py", "content": "print('flaky')\n"},
+    {"path": "CHANGELOG.md", "content": "- flaky upstream\n"},
+]
 
 
 def _count_new(forge, repo: str, start: str, branch: str) -> int:
@@ -104,25 +137,37 @@ def _count_new(forge, repo: str, start: str, branch: str) -> int:
 @pytest.mark.parametrize("branch_exists", [True, False], ids=["existing-branch", "new-branch"])
 async def test_flaky_upstream_one_commit_one_pr(make_runtime, forge, branch_exists):
     branches = {"feat/flaky": {}} if branch_exists else {}
-    repo = new_repo(forge, {"README.md": "# r\n"}, branches=branches,
-                    prefix="reliability-org")
+    repo = new_repo(forge, {"README.md": "# r\n"}, branches=branches, prefix="reliability-org")
     start = head(forge, repo, "main")
     assert start is not None
     forge.clear_requests()
     forge.add_fault(method="POST", path=r".*/pulls$", status=502, times=1)
     if branch_exists:
-        forge.add_fault(method="PATCH", path=r".*/git/refs/heads/feat/flaky$",
-                        drop_connection=True, phase="after", times=1)
+        forge.add_fault(
+            method="PATCH",
+            path=r".*/git/refs/heads/feat/flaky$",
+            drop_connection=True,
+            phase="after",
+            times=1,
+        )
     else:
-        forge.add_fault(method="POST", path=r".*/git/refs$", drop_connection=True,
-                        phase="after", times=1)
+        forge.add_fault(
+            method="POST", path=r".*/git/refs$", drop_connection=True, phase="after", times=1
+        )
     start = head(forge, repo, "feat/flaky") or start
     rt = make_runtime()
     async with mcp_client(rt) as client:
-        is_error, result = await call_tool(client, "update_files_and_open_pr", {
-            "full_name": repo, "branch": "feat/flaky", "files": FLAKY_FILES,
-            "title": "Flaky", "message": "flaky change",
-        })
+        is_error, result = await call_tool(
+            client,
+            "update_files_and_open_pr",
+            {
+                "full_name": repo,
+                "branch": "feat/flaky",
+                "files": FLAKY_FILES,
+                "title": "Flaky",
+                "message": "flaky change",
+            },
+        )
     assert not is_error, result
     faulted = [e for e in forge.requests() if e.get("fault") or e.get("dropped")]
     assert len(faulted) == 2, faulted  # both faults really fired
@@ -137,14 +182,20 @@ async def test_flaky_upstream_one_commit_one_pr(make_runtime, forge, branch_exis
 
 async def test_pr_created_but_answer_lost_is_not_duplicated(make_runtime, forge):
     repo = new_repo(forge, {"README.md": "# r\n"}, branches={}, prefix="reliability-org")
-    forge.add_fault(method="POST", path=r".*/pulls$", drop_connection=True, phase="after",
-                    times=1)
+    forge.add_fault(method="POST", path=r".*/pulls$", drop_connection=True, phase="after", times=1)
     rt = make_runtime()
     async with mcp_client(rt) as client:
-        is_error, result = await call_tool(client, "update_files_and_open_pr", {
-            "full_name": repo, "branch": "feat/lost", "files": FLAKY_FILES,
-            "title": "Lost answer", "message": "m",
-        })
+        is_error, result = await call_tool(
+            client,
+            "update_files_and_open_pr",
+            {
+                "full_name": repo,
+                "branch": "feat/lost",
+                "files": FLAKY_FILES,
+                "title": "Lost answer",
+                "message": "m",
+            },
+        )
     assert not is_error, result
     pulls = [p for p in forge_pulls(forge, repo) if p["head"]["ref"] == "feat/lost"]
     assert len(pulls) == 1
@@ -156,25 +207,31 @@ async def test_read_retries_5xx(make_runtime, forge):
     forge.add_fault(method="GET", path=r".*/contents/a\.txt$", status=503, times=2)
     rt = make_runtime()
     async with mcp_client(rt) as client:
-        is_error, read = await call_tool(client, "get_file_contents",
-                                         {"full_name": repo, "path": "a.txt", "ref": "main"})
+        is_error, read = await call_tool(
+            client, "get_file_contents", {"full_name": repo, "path": "a.txt", "ref": "main"}
+        )
         forge.add_fault(method="GET", path=r".*/contents/a\.txt$", status=502, times=None)
-        _, failing = await call_tool(client, "get_file_contents",
-                                     {"full_name": repo, "path": "a.txt", "ref": "feature"})
+        _, failing = await call_tool(
+            client, "get_file_contents", {"full_name": repo, "path": "a.txt", "ref": "feature"}
+        )
     assert not is_error, read
     assert read["content"] == "alpha\n"
     assert error_code(failing) == "upstream_error" and failing["error"]["retryable"] is True
 
 
-@pytest.mark.xfail(strict=True, reason="github/client.py read_raw: a connection dropped while "
-                   "the body streams raises httpx RemoteProtocolError outside _send's retry "
-                   "loop, so it surfaces as `internal` instead of being retried")
+@pytest.mark.xfail(
+    strict=True,
+    reason="github/client.py read_raw: a connection dropped while "
+    "the body streams raises httpx RemoteProtocolError outside _send's retry "
+    "loop, so it surfaces as `internal` instead of being retried",
+)
 async def test_read_retries_a_connection_dropped_mid_body(make_runtime, forge):
     repo = new_repo(forge, {"a.txt": "alpha\n"}, prefix="reliability-org")
     forge.add_fault(method="GET", path=r".*/contents/a\.txt$", drop_connection=True, times=1)
     rt = make_runtime()
     async with mcp_client(rt) as client:
-        is_error, read = await call_tool(client, "get_file_contents",
-                                         {"full_name": repo, "path": "a.txt", "ref": "main"})
+        is_error, read = await call_tool(
+            client, "get_file_contents", {"full_name": repo, "path": "a.txt", "ref": "main"}
+        )
     assert not is_error, read
     assert read["content"] == "alpha\n"

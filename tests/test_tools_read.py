@@ -74,14 +74,18 @@ def by_path(items: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {i["path"]: i for i in items}
 
 
-def forge_put_file(forge: Forge, token: str, full_name: str, path: str, text: str,
-                   branch: str = "main") -> dict[str, Any]:
+def forge_put_file(
+    forge: Forge, token: str, full_name: str, path: str, text: str, branch: str = "main"
+) -> dict[str, Any]:
     """Write a file straight through the forge's Contents API, behind our server's back."""
     response = httpx.put(
         f"{forge.base_url}/repos/{full_name}/contents/{path}",
         headers={"Authorization": f"Bearer {token}"},
-        json={"message": f"add {path}", "branch": branch,
-              "content": base64.b64encode(text.encode()).decode()},
+        json={
+            "message": f"add {path}",
+            "branch": branch,
+            "content": base64.b64encode(text.encode()).decode(),
+        },
     )
     assert response.status_code in (200, 201), response.text
     return response.json()
@@ -101,8 +105,10 @@ async def test_tree_four_layers_with_reasons_and_patterns(make_runtime, forge, t
     async with mcp_client(rt) as client:
         is_error, tree = await call_tool(client, "list_repository_tree", {"full_name": REPO})
     assert not is_error, tree
-    branches = {b["name"]: b["commit"]["sha"] for b in httpx.get(
-        f"{forge.base_url}/repos/{REPO}/branches").json()}
+    branches = {
+        b["name"]: b["commit"]["sha"]
+        for b in httpx.get(f"{forge.base_url}/repos/{REPO}/branches").json()
+    }
     assert tree["resolved_sha"] == branches["main"]
     assert tree["ref"] == "main"  # the default branch when no ref is given
     kept = set(paths(tree["file_tree"]))
@@ -116,8 +122,11 @@ async def test_tree_four_layers_with_reasons_and_patterns(make_runtime, forge, t
     assert excluded["web/node_modules/dep/index.js"]["reason"] == "platform"
     # gitignore, with the file that said so
     assert excluded["debug.log"] == {
-        "path": "debug.log", "reason": "gitignore", "size": len("ignored\n"),
-        "pattern": "*.log", "source": ".gitignore",
+        "path": "debug.log",
+        "reason": "gitignore",
+        "size": len("ignored\n"),
+        "pattern": "*.log",
+        "source": ".gitignore",
     }
     assert excluded["docs/draft.tmp"]["source"] == "docs/.gitignore"
     assert excluded["build/out.txt"]["pattern"] == "build/"
@@ -132,8 +141,12 @@ async def test_tree_four_layers_with_reasons_and_patterns(make_runtime, forge, t
     assert kept.isdisjoint(excluded)
     assert kept | set(excluded) == set(FILES)
     assert tree["counts"] == {
-        "total": len(FILES), "kept": len(kept),
-        "platform": 4, "gitignore": 6, "user": 0, "size": 1,
+        "total": len(FILES),
+        "kept": len(kept),
+        "platform": 4,
+        "gitignore": 6,
+        "user": 0,
+        "size": 1,
     }
     assert tree["total"] == len(kept)
     # sizes and blob shas are the real ones
@@ -265,7 +278,10 @@ async def test_tree_non_recursive_lists_one_level_with_directories(make_runtime,
     assert excluded["node_modules"]["reason"] == "platform"
     assert excluded["build"]["reason"] == "gitignore"
     assert set(paths(docs["file_tree"])) == {
-        "docs/.gitignore", "docs/guide.md", "docs/important.log", "docs/inner",
+        "docs/.gitignore",
+        "docs/guide.md",
+        "docs/important.log",
+        "docs/inner",
     }
 
 
@@ -320,15 +336,21 @@ def small_tree_forge():
 
 async def test_truncated_tree_is_completed_and_reported(make_runtime, small_tree_forge):
     forge = small_tree_forge
-    files = {f"pkg{d}/sub{s}/f{i}.txt": f"{d}{s}{i}\n"
-             for d in range(3) for s in range(2) for i in range(3)}
+    files = {
+        f"pkg{d}/sub{s}/f{i}.txt": f"{d}{s}{i}\n"
+        for d in range(3)
+        for s in range(2)
+        for i in range(3)
+    }
     files |= {"root.txt": "r\n", ".gitignore": "*.tmp\n", "pkg1/sub0/skip.tmp": "t\n"}
     forge.seed_repo("trunc-org/big", files)
     token = forge.create_token("octocat")
     rt = make_runtime(github_api_url=forge.base_url, github_token=token)
     async with mcp_client(rt) as client:
         forge.clear_requests()
-        is_error, tree = await call_tool(client, "list_repository_tree", {"full_name": "trunc-org/big"})
+        is_error, tree = await call_tool(
+            client, "list_repository_tree", {"full_name": "trunc-org/big"}
+        )
         is_error_sub, sub = await call_tool(
             client, "list_repository_tree", {"full_name": "trunc-org/big", "path": "pkg1"}
         )
@@ -374,7 +396,8 @@ async def test_truncation_never_ends_mid_character(make_runtime, tree_repo, max_
     rt = make_runtime()
     async with mcp_client(rt) as client:
         is_error, read = await call_tool(
-            client, "get_file_contents",
+            client,
+            "get_file_contents",
             {"full_name": REPO, "path": "utf8.txt", "max_bytes": max_bytes},
         )
     assert not is_error, read
@@ -394,7 +417,8 @@ async def test_binary_file_is_refused_unless_allowed(make_runtime, tree_repo):
             client, "get_file_contents", {"full_name": REPO, "path": "blob.dat"}
         )
         _, allowed = await call_tool(
-            client, "get_file_contents",
+            client,
+            "get_file_contents",
             {"full_name": REPO, "path": "blob.dat", "allow_binary": True},
         )
         _, png = await call_tool(
@@ -497,7 +521,8 @@ async def test_get_file_slice(make_runtime, tree_repo):
             client, "get_file_slice", {**base, "start_line": 3, "max_lines": 4}
         )
         _, numbered = await call_tool(
-            client, "get_file_slice",
+            client,
+            "get_file_slice",
             {**base, "start_line": 8, "max_lines": 5, "line_numbers": True},
         )
         _, beyond = await call_tool(client, "get_file_slice", {**base, "start_line": 11})
@@ -523,8 +548,9 @@ async def test_get_file_slice(make_runtime, tree_repo):
 @pytest.fixture(scope="module")
 def many_repo(forge):
     full_name = "reads-org/many"
-    forge.seed_repo(full_name, {f"src/f{i:02d}.txt": f"file {i}\n" for i in range(31)}
-                    | {"bin.dat": BINARY})
+    forge.seed_repo(
+        full_name, {f"src/f{i:02d}.txt": f"file {i}\n" for i in range(31)} | {"bin.dat": BINARY}
+    )
     return full_name
 
 
@@ -549,7 +575,8 @@ async def test_fetch_files_31_paths_refused_without_requests(make_runtime, forge
     async with mcp_client(rt) as client:
         forge.clear_requests()
         is_error, payload = await call_tool(
-            client, "fetch_files",
+            client,
+            "fetch_files",
             {"full_name": many_repo, "paths": [f"src/f{i:02d}.txt" for i in range(31)]},
         )
         _, bad_path = await call_tool(
@@ -566,9 +593,12 @@ async def test_fetch_files_partial_failure(make_runtime, many_repo):
     rt = make_runtime()
     async with mcp_client(rt) as client:
         is_error, batch = await call_tool(
-            client, "fetch_files",
-            {"full_name": many_repo, "paths": ["src/f01.txt", "src/missing.txt", "bin.dat",
-                                               "src", "src/f02.txt"]},
+            client,
+            "fetch_files",
+            {
+                "full_name": many_repo,
+                "paths": ["src/f01.txt", "src/missing.txt", "bin.dat", "src", "src/f02.txt"],
+            },
         )
     assert not is_error, batch
     assert batch["ok"] == 2 and batch["failed"] == 3
@@ -611,7 +641,8 @@ async def test_get_repository_reports_a_non_main_default_branch(make_runtime, fo
 async def test_list_branches_protection_sha_and_cursor(make_runtime, forge):
     full_name = "reads-org/branchy"
     summary = forge.seed_repo(
-        full_name, {"a.txt": "a\n"},
+        full_name,
+        {"a.txt": "a\n"},
         branches={f"topic-{i}": {f"t{i}.txt": f"{i}\n"} for i in range(5)},
     )
     set_branch_protection(forge, full_name, "main", required_approvals=1)
@@ -631,8 +662,9 @@ async def test_list_branches_protection_sha_and_cursor(make_runtime, forge):
             cursor = page.get("next_cursor")
             if not cursor:
                 break
-        _, bad_limit = await call_tool(client, "list_branches", {"full_name": full_name,
-                                                                  "limit": 101})
+        _, bad_limit = await call_tool(
+            client, "list_branches", {"full_name": full_name, "limit": 101}
+        )
         _, missing = await call_tool(client, "list_branches", {"full_name": "reads-org/none"})
     listed = {b["name"]: b for b in everything["branches"]}
     assert set(listed) == set(heads)
@@ -653,8 +685,11 @@ def history_repo(forge, forge_token):
         response = httpx.put(
             f"{forge.base_url}/repos/{full_name}/contents/c{i}.txt",
             headers={"Authorization": f"Bearer {forge_token}"},
-            json={"message": f"{long_title} {i}\n\n" + "body line\n" * 200, "branch": "work",
-                  "content": base64.b64encode(("changed\n" * 400 + f"{i}\n").encode()).decode()},
+            json={
+                "message": f"{long_title} {i}\n\n" + "body line\n" * 200,
+                "branch": "work",
+                "content": base64.b64encode(("changed\n" * 400 + f"{i}\n").encode()).decode(),
+            },
         )
         assert response.status_code == 201, response.text
     return full_name
@@ -670,7 +705,8 @@ async def test_list_commits_compact_and_paged(make_runtime, history_repo):
             client, "list_commits", {"full_name": history_repo, "ref": "work", "limit": 2}
         )
         _, second = await call_tool(
-            client, "list_commits",
+            client,
+            "list_commits",
             {"full_name": history_repo, "ref": "work", "limit": 2, "cursor": first["next_cursor"]},
         )
         _, by_path_ = await call_tool(
@@ -701,9 +737,14 @@ async def test_get_commit_patch_is_opt_in_and_capped(make_runtime, history_repo)
             client, "get_commit", {"full_name": history_repo, "ref": "work", "include_patch": True}
         )
         _, capped = await call_tool(
-            client, "get_commit",
-            {"full_name": history_repo, "ref": "work", "include_patch": True,
-             "max_patch_bytes": 100},
+            client,
+            "get_commit",
+            {
+                "full_name": history_repo,
+                "ref": "work",
+                "include_patch": True,
+                "max_patch_bytes": 100,
+            },
         )
         _, missing = await call_tool(
             client, "get_commit", {"full_name": history_repo, "ref": "0" * 40}
@@ -723,8 +764,9 @@ async def test_get_commit_patch_is_opt_in_and_capped(make_runtime, history_repo)
 async def test_compare_refs(make_runtime, history_repo):
     rt = make_runtime()
     async with mcp_client(rt) as client:
-        _, main_head = await call_tool(client, "get_commit", {"full_name": history_repo,
-                                                              "ref": "main"})
+        _, main_head = await call_tool(
+            client, "get_commit", {"full_name": history_repo, "ref": "main"}
+        )
         is_error, ahead = await call_tool(
             client, "compare_refs", {"full_name": history_repo, "base": "main", "head": "work"}
         )
@@ -742,3 +784,112 @@ async def test_compare_refs(make_runtime, history_repo):
     assert len(ahead["commits"]) == 4
     assert (behind["status"], behind["behind_by"]) == ("behind", 4)
     assert error_code(missing) == "not_found"
+
+
+# --- search and fetch (ChatGPT connector shapes) ------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def search_repo(forge):
+    from github_mcp.sandbox.seed_collab import create_issue, create_pull
+
+    full_name = "reads-org/searchable"
+    forge.seed_repo(
+        full_name,
+        {
+            "src/zoo.py": "def zebracorn():\n    return 'unique zebracorn token'\n",
+            "README.md": "# searchable\n",
+        },
+        branches={"feat/quokka": {"src/quokka.py": "QUOKKA = 1\n"}},
+        description="A repository to find",
+    )
+    issue = create_issue(forge, full_name, "Quokka\u200b sightings", body="Seen\u202e twice.")
+    pull = create_pull(forge, full_name, "feat/quokka", "main", "Add quokka module")
+    return full_name, issue["number"], pull["number"]
+
+
+async def test_search_and_fetch_code(make_runtime, search_repo):
+    full_name, _, _ = search_repo
+    rt = make_runtime()
+    async with mcp_client(rt) as client:
+        is_error, found = await call_tool(
+            client, "search", {"query": "zebracorn", "full_name": full_name}
+        )
+        assert not is_error, found
+        hit = next(r for r in found["results"] if r["id"].endswith(":src/zoo.py"))
+        _, doc = await call_tool(client, "fetch", {"id": hit["id"]})
+    assert set(hit) == {"id", "title", "url"}
+    assert hit["id"].startswith(f"file:{full_name}@")
+    assert set(doc) == {"id", "title", "text", "url", "metadata"}
+    assert "unique zebracorn token" in doc["text"]
+    assert doc["metadata"]["sha"] == git_hash(
+        "def zebracorn():\n    return 'unique zebracorn token'\n"
+    )
+
+
+async def test_search_and_fetch_issues_pulls_repos_commits(make_runtime, search_repo):
+    full_name, issue_number, pull_number = search_repo
+    rt = make_runtime()
+    async with mcp_client(rt) as client:
+        _, issues = await call_tool(
+            client, "search", {"query": "quokka", "kind": "issues", "full_name": full_name}
+        )
+        _, pulls = await call_tool(
+            client, "search", {"query": "quokka", "kind": "pulls", "full_name": full_name}
+        )
+        _, repos = await call_tool(client, "search", {"query": "searchable", "kind": "repos"})
+        _, commits = await call_tool(
+            client, "search", {"query": "Initial", "kind": "commits", "full_name": full_name}
+        )
+        _, issue_doc = await call_tool(client, "fetch", {"id": f"issue:{full_name}#{issue_number}"})
+        _, pr_doc = await call_tool(client, "fetch", {"id": f"pr:{full_name}#{pull_number}"})
+        _, repo_doc = await call_tool(client, "fetch", {"id": f"repo:{full_name}"})
+        commit_id = commits["results"][0]["id"] if commits.get("results") else None
+        _, commit_doc = await call_tool(client, "fetch", {"id": commit_id or "commit:x/y@z"})
+    assert [r["id"] for r in issues["results"]] == [f"issue:{full_name}#{issue_number}"]
+    assert issues["results"][0]["title"] == "Quokka sightings"  # zero-width space stripped
+    assert [r["id"] for r in pulls["results"]] == [f"pr:{full_name}#{pull_number}"]
+    assert f"repo:{full_name}" in [r["id"] for r in repos["results"]]
+    assert commit_id is not None and commit_id.startswith(f"commit:{full_name}@")
+    assert issue_doc["text"] == "# Quokka sightings\n\nSeen twice."
+    assert issue_doc["metadata"]["number"] == issue_number
+    assert pr_doc["title"] == "Add quokka module"
+    assert "default branch: main" in repo_doc["text"]
+    assert repo_doc["metadata"]["default_branch"] == "main"
+    assert commit_doc["title"] == "Initial commit"
+
+
+async def test_fetch_errors_and_allowlist(make_runtime, forge, search_repo):
+    full_name, issue_number, _ = search_repo
+    rt = make_runtime(repo_allowlist="someone/else")
+    open_rt = make_runtime()
+    async with mcp_client(rt) as client, mcp_client(open_rt) as open_client:
+        forge.clear_requests()
+        _, bad = await call_tool(client, "fetch", {"id": "nonsense"})
+        assert settled_requests(forge) == []
+        _, denied = await call_tool(client, "fetch", {"id": f"issue:{full_name}#{issue_number}"})
+        _, filtered = await call_tool(client, "search", {"query": "zebracorn"})
+        _, missing = await call_tool(open_client, "fetch", {"id": f"issue:{full_name}#9999"})
+        _, missing_file = await call_tool(
+            open_client, "fetch", {"id": f"file:{full_name}@main:nope.txt"}
+        )
+    assert error_code(bad) == "invalid_input"
+    assert error_code(denied) == "repo_not_allowed"
+    assert filtered["results"] == []  # hits outside the allow-list are dropped
+    assert error_code(missing) == "not_found"
+    assert error_code(missing_file) == "not_found"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="tools/search.py fetch: check_path raises ValueError, "
+    "which the registry reports as `internal` instead of invalid_input",
+)
+async def test_fetch_bad_file_path_is_invalid_input(make_runtime, forge, search_repo):
+    full_name, _, _ = search_repo
+    rt = make_runtime()
+    async with mcp_client(rt) as client:
+        forge.clear_requests()
+        _, bad_path = await call_tool(client, "fetch", {"id": f"file:{full_name}@main:../x"})
+        assert settled_requests(forge) == []
+    assert error_code(bad_path) == "invalid_input"

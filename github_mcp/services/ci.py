@@ -155,9 +155,7 @@ async def fetch_job_log(
     """A job's log text (its last max_bytes). GitHub answers 302 to signed storage."""
     path = f"{repo_path(full_name)}/actions/jobs/{job_id}/logs"
     try:
-        text, headers = await github.request_text(
-            "GET", path, accept="application/vnd.github+json"
-        )
+        text, headers = await github.request_text("GET", path, accept="application/vnd.github+json")
     except GitHubMCPError as exc:
         if exc.code == ErrorCode.NOT_FOUND:
             raise GitHubMCPError(
@@ -361,9 +359,18 @@ async def dispatch_workflow(
 
 
 async def rerun_failed_jobs(github: GitHubClient, full_name: str, run_id: int) -> dict[str, Any]:
-    await github.request_json(
-        "POST", f"{repo_path(full_name)}/actions/runs/{run_id}/rerun-failed-jobs"
-    )
+    try:
+        await github.request_json(
+            "POST", f"{repo_path(full_name)}/actions/runs/{run_id}/rerun-failed-jobs"
+        )
+    except GitHubMCPError as exc:
+        if exc.code == ErrorCode.FORBIDDEN and "not completed" in exc.message:
+            raise GitHubMCPError(
+                ErrorCode.UNPROCESSABLE,
+                f"Run {run_id} is still running; only a completed run can be re-run.",
+                hint="wait_for_workflow_run, then re-run its failed jobs.",
+            ) from None
+        raise
     github.cache.invalidate_repo(full_name)
     return await get_run(github, full_name, run_id)
 

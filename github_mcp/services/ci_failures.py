@@ -25,6 +25,12 @@ from .test_output import TestFailure, parse_failures, rerun_command
 MESSAGE_CHARS = 160
 ERROR_EXCERPT_BYTES = 600
 LOG_CONCURRENCY = 4
+# Diff headers and hints runners print around an assertion, not part of what failed.
+_BOILERPLATE = re.compile(
+    r"^(?:[-+] (?:Expected|Received)\s+[-+] \d+|@@ [-+\d, ]+ @@|\?\s*[\^+-]+"
+    r"|Omitting \d+ identical items.*|Full diff:.*|Use -v+ to get .*|Differing items:)$"
+)
+_SPACES = re.compile(r"\s+")
 # Where hosted and container runners check the repository out.
 _CHECKOUT = re.compile(r"^(?:/home/runner/work|/__w)/[^/]+/[^/]+/")
 
@@ -80,8 +86,9 @@ class FailureReport:
 
 
 def short_message(text: str, limit: int = MESSAGE_CHARS) -> str:
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    joined = " | ".join(lines)
+    """The message on one line: runner boilerplate dropped, whitespace collapsed, capped."""
+    lines = [_SPACES.sub(" ", ln.strip()) for ln in text.splitlines()]
+    joined = " | ".join(ln for ln in lines if ln and not _BOILERPLATE.match(ln))
     return joined if len(joined) <= limit else joined[: limit - 1].rstrip() + "…"
 
 

@@ -67,30 +67,44 @@ async def read_head(github: GitHubClient, full_name: str, branch: str) -> Head:
     return Head(branch=branch, commit_sha=commit["sha"], tree_sha=commit["commit"]["tree"]["sha"])
 
 
-async def _blob_shas(
-    github: GitHubClient, full_name: str, tree_sha: str, paths: set[str]
-) -> dict[str, str]:
-    data = await github.get_json(
+async def _tree(github: GitHubClient, full_name: str, tree_sha: str, recursive: bool) -> Any:
+    return await github.get_json(
         f"{repo_path(full_name)}/git/trees/{tree_sha}",
-        params={"recursive": "1"},
+        params={"recursive": "1"} if recursive else None,
         immutable=True,
         repo=full_name,
     )
-    found = {e["path"]: e["sha"] for e in data.get("tree", []) if e["path"] in paths}
+
+
+async def _blob_shas(
+    github: GitHubClient, full_name: str, tree_sha: str, paths: set[str]
+) -> dict[str, str]:
+    """Blob shas of `paths` in a tree (paths that are not blobs there are left out)."""
+    data = await _tree(github, full_name, tree_sha, True)
+    found = {
+        e["path"]: e["sha"]
+        for e in data.get("tree", [])
+        if e["path"] in paths and e.get("type") == "blob"
+    }
     if data.get("truncated"):
-        for path in paths - set(found):
-            try:
-                meta = await github.request_json(
-                    "GET",
-                    f"{repo_path(full_name)}/contents/{encode_path(path)}",
-                    params={"ref": tree_sha},
-                    accept="application/vnd.github.object",
-                )
-                found[path] = meta["sha"]
-            except GitHubMCPError as exc:
-                if exc.code != ErrorCode.NOT_FOUND:
-                    raise
+        # A truncated listing may miss them: walk down to each, one level at a time.
+        missing = sorted(paths - set(found))
+        shas = await asyncio.gather(*(_walk(github, full_name, tree_sha, p) for p in missing))
+        found |= {p: sha for p, sha in zip(missing, shas, strict=True) if sha}
     return found
+
+
+async def _walk(github: GitHubClient, full_name: str, tree_sha: str, path: str) -> str | None:
+    *dirs, name = path.split("/")
+    for kind, segment in [*(("tree", d) for d in dirs), ("blob", name)]:
+        entries = (await _tree(github, full_name, tree_sha, False)).get("tree", [])
+        match = next(
+            (e["sha"] for e in entries if e["path"] == segment and e.get("type") == kind), None
+        )
+        if match is None:
+            return None
+        tree_sha = match
+    return tree_sha
 
 
 async def _tree_entries(
@@ -125,45 +139,60 @@ async def _build_commit(
     head: Head,
     message: str,
     entries: list[dict[str, Any]],
-) -> tuple[str, str]:
+    paths: set[str],
+) -> tuple[str, str, dict[str, str]]:
+    """Create the tree and the commit; returns (commit_sha, tree_sha, blob shas of `paths`
+    in the new tree). The blob check runs alongside the commit creation, so verification
+    costs no round trip of its own."""
     base = repo_path(full_name)
     tree = await github.request_json(
         "POST", f"{base}/git/trees", json_body={"base_tree": head.tree_sha, "tree": entries}
     )
-    commit = await github.request_json(
-        "POST",
-        f"{base}/git/commits",
-        json_body={"message": message, "tree": tree["sha"], "parents": [head.commit_sha]},
+    commit, blobs = await asyncio.gather(
+        github.request_json(
+            "POST",
+            f"{base}/git/commits",
+            json_body={"message": message, "tree": tree["sha"], "parents": [head.commit_sha]},
+        ),
+        _blob_shas(github, full_name, tree["sha"], paths),
     )
-    return commit["sha"], tree["sha"]
+    return commit["sha"], tree["sha"], blobs
 
 
-async def _move_ref(github: GitHubClient, full_name: str, head: Head, new_sha: str) -> str:
-    """Point the branch at new_sha without force. Returns 'ok' or 'moved'."""
+def _ref_sha(answer: Any) -> str | None:
+    sha = answer.get("object", {}).get("sha") if isinstance(answer, dict) else None
+    return sha if isinstance(sha, str) else None
+
+
+async def _move_ref(
+    github: GitHubClient, full_name: str, head: Head, new_sha: str
+) -> tuple[str, str | None]:
+    """Point the branch at new_sha without force. Returns ('ok', the sha GitHub says the
+    branch now points at, if it said) or ('moved', None)."""
     base = repo_path(full_name)
     ref_path = f"{base}/git/refs/heads/{encode_path(head.branch)}"
     try:
         if head.exists:
             # Idempotent: repeating a fast-forward to the same commit is a no-op.
-            await github.request_json(
+            answer = await github.request_json(
                 "PATCH", ref_path, idempotent=True, json_body={"sha": new_sha, "force": False}
             )
         else:
-            await github.request_json(
+            answer = await github.request_json(
                 "POST",
                 f"{base}/git/refs",
                 idempotent=False,
                 json_body={"ref": f"refs/heads/{head.branch}", "sha": new_sha},
             )
-        return "ok"
+        return "ok", _ref_sha(answer)
     except GitHubMCPError as exc:
         current = await _current_ref(github, full_name, head.branch)
         if current == new_sha:
-            return "ok"  # the update landed; only the answer was lost
+            return "ok", current  # the update landed; only the answer was lost
         if exc.code in (ErrorCode.UNPROCESSABLE, ErrorCode.CONFLICT) or (
             current is not None and current != head.commit_sha
         ):
-            return "moved"
+            return "moved", None
         raise
 
 
@@ -237,8 +266,11 @@ async def commit_changes(
     first_parent = head.commit_sha
     rebased: list[str] = []
     for _ in range(MAX_REBASES + 1):
-        commit_sha, tree_sha = await _build_commit(github, full_name, head, message, entries)
-        if await _move_ref(github, full_name, head, commit_sha) == "ok":
+        commit_sha, _tree_sha, blobs = await _build_commit(
+            github, full_name, head, message, entries, set(paths)
+        )
+        moved, branch_sha = await _move_ref(github, full_name, head, commit_sha)
+        if moved == "ok":
             break
         moved_to = await read_head(github, full_name, branch)
         touched = await _changed_between(github, full_name, head.commit_sha, moved_to.commit_sha)
@@ -256,7 +288,7 @@ async def commit_changes(
         raise conflict(f"{branch} kept moving; gave up after {MAX_REBASES} re-applications.")
     github.cache.invalidate_repo(full_name)
     verification, files = await verify_commit(
-        github, full_name, branch, commit_sha, tree_sha, changes
+        github, full_name, branch, commit_sha, branch_sha, blobs, changes
     )
     return CommitOutcome(
         commit_sha=commit_sha,
@@ -282,15 +314,16 @@ async def verify_commit(
     full_name: str,
     branch: str,
     commit_sha: str,
-    tree_sha: str,
+    branch_sha: str | None,
+    actual: dict[str, str],
     changes: list[Change],
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Check the branch points at the commit (or has moved on from it) and each blob hash
-    matches what we sent."""
-    ref_sha, actual = await asyncio.gather(
-        _current_ref(github, full_name, branch),
-        _blob_shas(github, full_name, tree_sha, {c.path for c in changes}),
-    )
+    in the commit's tree matches the git hash of what we sent.
+
+    `branch_sha` is where GitHub's answer to the ref update says the branch now points
+    (read afresh when it did not say); `actual` maps paths to blob shas in the new tree."""
+    ref_sha = branch_sha or await _current_ref(github, full_name, branch)
     landed = ref_sha == commit_sha or (
         ref_sha is not None and await _contains(github, full_name, ref_sha, commit_sha)
     )

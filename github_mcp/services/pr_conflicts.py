@@ -17,9 +17,15 @@ def resolve_commands(
 ) -> list[str]:
     q = shlex.quote
     if fork_pr is not None:  # the head lives in a fork: GitHub mirrors it as pull/N/head
-        fetch = [f"git fetch origin {q(base)} pull/{fork_pr}/head:{q(head)}", f"git switch {q(head)}"]
+        fetch = [
+            f"git fetch origin {q(base)} pull/{fork_pr}/head:{q(head)}",
+            f"git switch {q(head)}",
+        ]
     else:
-        fetch = [f"git fetch origin {q(base)} {q(head)}", f"git switch -C {q(head)} origin/{q(head)}"]
+        fetch = [
+            f"git fetch origin {q(base)} {q(head)}",
+            f"git switch -C {q(head)} origin/{q(head)}",
+        ]
     return [
         *fetch,
         f"git merge origin/{q(base)}",
@@ -59,9 +65,7 @@ async def detect_conflicts(
         return result
     trial = await scratch.trial_merge(full_name, f"refs/heads/{base}", f"refs/pull/{number}/head")
     result["trial_merge"] = {"base_sha": trial.base_sha, "head_sha": trial.head_sha}
-    result["conflicts"] = [
-        {k: v for k, v in vars(c).items() if v} for c in trial.conflicts
-    ]
+    result["conflicts"] = [{k: v for k, v in vars(c).items() if v} for c in trial.conflicts]
     if trial.clean:
         result["verdict"] = "clean"
         if pr.get("mergeable") is False:

@@ -126,7 +126,9 @@ async def check_readiness(
 
     if pr.get("draft"):
         blocking.append(
-            _item("draft", "The PR is a draft.", f"Mark it ready for review (gh pr ready {number}).")
+            _item(
+                "draft", "The PR is a draft.", f"Mark it ready for review (gh pr ready {number})."
+            )
         )
     mergeable = pr.get("mergeable")
     facts.update(draft=bool(pr.get("draft")), mergeable=mergeable)
@@ -224,8 +226,10 @@ def _reviews(
                 "--add-reviewer LOGIN).",
             )
         )
-    elif required is None and protection.source == "branch_summary" and (
-        decision == "REVIEW_REQUIRED"
+    elif (
+        required is None
+        and protection.source == "branch_summary"
+        and (decision == "REVIEW_REQUIRED")
     ):
         blocking.append(
             _item(
@@ -249,7 +253,9 @@ def _checks(
     by_name = {c.name: c for c in checks}
     required = protection.required_checks
     if required:
-        states = {name: (by_name[name].state if name in by_name else "expected") for name in required}
+        states = {
+            name: (by_name[name].state if name in by_name else "expected") for name in required
+        }
         facts["required_checks"] = states
         failing = [n for n, s in states.items() if s == "failed"]
         waiting = [n for n, s in states.items() if s in ("pending", "expected")]
@@ -259,14 +265,19 @@ def _checks(
         waiting = [c.name for c in checks if c.state == "pending"]
         others = []
         counts = ci.count_checks(checks)
-        facts["checks"] = {"passed": counts.passed, "failed": counts.failed, "pending": counts.pending}
+        facts["checks"] = {
+            "passed": counts.passed,
+            "failed": counts.failed,
+            "pending": counts.pending,
+        }
     kind = "required checks" if required else "checks"
     if failing:
         blocking.append(
             _item(
                 "checks_failing",
                 f"Failing {kind}: " + ", ".join(failing) + ".",
-                call_text("get_failing_tests", pr=label) + " names the tests and how to rerun them.",
+                call_text("get_failing_tests", pr=label)
+                + " names the tests and how to rerun them.",
             )
         )
     if waiting:

@@ -129,7 +129,9 @@ async def plan_stack(
             f"rebase its {plan.commits_to_carry} commit(s) onto it."
         )
         plan.onto_ref = plan.upstream_ref = f"refs/heads/{base_head}"
-        plan.commands = _rebase_commands(dep_branch, dep_sha, base_head, [base_head, dep_branch], None)
+        plan.commands = _rebase_commands(
+            dep_branch, dep_sha, base_head, [base_head, dep_branch], None
+        )
         return plan
 
     if not merged:

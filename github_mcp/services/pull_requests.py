@@ -32,12 +32,15 @@ async def open_pull_request(
     title: str,
     body: str = "",
     draft: bool = False,
+    known_absent: bool = False,
 ) -> tuple[dict[str, Any], bool]:
     """Open a PR, or return the open one for the same head and base.
 
     POST /pulls is not idempotent, so a failed attempt is retried only after a
-    pre-check shows no PR was created. Returns (pr, already_existed)."""
-    existing = await find_open_pr(github, full_name, head, base)
+    pre-check shows no PR was created. `known_absent` skips the first pre-check when
+    the caller just made it (a PR created meanwhile makes the POST fail with 422, and
+    is then found and returned). Returns (pr, already_existed)."""
+    existing = None if known_absent else await find_open_pr(github, full_name, head, base)
     if existing:
         return existing, True
     last: GitHubMCPError | None = None

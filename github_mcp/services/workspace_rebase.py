@@ -254,7 +254,7 @@ class ScratchRepos:
                     if not outcome.conflicts:
                         raise git_error(res, "rebase", network=False)
                     return outcome
-                new = (await self._ok(full_name, ["rev-parse", "HEAD"], "rev-parse", cwd=tree_dir))
+                new = await self._ok(full_name, ["rev-parse", "HEAD"], "rev-parse", cwd=tree_dir)
                 outcome.new_sha = new.strip()
             finally:
                 await self._git(full_name, ["worktree", "remove", "--force", str(tree_dir)])

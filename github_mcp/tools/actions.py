@@ -3,6 +3,7 @@ wait for a run to finish (with progress notifications)."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
@@ -244,8 +245,6 @@ async def get_latest_branch_status(
     call: Call, full_name: FullName, branch: Ref | None = None
 ) -> BranchStatus:
     """A branch's head SHA, combined check state, failing and pending checks, and its open PR."""
-    import asyncio
-
     assert branch is not None
     github = call.rt.github
     head = await ci.branch_head(github, full_name, branch)

@@ -24,7 +24,7 @@ from ..registry import Call, tool
 from ..services import branches, files
 from ..services.commits import Change, CommitOutcome, Head, commit_changes, read_head
 from ..services.patches import apply_file_patch, normalize_patch, parse_patch, unified_diff
-from ..services.pull_requests import compact_pr, open_pull_request
+from ..services.pull_requests import compact_pr, find_open_pr, open_pull_request
 
 TOOLSET = "writes"
 SHRINK_GUARD_BYTES = 2048
@@ -382,9 +382,11 @@ async def update_files_and_open_pr(
     """Commit files to a branch (created from base if needed) and open a PR if it verified."""
     assert base is not None
     github = call.rt.github
-    head_or_error, base_head = await asyncio.gather(
+    # The open-PR pre-check goes out with the head reads: one round trip fewer.
+    head_or_error, base_head, open_pr = await asyncio.gather(
         read_head(github, full_name, branch),
         read_head(github, full_name, base),
+        find_open_pr(github, full_name, branch, base),
         return_exceptions=True,
     )
     if isinstance(base_head, BaseException):
@@ -404,7 +406,14 @@ async def update_files_and_open_pr(
     if not commit.verification.verified:
         return CommitAndPr(commit=commit, note="Commit did not verify; no PR was opened.")
     pr, existed = await open_pull_request(
-        github, full_name, head=branch, base=base, title=title, body=body, draft=draft
+        github,
+        full_name,
+        head=branch,
+        base=base,
+        title=title,
+        body=body,
+        draft=draft,
+        known_absent=open_pr is None,  # found or failed: check again, for fresh PR data
     )
     return CommitAndPr(
         commit=commit, pull_request=PullRequestRef(**compact_pr(pr), already_existed=existed)

@@ -1,0 +1,39 @@
+# GitHub MCP Controller over streamable HTTP, as an unprivileged user.
+#   docker build -t github-mcp .
+#   docker run -p 8000:8000 -v github-mcp-data:/data \
+#     -e GITHUB_TOKEN=... -e GITHUB_MCP_AUTH_TOKENS=... github-mcp
+# Off loopback the server requires GITHUB_MCP_AUTH_TOKENS (see docs/DEPLOY.md).
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    GITHUB_MCP_AUDIT_LOG=/data/audit.jsonl \
+    GITHUB_MCP_WORKSPACE_DIR=/data/workspaces
+
+# git for the workspace tools; ca-certificates for TLS to GitHub.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends git ca-certificates \
+    && rm -rf /var/lib/apt/lists/* \
+    && groupadd --system --gid 10001 mcp \
+    && useradd --system --uid 10001 --gid mcp --home-dir /home/mcp --create-home \
+       --shell /usr/sbin/nologin mcp \
+    && mkdir -p /data \
+    && chown mcp:mcp /data
+
+WORKDIR /app
+COPY requirements.txt ./
+RUN pip install -r requirements.txt
+COPY --chown=root:root . .
+
+USER mcp
+VOLUME ["/data"]
+EXPOSE 8000
+
+# 200 only when the server is up and GitHub answers (see /healthz in docs/DEPLOY.md).
+HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
+    CMD ["python", "-c", "import sys, urllib.request; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=4).status == 200 else 1)"]
+
+ENTRYPOINT ["python", "main.py"]
+CMD ["serve", "--transport", "http", "--host", "0.0.0.0", "--port", "8000"]

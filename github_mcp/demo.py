@@ -1,0 +1,595 @@
+"""`make demo`: a scripted session through a real MCP client against the embedded forge.
+
+The script starts the sandbox forge (seeded with octo-org/demo-app), serves the MCP server
+over streamable HTTP on loopback with bearer authentication, and drives it with fastmcp's
+Client the way an assistant would: read the tree and a file, branch, patch with a verified
+commit, open a PR, run the tests in the workspace, diagnose a failing CI, list unresolved
+review comments, check merge readiness, and merge. Between two steps the script also plays
+the rest of the world (CI reporting green, a reviewer approving, the human approving the
+merge), and says so.
+
+Each call prints the arguments, the outcome, the response size and a one-line summary of
+what came back. The script stops and exits 1 at the first step that misbehaves.
+
+    python -m github_mcp.demo [--screenshot docs/status-page.png] [--json report.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import difflib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+REPO = "octo-org/demo-app"
+BRANCH = "demo/multiply"
+BEARER = "demo-bearer-token-0123456789"
+CI_JOBS = ("test-python", "test-js", "lint")
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--hide-scrollbars",
+)
+
+
+class StepFailed(Exception):
+    """A step did not behave as the script expects."""
+
+
+@dataclass
+class CallRecord:
+    step: int
+    tool: str
+    ok: bool
+    error_code: str | None
+    ms: float
+    payload_bytes: int
+    wire_bytes: int
+
+
+@dataclass
+class DemoReport:
+    ok: bool = False
+    failure: str | None = None
+    wall_s: float = 0.0
+    tools_list_bytes: int = 0
+    tools: int = 0
+    calls: list[CallRecord] = field(default_factory=list)
+
+
+def _short(value: Any, limit: int = 160) -> str:
+    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class Session:
+    """Calls tools, prints the transcript, records sizes and checks expectations."""
+
+    def __init__(self, client: Any, out: TextIO, report: DemoReport) -> None:
+        self.client = client
+        self.out = out
+        self.report = report
+        self.step = 0
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    def heading(self, title: str) -> None:
+        self.step += 1
+        self.say()
+        self.say(f"── {self.step}. {title} " + "─" * max(4, 66 - len(title)))
+
+    def world(self, text: str) -> None:
+        self.say(f"   [world] {text}")
+
+    async def call(
+        self,
+        tool: str,
+        args: dict[str, Any],
+        summarize: Callable[[dict[str, Any]], str],
+        *,
+        expect_error: str | None = None,
+        check: Callable[[dict[str, Any]], str | None] | None = None,
+    ) -> dict[str, Any]:
+        shown = {
+            k: (_short(v, 60) if isinstance(v, str) and "\n" in v else v) for k, v in args.items()
+        }
+        self.say(f"   → {tool} {_short(shown, 200)}")
+        started = time.perf_counter()
+        result = await self.client.call_tool_mcp(tool, args)
+        ms = (time.perf_counter() - started) * 1000
+        text = "".join(getattr(c, "text", "") for c in result.content)
+        payload = result.structuredContent or json.loads(text or "{}")
+        wire = len(result.model_dump_json(by_alias=True, exclude_none=True).encode())
+        code = payload.get("error", {}).get("code") if result.isError else None
+        self.report.calls.append(
+            CallRecord(
+                self.step, tool, not result.isError, code, round(ms, 1), len(text.encode()), wire
+            )
+        )
+        status = f"error {code}" if result.isError else "ok"
+        self.say(f"   ← {status} in {ms:.0f} ms · {len(text.encode()):,} bytes")
+        problem: str | None = None
+        if expect_error:
+            if code != expect_error:
+                problem = f"expected error {expect_error}, got {status}: {_short(payload)}"
+            else:
+                self.say(f"     {payload['error']['message']}")
+                if payload["error"].get("hint"):
+                    self.say(f"     hint: {payload['error']['hint']}")
+        elif result.isError:
+            problem = f"{tool} failed: {_short(payload, 400)}"
+        else:
+            for line in summarize(payload).splitlines():
+                self.say(f"     {line}")
+            problem = check(payload) if check else None
+        if problem:
+            self.say(f"   ✗ {problem}")
+            raise StepFailed(f"step {self.step} ({tool}): {problem}")
+        return payload
+
+
+# -- the world outside the server -------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def serve(app: Any) -> Iterator[str]:
+    """Run an ASGI app with uvicorn on an ephemeral loopback port, in a thread."""
+    import uvicorn
+
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, name="demo-mcp-http", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the MCP HTTP server did not start")
+        time.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def ci_reports_green(forge: Any, head_sha: str) -> None:
+    from .sandbox.seed_collab import add_workflow_run
+
+    add_workflow_run(
+        forge,
+        REPO,
+        "ci.yml",
+        head_sha=head_sha,
+        head_branch=BRANCH,
+        event="pull_request",
+        conclusion="success",
+        jobs=[{"name": job, "conclusion": "success"} for job in CI_JOBS],
+    )
+
+
+def reviewer_approves(forge: Any, number: int) -> None:
+    from .sandbox.seed_collab import add_review
+
+    add_review(forge, REPO, number, user="bob", event="APPROVE", body="Looks good, thanks!")
+
+
+def capture_status_page(html_text: str, screenshot: Path) -> None:
+    """Render the status page's HTML in headless Chromium and save a PNG."""
+    binary = shutil.which("chromium") or shutil.which("chromium-browser")
+    if binary is None:
+        raise RuntimeError("chromium is not installed (tests/install_chromium.sh installs it)")
+    with tempfile.TemporaryDirectory(prefix="demo-status-") as tmp:
+        page = Path(tmp) / "status.html"
+        page.write_text(html_text, encoding="utf-8")
+        subprocess.run(
+            [
+                binary,
+                *CHROMIUM_FLAGS,
+                f"--user-data-dir={tmp}/profile",
+                f"--screenshot={screenshot.resolve()}",
+                "--window-size=1280,1360",
+                page.as_uri(),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+
+
+# -- the session --------------------------------------------------------------------------------
+
+
+def _diff(path: str, old: str, new: str) -> str:
+    return "".join(
+        difflib.unified_diff(
+            old.splitlines(keepends=True),
+            new.splitlines(keepends=True),
+            fromfile=f"a/{path}",
+            tofile=f"b/{path}",
+        )
+    )
+
+
+def _added_multiply(calc: str, init: str, tests: str) -> dict[str, str]:
+    """The change an assistant would make for 'Add a multiply function'."""
+    new_calc = calc.rstrip("\n") + "\n\n\ndef multiply(a: float, b: float) -> float:\n"
+    new_calc += "    return a * b\n"
+    new_init = init.replace("import add, divide", "import add, divide, multiply")
+    new_tests = tests.replace("import add, divide", "import add, divide, multiply")
+    new_tests = new_tests.rstrip("\n") + "\n\n\ndef test_multiply():\n"
+    new_tests += "    assert multiply(6, 7) == 42\n"
+    return {
+        "src/demo_app/calc.py": _diff("src/demo_app/calc.py", calc, new_calc),
+        "src/demo_app/__init__.py": _diff("src/demo_app/__init__.py", init, new_init),
+        "tests/test_calc.py": _diff("tests/test_calc.py", tests, new_tests),
+    }
+
+
+def _tree_summary(p: dict[str, Any]) -> str:
+    reasons: dict[str, int] = {}
+    for item in p["excluded"]:
+        reasons[item["reason"]] = reasons.get(item["reason"], 0) + 1
+    by_reason = ", ".join(f"{k} {v}" for k, v in sorted(reasons.items()))
+    paths = ", ".join(f["path"] for f in p["file_tree"][:6])
+    return (
+        f"{len(p['file_tree'])} files at {p['resolved_sha'][:10]} ({p['ref']}); "
+        f"{len(p['excluded'])} excluded ({by_reason})\n{paths}, …"
+    )
+
+
+async def session(
+    forge: Any, client: Any, out: TextIO, report: DemoReport, status_url: str
+) -> None:
+    s = Session(client, out, report)
+    collab = forge.state.extensions.get("collab_demo", {})
+    red_pr = collab.get("pulls", {}).get("conflicting", {}).get("number", 1)
+    issue = collab.get("issues", {}).get("enhancement")
+
+    s.heading("Read the tree")
+    tree = await s.call(
+        "list_repository_tree",
+        {"full_name": REPO},
+        _tree_summary,
+        check=lambda p: (
+            None
+            if any(f["path"] == "src/demo_app/calc.py" for f in p["file_tree"])
+            else "src/demo_app/calc.py is missing from the tree"
+        ),
+    )
+
+    s.heading("Read a file")
+    calc = await s.call(
+        "get_file_contents",
+        {"full_name": REPO, "path": "src/demo_app/calc.py"},
+        lambda p: (
+            f"{p['size']} bytes, blob {p['sha'][:10]}, truncated={p['truncated']}\n"
+            + " | ".join(line for line in p["content"].splitlines() if line.startswith("def "))
+        ),
+        check=lambda p: None if "def divide" in p["content"] else "divide() not found",
+    )
+    others = await s.call(
+        "fetch_files",
+        {
+            "full_name": REPO,
+            "paths": ["src/demo_app/__init__.py", "tests/test_calc.py"],
+            "ref": tree["resolved_sha"],
+        },
+        lambda p: (
+            f"{p['ok']} read, {p['failed']} failed: "
+            + ", ".join(f"{f['path']} ({f.get('total_bytes')} bytes)" for f in p["files"])
+        ),
+        check=lambda p: (
+            None
+            if len(p["files"]) == 2 and all("content" in f for f in p["files"])
+            else "could not read both files"
+        ),
+    )
+    texts = {f["path"]: f["content"] for f in others["files"]}
+
+    s.heading("Create a branch")
+    await s.call(
+        "create_branch",
+        {"full_name": REPO, "branch": BRANCH, "from_ref": "main"},
+        lambda p: (
+            f"{p.get('branch', BRANCH)} at {str(p.get('sha', ''))[:10]}"
+            + ("" if p.get("created", True) else " (already existed)")
+        ),
+    )
+
+    s.heading("Apply a patch as a verified commit")
+    diffs = _added_multiply(
+        calc["content"], texts["src/demo_app/__init__.py"], texts["tests/test_calc.py"]
+    )
+    patch = "".join(diffs.values())
+    s.say("     the patch (made against the text just read):")
+    for line in patch.splitlines():
+        s.say(f"       {line}")
+    commit = await s.call(
+        "apply_patch_and_commit",
+        {
+            "full_name": REPO,
+            "branch": BRANCH,
+            "patch": patch,
+            "message": "Add multiply()" + (f"\n\nCloses #{issue}." if issue else ""),
+        },
+        lambda p: (
+            f"commit {p['verification']['commit_sha'][:10]}, "
+            f"verified={p['verification']['verified']}, files: "
+            + ", ".join(f.get("path", "?") for f in p.get("files", []))
+        ),
+        check=lambda p: None if p["verification"]["verified"] else "commit not verified",
+    )
+    head_sha = commit["verification"]["commit_sha"]
+
+    s.heading("Open a pull request")
+    pr = await s.call(
+        "create_pull_request",
+        {
+            "full_name": REPO,
+            "head": BRANCH,
+            "base": "main",
+            "title": "Add multiply()",
+            "body": "Adds `multiply(a, b)` with a test."
+            + (f"\n\nCloses #{issue}." if issue else ""),
+        },
+        lambda p: (
+            f"#{p['number']} {p.get('url') or p.get('html_url', '')}"
+            + (" (already existed)" if p.get("already_existed") else "")
+        ),
+    )
+    number = pr["number"]
+    pr_ref = f"{REPO}#{number}"
+
+    s.heading("Run the tests in the workspace")
+    await s.call(
+        "run_tests",
+        {
+            "full_name": REPO,
+            "ref": BRANCH,
+            "test_command": "python -m pytest -q",
+            "use_venv": False,
+            "timeout_seconds": 300,
+        },
+        lambda p: (
+            f"{p['passed']} passed, {p['failed']} failed, {p['errors']} errors, "
+            f"{p['skipped']} skipped in {p['duration_s']} s (parsed from {p.get('parsed_from')})"
+        ),
+        check=lambda p: (
+            None
+            if p["failed"] == 0 and p["errors"] == 0 and p["passed"] >= 3
+            else f"expected every test to pass: {_short(p, 300)}"
+        ),
+    )
+
+    s.heading(f"Diagnose the failing CI of #{red_pr} (a teammate's PR)")
+
+    def failing_summary(p: dict[str, Any]) -> str:
+        lines = [
+            f"status {p['status']}: {p['checks']['failed']} of {p['checks']['total']} "
+            f"checks failed, {p['total_failures']} failing tests"
+        ]
+        for t in p["failures"][:4]:
+            lines.append(f"✗ {t['test']} [{t['runner']}, {t['job']}]: {_short(t['message'], 90)}")
+        lines += [f"next: {n}" for n in (p.get("next") or [])[:1]]
+        return "\n".join(lines)
+
+    await s.call(
+        "get_failing_tests",
+        {"pr": f"{REPO}#{red_pr}"},
+        failing_summary,
+        check=lambda p: (
+            None
+            if p["status"] == "failed" and p["failures"] and all(t["test"] for t in p["failures"])
+            else "expected named failing tests"
+        ),
+    )
+
+    s.heading(f"List the unresolved review comments of #{red_pr}")
+
+    def threads_summary(p: dict[str, Any]) -> str:
+        c = p["counts"]
+        lines = [
+            f"{c['unresolved']} unresolved of {c['threads']} threads "
+            f"(review decision: {p.get('review_decision')})"
+        ]
+        for t in p["threads"]:
+            lines.append(
+                f"• {t['path']}:{t.get('line')} {t.get('author')}: "
+                f"{_short(t['body'], 70)} (awaiting {t['awaiting']})"
+            )
+        return "\n".join(lines)
+
+    await s.call(
+        "find_unresolved_comments",
+        {"pr": f"{REPO}#{red_pr}"},
+        threads_summary,
+        check=lambda p: (
+            None
+            if p["counts"]["unresolved"] == len(p["threads"]) >= 1
+            else "expected unresolved threads"
+        ),
+    )
+
+    s.heading(f"Check merge readiness of #{number}")
+
+    def readiness(p: dict[str, Any]) -> str:
+        lines = [f"verdict: {p['verdict']}"]
+        lines += [f"• {b['kind']}: {b['detail']} → {b['action']}" for b in p["blocking"][:5]]
+        return "\n".join(lines)
+
+    await s.call(
+        "check_merge_readiness",
+        {"pr": pr_ref},
+        readiness,
+        check=lambda p: (
+            None if p["verdict"] != "ready" else "a PR with no CI and no approval must not be ready"
+        ),
+    )
+    s.world(f"CI runs on {head_sha[:10]}: " + ", ".join(f"{j} ✓" for j in CI_JOBS))
+    ci_reports_green(forge, head_sha)
+    s.world("bob reviews the PR and approves it")
+    reviewer_approves(forge, number)
+    await s.call(
+        "check_merge_readiness",
+        {"pr": pr_ref},
+        readiness,
+        check=lambda p: None if p["verdict"] == "ready" else f"not ready: {_short(p, 300)}",
+    )
+
+    s.heading(f"Merge #{number}")
+    merge_args = {"pr": pr_ref, "merge_method": "squash", "expected_head_sha": head_sha}
+    await s.call("merge_pull_request", merge_args, str, expect_error="write_not_allowed")
+    s.world("the human reads the request and approves writes for this session")
+    await s.call(
+        "authorize_write_actions",
+        {"approved": True},
+        lambda p: f"approved={p['approved']} (mode {p['mode']}, scope {p['scope']})",
+        check=lambda p: None if p["approved"] else "approval was not recorded",
+    )
+    await s.call(
+        "merge_pull_request",
+        merge_args,
+        lambda p: f"merged={p.get('merged')} as {str(p.get('sha', ''))[:10]}",
+        check=lambda p: None if p.get("merged") else "not merged",
+    )
+    await s.call(
+        "get_file_contents",
+        {"full_name": REPO, "path": "src/demo_app/calc.py", "ref": "main"},
+        lambda p: (
+            "main now has: "
+            + " | ".join(line for line in p["content"].splitlines() if line.startswith("def "))
+        ),
+        check=lambda p: None if "def multiply" in p["content"] else "multiply() is not on main",
+    )
+    await s.call(
+        "authorize_write_actions",
+        {"approved": False},
+        lambda p: f"approved={p['approved']}: approval revoked",
+    )
+
+    import httpx2 as httpx
+
+    async with httpx.AsyncClient() as http:
+        page = await http.get(status_url, headers={"Authorization": f"Bearer {BEARER}"})
+    if page.status_code != 200 or "merge_pull_request" not in page.text:
+        raise StepFailed(f"/status did not show the session (HTTP {page.status_code})")
+    s.say()
+    s.say(f"/status ({status_url}) lists every tool used, the denied merge and the audit log.")
+
+
+async def run(
+    out: TextIO, *, screenshot: Path | None = None, on_forge: Callable[[Any], None] | None = None
+) -> DemoReport:
+    """Start the forge and the server, run the session, and return what happened."""
+    from fastmcp import Client
+
+    from .config import Settings
+    from .runtime import Runtime
+    from .sandbox import Forge
+    from .sandbox.seed import seed_demo
+    from .server import build_http_app
+    from .status import render_status
+
+    report = DemoReport()
+    started = time.perf_counter()
+    # run_tests uses `python -m pytest` from PATH: put this interpreter's environment first.
+    os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    with tempfile.TemporaryDirectory(prefix="github-mcp-demo-") as tmp, Forge() as forge:
+        seed_demo(forge)
+        if on_forge is not None:
+            on_forge(forge)
+        settings = Settings(
+            github_api_url=forge.base_url,
+            github_token=forge.create_token(login="octocat"),
+            auth_tokens=BEARER,
+            audit_log=Path(tmp) / "audit.jsonl",
+            workspace_dir=Path(tmp) / "workspaces",
+        )
+        rt = Runtime.create(settings)
+        try:
+            with serve(build_http_app(rt)) as url:
+                print(
+                    f"GitHub MCP Controller demo: forge {forge.base_url}, MCP {url}/mcp", file=out
+                )
+                async with Client(url + "/mcp", auth=BEARER) as client:
+                    listing = await client.list_tools_mcp()
+                    report.tools = len(listing.tools)
+                    report.tools_list_bytes = len(
+                        listing.model_dump_json(by_alias=True, exclude_none=True).encode()
+                    )
+                    print(
+                        f"tools/list: {report.tools} tools, {report.tools_list_bytes:,} bytes",
+                        file=out,
+                    )
+                    try:
+                        await session(forge, client, out, report, url + "/status")
+                        report.ok = True
+                    except StepFailed as exc:
+                        report.failure = str(exc)
+                if screenshot is not None:
+                    capture_status_page(render_status(rt), screenshot)
+        finally:
+            await rt.aclose()
+    report.wall_s = round(time.perf_counter() - started, 2)
+    _summary(out, report)
+    return report
+
+
+def _summary(out: TextIO, report: DemoReport) -> None:
+    print("\nSummary", file=out)
+    print(
+        f"  {'step':>4}  {'tool':32} {'result':24} {'ms':>7} {'payload B':>10} {'wire B':>8}",
+        file=out,
+    )
+    for c in report.calls:
+        result = "ok" if c.ok else f"error {c.error_code}"
+        print(
+            f"  {c.step:>4}  {c.tool:32} {result:24} {c.ms:>7.0f} {c.payload_bytes:>10,} "
+            f"{c.wire_bytes:>8,}",
+            file=out,
+        )
+    total = sum(c.payload_bytes for c in report.calls)
+    print(
+        f"  {len(report.calls)} calls, {total:,} payload bytes; wall time {report.wall_s} s",
+        file=out,
+    )
+    print("  DEMO PASSED" if report.ok else f"  DEMO FAILED: {report.failure}", file=out)
+
+
+def main(argv: list[str] | None = None, on_forge: Callable[[Any], None] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m github_mcp.demo",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--screenshot", type=Path, help="save the /status page as a PNG")
+    parser.add_argument("--json", type=Path, help="write the call sizes and timings as JSON")
+    args = parser.parse_args(argv)
+    report = asyncio.run(run(sys.stdout, screenshot=args.screenshot, on_forge=on_forge))
+    if args.json:
+        args.json.write_text(json.dumps(asdict(report), indent=1))
+    return 0 if report.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

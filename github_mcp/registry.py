@@ -182,14 +182,36 @@ def _fastmcp_tool(spec: ToolSpec, rt: Runtime) -> Tool:
     entry.__name__ = spec.name
     entry.__doc__ = spec.description
     tags = {spec.toolset, "write" if spec.write else "read"}
-    return Tool.from_function(
+    registered = Tool.from_function(
         entry,
         name=spec.name,
         description=spec.description,
         annotations=spec.annotations,
         tags=tags,
-        meta={"write": spec.write, "toolset": spec.toolset, "target": spec.target_label},
     )
+    registered.parameters = compact_schema(registered.parameters)
+    if registered.output_schema is not None:
+        registered.output_schema = compact_schema(registered.output_schema)
+    return registered
+
+
+def compact_schema(node: Any) -> Any:
+    """Shrink a JSON schema without changing what it accepts from a caller:
+    `anyOf: [X, null]` with `default: null` becomes X (the field stays optional,
+    and outputs never carry nulls). The tool list is context paid on every turn."""
+    if isinstance(node, list):
+        return [compact_schema(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: compact_schema(value) for key, value in node.items()}
+    variants = out.get("anyOf")
+    if isinstance(variants, list) and len(variants) == 2 and {"type": "null"} in variants:
+        other = next(v for v in variants if v != {"type": "null"})
+        if isinstance(other, dict) and out.get("default", None) is None:
+            out.pop("anyOf")
+            out.pop("default", None)
+            out = {**other, **out}
+    return out
 
 
 def approval_scope(ctx: Context | None) -> str | None:

@@ -271,6 +271,11 @@ async def run_tool(
                 )
         if spec.write:
             branch = await _resolve_target(spec, call, kwargs)
+            resolved_repo = kwargs.get(spec.repo_arg) if spec.repo_arg else None
+            if resolved_repo and resolved_repo != full_name:
+                # the resolver named the repository (e.g. from PR references)
+                rt.gate.check_repo_allowed(resolved_repo)
+                full_name = call.repo = resolved_repo
             await rt.gate.authorize(
                 tool=spec.name, full_name=full_name, branch=branch, scope=scope, call_id=call_id
             )

@@ -176,12 +176,19 @@ def test_status_page_accepts_basic_auth_for_browsers(http_server):
         assert challenge.status_code == 401
         assert challenge.headers["www-authenticate"].startswith("Basic")
         good = base64.b64encode(f"operator:{TOKEN_B}".encode()).decode()
-        assert httpx.get(url + "/status", headers={"Authorization": f"Basic {good}"}
-                         ).status_code == 200
+        assert (
+            httpx.get(url + "/status", headers={"Authorization": f"Basic {good}"}).status_code
+            == 200
+        )
         bad = base64.b64encode(b"operator:wrong").decode()
-        assert httpx.get(url + "/status", headers={"Authorization": f"Basic {bad}"}
-                         ).status_code == 401
+        assert (
+            httpx.get(url + "/status", headers={"Authorization": f"Basic {bad}"}).status_code == 401
+        )
         # the MCP endpoint itself still takes bearer only
         body = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
-        assert httpx.post(url + "/mcp", json=body, headers={"Authorization": f"Basic {good}"}
-                          ).status_code == 401
+        assert (
+            httpx.post(
+                url + "/mcp", json=body, headers={"Authorization": f"Basic {good}"}
+            ).status_code
+            == 401
+        )

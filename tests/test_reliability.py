@@ -219,12 +219,6 @@ async def test_read_retries_5xx(make_runtime, forge):
     assert error_code(failing) == "upstream_error" and failing["error"]["retryable"] is True
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="github/client.py read_raw: a connection dropped while "
-    "the body streams raises httpx RemoteProtocolError outside _send's retry "
-    "loop, so it surfaces as `internal` instead of being retried",
-)
 async def test_read_retries_a_connection_dropped_mid_body(make_runtime, forge):
     repo = new_repo(forge, {"a.txt": "alpha\n"}, prefix="reliability-org")
     forge.add_fault(method="GET", path=r".*/contents/a\.txt$", drop_connection=True, times=1)

@@ -50,8 +50,12 @@ def test_stdout_has_only_protocol_frames(forge, forge_token, tmp_path):
         },
     )
     proc = subprocess.Popen(
-        [sys.executable, "main.py", "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, cwd=ROOT, env=env,
+        [sys.executable, "main.py", "serve"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+        env=env,
     )
     assert proc.stdin and proc.stdout and proc.stderr
     proc.stdin.write(messages)

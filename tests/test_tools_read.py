@@ -880,11 +880,6 @@ async def test_fetch_errors_and_allowlist(make_runtime, forge, search_repo):
     assert error_code(missing_file) == "not_found"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="tools/search.py fetch: check_path raises ValueError, "
-    "which the registry reports as `internal` instead of invalid_input",
-)
 async def test_fetch_bad_file_path_is_invalid_input(make_runtime, forge, search_repo):
     full_name, _, _ = search_repo
     rt = make_runtime()

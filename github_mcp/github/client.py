@@ -422,17 +422,32 @@ class GitHubClient:
     ) -> tuple[bytes, bool, str]:
         """Stream a raw body, stopping after max_bytes + 1 (so truncation is known).
 
-        Returns (bytes, truncated, content_type)."""
-        buf = bytearray()
-        truncated = False
-        async with self._send("GET", path, params=params, accept=accept, stream=True) as resp:
-            content_type = resp.headers.get("content-type", "")
-            async for chunk in resp.aiter_bytes():
-                buf.extend(chunk)
-                if len(buf) > max_bytes:
-                    truncated = True
-                    break
-        return bytes(buf[:max_bytes]), truncated, content_type
+        Returns (bytes, truncated, content_type). A connection lost mid-body is
+        retried like one lost before the answer (a GET is idempotent)."""
+        for attempt in range(1, 4):
+            buf = bytearray()
+            truncated = False
+            try:
+                async with self._send(
+                    "GET", path, params=params, accept=accept, stream=True
+                ) as resp:
+                    content_type = resp.headers.get("content-type", "")
+                    async for chunk in resp.aiter_bytes():
+                        buf.extend(chunk)
+                        if len(buf) > max_bytes:
+                            truncated = True
+                            break
+                return bytes(buf[:max_bytes]), truncated, content_type
+            except httpx.TransportError:
+                self.metrics.record_retry("body_interrupted")
+                if attempt == 3:
+                    raise GitHubMCPError(
+                        ErrorCode.UPSTREAM_ERROR,
+                        "The connection to GitHub broke while reading a file.",
+                        retryable=True,
+                    ) from None
+                await self._backoff(attempt)
+        raise AssertionError("unreachable")
 
     async def graphql(self, query: str, variables: dict[str, Any] | None = None) -> Any:
         body = await self.request_json(

@@ -22,8 +22,15 @@ async def get_repo(github: GitHubClient, full_name: str) -> dict[str, Any]:
 
 
 async def default_branch(github: GitHubClient, full_name: str) -> str:
-    data = await github.get_json(repo_path(full_name), repo=full_name, ttl=DEFAULT_BRANCH_TTL)
-    return data["default_branch"]
+    """Cached apart from the repo's other reads: writes do not change it, so they
+    do not invalidate it (it expires on its own after ten minutes)."""
+
+    async def load() -> str:
+        return (await github.request_json("GET", repo_path(full_name)))["default_branch"]
+
+    return await github.cache.get_or_load(
+        "default_branch", full_name.lower(), load, ttl=DEFAULT_BRANCH_TTL
+    )
 
 
 async def resolve_commit_sha(github: GitHubClient, full_name: str, ref: str) -> str:

@@ -29,6 +29,8 @@ from github_mcp.services.workspace_git import (
 from github_mcp.services.workspace_types import GitCredentials
 
 MAX_CONFLICT_FILES = 100
+MAX_PREVIEWS = 20
+MAX_PREVIEW_BLOB = 1 << 20
 PREVIEW_LINES = 12
 _SHA = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 
@@ -189,10 +191,12 @@ class ScratchRepos:
             if res.rc not in (0, 1):
                 raise git_error(res, "trial merge", network=False)
             tree, files = parse_merge_tree_z(res.stdout)
-            for item in files[:MAX_CONFLICT_FILES]:
-                if not _SHA.match(tree):
-                    break
-                blob = await self._git(full_name, ["cat-file", "-p", f"{tree}:{item.path}"])
+            for item in files[:MAX_PREVIEWS] if _SHA.match(tree) else []:
+                spec = f"{tree}:{item.path}"
+                size = await self._git(full_name, ["cat-file", "-s", spec])
+                if size.rc != 0 or int(size.stdout.strip() or 0) > MAX_PREVIEW_BLOB:
+                    continue
+                blob = await self._git(full_name, ["cat-file", "-p", spec])
                 if blob.rc == 0:
                     item.preview = first_conflict(blob.stdout)
             return MergeTrial(base, head, res.rc == 0, files[:MAX_CONFLICT_FILES])

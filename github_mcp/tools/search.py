@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 
 from ..errors import ErrorCode, GitHubMCPError, invalid_input
 from ..github.client import encode_path
-from ..params import FULL_NAME_RE, FullName, check_path
+from ..params import FULL_NAME_RE, FullName, validate_path
 from ..registry import Call, tool
 from ..services import account, files, issues, repos
 from ..services.content import cut_text, strip_invisible
@@ -135,7 +135,7 @@ async def fetch(call: Call, id: Annotated[str, Field(min_length=3, max_length=45
     if kind == "file":
         if not ref or not path:
             raise invalid_input("file ids look like 'file:owner/repo@ref:path'")
-        check_path(path)
+        validate_path(path)
         read = await files.read_file(github, repo, path, ref, max_bytes=FETCH_TEXT_BYTES)
         return Document(
             id=id,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import random
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +20,7 @@ from ..github.client import GitHubClient, encode_path
 from .content import git_blob_sha
 from .repos import repo_path
 
-MAX_REBASES = 5
+MAX_REBASES = 8
 TEXT_MODE = "100644"
 
 
@@ -265,7 +266,10 @@ async def commit_changes(
     entries = await _tree_entries(github, full_name, changes)
     first_parent = head.commit_sha
     rebased: list[str] = []
-    for _ in range(MAX_REBASES + 1):
+    for attempt in range(MAX_REBASES + 1):
+        if attempt:
+            # Spread re-applications out so writers racing on one branch interleave.
+            await asyncio.sleep(random.uniform(0, 0.03 * attempt))
         commit_sha, _tree_sha, blobs = await _build_commit(
             github, full_name, head, message, entries, set(paths)
         )

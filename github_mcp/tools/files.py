@@ -52,6 +52,7 @@ class TreeResult(BaseModel):
     file_tree: list[TreeFile]
     excluded: list[Excluded]
     excluded_dirs: list[ExcludedDirectory] | None = None
+    submodules: list[TreeFile] | None = None
     counts: dict[str, int]
     total: int
     next_cursor: str | None = None

@@ -17,6 +17,7 @@ from typing import Any
 import uvicorn
 
 from .app import build_app
+from .gitcache import close_readers
 from .seeding import FileValue, repo_summary, seed_repo
 from .state import ForgeState, RefHook
 
@@ -95,6 +96,7 @@ class Forge:
         """Forget everything (repositories, users, tokens, apps, faults, logs, settings) but
         keep serving at the same URL with the same admin token. Far cheaper than a restart."""
         old = self.state
+        close_readers(old.repos_dir)  # the repositories' cat-file processes
         shutil.rmtree(old.repos_dir, ignore_errors=True)
         self.state = ForgeState(old.data_dir, **self._settings)  # type: ignore[arg-type]
         self.state.admin_token = old.admin_token
@@ -143,6 +145,7 @@ class Forge:
                 self._thread.join(timeout=10)
             self._server = None
             self._thread = None
+        close_readers(self.state.data_dir)
         if self._tmp is not None:
             shutil.rmtree(self._tmp, ignore_errors=True)
             self._tmp = None

@@ -1,11 +1,14 @@
 """Bare git repositories on disk, driven through the git CLI.
 
 Every call uses an argument list (never a shell string) and a fixed environment, so the
-user's git config cannot change what the forge stores.
+user's git config cannot change what the forge stores. Hot reads go through `gitcache`
+first (a long-lived cat-file process, caches keyed by object id, refs read from their
+files); anything it is unsure of falls through to the plain git commands below.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -13,6 +16,7 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from .gitcache import UNKNOWN, FastGit, ReaderError
 from .gitobjects import (
     ZERO_SHA,
     CommitInfo,
@@ -53,6 +57,11 @@ class GitRepo:
 
     def __init__(self, path: Path):
         self.path = Path(path)
+        self.fast = FastGit(self.path, {**os.environ, **_BASE_ENV})
+
+    def close(self) -> None:
+        """Stop the repository's cat-file process (the next read starts another)."""
+        self.fast.reader.close()
 
     # --- plumbing -------------------------------------------------------------------------
 
@@ -111,19 +120,55 @@ class GitRepo:
     def object_type(self, sha: str) -> str | None:
         if not sha or not re.fullmatch(r"[0-9a-fA-F]{4,40}", sha):
             return None
+        if SHA_RE.match(sha):
+            with contextlib.suppress(ReaderError):
+                info = self.fast.info(sha)
+                return info[0] if info else None
         out = self.run("cat-file", "-t", sha, check=False).decode().strip()
         return out or None
 
     def read_blob(self, sha: str) -> bytes:
+        if SHA_RE.match(sha):
+            with contextlib.suppress(ReaderError):
+                got = self.fast.object(sha)
+                if got is not None and got[0] == "blob":
+                    return got[1]
         return self.run("cat-file", "blob", sha)
 
     def object_size(self, sha: str) -> int:
+        if SHA_RE.match(sha):
+            with contextlib.suppress(ReaderError):
+                info = self.fast.info(sha)
+                if info is not None:
+                    return info[1]
         return int(self.run("cat-file", "-s", sha).decode().strip())
+
+    def _resolve_fast(self, rev: str, target: str) -> str | None:
+        """rev^{target} without a git process where that is certain; UNKNOWN otherwise."""
+        try:
+            if re.fullmatch(r"[0-9a-fA-F]{40}", rev):  # git reads these as ids, never refs
+                sha = rev if rev.islower() or rev.isdigit() else UNKNOWN
+            else:
+                sha = self.fast.refs.dwim(rev)
+            if sha is None:
+                # No ref matched: only a short sha or describe output can still resolve.
+                hexish = re.fullmatch(r"[0-9a-fA-F]{4,39}", rev) or "-g" in rev
+                return UNKNOWN if hexish else None
+            if sha is UNKNOWN:
+                return UNKNOWN
+            peeled = self.fast.peel(sha, target)
+            # A missing or unpeelable full sha is certain; a ref to one is git's to judge.
+            return peeled if peeled is not None or sha == rev else UNKNOWN
+        except ReaderError:
+            return UNKNOWN
 
     def resolve_commit(self, rev: str) -> str | None:
         """A branch, tag, full or short sha, or refs/... name -> commit sha, or None."""
         if not rev or rev.startswith("-") or ".." in rev or ":" in rev:
             return None
+        fast = self._resolve_fast(rev, "commit")
+        if fast is not UNKNOWN:
+            return fast
         out = self.run("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", check=False)
         sha = out.decode().strip()
         return sha if SHA_RE.match(sha) else None
@@ -131,17 +176,30 @@ class GitRepo:
     def resolve_tree(self, rev: str) -> str | None:
         if not rev or rev.startswith("-") or ".." in rev:
             return None
+        fast = self._resolve_fast(rev, "tree") if ":" not in rev else UNKNOWN
+        if fast is not UNKNOWN:
+            return fast
         out = self.run("rev-parse", "--verify", "--quiet", f"{rev}^{{tree}}", check=False)
         sha = out.decode().strip()
         return sha if SHA_RE.match(sha) else None
 
     def read_commit(self, sha: str) -> CommitInfo:
+        if SHA_RE.match(sha):
+            with contextlib.suppress(ReaderError):
+                info = self.fast.commit(sha)
+                if info is not None:
+                    return info
         return parse_commit(sha, self.run("cat-file", "commit", sha))
 
     def read_commits(self, shas: list[str]) -> list[CommitInfo]:
-        """Many commits in one git process (cat-file --batch)."""
+        """Many commits: from the cache and the cat-file process, else one git process."""
         if not shas:
             return []
+        if all(SHA_RE.match(sha) for sha in shas):
+            with contextlib.suppress(ReaderError):
+                infos = self.fast.commits(shas)
+                if infos is not None:
+                    return infos
         out = self.run("cat-file", "--batch", input=("\n".join(shas) + "\n").encode())
         commits, pos = [], 0
         for _ in shas:
@@ -180,6 +238,23 @@ class GitRepo:
     # --- trees ----------------------------------------------------------------------------
 
     def ls_tree(self, treeish: str, path: str = "", recursive: bool = False) -> list[TreeEntry]:
+        if SHA_RE.match(treeish):  # what an object id names never changes
+            if recursive:
+                key = (treeish, path, "recursive")
+                return self.fast.cached_listing(key, lambda: self._ls_tree(treeish, path, True))
+            if not path or path.endswith("/"):
+                with contextlib.suppress(ReaderError):
+                    found = self.fast.listing(treeish, path)
+                    if found is not UNKNOWN:
+                        return found
+            else:
+                with contextlib.suppress(ReaderError):
+                    entry = self.fast.entry(treeish, path)
+                    if entry is not UNKNOWN:
+                        return [entry] if entry is not None else []
+        return self._ls_tree(treeish, path, recursive)
+
+    def _ls_tree(self, treeish: str, path: str, recursive: bool) -> list[TreeEntry]:
         args = ["ls-tree", "-l", "-z"]
         if recursive:
             args += ["-r", "-t"]
@@ -209,7 +284,12 @@ class GitRepo:
         if not path:
             tree = self.resolve_tree(commit)
             return TreeEntry("040000", "tree", tree, "") if tree else None
-        found = self.ls_tree(commit, path)
+        if SHA_RE.match(commit):
+            with contextlib.suppress(ReaderError):
+                entry = self.fast.entry(commit, path)
+                if entry is not UNKNOWN:
+                    return entry
+        found = self._ls_tree(commit, path, False)
         return next((e for e in found if e.path == path), None)
 
     def build_tree(self, base_tree: str | None, changes: list[TreeChange]) -> str:
@@ -246,8 +326,19 @@ class GitRepo:
     def read_ref(self, ref: str) -> str | None:
         if not ref.startswith("refs/"):
             return None
+        sha = self.fast.refs.read(ref)
+        if sha is None:
+            return None
+        if sha is not UNKNOWN:
+            with contextlib.suppress(ReaderError):
+                if self.fast.info(sha) is not None:  # show-ref refuses a ref to nothing
+                    return sha
         out = self.run("show-ref", "--verify", "--hash", ref, check=False).decode().strip()
         return out if SHA_RE.match(out) else None
+
+    def has_refs(self) -> bool:
+        """Whether any ref exists under refs/ (is the repository empty?)."""
+        return bool(self.fast.refs.any() or self.list_refs("refs/"))
 
     def list_refs(self, prefix: str = "refs/") -> list[tuple[str, str, str]]:
         """(refname, sha, object type) sorted by name."""

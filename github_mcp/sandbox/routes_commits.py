@@ -23,7 +23,7 @@ def text_response(text: str, param: str) -> Response:
 
 
 def _require_history(repo: RepoRecord) -> None:
-    if not repo.git.list_refs("refs/"):
+    if not repo.git.has_refs():
         raise ApiError(409, "Git Repository is empty.")
 
 

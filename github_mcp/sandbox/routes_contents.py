@@ -30,7 +30,7 @@ def _clean_path(raw: str) -> str:
 
 
 def _resolve_ref(repo: RepoRecord, ref: str | None) -> str:
-    if not repo.git.list_refs("refs/"):
+    if not repo.git.has_refs():
         raise not_found("This repository is empty.")
     wanted = ref or repo.default_branch
     sha = repo.git.resolve_commit(wanted)
@@ -159,7 +159,7 @@ def _object_response(data: dict[str, Any]):
 def _branch_head(repo: RepoRecord, branch: str) -> str | None:
     """The branch's head; None only for the first commit of an empty repository."""
     head = repo.git.read_ref(f"refs/heads/{branch}")
-    if head is None and repo.git.list_refs("refs/"):
+    if head is None and repo.git.has_refs():
         raise not_found(f"Branch {branch} not found")
     return head
 

@@ -20,14 +20,15 @@ def _full(ref: str) -> str:
 
 
 def _ref_json(ctx: Ctx, repo: RepoRecord, full: str) -> dict:
-    for name, sha, otype in repo.git.list_refs(full):
-        if name == full:
-            return git_ref(ctx.urls, repo, name, sha, otype)
-    raise not_found()
+    sha = repo.git.read_ref(full)  # for-each-ref's answer for this one name, without a process
+    otype = repo.git.object_type(sha) if sha else None
+    if sha is None or otype is None:
+        raise not_found()
+    return git_ref(ctx.urls, repo, full, sha, otype)
 
 
 def _empty_repo_conflict(repo: RepoRecord) -> None:
-    if not repo.git.list_refs("refs/"):
+    if not repo.git.has_refs():
         raise ApiError(409, "Git Repository is empty.")
 
 

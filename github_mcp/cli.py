@@ -72,11 +72,13 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def cli(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    if args.command == "sandbox":
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["sandbox"]:
+        # the forge has its own options; hand them over untouched
         from .sandbox.cli import main as sandbox_main
 
-        return sandbox_main(args.args)
+        return sandbox_main(argv[1:])
+    args = _parser().parse_args(argv)
     settings = Settings()
     configure_logging(settings.log_level)
     if args.command == "serve":

@@ -146,3 +146,20 @@ def test_embedded_forge_without_credentials(run_cli):
     )
     assert code == 0
     assert out["default_branch"] == "main" and out["html_url"].startswith("http://127.0.0.1:")
+
+
+def test_sandbox_subcommand_passes_its_options_to_the_forge():
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    proc = subprocess.run(
+        [sys.executable, "main.py", "sandbox", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0
+    assert "--seed" in proc.stdout and "--latency-ms" in proc.stdout

@@ -61,6 +61,11 @@ def configure_logging(level: str = "INFO") -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
+    # fastmcp installs its own (rich, multi-line) handler; route it through ours.
+    for name in ("fastmcp", "mcp"):
+        library = logging.getLogger(name)
+        library.handlers[:] = []
+        library.propagate = True
     for noisy in ("httpx", "httpx2", "httpcore", "httpcore2", "uvicorn.access"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
 

@@ -169,7 +169,9 @@ async def fetch_job_log(
         data = text.encode("utf-8", "replace")
         cut = len(data) > max_bytes
         return JobLog(data[-max_bytes:].decode("utf-8", "replace"), len(data), cut)
-    if urlsplit(location).scheme not in ("http", "https"):
+    # Plain http only when the API itself is plain http (a local sandbox forge).
+    allowed = ("https", "http") if github.base_url.startswith("http://") else ("https",)
+    if urlsplit(location).scheme not in allowed:
         raise GitHubMCPError(ErrorCode.UPSTREAM_ERROR, "GitHub gave an unusable log location.")
     return await _download_tail(github, location, max_bytes)
 

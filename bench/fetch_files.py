@@ -74,7 +74,7 @@ async def main() -> None:
         print(f"in latency periods: {median * 1000 / args.latency_ms:.1f} x {args.latency_ms} ms")
     print(
         f"same call with no latency: {floor * 1000:.0f} ms; the forge itself spends a median "
-        f"{server_ms:.0f} ms per request (git subprocesses), which counts as latency here"
+        f"{server_ms:.0f} ms per request, which counts as latency here"
     )
     print(f"with GITHUB_MAX_CONCURRENCY={len(paths) + 1} (one wave): {wide * 1000:.0f} ms")
     print(

@@ -235,8 +235,9 @@ class Bench:
             overhead = statistics.median(service) - statistics.median(direct)
             worst = max(worst, overhead)
             print(
-                f"run_tests, second call on and after [{label}]: passed={result['passed']} "
-                f"failed={result['failed']}; forge requests {forge_calls / runs:.1f} per call"
+                f"run_tests on the warm clone, calls 2..{runs + 1} [{label}]: "
+                f"passed={result['passed']} failed={result['failed']}; "
+                f"forge requests {forge_calls / runs:.1f} per call"
             )
             print(f"    run_tests      {fmt(service)}")
             print(f"    command alone  {fmt(direct)}")

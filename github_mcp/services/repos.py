@@ -95,9 +95,19 @@ async def list_commits(
 
 
 async def get_commit(github: GitHubClient, full_name: str, ref: str) -> dict[str, Any]:
-    return await github.get_json(
-        f"{repo_path(full_name)}/commits/{encode_path(ref)}", repo=full_name
-    )
+    try:
+        return await github.get_json(
+            f"{repo_path(full_name)}/commits/{encode_path(ref)}", repo=full_name
+        )
+    except GitHubMCPError as exc:
+        # GitHub answers 422 "No commit found for SHA" for an unknown ref or SHA.
+        if exc.details.get("status") == 422:
+            raise GitHubMCPError(
+                ErrorCode.NOT_FOUND,
+                f"No commit {ref!r} in {full_name}.",
+                hint="list_commits shows the commits on a branch.",
+            ) from None
+        raise
 
 
 async def compare(github: GitHubClient, full_name: str, base: str, head: str) -> dict[str, Any]:

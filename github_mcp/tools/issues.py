@@ -5,14 +5,15 @@ characters removed, and capped."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
 from ..params import Body, Cursor, FullName, Labels, Limit, Title
 from ..registry import Call, tool
+from ..services import issues as issue_service
 from ..services.content import cut_text, strip_invisible
-from ..services.repos import repo_path
 
 TOOLSET = "issues"
 BODY_CAP = 16_000
@@ -61,11 +62,8 @@ async def list_issues(
     cursor: Cursor | None = None,
 ) -> IssueList:
     """Issues (not pull requests), newest first."""
-    params: dict[str, Any] = {"state": state}
-    if labels:
-        params["labels"] = ",".join(labels)
-    page = await call.rt.github.paginate(
-        f"{repo_path(full_name)}/issues", params=params, limit=limit, cursor=cursor
+    page = await issue_service.list_issues(
+        call.rt.github, full_name, state=state, labels=labels, limit=limit, cursor=cursor
     )
     items = [_summary(i) for i in page.items if "pull_request" not in i]
     return IssueList(issues=items, next_cursor=page.next_cursor)
@@ -109,10 +107,11 @@ async def get_issue(
     comments_cursor: Cursor | None = None,
 ) -> IssueDetail:
     """One issue with its body and a page of comments."""
-    base = f"{repo_path(full_name)}/issues/{number}"
-    issue = await call.rt.github.request_json("GET", base)
-    page = await call.rt.github.paginate(
-        f"{base}/comments", limit=comments_limit, cursor=comments_cursor
+    issue, page = await asyncio.gather(
+        issue_service.get_issue(call.rt.github, full_name, number),
+        issue_service.issue_comments(
+            call.rt.github, full_name, number, limit=comments_limit, cursor=comments_cursor
+        ),
     )
     body, cut = clean(issue.get("body"))
     summary = _summary(issue)
@@ -154,10 +153,7 @@ async def create_issue(
     payload: dict[str, Any] = {"title": title, "body": body}
     if labels:
         payload["labels"] = labels
-    issue = await call.rt.github.request_json(
-        "POST", f"{repo_path(full_name)}/issues", json_body=payload
-    )
-    call.rt.invalidate_repo(full_name)
+    issue = await issue_service.create_issue(call.rt.github, full_name, payload)
     return _ref(issue)
 
 
@@ -177,10 +173,7 @@ async def update_issue(
         for k, v in {"title": title, "body": body, "state": state, "labels": labels}.items()
         if v is not None
     }
-    issue = await call.rt.github.request_json(
-        "PATCH", f"{repo_path(full_name)}/issues/{number}", json_body=payload
-    )
-    call.rt.invalidate_repo(full_name)
+    issue = await issue_service.update_issue(call.rt.github, full_name, number, payload)
     return _ref(issue)
 
 
@@ -197,8 +190,5 @@ async def comment_on_issue(
     body: Annotated[str, Field(min_length=1, max_length=65536)],
 ) -> CommentRef:
     """Add a comment to an issue."""
-    comment = await call.rt.github.request_json(
-        "POST", f"{repo_path(full_name)}/issues/{number}/comments", json_body={"body": body}
-    )
-    call.rt.invalidate_repo(full_name)
+    comment = await issue_service.add_comment(call.rt.github, full_name, number, body)
     return CommentRef(id=comment["id"], url=comment["html_url"])

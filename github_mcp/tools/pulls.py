@@ -12,9 +12,10 @@ from pydantic import BaseModel, Field
 from ..errors import ErrorCode, GitHubMCPError
 from ..params import Body, Cursor, FullName, Labels, Limit, PrRef, Ref, Title
 from ..registry import Call, tool
+from ..services import issues as issue_service
+from ..services import pull_requests as prs
 from ..services.content import cut_text
 from ..services.pull_requests import compact_pr, get_pull, merge_pull, open_pull_request
-from ..services.repos import repo_path
 from .issues import Comment, CommentRef, clean, comment_model
 from .writes import PullRequestRef, after_write, pr_ref_model
 
@@ -44,9 +45,7 @@ async def list_pull_requests(
         params["base"] = base
     if head:
         params["head"] = f"{full_name.split('/')[0]}:{head}"
-    page = await call.rt.github.paginate(
-        f"{repo_path(full_name)}/pulls", params=params, limit=limit, cursor=cursor
-    )
+    page = await prs.list_pulls(call.rt.github, full_name, params, limit=limit, cursor=cursor)
     return PullList(
         pull_requests=[pr_ref_model(p) for p in page.items], next_cursor=page.next_cursor
     )
@@ -166,14 +165,13 @@ async def get_pr_overview(
     """One call: metadata, changed files, checks, latest review per reviewer, mergeability."""
     assert full_name and number
     github = call.rt.github
-    base = f"{repo_path(full_name)}"
     data = await _pr(call, full_name, number)
     sha = data["head"]["sha"]
     files, reviews, runs, status = await asyncio.gather(
-        github.collect(f"{base}/pulls/{number}/files", max_items=300),
-        github.collect(f"{base}/pulls/{number}/reviews", max_items=300),
-        github.request_json("GET", f"{base}/commits/{sha}/check-runs", params={"per_page": 100}),
-        github.request_json("GET", f"{base}/commits/{sha}/status"),
+        prs.all_pull_files(github, full_name, number),
+        prs.pull_reviews(github, full_name, number),
+        prs.check_runs(github, full_name, sha),
+        prs.combined_status(github, full_name, sha),
     )
     body, cut = clean(data.get("body"), 600)
     shown = sorted(files, key=lambda f: -(f.get("additions", 0) + f.get("deletions", 0)))[:10]
@@ -206,7 +204,7 @@ async def get_pr_overview(
             for f in shown
         ],
         more_files=(len(files) - len(shown)) or None,
-        checks=summarize_checks(runs.get("check_runs", []), status.get("statuses", [])),
+        checks=summarize_checks(runs, status.get("statuses", [])),
         reviews=latest_reviews(reviews),
     )
 
@@ -241,9 +239,7 @@ async def get_pr_diff(
 ) -> PrDiff:
     """The PR's diff per file, paged and byte-capped (optionally one path)."""
     assert full_name and number
-    page = await call.rt.github.paginate(
-        f"{repo_path(full_name)}/pulls/{number}/files", limit=limit, cursor=cursor
-    )
+    page = await prs.pull_files(call.rt.github, full_name, number, limit=limit, cursor=cursor)
     budget = max_bytes
     out: list[FileDiff] = []
     for f in page.items:
@@ -291,10 +287,9 @@ async def list_pr_comments(
     """Review (line) comments and conversation comments, paged, with authors and dates."""
     assert full_name and number
     github = call.rt.github
-    base = repo_path(full_name)
     review, issue = await asyncio.gather(
-        github.paginate(f"{base}/pulls/{number}/comments", limit=limit, cursor=cursor),
-        github.paginate(f"{base}/issues/{number}/comments", limit=limit, cursor=cursor),
+        prs.review_comments(github, full_name, number, limit=limit, cursor=cursor),
+        issue_service.issue_comments(github, full_name, number, limit=limit, cursor=cursor),
     )
     return PrComments(
         review_comments=[
@@ -344,10 +339,7 @@ async def update_pull_request(
     payload = {
         k: v for k, v in {"title": title, "body": body, "base": base}.items() if v is not None
     }
-    data = await call.rt.github.request_json(
-        "PATCH", f"{repo_path(full_name or '')}/pulls/{number}", json_body=payload
-    )
-    call.rt.invalidate_repo(full_name or "")
+    data = await prs.update_pull(call.rt.github, full_name or "", number or 0, payload)
     return pr_ref_model(data)
 
 
@@ -398,10 +390,7 @@ async def close_pull_request(
     number: Number | None = None,
 ) -> PullRequestRef:
     """Close a PR without merging it."""
-    data = await call.rt.github.request_json(
-        "PATCH", f"{repo_path(full_name or '')}/pulls/{number}", json_body={"state": "closed"}
-    )
-    call.rt.invalidate_repo(full_name or "")
+    data = await prs.update_pull(call.rt.github, full_name or "", number or 0, {"state": "closed"})
     return pr_ref_model(data)
 
 
@@ -417,9 +406,7 @@ async def comment_on_pull_request(
     number: Number | None = None,
 ) -> CommentRef:
     """Add a conversation comment to a PR."""
-    comment = await call.rt.github.request_json(
-        "POST", f"{repo_path(full_name or '')}/issues/{number}/comments", json_body={"body": body}
-    )
+    comment = await issue_service.add_comment(call.rt.github, full_name or "", number or 0, body)
     return CommentRef(id=comment["id"], url=comment["html_url"])
 
 
@@ -438,9 +425,7 @@ async def add_pr_labels(
     """Add labels to a PR."""
     if not labels:
         raise GitHubMCPError(ErrorCode.INVALID_INPUT, "Give at least one label.")
-    data = await call.rt.github.request_json(
-        "POST", f"{repo_path(full_name or '')}/issues/{number}/labels", json_body={"labels": labels}
-    )
+    data = await issue_service.add_labels(call.rt.github, full_name or "", number or 0, labels)
     return LabelsResult(labels=[lb["name"] for lb in data])
 
 
@@ -471,8 +456,5 @@ async def create_pr_review(
     payload: dict[str, Any] = {"event": event, "body": body}
     if comments:
         payload["comments"] = [c.model_dump() for c in comments]
-    data = await call.rt.github.request_json(
-        "POST", f"{repo_path(full_name or '')}/pulls/{number}/reviews", json_body=payload
-    )
-    call.rt.invalidate_repo(full_name or "")
+    data = await prs.create_review(call.rt.github, full_name or "", number or 0, payload)
     return ReviewRef(id=data["id"], state=data["state"], comments=len(comments or []))

@@ -6,12 +6,11 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
-from ..errors import GitHubMCPError, not_found
-from ..github.client import encode_path
 from ..params import Cursor, FullName, Limit, Ref, RepoPath
 from ..registry import Call, tool
+from ..services import repos
 from ..services.content import cut_text
-from ..services.repos import compact_branch, get_repo, repo_path
+from ..services.repos import compact_branch, get_repo
 
 TOOLSET = "repos"
 PATCH_BUDGET = 20_000
@@ -72,9 +71,7 @@ async def list_branches(
     call: Call, full_name: FullName, limit: Limit = 30, cursor: Cursor | None = None
 ) -> BranchList:
     """Branches with their head SHA and protection flag."""
-    page = await call.rt.github.paginate(
-        f"{repo_path(full_name)}/branches", limit=limit, cursor=cursor, repo=full_name
-    )
+    page = await repos.list_branches(call.rt.github, full_name, limit=limit, cursor=cursor)
     return BranchList(
         branches=[BranchInfo(**compact_branch(b)) for b in page.items], next_cursor=page.next_cursor
     )
@@ -111,15 +108,8 @@ async def list_commits(
     cursor: Cursor | None = None,
 ) -> CommitList:
     """Recent commits on a ref (optionally touching a path), newest first."""
-    params: dict[str, Any] = {"sha": ref}
-    if path:
-        params["path"] = path
-    page = await call.rt.github.paginate(
-        f"{repo_path(full_name)}/commits",
-        params=params,
-        limit=limit,
-        cursor=cursor,
-        repo=full_name,
+    page = await repos.list_commits(
+        call.rt.github, full_name, ref=ref or "", path=path, limit=limit, cursor=cursor
     )
     return CommitList(
         ref=ref or "",
@@ -184,18 +174,7 @@ async def get_commit(
     max_patch_bytes: PatchBudget = PATCH_BUDGET,
 ) -> CommitDetail:
     """One commit: message, author, stats and changed files (patches opt-in, byte-capped)."""
-    try:
-        data = await call.rt.github.get_json(
-            f"{repo_path(full_name)}/commits/{encode_path(ref or '')}", repo=full_name
-        )
-    except GitHubMCPError as exc:
-        # GitHub answers 422 "No commit found for SHA" for an unknown ref or SHA.
-        if exc.details.get("status") == 422:
-            raise not_found(
-                f"No commit {ref!r} in {full_name}.",
-                hint="list_commits shows the commits on a branch.",
-            ) from None
-        raise
+    data = await repos.get_commit(call.rt.github, full_name, ref or "")
     files, truncated = _files(data.get("files", []), include_patch, max_patch_bytes)
     summary = _commit_summary(data)
     stats = data.get("stats", {})
@@ -237,10 +216,7 @@ async def compare_refs(
     max_patch_bytes: PatchBudget = PATCH_BUDGET,
 ) -> Comparison:
     """How head differs from base: ahead/behind counts, commits and changed files."""
-    data = await call.rt.github.get_json(
-        f"{repo_path(full_name)}/compare/{encode_path(base)}...{encode_path(head)}",
-        repo=full_name,
-    )
+    data = await repos.compare(call.rt.github, full_name, base, head)
     files, truncated = _files(data.get("files", []), include_patch, max_patch_bytes)
     return Comparison(
         base=base,

@@ -190,3 +190,22 @@ async def test_commit_workspace_push_and_refresh_after_api_commit(
             client, "get_workspace_changes_summary", {"full_name": repo, "ref": "work"}
         )
         assert state["head_sha"] == api["commit_sha"] and state["behind"] == 0
+
+
+async def test_long_command_sends_progress_notifications(make_runtime, ws_repo, tmp_path):
+    rt = make_runtime(workspace_dir=tmp_path / "ws")
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(progress, total, message):
+        seen.append((progress, total, message))
+
+    async with mcp_client(rt) as client:
+        result = await client.call_tool(
+            "terminal_command",
+            {"full_name": ws_repo, "ref": "feature", "command": "sleep 5; echo done"},
+            progress_handler=on_progress,
+            raise_on_error=False,
+        )
+    assert not result.is_error and result.structured_content["stdout"].strip() == "done"
+    assert seen, "expected progress notifications while the command ran"
+    assert all(p >= 0 for p, _, _ in seen)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import difflib
 import json
 import os
@@ -26,28 +25,18 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
+
+from .loopback import CHROMIUM_FLAGS, serve_in_thread
 
 REPO = "octo-org/demo-app"
 BRANCH = "demo/multiply"
 BEARER = "demo-bearer-token-0123456789"
 CI_JOBS = ("test-python", "test-js", "lint")
-CHROMIUM_FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--hide-scrollbars",
-)
 
 
 class StepFailed(Exception):
@@ -148,28 +137,6 @@ class Session:
 
 
 # -- the world outside the server -------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def serve(app: Any) -> Iterator[str]:
-    """Run an ASGI app with uvicorn on an ephemeral loopback port, in a thread."""
-    import uvicorn
-
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, name="demo-mcp-http", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the MCP HTTP server did not start")
-        time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
 
 
 def ci_reports_green(forge: Any, head_sha: str) -> None:
@@ -527,7 +494,7 @@ async def run(
         )
         rt = Runtime.create(settings)
         try:
-            with serve(build_http_app(rt)) as url:
+            with serve_in_thread(build_http_app(rt)) as url:
                 print(
                     f"GitHub MCP Controller demo: forge {forge.base_url}, MCP {url}/mcp", file=out
                 )

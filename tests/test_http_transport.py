@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import contextlib
-import threading
-import time
 from collections.abc import Iterator
 
 import httpx2 as httpx
 import pytest
-import uvicorn
 from fastmcp import Client
 
+from github_mcp.loopback import serve_in_thread
 from github_mcp.server import build_http_app, check_http_exposure
 from tests.conftest import DEMO_REPO, call_tool, error_code
 
@@ -19,21 +17,7 @@ TOKEN_A = "alpha-token-0123456789"
 TOKEN_B = "bravo-token-0123456789"
 
 
-@contextlib.contextmanager
-def serve(app) -> Iterator[str]:
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.time() + 10
-    while not server.started and time.time() < deadline:
-        time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+serve = serve_in_thread
 
 
 @pytest.fixture

@@ -4,38 +4,24 @@ these tests fail: they never skip."""
 
 from __future__ import annotations
 
-import contextlib
 import shutil
 import struct
 import subprocess
 import tempfile
-import threading
 import time
-from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 
 import httpx2 as httpx
 import pytest
-import uvicorn
 from fastmcp import Client
 
+from github_mcp.loopback import CHROMIUM_FLAGS, serve_in_thread
 from github_mcp.server import build_http_app
 from tests.conftest import call_tool, error_code
 
 TOKEN = "status-page-bearer-0123456789"
 REPO = "octo-org/status-demo"
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--hide-scrollbars",
-]
 
 
 def chromium(url: str, *extra: str) -> subprocess.CompletedProcess[str]:
@@ -118,22 +104,7 @@ def parse(dom: str) -> Tables:
     return parser
 
 
-@contextlib.contextmanager
-def serve(app, host: str = "127.0.0.1") -> Iterator[str]:
-    config = uvicorn.Config(app, host=host, port=0, log_level="warning", lifespan="on")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert server.started, "uvicorn did not start"
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+serve = serve_in_thread
 
 
 @pytest.fixture(scope="module")

@@ -415,18 +415,5 @@ def actor_login(principal: Any) -> str:
     return login
 
 
-def require_str(body: dict[str, Any], name: str, *, required: bool = True) -> str | None:
-    value = body.get(name)
-    if value is None:
-        if required:
-            raise ApiError(422, f'Invalid request.\n\n"{name}" wasn\'t supplied.')
-        return None
-    if not isinstance(value, str):
-        raise ApiError(
-            422, f"Invalid request.\n\nFor 'properties/{name}', {value!r} is not a string."
-        )
-    return value
-
-
 def page_window(items: list[Any], page: int, per_page: int) -> list[Any]:
     return items[(page - 1) * per_page : page * per_page]

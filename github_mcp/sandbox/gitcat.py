@@ -222,7 +222,3 @@ atexit.register(lambda: _REGISTRY.close_under(None))
 def close_readers(root: Path | str | None = None) -> int:
     """Stop the cat-file processes of repositories under root (all of them for None)."""
     return _REGISTRY.close_under(Path(root) if root is not None else None)
-
-
-def live_readers() -> int:
-    return len(_REGISTRY._readers)

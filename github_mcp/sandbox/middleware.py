@@ -22,7 +22,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from .auth import Principal, authenticate, oauth_scopes
 from .errors import JSON_TYPE, ApiError, error_body
 from .faults import RATE_LIMIT_DOCS, FaultRule
-from .ratelimit import Bucket, resource_for
+from .ratelimit import resource_for
 from .state import ForgeState
 
 log = logging.getLogger("github_mcp.sandbox")
@@ -349,7 +349,3 @@ async def _send_json(
     raw += [(k.lower().encode(), str(v).encode()) for k, v in headers.items()]
     await send({"type": "http.response.start", "status": status, "headers": raw})
     await send({"type": "http.response.body", "body": payload})
-
-
-def rate_bucket_for(state: ForgeState, principal: Principal, resource: str) -> Bucket:
-    return state.rate.bucket(principal.rate_key, resource, principal.anonymous)

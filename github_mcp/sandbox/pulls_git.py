@@ -138,14 +138,6 @@ def locate(patch: str, line: int, side: str) -> tuple[int, str] | None:
     return None
 
 
-def line_text(git: GitRepo, commit: str, path: str, line: int) -> str | None:
-    entry = git.entry_at(commit, path)
-    if entry is None or entry.type != "blob":
-        return None
-    text = git.read_blob(entry.sha).decode("utf-8", "replace").split("\n")
-    return text[line - 1] if 0 < line <= len(text) else None
-
-
 # --- where a pull request's head and base are now -------------------------------------------
 
 

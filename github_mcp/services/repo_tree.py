@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
 
 from ..github.client import GitHubClient
 from .content import detect_and_decode
@@ -85,7 +84,3 @@ async def list_tree(
     )
     github.cache.set("tree", key, listing, ttl=None, repo=full_name)
     return commit_sha, listing, False
-
-
-def listing_payload(listing: TreeListing) -> dict[str, Any]:
-    return listing.as_dict()

@@ -61,6 +61,12 @@ class GitCredentials(Protocol):
     def clone_url(self, full_name: str) -> str: ...
 
 
+def basic_auth_header(token: str) -> str:
+    """GitHub's git-over-HTTP credentials: Basic `x-access-token:<token>`."""
+    raw = base64.b64encode(f"x-access-token:{token}".encode()).decode()
+    return f"Basic {raw}"
+
+
 @dataclass
 class TokenCredentials:
     """GitHub-style credentials: Basic `x-access-token:<token>` for `<base_url>/<repo>.git`."""
@@ -69,10 +75,7 @@ class TokenCredentials:
     base_url: str = "https://github.com"
 
     async def auth_header(self) -> str | None:
-        if not self.token:
-            return None
-        raw = base64.b64encode(f"x-access-token:{self.token}".encode()).decode()
-        return f"Basic {raw}"
+        return basic_auth_header(self.token) if self.token else None
 
     def clone_url(self, full_name: str) -> str:
         return f"{self.base_url.rstrip('/')}/{full_name}.git"

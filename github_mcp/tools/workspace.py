@@ -5,13 +5,13 @@ the default branch needs approval, a feature branch does not."""
 
 from __future__ import annotations
 
-import base64
 from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, Field
 
 from ..params import CommitMessage, FullName, Ref
 from ..registry import Call, tool
+from ..services.workspace_types import basic_auth_header
 
 if TYPE_CHECKING:
     from ..services.workspace import WorkspaceManager
@@ -28,10 +28,7 @@ class GitHubGitCredentials:
 
     async def auth_header(self) -> str | None:
         token = await self.rt.github.credentials.token()
-        if not token:
-            return None
-        raw = base64.b64encode(f"x-access-token:{token}".encode()).decode()
-        return f"Basic {raw}"
+        return basic_auth_header(token) if token else None
 
     def clone_url(self, full_name: str) -> str:
         return f"{self.rt.settings.web_base_url}/{full_name}.git"

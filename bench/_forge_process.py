@@ -30,11 +30,11 @@ import httpx2 as httpx  # noqa: E402
 
 
 class ForgeProcess:
-    """`python -m github_mcp.sandbox --port 0` in a child process."""
+    """`python -m sandbox_forge --port 0` in a child process."""
 
     def __init__(self) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "github_mcp.sandbox", "--port", "0"],
+            [sys.executable, "-m", "sandbox_forge", "--port", "0"],
             cwd=ROOT,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

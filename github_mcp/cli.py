@@ -75,7 +75,7 @@ def cli(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["sandbox"]:
         # the forge has its own options; hand them over untouched
-        from .sandbox.cli import main as sandbox_main
+        from sandbox_forge.cli import main as sandbox_main
 
         return sandbox_main(argv[1:])
     args = _parser().parse_args(argv)
@@ -104,8 +104,8 @@ def embedded_forge(settings: Settings, mode: str) -> Iterator[Settings]:
     if mode == "never" or (mode == "auto" and settings.has_github_credentials):
         yield settings
         return
-    from .sandbox import Forge
-    from .sandbox.seed import seed_demo
+    from sandbox_forge import Forge
+    from sandbox_forge.admin.seed import seed_demo
 
     forge = Forge()
     base_url = forge.start()

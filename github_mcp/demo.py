@@ -140,7 +140,7 @@ class Session:
 
 
 def ci_reports_green(forge: Any, head_sha: str) -> None:
-    from .sandbox.seed_collab import add_workflow_run
+    from sandbox_forge.admin.seed_collab import add_workflow_run
 
     add_workflow_run(
         forge,
@@ -155,7 +155,7 @@ def ci_reports_green(forge: Any, head_sha: str) -> None:
 
 
 def reviewer_approves(forge: Any, number: int) -> None:
-    from .sandbox.seed_collab import add_review
+    from sandbox_forge.admin.seed_collab import add_review
 
     add_review(forge, REPO, number, user="bob", event="APPROVE", body="Looks good, thanks!")
 
@@ -470,10 +470,11 @@ async def run(
     """Start the forge and the server, run the session, and return what happened."""
     from fastmcp import Client
 
+    from sandbox_forge import Forge
+    from sandbox_forge.admin.seed import seed_demo
+
     from .config import Settings
     from .runtime import Runtime
-    from .sandbox import Forge
-    from .sandbox.seed import seed_demo
     from .server import build_http_app
     from .status import render_status
 

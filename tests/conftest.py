@@ -34,8 +34,8 @@ DEMO_REPO = "octo-org/demo-app"
 
 @pytest.fixture(scope="session")
 def forge():
-    from github_mcp.sandbox import Forge
-    from github_mcp.sandbox.seed import seed_demo
+    from sandbox_forge import Forge
+    from sandbox_forge.admin.seed import seed_demo
 
     instance = Forge(record_responses=True)
     instance.start()

@@ -15,10 +15,10 @@ from typing import Any
 import httpx2
 from fastmcp import Client
 
-from github_mcp.sandbox import Forge
-from github_mcp.sandbox.routes_actions import job_log
-from github_mcp.sandbox.seed_collab import add_workflow_run, complete_workflow_run
 from github_mcp.server import build_mcp
+from sandbox_forge import Forge
+from sandbox_forge.admin.seed_collab import add_workflow_run, complete_workflow_run
+from sandbox_forge.rest.routes.actions import job_log
 from tests.conftest import DEMO_REPO, call_tool, error_code, mcp_client, requests_matching
 
 CI_YML = "name: CI\non:\n  push:\n  pull_request:\njobs:\n  unit:\n    runs-on: ubuntu-latest\n"

@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
-from github_mcp.sandbox import Forge
-from github_mcp.sandbox.seed_collab import (
+from github_mcp.server import build_mcp
+from sandbox_forge import Forge
+from sandbox_forge.admin.seed_collab import (
     add_check_run,
     add_review,
     add_review_thread,
@@ -27,7 +28,6 @@ from github_mcp.sandbox.seed_collab import (
     set_branch_protection,
     set_mergeability_delay,
 )
-from github_mcp.server import build_mcp
 from tests.conftest import DEMO_REPO, call_tool, error_code, mcp_client, requests_matching
 from tests.test_tools_actions import api, demo, failed_job, new_ci_repo, until_requested
 

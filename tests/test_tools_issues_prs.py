@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from github_mcp.sandbox.seed_collab import add_check_run, add_status
+from sandbox_forge.admin.seed_collab import add_check_run, add_status
 from tests.conftest import call_tool, error_code, mcp_client, settled_requests
 from tests.test_tools_write import changed_in, file_at, head, new_repo, write_requests
 

@@ -12,8 +12,8 @@ from typing import Any
 import httpx2 as httpx
 import pytest
 
-from github_mcp.sandbox import Forge
-from github_mcp.sandbox.seed_collab import set_branch_protection
+from sandbox_forge import Forge
+from sandbox_forge.admin.seed_collab import set_branch_protection
 from tests.conftest import call_tool, error_code, mcp_client, settled_requests
 
 REPO = "reads-org/tree-repo"
@@ -791,7 +791,7 @@ async def test_compare_refs(make_runtime, history_repo):
 
 @pytest.fixture(scope="module")
 def search_repo(forge):
-    from github_mcp.sandbox.seed_collab import create_issue, create_pull
+    from sandbox_forge.admin.seed_collab import create_issue, create_pull
 
     full_name = "reads-org/searchable"
     forge.seed_repo(

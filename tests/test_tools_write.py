@@ -13,7 +13,7 @@ import pytest
 
 from github_mcp.config import Settings
 from github_mcp.runtime import Runtime
-from github_mcp.sandbox import Forge
+from sandbox_forge import Forge
 from tests.conftest import call_tool, error_code, mcp_client, settled_requests
 
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}

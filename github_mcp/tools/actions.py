@@ -8,11 +8,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from github_mcp.services import ci
+from github_mcp.services.ci import DEFAULT_MAX_BYTES, MIN_MAX_BYTES, select
+from github_mcp.services.pulls import call_text
+
 from ..params import Cursor, FullName, Limit, Ref
 from ..registry import Call, tool
-from ..services import ci
-from ..services.joblogs import DEFAULT_MAX_BYTES, MIN_MAX_BYTES, select
-from ..services.pr_automation import call_text
 
 TOOLSET = "actions"
 RunId = Annotated[int, Field(ge=1, description="Workflow run id.")]

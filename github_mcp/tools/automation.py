@@ -9,19 +9,24 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from github_mcp.services import ci
+from github_mcp.services.ci import collect_failures, job_summary
+from github_mcp.services.pulls import (
+    call_text,
+    check_readiness,
+    detect_conflicts,
+    execute_stack,
+    get_pull,
+    plan_stack,
+    pr_label,
+    unresolved_comments,
+)
+
 from ..errors import ErrorCode, GitHubMCPError, invalid_input
 from ..github import graphql
 from ..github.client import decode_cursor, encode_cursor
 from ..params import PR_URL_RE, Cursor, FullName, PrRef, parse_pr_ref
 from ..registry import Call, tool
-from ..services import ci
-from ..services.ci_failures import collect_failures, job_summary
-from ..services.pr_automation import call_text, pr_label
-from ..services.pr_comments import unresolved_comments
-from ..services.pr_conflicts import detect_conflicts
-from ..services.pr_readiness import check_readiness
-from ..services.pr_stack import execute_stack, plan_stack
-from ..services.pull_requests import get_pull
 from .actions import CheckCountsOut, PollSeconds, TimeoutSeconds
 from .workspace import manager
 

@@ -6,12 +6,13 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from github_mcp.services.tree import list_tree
+
 from ..errors import GitHubMCPError
 from ..params import MAX_BATCH_PATHS, FullName, Ref, RepoPath, validate_path
 from ..registry import Call, tool
 from ..services import files as file_service
 from ..services.content import slice_lines
-from ..services.repo_tree import list_tree
 
 TOOLSET = "files"
 MaxBytes = Annotated[int, Field(ge=1, le=1024 * 1024, description="Byte cap (max 1 MiB).")]

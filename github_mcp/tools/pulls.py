@@ -9,13 +9,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from github_mcp.services import pulls as prs
+from github_mcp.services.pulls import compact_pr, get_pull, merge_pull, open_pull_request
+
 from ..errors import ErrorCode, GitHubMCPError
 from ..params import Body, Cursor, FullName, Labels, Limit, PrRef, Ref, Title
 from ..registry import Call, tool
 from ..services import issues as issue_service
-from ..services import pull_requests as prs
 from ..services.content import cut_text
-from ..services.pull_requests import compact_pr, get_pull, merge_pull, open_pull_request
 from .issues import Comment, CommentRef, clean, comment_model
 from .writes import PullRequestRef, after_write, pr_ref_model
 

@@ -9,12 +9,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, Field
 
+from github_mcp.services.workspace import basic_auth_header
+
 from ..params import CommitMessage, FullName, Ref
 from ..registry import Call, tool
-from ..services.workspace_types import basic_auth_header
 
 if TYPE_CHECKING:
-    from ..services.workspace import WorkspaceManager
+    from github_mcp.services.workspace import WorkspaceManager
 
 TOOLSET = "workspace"
 Timeout = Annotated[int, Field(ge=1, le=3600, description="Seconds before the command is killed.")]
@@ -38,7 +39,7 @@ def manager(call: Call) -> WorkspaceManager:
     rt = call.rt
     existing = rt.services.get("workspace")
     if existing is None:
-        from ..services.workspace import WorkspaceConfig, WorkspaceManager
+        from github_mcp.services.workspace import WorkspaceConfig, WorkspaceManager
 
         s = rt.settings
         config = WorkspaceConfig(

@@ -7,6 +7,9 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
+from github_mcp.services.patches import apply_file_patch, normalize_patch, parse_patch, unified_diff
+from github_mcp.services.pulls import compact_pr, find_open_pr, open_pull_request
+
 from ..errors import ErrorCode, GitHubMCPError, invalid_input
 from ..params import (
     MAX_COMMIT_FILES,
@@ -23,8 +26,6 @@ from ..params import (
 from ..registry import Call, tool
 from ..services import branches, files
 from ..services.commits import Change, CommitOutcome, Head, commit_changes, read_head
-from ..services.patches import apply_file_patch, normalize_patch, parse_patch, unified_diff
-from ..services.pull_requests import compact_pr, find_open_pr, open_pull_request
 
 TOOLSET = "writes"
 SHRINK_GUARD_BYTES = 2048

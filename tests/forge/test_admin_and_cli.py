@@ -14,8 +14,8 @@ from pathlib import Path
 import httpx2
 import pytest
 
-from github_mcp.sandbox import Forge
-from github_mcp.sandbox.seed import DEMO_REPO, seed_demo
+from sandbox_forge import Forge
+from sandbox_forge.admin.seed import DEMO_REPO, seed_demo
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -155,7 +155,7 @@ def test_temporary_data_dir_is_removed_on_stop():
 def test_cli_serves_the_demo_until_terminated():
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "github_mcp.sandbox", "--port", "0", "--seed", "demo"],
+        [sys.executable, "-m", "sandbox_forge", "--port", "0", "--seed", "demo"],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
@@ -179,7 +179,7 @@ def test_cli_serves_the_demo_until_terminated():
 
 
 def test_cli_reports_a_busy_port(forge):
-    from github_mcp.sandbox.cli import main
+    from sandbox_forge.cli import main
 
     port = int(forge.base_url.rsplit(":", 1)[1])
     assert main(["--port", str(port)]) == 1

@@ -17,7 +17,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from github_mcp.sandbox import Forge
+from sandbox_forge import Forge
 
 from . import contract
 from .worlds import World, make_world

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from github_mcp.sandbox import Forge
+from sandbox_forge import Forge
 
 REPO = "/repos/octocat/hello"
 

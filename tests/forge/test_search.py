@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from github_mcp.sandbox import Forge
+from sandbox_forge import Forge
 
 from .worlds import World, make_world
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import httpx2
 
-from github_mcp.sandbox import Forge
+from sandbox_forge import Forge
 
 HELLO_FILES = {
     "README.md": "# hello\n\nHello, world.\n",

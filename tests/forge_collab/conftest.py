@@ -15,8 +15,8 @@ from typing import Any
 import httpx2
 import pytest
 
-from github_mcp.sandbox import Forge
-from github_mcp.sandbox.seed import seed_demo
+from sandbox_forge import Forge
+from sandbox_forge.admin.seed import seed_demo
 from tests.forge.contract import validate_records
 
 DEMO = "octo-org/demo-app"

@@ -6,7 +6,7 @@ import json
 
 import httpx2
 
-from github_mcp.sandbox import seed_collab
+from sandbox_forge.admin import seed_collab
 
 from .conftest import DEMO, LAB, graphql
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 import unicodedata
 
-from github_mcp.sandbox import Forge
-from github_mcp.sandbox.seed import seed_demo
+from sandbox_forge import Forge
+from sandbox_forge.admin.seed import seed_demo
 
 from .conftest import DEMO, graphql
 

@@ -23,7 +23,7 @@ from graphql import (
     validate,
 )
 
-from github_mcp.sandbox.graphql_api import SCHEMA
+from sandbox_forge.graphql.endpoint import SCHEMA
 
 from .test_demo import STATE as DEMO_STATE
 from .test_demo import THREADS as DEMO_THREADS

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from github_mcp.errors import ErrorCode, GitHubMCPError
-from github_mcp.services.joblogs import (
+from github_mcp.services.ci._joblogs import (
     MAX_LINE_CHARS,
     clean_log,
     compile_grep,

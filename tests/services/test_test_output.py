@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from github_mcp.errors import ErrorCode, GitHubMCPError
-from github_mcp.services import joblogs
-from github_mcp.services.test_output import (
+from github_mcp.services.ci import _joblogs as joblogs
+from github_mcp.services.ci._test_output import (
     TestCounts,
     TestFailure,
     detect_runner,

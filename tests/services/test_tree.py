@@ -14,7 +14,8 @@ import pytest
 from pathspec import GitIgnoreSpec
 
 from github_mcp.errors import ErrorCode, GitHubMCPError
-from github_mcp.services.tree import (
+from github_mcp.services.tree._patterns import RuleSet, compile_line, compile_rules
+from github_mcp.services.tree._service import (
     PLATFORM_PATTERNS,
     SIZE_LIMIT_BYTES,
     TreeEntry,
@@ -25,7 +26,6 @@ from github_mcp.services.tree import (
     gitignore_paths_needed,
     normalize_tree_path,
 )
-from github_mcp.services.tree_patterns import RuleSet, compile_line, compile_rules
 
 # --------------------------------------------------------------------------- helpers
 

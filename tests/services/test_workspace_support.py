@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from github_mcp.services.workspace import WorkspaceConfig, WorkspaceManager
+from github_mcp.services.workspace._manager import WorkspaceConfig, WorkspaceManager
 
 TOKEN = "ghs_WorkspaceTestToken0123456789abcdef"
 AUTH_HEADER = "Basic " + base64.b64encode(f"x-access-token:{TOKEN}".encode()).decode()

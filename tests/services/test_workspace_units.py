@@ -8,17 +8,17 @@ from pathlib import Path
 import pytest
 
 from github_mcp.errors import ErrorCode, GitHubMCPError
-from github_mcp.services.procs import OutputCapture
-from github_mcp.services.workspace_cgroups import parse_mountinfo, plan_cgroups
-from github_mcp.services.workspace_git import (
+from github_mcp.services.workspace._cgroups import parse_mountinfo, plan_cgroups
+from github_mcp.services.workspace._git import (
     check_clone_url,
     redact,
     render_config,
     validate_ref,
     validate_repo_path,
 )
-from github_mcp.services.workspace_sandbox import bwrap_argv, is_secret_name, scrub_env
-from github_mcp.services.workspace_status import (
+from github_mcp.services.workspace._procs import OutputCapture
+from github_mcp.services.workspace._sandbox import bwrap_argv, is_secret_name, scrub_env
+from github_mcp.services.workspace._status import (
     is_pytest_command,
     parse_numstat_z,
     parse_porcelain_z,

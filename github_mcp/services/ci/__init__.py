@@ -1,0 +1,67 @@
+"""CI: workflow runs and jobs, job logs cut to what matters, and failing tests parsed
+from runner output (the runners/ parsers).
+
+The modules behind this face are private; import from the package.
+"""
+
+from __future__ import annotations
+
+from ._failures import (
+    collect_failures,
+    job_summary,
+)
+from ._joblogs import (
+    DEFAULT_MAX_BYTES,
+    MIN_MAX_BYTES,
+    select,
+)
+from ._runs import (
+    FAILED_CONCLUSIONS,
+    Check,
+    branch_head,
+    commit_checks,
+    compact_job,
+    compact_run,
+    count_checks,
+    dispatch_workflow,
+    fetch_job_log,
+    get_job,
+    get_run,
+    list_runs,
+    open_pull_for_branch,
+    poll,
+    rerun_failed_jobs,
+    run_jobs,
+)
+from ._test_output import (
+    parse_counts,
+    parse_failures,
+    parse_junit_xml,
+)
+
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "FAILED_CONCLUSIONS",
+    "MIN_MAX_BYTES",
+    "Check",
+    "branch_head",
+    "collect_failures",
+    "commit_checks",
+    "compact_job",
+    "compact_run",
+    "count_checks",
+    "dispatch_workflow",
+    "fetch_job_log",
+    "get_job",
+    "get_run",
+    "job_summary",
+    "list_runs",
+    "open_pull_for_branch",
+    "parse_counts",
+    "parse_failures",
+    "parse_junit_xml",
+    "poll",
+    "rerun_failed_jobs",
+    "run_jobs",
+    "select",
+]

@@ -1,0 +1,364 @@
+"""GitHub Actions job logs: cleaning, steps, and bounded excerpts.
+
+A job log (`GET /repos/{owner}/{repo}/actions/jobs/{id}/logs`) is plain text,
+UTF-8 with a BOM, one line per output line, each prefixed with an ISO timestamp
+and a space (`2024-01-01T12:00:00.1234567Z `). The runner marks structure with
+`##[group]Title` / `##[endgroup]` and annotations with `##[error]`,
+`##[warning]`, `##[notice]`. A `run:` step starts with `##[group]Run <first line
+of the script>`, followed by the script, `shell:` and `env:`; an action step
+with `##[group]Run owner/action@ref` and its `with:` inputs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from github_mcp.errors import invalid_input
+from github_mcp.services.ci.runners.base import GH_TIMESTAMP_RE, strip_ansi
+
+DEFAULT_MAX_BYTES = 16_000
+MIN_MAX_BYTES = 256
+MAX_LINE_CHARS = 2_000
+GREP_CONTEXT = 2
+MAX_PATTERN_CHARS = 256
+MAX_GREP_LINE = 512
+MAX_UNBOUNDED_REPEATS = 2
+
+_COMMAND = re.compile(r"^##\[(group|endgroup|error|warning|notice|debug|command|section)\](.*)$")
+# Workflow commands as a step printed them, in logs the runner did not rewrite.
+_WORKFLOW_COMMAND = re.compile(r"^::(group|endgroup|error|warning|notice|debug)(?: [^:]*)?::(.*)$")
+_LABELS = {"error": "error", "warning": "warning", "notice": "notice", "debug": "debug"}
+SETUP_STEP = "Set up job"
+PLAIN_STEP = "log"
+
+
+@dataclass
+class Step:
+    name: str
+    lines: list[str] = field(default_factory=list)
+    failed: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "lines": self.lines, "failed": self.failed}
+
+
+@dataclass
+class LogExcerpt:
+    """Selected lines. `omitted_lines` counts log lines not shown, for any reason;
+    `truncated` says the byte budget (or the per-line cap) cut something."""
+
+    lines: list[str]
+    truncated: bool
+    omitted_lines: int
+    total_lines: int
+    bytes: int
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "lines": self.lines,
+            "truncated": self.truncated,
+            "omitted_lines": self.omitted_lines,
+            "total_lines": self.total_lines,
+            "bytes": self.bytes,
+        }
+
+
+def _raw_lines(text: str | bytes) -> list[str]:
+    if isinstance(text, bytes | bytearray):
+        text = bytes(text).decode("utf-8", "replace")
+    out = []
+    for raw in (text or "").lstrip("\ufeff").split("\n"):
+        if "\r" in raw:
+            parts = [p for p in raw.split("\r") if p]
+            raw = parts[-1] if parts else ""
+        line = strip_ansi(raw)
+        if line[:1].isdigit():
+            line = GH_TIMESTAMP_RE.sub("", line, count=1)
+        out.append(line.rstrip())
+    if out and out[-1] == "":
+        out.pop()
+    return out
+
+
+def _command(line: str) -> tuple[str, str] | None:
+    match = _COMMAND.match(line) or _WORKFLOW_COMMAND.match(line)
+    return (match.group(1), match.group(2)) if match else None
+
+
+def _parse(text: str | bytes) -> list[Step]:
+    raw = _raw_lines(text)
+    run_groups = any(ln.startswith(("##[group]Run ", "::group::Run ")) for ln in raw)
+    first_name = SETUP_STEP if any(_command(ln) for ln in raw) else PLAIN_STEP
+    steps: list[Step] = []
+    current: Step | None = None
+    in_header = in_env = False
+    script_first = ""
+    depth = 0
+
+    def start(name: str) -> Step:
+        step = Step(name)
+        steps.append(step)
+        return step
+
+    for line in raw:
+        cmd = _command(line)
+        kind, rest = cmd if cmd else ("", "")
+        if kind == "group":
+            title = rest.strip()
+            boundary = title.startswith("Run ") if run_groups else depth == 0
+            if boundary:
+                current = start(title)
+                in_header, script_first = True, title[4:] if title.startswith("Run ") else ""
+            elif current is None:
+                current = start(first_name)
+            current.lines.append(f"## {title}")
+            depth += 1
+            continue
+        if kind == "endgroup":
+            depth = max(0, depth - 1)
+            in_header = in_env = False
+            continue
+        if line == "Post job cleanup.":
+            current = start("Post job cleanup")
+            current.lines.append("## Post job cleanup")
+            continue
+        if current is None:
+            if not line:
+                continue
+            current = start(first_name)
+        if in_header:
+            if line.startswith("shell: ") or (in_env and line.startswith("  ")):
+                continue
+            in_env = line == "env:"
+            if in_env:
+                continue
+            if script_first and line == script_first:
+                script_first = ""
+                continue
+        if kind in _LABELS:
+            current.failed = current.failed or kind == "error"
+            current.lines.append(f"{_LABELS[kind]}: {rest}")
+        elif kind == "command":
+            current.lines.append(f"$ {rest}")
+        elif kind == "section":
+            current.lines.append(f"## {rest}")
+        else:
+            current.lines.append(line)
+    return steps
+
+
+def clean_log(text: str | bytes) -> list[str]:
+    """The log as readable lines: no timestamps, ANSI, BOM or group markers.
+
+    A group title stays as a `## Title` header line; `##[error]x` becomes
+    `error: x` (likewise warning, notice, debug). In a step's `Run ...` header
+    the echoed first script line, `shell:` and the `env:` block are dropped.
+    """
+    return [line for step in _parse(text) for line in step.lines]
+
+
+def split_steps(text: str | bytes) -> list[Step]:
+    """The job's steps, each starting at its `##[group]Run ...` header.
+
+    Lines before the first step form "Set up job" ("log" when the text has no
+    runner markers at all); `Post job cleanup.` starts a post step. A log
+    without `Run` groups is split at top-level groups. A
+    step is failed when it holds an `##[error]` line. Concatenating the steps'
+    lines gives `clean_log(text)`.
+    """
+    return _parse(text)
+
+
+# ------------------------------------------------------------------ grep
+
+
+def _repeat_stats(parsed: Any, inside_repeat: bool = False) -> tuple[int, str | None]:
+    """Count unbounded repeats; name the first construct that could backtrack badly."""
+    from re import _constants as c  # type: ignore[attr-defined]
+
+    unbounded, problem = 0, None
+    for op, arg in parsed:
+        children: list[Any] = []
+        repeating = False
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)):
+            low, high, sub = arg
+            repeating = high is c.MAXREPEAT or high > 1
+            if repeating and inside_repeat:
+                return unbounded, "a repeat inside a repeat"
+            unbounded += high is c.MAXREPEAT
+            children = [sub]
+        elif op is c.SUBPATTERN:
+            children = [arg[-1]]
+        elif op is c.BRANCH:
+            if inside_repeat:
+                return unbounded, "an alternation inside a repeat"
+            children = list(arg[1])
+        elif op in (c.ASSERT, c.ASSERT_NOT):
+            children = [arg[1]]
+        elif op in (c.GROUPREF, c.GROUPREF_EXISTS):
+            return unbounded, "a backreference"
+        for child in children:
+            n, problem = _repeat_stats(child, inside_repeat or repeating)
+            unbounded += n
+            if problem:
+                return unbounded, problem
+    return unbounded, problem
+
+
+def compile_grep(pattern: str) -> re.Pattern[str]:
+    """Compile a user pattern, refusing ones whose matching time could explode."""
+    if not pattern:
+        raise invalid_input("grep pattern is empty")
+    if len(pattern) > MAX_PATTERN_CHARS:
+        raise invalid_input(f"grep pattern is longer than {MAX_PATTERN_CHARS} characters")
+    try:
+        compiled = re.compile(pattern)
+    except re.error as exc:
+        raise invalid_input(f"invalid grep pattern: {exc}", pattern=pattern) from None
+    try:
+        from re import _parser  # type: ignore[attr-defined]
+
+        unbounded, problem = _repeat_stats(_parser.parse(pattern))
+    except ImportError:  # pragma: no cover - other interpreters: rely on the line cap
+        return compiled
+    if problem is None and unbounded > MAX_UNBOUNDED_REPEATS:
+        problem = f"more than {MAX_UNBOUNDED_REPEATS} unbounded repeats"
+    if problem:
+        raise invalid_input(
+            f"grep pattern refused: it has {problem}, which can make matching very slow",
+            hint="use a simpler pattern, e.g. 'error|FAIL' or 'Timeout.*s'",
+            pattern=pattern,
+        )
+    return compiled
+
+
+def _grep(lines: list[str], pattern: re.Pattern[str], context: int) -> list[int | None]:
+    """Indices of matching lines with `context` lines around; None separates groups."""
+    keep = [False] * len(lines)
+    for i, line in enumerate(lines):
+        if pattern.search(line[:MAX_GREP_LINE]):
+            for j in range(max(0, i - context), min(len(lines), i + context + 1)):
+                keep[j] = True
+    out: list[int | None] = []
+    for i, kept in enumerate(keep):
+        if kept:
+            if out and out[-1] is not None and out[-1] != i - 1:
+                out.append(None)
+            out.append(i)
+    return out
+
+
+# --------------------------------------------------------------- budget
+
+# A selected line: its index in the cleaned log, or None for a marker we added.
+_Item = tuple[int | None, str]
+
+
+def _size(line: str) -> int:
+    return len(line.encode("utf-8", "replace")) + 1
+
+
+def _cap_line(item: _Item) -> tuple[_Item, bool]:
+    index, line = item
+    if len(line) <= MAX_LINE_CHARS:
+        return item, False
+    return (index, f"{line[:MAX_LINE_CHARS]}… [+{len(line) - MAX_LINE_CHARS} chars]"), True
+
+
+def _fit(chunks: list[list[_Item]], budget: int) -> tuple[list[_Item], bool]:
+    """Fit chunks (failed steps, or the whole selection) into `budget` bytes.
+
+    Each chunk gets an equal share. An oversized chunk keeps its `## ` header
+    and its tail, since the end of a failing step is where its error is.
+    """
+    out: list[_Item] = []
+    truncated = False
+    share = budget // max(1, len(chunks))
+    for chunk in chunks:
+        items = []
+        for item in chunk:
+            item, cut = _cap_line(item)
+            truncated |= cut
+            items.append(item)
+        if sum(_size(text) for _, text in items) <= share:
+            out.extend(items)
+            continue
+        truncated = True
+        head = items[:1] if items and items[0][1].startswith("## ") else []
+        room = share - sum(_size(text) for _, text in head) - 40  # the marker line
+        tail: list[_Item] = []
+        for item in reversed(items[len(head) :]):
+            room -= _size(item[1])
+            if room < 0:
+                break
+            tail.append(item)
+        tail.reverse()
+        cut_here = sum(1 for i, _ in items[len(head) : len(items) - len(tail)] if i is not None)
+        out.extend([*head, (None, f"[… {cut_here} lines omitted …]"), *tail])
+    size = sum(_size(text) for _, text in out)
+    first = 0
+    while first < len(out) and size > budget:  # shares rounded down, or a tiny budget
+        size -= _size(out[first][1])
+        first += 1
+    return out[first:], truncated or first > 0
+
+
+def select(
+    text: str | bytes,
+    *,
+    failed_steps_only: bool = False,
+    tail_lines: int | None = None,
+    grep: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> LogExcerpt:
+    """A bounded excerpt of a job log.
+
+    Filters apply in order: failed steps only (none failed -> no lines), then
+    lines matching `grep` with GREP_CONTEXT lines around (groups separated by
+    `--`), then the last `tail_lines`. The result always fits in `max_bytes`
+    (UTF-8, one newline per line); what did not fit is dropped from the start
+    of each step and replaced by a `[… N lines omitted …]` marker.
+    """
+    if max_bytes < MIN_MAX_BYTES:
+        raise invalid_input(f"max_bytes must be at least {MIN_MAX_BYTES}", max_bytes=max_bytes)
+    if tail_lines is not None and tail_lines < 0:
+        raise invalid_input("tail_lines must not be negative", tail_lines=tail_lines)
+    pattern = compile_grep(grep) if grep is not None else None
+
+    chunks: list[list[_Item]] = []
+    index = 0
+    for step in _parse(text):
+        items = [(index + k, line) for k, line in enumerate(step.lines)]
+        index += len(step.lines)
+        if step.failed or not failed_steps_only:
+            chunks.append(items)
+    total = index
+    if not failed_steps_only:
+        chunks = [[item for chunk in chunks for item in chunk]]
+
+    if pattern is not None:
+        flat = [item for chunk in chunks for item in chunk]
+        picked = _grep([text for _, text in flat], pattern, GREP_CONTEXT)
+        chunks = [[flat[i] if i is not None else (None, "--") for i in picked]]
+    if tail_lines is not None:
+        flat = [item for chunk in chunks for item in chunk]
+        chunks = [flat[len(flat) - tail_lines :] if tail_lines else []]
+        while chunks[0] and chunks[0][0][0] is None:  # no leading separator
+            chunks[0].pop(0)
+
+    items, truncated = _fit(chunks, max_bytes)
+    shown = sum(1 for i, _ in items if i is not None)
+    lines = [text for _, text in items]
+    return LogExcerpt(
+        lines=lines,
+        truncated=truncated,
+        omitted_lines=total - shown,
+        total_lines=total,
+        bytes=sum(_size(line) for line in lines),
+    )

@@ -1,0 +1,429 @@
+"""GitHub Actions and commit checks: runs, jobs, job logs, branch status, dispatch, re-runs,
+and bounded polling.
+
+Plain data in, plain data out: the tools shape it. A job log download answers 302 with a
+short-lived storage URL; it is fetched without our credentials (the URL is signed) and
+capped, keeping the tail, where a failing step's error is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, TypeVar
+from urllib.parse import quote, urlsplit
+
+import httpx2 as httpx
+
+from github_mcp.errors import (
+    ErrorCode,
+    GitHubMCPError,
+)
+from github_mcp.github.client import (
+    GitHubClient,
+    Page,
+    encode_path,
+)
+from github_mcp.services.repos import (
+    repo_path,
+)
+
+FAILED_CONCLUSIONS = frozenset(
+    {"failure", "timed_out", "cancelled", "action_required", "startup_failure"}
+)
+PASSED_CONCLUSIONS = frozenset({"success", "neutral", "skipped"})
+MAX_LOG_BYTES = 8 * 1024 * 1024
+MAX_CHECKS = 300
+ACTIONS_APP = "github-actions"
+
+T = TypeVar("T")
+ProgressFn = Callable[[float, float | None, str], Awaitable[None]]
+
+
+# --- shapes -----------------------------------------------------------------------------------
+
+
+def _drop_none(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if v is not None}
+
+
+def compact_run(run: dict[str, Any]) -> dict[str, Any]:
+    return _drop_none(
+        {
+            "id": run["id"],
+            "workflow": run.get("name"),
+            "title": run.get("display_title"),
+            "number": run.get("run_number"),
+            "attempt": run.get("run_attempt"),
+            "event": run.get("event"),
+            "status": run.get("status"),
+            "conclusion": run.get("conclusion"),
+            "branch": run.get("head_branch"),
+            "head_sha": run.get("head_sha"),
+            "created_at": run.get("created_at"),
+        }
+    )
+
+
+def failed_steps(job: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {"number": s.get("number"), "name": s.get("name"), "conclusion": s.get("conclusion")}
+        for s in job.get("steps") or []
+        if s.get("conclusion") in FAILED_CONCLUSIONS
+    ]
+
+
+def _seconds(start: str | None, end: str | None) -> int | None:
+    if not start or not end:
+        return None
+    try:
+        a = datetime.fromisoformat(start.replace("Z", "+00:00"))
+        b = datetime.fromisoformat(end.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return max(0, int((b - a).total_seconds()))
+
+
+def compact_job(job: dict[str, Any]) -> dict[str, Any]:
+    steps = job.get("steps") or []
+    current = next((s for s in steps if s.get("status") == "in_progress"), None)
+    return _drop_none(
+        {
+            "id": job["id"],
+            "name": job.get("name"),
+            "status": job.get("status"),
+            "conclusion": job.get("conclusion"),
+            "duration_s": _seconds(job.get("started_at"), job.get("completed_at")),
+            "current_step": current.get("name") if current else None,
+            "failed_steps": failed_steps(job) or None,
+        }
+    )
+
+
+# --- runs and jobs ------------------------------------------------------------------------------
+
+
+async def list_runs(
+    github: GitHubClient,
+    full_name: str,
+    *,
+    workflow: str | None = None,
+    branch: str | None = None,
+    status: str | None = None,
+    head_sha: str | None = None,
+    event: str | None = None,
+    limit: int = 30,
+    cursor: str | None = None,
+) -> Page:
+    base = f"{repo_path(full_name)}/actions"
+    path = f"{base}/workflows/{encode_path(workflow)}/runs" if workflow else f"{base}/runs"
+    params = _drop_none({"branch": branch, "status": status, "head_sha": head_sha, "event": event})
+    return await github.paginate(
+        path, params=params, limit=limit, cursor=cursor, items_key="workflow_runs"
+    )
+
+
+async def get_run(github: GitHubClient, full_name: str, run_id: int) -> dict[str, Any]:
+    return await github.request_json("GET", f"{repo_path(full_name)}/actions/runs/{run_id}")
+
+
+async def run_jobs(github: GitHubClient, full_name: str, run_id: int) -> list[dict[str, Any]]:
+    """The jobs of the run's latest attempt."""
+    return await github.collect(
+        f"{repo_path(full_name)}/actions/runs/{run_id}/jobs", items_key="jobs", max_items=500
+    )
+
+
+async def get_job(github: GitHubClient, full_name: str, job_id: int) -> dict[str, Any]:
+    return await github.request_json("GET", f"{repo_path(full_name)}/actions/jobs/{job_id}")
+
+
+# --- logs ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class JobLog:
+    text: str
+    bytes: int
+    head_cut: bool  # the log was longer than the cap; its beginning was dropped
+
+
+def _header(headers: dict[str, str], name: str) -> str | None:
+    for key, value in headers.items():
+        if key.lower() == name:
+            return value
+    return None
+
+
+async def fetch_job_log(
+    github: GitHubClient, full_name: str, job_id: int, *, max_bytes: int = MAX_LOG_BYTES
+) -> JobLog:
+    """A job's log text (its last max_bytes). GitHub answers 302 to signed storage."""
+    path = f"{repo_path(full_name)}/actions/jobs/{job_id}/logs"
+    try:
+        text, headers = await github.request_text("GET", path, accept="application/vnd.github+json")
+    except GitHubMCPError as exc:
+        if exc.code == ErrorCode.NOT_FOUND:
+            raise GitHubMCPError(
+                ErrorCode.NOT_FOUND,
+                f"No log for job {job_id}: it does not exist, is still running, or expired.",
+                hint="get_workflow_run_overview shows the job's status.",
+            ) from None
+        raise
+    location = _header(headers, "location")
+    if not location:
+        data = text.encode("utf-8", "replace")
+        cut = len(data) > max_bytes
+        return JobLog(data[-max_bytes:].decode("utf-8", "replace"), len(data), cut)
+    # Plain http only when the API itself is plain http (a local sandbox forge).
+    allowed = ("https", "http") if github.base_url.startswith("http://") else ("https",)
+    if urlsplit(location).scheme not in allowed:
+        raise GitHubMCPError(ErrorCode.UPSTREAM_ERROR, "GitHub gave an unusable log location.")
+    return await _download_tail(github, location, max_bytes)
+
+
+async def _download_tail(github: GitHubClient, url: str, max_bytes: int) -> JobLog:
+    buf = bytearray()
+    total = 0
+    try:
+        # Signed storage URL: no Authorization header goes with it.
+        async with github.http.stream("GET", url, follow_redirects=True) as resp:
+            if resp.status_code >= 400:
+                raise GitHubMCPError(
+                    ErrorCode.UPSTREAM_ERROR,
+                    f"Log storage answered {resp.status_code}.",
+                    hint="Retry: the log link may have expired.",
+                )
+            async for chunk in resp.aiter_bytes():
+                total += len(chunk)
+                buf.extend(chunk)
+                if len(buf) > 2 * max_bytes:
+                    del buf[: len(buf) - max_bytes]
+    except httpx.TimeoutException:
+        raise GitHubMCPError(ErrorCode.TIMEOUT, "Downloading the job log timed out.") from None
+    except httpx.TransportError:
+        raise GitHubMCPError(
+            ErrorCode.UPSTREAM_ERROR, "Network error downloading the job log."
+        ) from None
+    cut = total > max_bytes
+    data = bytes(buf[-max_bytes:]) if cut else bytes(buf)
+    text = data.decode("utf-8", "replace")
+    if cut:  # start on a whole line
+        text = text.split("\n", 1)[1] if "\n" in text else text
+    return JobLog(text, total, cut)
+
+
+# --- checks and statuses ------------------------------------------------------------------------
+
+
+@dataclass
+class Check:
+    """One check on a commit: an Actions job, another app's check run, or a commit status."""
+
+    name: str
+    kind: str  # job | check | status
+    state: str  # passed | failed | pending
+    conclusion: str | None = None
+    id: int | None = None
+    detail: str | None = None
+    url: str | None = None
+
+
+def _check_state(status: str | None, conclusion: str | None) -> str:
+    if status != "completed":
+        return "pending"
+    return "failed" if conclusion in FAILED_CONCLUSIONS else "passed"
+
+
+def checks_from(runs: list[dict[str, Any]], statuses: list[dict[str, Any]]) -> list[Check]:
+    latest: dict[str, dict[str, Any]] = {}
+    for run in runs:  # the newest check run per name wins (re-runs add new ones)
+        name = run.get("name") or "check"
+        if name not in latest or int(run.get("id", 0)) > int(latest[name].get("id", 0)):
+            latest[name] = run
+    out = []
+    for run in latest.values():
+        app = (run.get("app") or {}).get("slug")
+        output = run.get("output") or {}
+        out.append(
+            Check(
+                name=run.get("name") or "check",
+                kind="job" if app == ACTIONS_APP else "check",
+                state=_check_state(run.get("status"), run.get("conclusion")),
+                conclusion=run.get("conclusion") or run.get("status"),
+                id=run.get("id"),
+                detail=(output.get("title") or None) if app != ACTIONS_APP else None,
+            )
+        )
+    for status in statuses:
+        state = status.get("state")
+        out.append(
+            Check(
+                name=status.get("context") or "status",
+                kind="status",
+                state={"pending": "pending", "success": "passed"}.get(state or "", "failed"),
+                conclusion=state,
+                detail=status.get("description") or None,
+                url=status.get("target_url") or None,
+            )
+        )
+    return sorted(out, key=lambda c: (c.state != "failed", c.state != "pending", c.name))
+
+
+async def commit_checks(github: GitHubClient, full_name: str, sha: str) -> list[Check]:
+    """Check runs (latest per name) and commit statuses (latest per context) of a commit."""
+    base = f"{repo_path(full_name)}/commits/{sha}"
+    runs, combined = await asyncio.gather(
+        github.collect(f"{base}/check-runs", items_key="check_runs", max_items=MAX_CHECKS),
+        github.request_json("GET", f"{base}/status", params={"per_page": 100}),
+    )
+    return checks_from(runs, (combined or {}).get("statuses") or [])
+
+
+@dataclass
+class CheckCounts:
+    total: int = 0
+    passed: int = 0
+    failed: int = 0
+    pending: int = 0
+    failing: list[str] = field(default_factory=list)
+    waiting: list[str] = field(default_factory=list)
+
+    @property
+    def state(self) -> str:
+        if not self.total:
+            return "none"
+        if self.failed:
+            return "failure"
+        return "pending" if self.pending else "success"
+
+
+def count_checks(checks: list[Check]) -> CheckCounts:
+    counts = CheckCounts(total=len(checks))
+    for check in checks:
+        if check.state == "failed":
+            counts.failed += 1
+            counts.failing.append(check.name)
+        elif check.state == "pending":
+            counts.pending += 1
+            counts.waiting.append(check.name)
+        else:
+            counts.passed += 1
+    return counts
+
+
+async def branch_head(github: GitHubClient, full_name: str, branch: str) -> dict[str, Any]:
+    return await github.request_json(
+        "GET", f"{repo_path(full_name)}/branches/{quote(branch, safe='')}"
+    )
+
+
+async def open_pull_for_branch(
+    github: GitHubClient, full_name: str, branch: str
+) -> dict[str, Any] | None:
+    owner = full_name.split("/", 1)[0]
+    items = await github.request_json(
+        "GET",
+        f"{repo_path(full_name)}/pulls",
+        params={"state": "open", "head": f"{owner}:{branch}", "per_page": 5},
+    )
+    return items[0] if items else None
+
+
+# --- writes -------------------------------------------------------------------------------------
+
+
+async def dispatch_workflow(
+    github: GitHubClient,
+    full_name: str,
+    workflow: str,
+    ref: str,
+    inputs: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """workflow_dispatch on ref. Returns {run_id?, run_id_source?}: GitHub returns the run's id
+    when asked (return_run_details); older servers do not, and the newest dispatch run on the
+    branch is looked up instead."""
+    path = f"{repo_path(full_name)}/actions/workflows/{encode_path(workflow)}/dispatches"
+    body: dict[str, Any] = {"ref": ref, "return_run_details": True}
+    if inputs:
+        body["inputs"] = inputs
+    try:
+        answer = await github.request_json("POST", path, json_body=body)
+    except GitHubMCPError as exc:
+        if exc.code != ErrorCode.UNPROCESSABLE or "return_run_details" not in exc.message:
+            raise
+        body.pop("return_run_details")
+        answer = await github.request_json("POST", path, json_body=body)
+    github.cache.invalidate_repo(full_name)
+    run_id = (answer or {}).get("workflow_run_id")
+    if run_id:
+        return {"run_id": int(run_id), "run_id_source": "github"}
+    page = await list_runs(
+        github, full_name, workflow=workflow, branch=ref, event="workflow_dispatch", limit=1
+    )
+    if page.items:
+        return {"run_id": page.items[0]["id"], "run_id_source": "newest_dispatch_run"}
+    return {}
+
+
+async def rerun_failed_jobs(github: GitHubClient, full_name: str, run_id: int) -> dict[str, Any]:
+    try:
+        await github.request_json(
+            "POST", f"{repo_path(full_name)}/actions/runs/{run_id}/rerun-failed-jobs"
+        )
+    except GitHubMCPError as exc:
+        if exc.code == ErrorCode.FORBIDDEN and "not completed" in exc.message:
+            raise GitHubMCPError(
+                ErrorCode.UNPROCESSABLE,
+                f"Run {run_id} is still running; only a completed run can be re-run.",
+                hint="wait_for_workflow_run, then re-run its failed jobs.",
+            ) from None
+        raise
+    github.cache.invalidate_repo(full_name)
+    return await get_run(github, full_name, run_id)
+
+
+# --- bounded polling ----------------------------------------------------------------------------
+
+
+@dataclass
+class Polled:
+    value: Any
+    done: bool
+    polls: int
+    elapsed_s: float
+
+
+async def poll(
+    load: Callable[[], Awaitable[T]],
+    finished: Callable[[T], bool],
+    *,
+    timeout_s: float,
+    interval_s: float,
+    max_interval_s: float = 30.0,
+    backoff: float = 1.5,
+    on_poll: Callable[[T, int, float], Awaitable[None]] | None = None,
+) -> Polled:
+    """Load until finished(value) or the deadline; the wait between loads grows by `backoff`.
+
+    Always loads at least once; never sleeps past the deadline."""
+    start = time.monotonic()
+    deadline = start + max(0.0, timeout_s)
+    wait = max(0.01, interval_s)
+    polls = 0
+    while True:
+        value = await load()
+        polls += 1
+        elapsed = time.monotonic() - start
+        if on_poll is not None:
+            await on_poll(value, polls, elapsed)
+        if finished(value):
+            return Polled(value, True, polls, round(elapsed, 2))
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return Polled(value, False, polls, round(elapsed, 2))
+        await asyncio.sleep(min(wait, remaining))
+        wait = min(wait * backoff, max(max_interval_s, interval_s))

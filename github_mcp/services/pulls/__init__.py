@@ -1,0 +1,65 @@
+"""Pull requests: reading and opening them, merge readiness, conflicts, review threads
+and stacked pull requests.
+
+The modules behind this face are private; import from the package.
+"""
+
+from __future__ import annotations
+
+from ._automation import (
+    call_text,
+    pr_label,
+)
+from ._comments import (
+    unresolved_comments,
+)
+from ._conflicts import (
+    detect_conflicts,
+)
+from ._readiness import (
+    check_readiness,
+)
+from ._service import (
+    all_pull_files,
+    check_runs,
+    combined_status,
+    compact_pr,
+    create_review,
+    find_open_pr,
+    get_pull,
+    list_pulls,
+    merge_pull,
+    open_pull_request,
+    pull_files,
+    pull_reviews,
+    review_comments,
+    update_pull,
+)
+from ._stack import (
+    execute_stack,
+    plan_stack,
+)
+
+__all__ = [
+    "all_pull_files",
+    "call_text",
+    "check_readiness",
+    "check_runs",
+    "combined_status",
+    "compact_pr",
+    "create_review",
+    "detect_conflicts",
+    "execute_stack",
+    "find_open_pr",
+    "get_pull",
+    "list_pulls",
+    "merge_pull",
+    "open_pull_request",
+    "plan_stack",
+    "pr_label",
+    "pull_files",
+    "pull_reviews",
+    "review_comments",
+    "unresolved_comments",
+    "update_pull",
+]

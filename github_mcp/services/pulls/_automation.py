@@ -1,0 +1,110 @@
+"""What the pull-request automation services share: reading a PR, waiting (bounded) for
+GitHub to compute its mergeability, reviews per reviewer, and how a PR is named in the
+tool calls they suggest.
+
+The services themselves: `pr_comments` (unresolved review threads), `pr_conflicts`
+(conflicting files), `pr_readiness` (merge readiness), `pr_stack` (stacked PRs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from github_mcp.errors import (
+    ErrorCode,
+    GitHubMCPError,
+)
+from github_mcp.github.client import (
+    GitHubClient,
+)
+from github_mcp.services import ci
+from github_mcp.services.pulls._service import get_pull
+from github_mcp.services.repos import (
+    repo_path,
+)
+
+ProgressFn = Callable[[float, float | None, str], Awaitable[None]]
+MAX_WAIT_SECONDS = 600.0
+
+
+def pr_label(full_name: str, number: int) -> str:
+    return f"{full_name}#{number}"
+
+
+def call_text(tool: str, **args: Any) -> str:
+    """A suggested tool call, as an assistant would write it: name(arg='value', …)."""
+    parts = []
+    for key, value in args.items():
+        if value is None:
+            continue
+        parts.append(f"{key}={value!r}" if not isinstance(value, bool) else f"{key}={value}")
+    return f"{tool}({', '.join(parts)})"
+
+
+def is_bot(login: str | None, typename: str | None = None) -> bool:
+    return typename == "Bot" or bool(login and login.endswith("[bot]"))
+
+
+async def wait_mergeable(
+    github: GitHubClient,
+    full_name: str,
+    number: int,
+    *,
+    timeout_s: float,
+    interval_s: float,
+    on_progress: ProgressFn | None = None,
+) -> tuple[dict[str, Any], bool]:
+    """The PR once GitHub has computed `mergeable` (or the deadline passed): (pr, computed).
+
+    GitHub computes mergeability in the background after a push and answers null until
+    then; each GET nudges it."""
+
+    async def load() -> dict[str, Any]:
+        return await get_pull(github, full_name, number)
+
+    def computed(pr: dict[str, Any]) -> bool:
+        return pr.get("state") != "open" or pr.get("mergeable") is not None
+
+    async def report(pr: dict[str, Any], polls: int, elapsed: float) -> None:
+        if on_progress is not None and not computed(pr):
+            await on_progress(elapsed, timeout_s, f"waiting for GitHub's mergeability (#{polls})")
+
+    polled = await ci.poll(
+        load,
+        computed,
+        timeout_s=min(timeout_s, MAX_WAIT_SECONDS),
+        interval_s=interval_s,
+        max_interval_s=5.0,
+        on_poll=report,
+    )
+    return polled.value, polled.done
+
+
+def latest_reviews(reviews: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each reviewer's deciding review, as GitHub counts them: the latest APPROVED,
+    CHANGES_REQUESTED or DISMISSED one; a later COMMENTED review changes nothing."""
+    deciding = ("APPROVED", "CHANGES_REQUESTED", "DISMISSED")
+    latest: dict[str, dict[str, Any]] = {}
+    ordered = sorted(reviews, key=lambda r: (r.get("submitted_at") or "", r.get("id") or 0))
+    for review in ordered:
+        login = (review.get("user") or {}).get("login")
+        if not login or review.get("state") == "PENDING":
+            continue
+        if review.get("state") in deciding or login not in latest:
+            latest[login] = review
+    return latest
+
+
+async def pull_reviews(github: GitHubClient, full_name: str, number: int) -> list[dict[str, Any]]:
+    return await github.collect(f"{repo_path(full_name)}/pulls/{number}/reviews", max_items=500)
+
+
+def require_open(pr: dict[str, Any], full_name: str) -> None:
+    if pr.get("state") != "open":
+        state = "merged" if pr.get("merged_at") else "closed"
+        raise GitHubMCPError(
+            ErrorCode.UNPROCESSABLE,
+            f"{pr_label(full_name, pr['number'])} is {state}.",
+            hint="This needs an open pull request.",
+        )

@@ -1,0 +1,309 @@
+"""Merge readiness of a PR: one verdict, and every blocking item with the action that
+clears it.
+
+What GitHub enforces comes from the base branch's protection (required approvals, against
+each reviewer's latest deciding review; required status checks; strict up-to-date). What a
+careful engineer also waits for is added: no conflicts, not a draft, no changes requested,
+no unresolved review threads, and (when no check is required) no failing checks. When the
+protection cannot be read (it needs admin rights), the branch's public summary and
+GitHub's `reviewDecision` stand in for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+from github_mcp.errors import (
+    ErrorCode,
+    GitHubMCPError,
+)
+from github_mcp.github.client import (
+    GitHubClient,
+)
+from github_mcp.github.graphql import (
+    review_threads,
+)
+from github_mcp.services import ci
+from github_mcp.services.pulls._automation import (
+    ProgressFn,
+    call_text,
+    latest_reviews,
+    pr_label,
+    pull_reviews,
+    wait_mergeable,
+)
+from github_mcp.services.repos import (
+    repo_path,
+)
+
+
+@dataclass
+class Protection:
+    source: str  # protection | branch_summary | none
+    required_approvals: int | None = None
+    dismiss_stale: bool = False
+    code_owners: bool = False
+    required_checks: list[str] = field(default_factory=list)
+    strict: bool = False
+    conversation_resolution: bool = False
+
+
+async def read_protection(github: GitHubClient, full_name: str, branch: str) -> Protection:
+    path = f"{repo_path(full_name)}/branches/{quote(branch, safe='')}"
+    try:
+        data = await github.request_json("GET", f"{path}/protection")
+    except GitHubMCPError as exc:
+        if exc.code not in (ErrorCode.NOT_FOUND, ErrorCode.FORBIDDEN):
+            raise
+        data = None
+    if data is not None:
+        reviews = data.get("required_pull_request_reviews") or None
+        checks = data.get("required_status_checks") or {}
+        names = list(checks.get("contexts") or [])
+        names += [c["context"] for c in checks.get("checks") or [] if c["context"] not in names]
+        return Protection(
+            source="protection",
+            required_approvals=(reviews or {}).get("required_approving_review_count")
+            if reviews
+            else None,
+            dismiss_stale=bool((reviews or {}).get("dismiss_stale_reviews")),
+            code_owners=bool((reviews or {}).get("require_code_owner_reviews")),
+            required_checks=names,
+            strict=bool(checks.get("strict")),
+            conversation_resolution=bool(
+                (data.get("required_conversation_resolution") or {}).get("enabled")
+            ),
+        )
+    # Unprotected, or protection unreadable without admin rights: the branch says which.
+    summary = await github.request_json("GET", path)
+    if not summary.get("protected"):
+        return Protection(source="none")
+    checks = ((summary.get("protection") or {}).get("required_status_checks")) or {}
+    return Protection(source="branch_summary", required_checks=list(checks.get("contexts") or []))
+
+
+@dataclass
+class Readiness:
+    verdict: str  # ready | pending | blocked
+    facts: dict[str, Any]
+    blocking: list[dict[str, str]]
+    warnings: list[dict[str, str]]
+
+
+def _item(kind: str, detail: str, action: str) -> dict[str, str]:
+    return {"kind": kind, "detail": detail, "action": action}
+
+
+async def check_readiness(
+    github: GitHubClient,
+    full_name: str,
+    number: int,
+    *,
+    timeout_s: float,
+    interval_s: float,
+    on_progress: ProgressFn | None = None,
+) -> Readiness:
+    pr, _ = await wait_mergeable(
+        github, full_name, number, timeout_s=timeout_s, interval_s=interval_s,
+        on_progress=on_progress,
+    )  # fmt: skip
+    label = pr_label(full_name, number)
+    base, head, sha = pr["base"]["ref"], pr["head"]["ref"], pr["head"]["sha"]
+    facts: dict[str, Any] = {"number": number, "head": head, "base": base, "head_sha": sha}
+    if pr.get("state") != "open":
+        state = "merged" if pr.get("merged_at") else "closed"
+        facts["state"] = state
+        return Readiness(
+            "blocked", facts, [_item("state", f"The PR is {state}.", "Nothing to merge.")], []
+        )
+    protection, reviews, checks, compare, threads = await asyncio.gather(
+        read_protection(github, full_name, base),
+        pull_reviews(github, full_name, number),
+        ci.commit_checks(github, full_name, sha),
+        github.request_json(
+            "GET", f"{repo_path(full_name)}/compare/{quote(base, safe='')}...{sha}",
+            params={"per_page": 1},
+        ),
+        review_threads(github, full_name, number),
+    )  # fmt: skip
+    nodes, decision, _ = threads
+    blocking: list[dict[str, str]] = []
+    warnings: list[dict[str, str]] = []
+
+    if pr.get("draft"):
+        blocking.append(
+            _item(
+                "draft", "The PR is a draft.", f"Mark it ready for review (gh pr ready {number})."
+            )
+        )
+    mergeable = pr.get("mergeable")
+    facts.update(draft=bool(pr.get("draft")), mergeable=mergeable)
+    if mergeable is False:
+        blocking.append(
+            _item(
+                "conflicts",
+                f"The PR conflicts with {base}.",
+                call_text("detect_merge_conflicts", pr=label) + " names the files.",
+            )
+        )
+    elif mergeable is None:
+        warnings.append(
+            _item(
+                "mergeability_unknown",
+                "GitHub has not computed mergeability yet.",
+                call_text("detect_merge_conflicts", pr=label),
+            )
+        )
+
+    _reviews(protection, reviews, decision, sha, label, facts, blocking)
+    _checks(protection, checks, label, facts, blocking, warnings)
+
+    behind = int(compare.get("behind_by") or 0)
+    facts["behind_by"] = behind
+    if behind:
+        update = _item(
+            "behind",
+            f"{behind} commit(s) on {base} are not in the PR.",
+            f"git fetch origin {base} && git merge origin/{base} && git push "
+            "(or GitHub's 'Update branch').",
+        )
+        (blocking if protection.strict else warnings).append(update)
+
+    unresolved = [n for n in nodes if not n.get("isResolved")]
+    facts["unresolved_threads"] = len(unresolved)
+    if unresolved:
+        enforced = " (required by protection)" if protection.conversation_resolution else ""
+        blocking.append(
+            _item(
+                "unresolved_threads",
+                f"{len(unresolved)} review thread(s) unresolved{enforced}.",
+                call_text("find_unresolved_comments", pr=label),
+            )
+        )
+    facts["protection"] = protection.source
+    pending_only = blocking and all(b["kind"] == "checks_pending" for b in blocking)
+    verdict = "ready" if not blocking else ("pending" if pending_only else "blocked")
+    return Readiness(verdict, facts, blocking, warnings)
+
+
+def _reviews(
+    protection: Protection,
+    reviews: list[dict[str, Any]],
+    decision: str | None,
+    sha: str,
+    label: str,
+    facts: dict[str, Any],
+    blocking: list[dict[str, str]],
+) -> None:
+    latest = latest_reviews(reviews)
+    approved = sorted(
+        login
+        for login, r in latest.items()
+        if r.get("state") == "APPROVED"
+        and (not protection.dismiss_stale or r.get("commit_id") == sha)
+    )
+    changes = sorted(login for login, r in latest.items() if r.get("state") == "CHANGES_REQUESTED")
+    required = protection.required_approvals
+    facts["approvals"] = {
+        k: v
+        for k, v in {
+            "required": required,
+            "approved_by": approved,
+            "changes_requested_by": changes or None,
+            "review_decision": decision if protection.source != "protection" else None,
+        }.items()
+        if v is not None
+    }
+    if changes:
+        blocking.append(
+            _item(
+                "changes_requested",
+                "Changes requested by " + ", ".join(changes) + ".",
+                f"Address them ({call_text('find_unresolved_comments', pr=label)}), "
+                "then ask " + ", ".join(changes) + " to re-review.",
+            )
+        )
+    if required is not None and len(approved) < required:
+        blocking.append(
+            _item(
+                "approvals",
+                f"{len(approved)} of {required} required approving review(s).",
+                f"Ask a reviewer with write access to approve (gh pr edit {label.split('#')[1]} "
+                "--add-reviewer LOGIN).",
+            )
+        )
+    elif (
+        required is None
+        and protection.source == "branch_summary"
+        and (decision == "REVIEW_REQUIRED")
+    ):
+        blocking.append(
+            _item(
+                "approvals",
+                "GitHub reports a review is required (reviewDecision REVIEW_REQUIRED).",
+                "Ask a reviewer with write access to approve.",
+            )
+        )
+    if protection.code_owners:
+        facts["approvals"]["code_owners_required"] = True
+
+
+def _checks(
+    protection: Protection,
+    checks: list[ci.Check],
+    label: str,
+    facts: dict[str, Any],
+    blocking: list[dict[str, str]],
+    warnings: list[dict[str, str]],
+) -> None:
+    by_name = {c.name: c for c in checks}
+    required = protection.required_checks
+    if required:
+        states = {
+            name: (by_name[name].state if name in by_name else "expected") for name in required
+        }
+        facts["required_checks"] = states
+        failing = [n for n, s in states.items() if s == "failed"]
+        waiting = [n for n, s in states.items() if s in ("pending", "expected")]
+        others = [c for c in checks if c.name not in states and c.state == "failed"]
+    else:
+        failing = [c.name for c in checks if c.state == "failed"]
+        waiting = [c.name for c in checks if c.state == "pending"]
+        others = []
+        counts = ci.count_checks(checks)
+        facts["checks"] = {
+            "passed": counts.passed,
+            "failed": counts.failed,
+            "pending": counts.pending,
+        }
+    kind = "required checks" if required else "checks"
+    if failing:
+        blocking.append(
+            _item(
+                "checks_failing",
+                f"Failing {kind}: " + ", ".join(failing) + ".",
+                call_text("get_failing_tests", pr=label)
+                + " names the tests and how to rerun them.",
+            )
+        )
+    if waiting:
+        blocking.append(
+            _item(
+                "checks_pending",
+                f"Not finished {kind}: " + ", ".join(waiting) + ".",
+                call_text("get_failing_tests", pr=label, wait=True),
+            )
+        )
+    for check in others:
+        warnings.append(
+            _item(
+                "check_failing",
+                f"{check.name} failed (not required)"
+                + (f": {check.detail}" if check.detail else "")
+                + ".",
+                call_text("get_failing_tests", pr=label) if check.kind == "job" else "Optional.",
+            )
+        )

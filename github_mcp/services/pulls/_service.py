@@ -1,0 +1,207 @@
+"""Pull-request operations: idempotent creation, updates, merges, reviews."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from github_mcp.errors import (
+    ErrorCode,
+    GitHubMCPError,
+    conflict,
+)
+from github_mcp.github.client import (
+    GitHubClient,
+    Page,
+)
+from github_mcp.services.content import (
+    strip_invisible,
+)
+from github_mcp.services.repos import (
+    repo_path,
+)
+
+OPEN_RETRIES = 3
+
+
+async def find_open_pr(
+    github: GitHubClient, full_name: str, head: str, base: str | None
+) -> dict[str, Any] | None:
+    owner = full_name.split("/", 1)[0]
+    params: dict[str, Any] = {"state": "open", "head": f"{owner}:{head}", "per_page": 10}
+    if base:
+        params["base"] = base
+    items = await github.request_json("GET", f"{repo_path(full_name)}/pulls", params=params)
+    return items[0] if items else None
+
+
+async def open_pull_request(
+    github: GitHubClient,
+    full_name: str,
+    *,
+    head: str,
+    base: str,
+    title: str,
+    body: str = "",
+    draft: bool = False,
+    known_absent: bool = False,
+) -> tuple[dict[str, Any], bool]:
+    """Open a PR, or return the open one for the same head and base.
+
+    POST /pulls is not idempotent, so a failed attempt is retried only after a
+    pre-check shows no PR was created. `known_absent` skips the first pre-check when
+    the caller just made it (a PR created meanwhile makes the POST fail with 422, and
+    is then found and returned). Returns (pr, already_existed)."""
+    existing = None if known_absent else await find_open_pr(github, full_name, head, base)
+    if existing:
+        return existing, True
+    last: GitHubMCPError | None = None
+    for _ in range(OPEN_RETRIES):
+        try:
+            pr = await github.request_json(
+                "POST",
+                f"{repo_path(full_name)}/pulls",
+                json_body={
+                    "head": head,
+                    "base": base,
+                    "title": title,
+                    "body": body,
+                    "draft": draft,
+                },
+            )
+            github.cache.invalidate_repo(full_name)
+            return pr, False
+        except GitHubMCPError as exc:
+            last = exc
+            if exc.code not in (
+                ErrorCode.UPSTREAM_ERROR,
+                ErrorCode.TIMEOUT,
+                ErrorCode.UNPROCESSABLE,
+            ):
+                raise
+            existing = await find_open_pr(github, full_name, head, base)
+            if existing:
+                # After a lost answer the PR found is our own; after a 422 it is a racer's.
+                return existing, exc.code == ErrorCode.UNPROCESSABLE
+            if exc.code == ErrorCode.UNPROCESSABLE:
+                raise
+    assert last is not None
+    raise last
+
+
+async def get_pull(github: GitHubClient, full_name: str, number: int) -> dict[str, Any]:
+    return await github.request_json("GET", f"{repo_path(full_name)}/pulls/{number}")
+
+
+async def merge_pull(
+    github: GitHubClient,
+    full_name: str,
+    number: int,
+    *,
+    method: str,
+    expected_head_sha: str | None,
+    commit_title: str | None,
+    commit_message: str | None,
+) -> dict[str, Any]:
+    body: dict[str, Any] = {"merge_method": method}
+    if expected_head_sha:
+        body["sha"] = expected_head_sha
+    if commit_title:
+        body["commit_title"] = commit_title
+    if commit_message:
+        body["commit_message"] = commit_message
+    try:
+        result = await github.request_json(
+            "PUT", f"{repo_path(full_name)}/pulls/{number}/merge", json_body=body
+        )
+    except GitHubMCPError as exc:
+        if exc.details.get("status") == 409:
+            raise conflict(
+                "The PR head moved; it no longer matches expected_head_sha.",
+                hint="Re-read the PR (get_pr_overview) and review the new commits.",
+            ) from None
+        if exc.details.get("status") == 405:
+            raise GitHubMCPError(
+                ErrorCode.UNPROCESSABLE,
+                "The pull request is not mergeable.",
+                hint="check_merge_readiness lists what blocks it.",
+            ) from None
+        raise
+    github.cache.invalidate_repo(full_name)
+    return result
+
+
+def compact_pr(pr: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "number": pr["number"],
+        "title": strip_invisible(pr.get("title") or ""),
+        "state": "merged" if pr.get("merged_at") else pr["state"],
+        "draft": bool(pr.get("draft")),
+        "head": pr["head"]["ref"],
+        "head_sha": pr["head"]["sha"],
+        "base": pr["base"]["ref"],
+        "author": (pr.get("user") or {}).get("login"),
+        "url": pr["html_url"],
+    }
+
+
+async def list_pulls(
+    github: GitHubClient, full_name: str, params: dict[str, Any], *, limit: int, cursor: str | None
+) -> Page:
+    return await github.paginate(
+        f"{repo_path(full_name)}/pulls", params=params, limit=limit, cursor=cursor
+    )
+
+
+async def pull_files(
+    github: GitHubClient, full_name: str, number: int, *, limit: int, cursor: str | None
+) -> Page:
+    return await github.paginate(
+        f"{repo_path(full_name)}/pulls/{number}/files", limit=limit, cursor=cursor
+    )
+
+
+async def all_pull_files(github: GitHubClient, full_name: str, number: int) -> list[Any]:
+    return await github.collect(f"{repo_path(full_name)}/pulls/{number}/files", max_items=300)
+
+
+async def pull_reviews(github: GitHubClient, full_name: str, number: int) -> list[Any]:
+    return await github.collect(f"{repo_path(full_name)}/pulls/{number}/reviews", max_items=300)
+
+
+async def review_comments(
+    github: GitHubClient, full_name: str, number: int, *, limit: int, cursor: str | None
+) -> Page:
+    return await github.paginate(
+        f"{repo_path(full_name)}/pulls/{number}/comments", limit=limit, cursor=cursor
+    )
+
+
+async def check_runs(github: GitHubClient, full_name: str, sha: str) -> list[dict[str, Any]]:
+    data = await github.request_json(
+        "GET", f"{repo_path(full_name)}/commits/{sha}/check-runs", params={"per_page": 100}
+    )
+    return data.get("check_runs", [])
+
+
+async def combined_status(github: GitHubClient, full_name: str, sha: str) -> dict[str, Any]:
+    return await github.request_json("GET", f"{repo_path(full_name)}/commits/{sha}/status")
+
+
+async def update_pull(
+    github: GitHubClient, full_name: str, number: int, fields: dict[str, Any]
+) -> dict[str, Any]:
+    data = await github.request_json(
+        "PATCH", f"{repo_path(full_name)}/pulls/{number}", json_body=fields
+    )
+    github.cache.invalidate_repo(full_name)
+    return data
+
+
+async def create_review(
+    github: GitHubClient, full_name: str, number: int, payload: dict[str, Any]
+) -> dict[str, Any]:
+    data = await github.request_json(
+        "POST", f"{repo_path(full_name)}/pulls/{number}/reviews", json_body=payload
+    )
+    github.cache.invalidate_repo(full_name)
+    return data

@@ -1,0 +1,213 @@
+"""Stacked pull requests: a dependent PR whose base is another PR's head branch.
+
+The plan says whether the stack holds, how many commits the dependent PR carries, and the
+exact commands to bring it up to date:
+
+- base PR open, dependent behind it: `git rebase origin/<base head>`;
+- base PR merged with a merge commit: rebase onto the branch it was merged into;
+- base PR squash- or rebase-merged: its original commits are not in the target branch, so
+  a plain rebase would replay them; `git rebase --onto <target> <old base head>` carries
+  only the dependent PR's own commits.
+
+Executing runs the same rebase in a scratch work tree and pushes with a lease on the head
+that was planned from; on conflict nothing is pushed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+from github_mcp.errors import (
+    ErrorCode,
+    GitHubMCPError,
+)
+from github_mcp.github.client import (
+    GitHubClient,
+)
+from github_mcp.services.pulls._automation import call_text, pr_label
+from github_mcp.services.pulls._service import get_pull
+from github_mcp.services.repos import (
+    repo_path,
+)
+from github_mcp.services.workspace import RebaseOutcome, ScratchRepos
+
+
+@dataclass
+class StackPlan:
+    full_name: str
+    base_number: int
+    dependent_number: int
+    base: dict[str, Any]
+    dependent: dict[str, Any]
+    stacked: bool
+    status: str  # up_to_date | needs_rebase | base_merged | base_closed | not_stacked
+    detail: str
+    strategy: str = "none"  # none | rebase | rebase_onto
+    commits_to_carry: int | None = None
+    base_commits_missing: int | None = None
+    commands: list[str] = field(default_factory=list)
+    retarget_to: str | None = None
+    onto_ref: str | None = None
+    upstream_ref: str | None = None
+
+    @property
+    def dependent_branch(self) -> str:
+        return self.dependent["head"]["ref"]
+
+    @property
+    def dependent_sha(self) -> str:
+        return self.dependent["head"]["sha"]
+
+    @property
+    def actionable(self) -> bool:
+        return self.strategy != "none"
+
+
+async def _compare(github: GitHubClient, full_name: str, base: str, head: str) -> dict[str, Any]:
+    path = f"{repo_path(full_name)}/compare/{quote(base, safe='')}...{quote(head, safe='')}"
+    return await github.request_json("GET", path, params={"per_page": 1})
+
+
+def _rebase_commands(
+    dep: str, dep_sha: str, onto: str, fetch: list[str], upstream: str | None
+) -> list[str]:
+    q = shlex.quote
+    rebase = (
+        f"git rebase --onto origin/{q(onto)} {upstream} {q(dep)}"
+        if upstream
+        else f"git rebase origin/{q(onto)}"
+    )
+    return [
+        "git fetch origin " + " ".join(q(r) for r in fetch),
+        f"git switch -C {q(dep)} origin/{q(dep)}",
+        rebase,
+        f"git push --force-with-lease={q(dep)}:{dep_sha} origin {q(dep)}",
+    ]
+
+
+async def plan_stack(
+    github: GitHubClient, full_name: str, base_number: int, dependent_number: int
+) -> StackPlan:
+    if base_number == dependent_number:
+        raise GitHubMCPError(ErrorCode.INVALID_INPUT, "base_pr and dependent_pr are the same PR.")
+    base, dep = await asyncio.gather(
+        get_pull(github, full_name, base_number), get_pull(github, full_name, dependent_number)
+    )
+    if dep.get("state") != "open":
+        raise GitHubMCPError(
+            ErrorCode.UNPROCESSABLE,
+            f"{pr_label(full_name, dependent_number)} is not open; there is nothing to restack.",
+        )
+    base_head, base_target = base["head"]["ref"], base["base"]["ref"]
+    base_sha = base["head"]["sha"]
+    dep_branch, dep_base, dep_sha = dep["head"]["ref"], dep["base"]["ref"], dep["head"]["sha"]
+    merged = bool(base.get("merged_at"))
+    plan = StackPlan(
+        full_name, base_number, dependent_number, base, dep, stacked=False,
+        status="not_stacked", detail="",
+    )  # fmt: skip
+    if dep_base != base_head and not (merged and dep_base == base_target):
+        plan.detail = (
+            f"#{dependent_number} targets {dep_base}, not #{base_number}'s head {base_head}."
+        )
+        plan.commands = [
+            call_text(
+                "update_pull_request", pr=pr_label(full_name, dependent_number), base=base_head
+            )
+        ]
+        return plan
+    plan.stacked = True
+
+    if base.get("state") == "open":
+        cmp = await _compare(github, full_name, base_sha, dep_sha)
+        plan.commits_to_carry = int(cmp.get("ahead_by") or 0)
+        plan.base_commits_missing = int(cmp.get("behind_by") or 0)
+        if not plan.base_commits_missing:
+            plan.status = "up_to_date"
+            plan.detail = f"{dep_branch} already contains {base_head}; nothing to carry over."
+            return plan
+        plan.status, plan.strategy = "needs_rebase", "rebase"
+        plan.detail = (
+            f"{base_head} has {plan.base_commits_missing} commit(s) {dep_branch} lacks; "
+            f"rebase its {plan.commits_to_carry} commit(s) onto it."
+        )
+        plan.onto_ref = plan.upstream_ref = f"refs/heads/{base_head}"
+        plan.commands = _rebase_commands(
+            dep_branch, dep_sha, base_head, [base_head, dep_branch], None
+        )
+        return plan
+
+    if not merged:
+        plan.status = "base_closed"
+        plan.detail = (
+            f"#{base_number} was closed without merging; retarget #{dependent_number} "
+            f"(for example to {base_target}) or reopen #{base_number}."
+        )
+        return plan
+
+    # Merged: a merge commit keeps the base PR's commits; squash and rebase merges do not.
+    contained, carry = await asyncio.gather(
+        _compare(github, full_name, base_target, base_sha),
+        _compare(github, full_name, base_sha, dep_sha),
+    )
+    plan.commits_to_carry = int(carry.get("ahead_by") or 0)
+    squashed = int(contained.get("ahead_by") or 0) > 0
+    plan.status = "base_merged"
+    plan.onto_ref = f"refs/heads/{base_target}"
+    fetch = [base_target, dep_branch]
+    if squashed:
+        plan.strategy = "rebase_onto"
+        plan.upstream_ref = f"refs/pull/{base_number}/head"
+        fetch.append(f"pull/{base_number}/head")
+        plan.detail = (
+            f"#{base_number} was squash- or rebase-merged into {base_target}; its original "
+            f"commits must not be replayed: move only #{dependent_number}'s "
+            f"{plan.commits_to_carry} commit(s) onto {base_target}."
+        )
+        plan.commands = _rebase_commands(dep_branch, dep_sha, base_target, fetch, base_sha)
+    else:
+        plan.strategy = "rebase"
+        plan.upstream_ref = plan.onto_ref
+        plan.detail = (
+            f"#{base_number} was merged into {base_target} with a merge commit; rebase "
+            f"#{dependent_number}'s {plan.commits_to_carry} commit(s) onto {base_target}."
+        )
+        plan.commands = _rebase_commands(dep_branch, dep_sha, base_target, fetch, None)
+    if dep_base != base_target:
+        plan.retarget_to = base_target
+        plan.commands.append(
+            call_text(
+                "update_pull_request", pr=pr_label(full_name, dependent_number), base=base_target
+            )
+        )
+    return plan
+
+
+async def execute_stack(
+    github: GitHubClient, scratch: ScratchRepos, plan: StackPlan
+) -> tuple[RebaseOutcome, bool]:
+    """Rebase and push the dependent branch as planned; retarget its PR when the plan says.
+
+    Returns (outcome, retargeted)."""
+    assert plan.onto_ref and plan.upstream_ref
+    outcome = await scratch.rebase_and_push(
+        plan.full_name,
+        branch=plan.dependent_branch,
+        onto_ref=plan.onto_ref,
+        upstream_ref=plan.upstream_ref,
+        expected_sha=plan.dependent_sha,
+    )
+    github.cache.invalidate_repo(plan.full_name)
+    retargeted = False
+    if outcome.status != "conflict" and plan.retarget_to:
+        await github.request_json(
+            "PATCH",
+            f"{repo_path(plan.full_name)}/pulls/{plan.dependent_number}",
+            json_body={"base": plan.retarget_to},
+        )
+        retargeted = True
+    return outcome, retargeted

@@ -1,0 +1,161 @@
+"""Committing and pushing from a workspace, and following commits made through the API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from github_mcp.errors import ErrorCode, GitHubMCPError
+from github_mcp.services.workspace._git import git_error, validate_repo_path
+from github_mcp.services.workspace._repo import RepoOps
+from github_mcp.services.workspace._status import VENV_DIR
+from github_mcp.services.workspace._types import Workspace
+
+MAX_MESSAGE_CHARS = 10000
+MAX_COMMIT_PATHS = 100
+_LITERAL = {"GIT_LITERAL_PATHSPECS": "1"}
+_NAME_STATUS = {"A": "added", "M": "modified", "D": "deleted", "T": "type_changed"}
+
+
+def validate_commit_args(message: object, paths: object) -> list[str] | None:
+    if not isinstance(message, str) or not message.strip() or "\0" in message:
+        raise GitHubMCPError(ErrorCode.INVALID_INPUT, "a commit message is required")
+    if len(message) > MAX_MESSAGE_CHARS:
+        raise GitHubMCPError(
+            ErrorCode.INVALID_INPUT, f"commit message over {MAX_MESSAGE_CHARS} characters"
+        )
+    if paths is None:
+        return None
+    if not isinstance(paths, list) or not paths or len(paths) > MAX_COMMIT_PATHS:
+        raise GitHubMCPError(ErrorCode.INVALID_INPUT, f"paths must list 1–{MAX_COMMIT_PATHS} paths")
+    checked = [validate_repo_path(p) for p in paths]
+    if any(p == VENV_DIR or p.startswith(VENV_DIR + "/") for p in checked):
+        raise GitHubMCPError(ErrorCode.INVALID_INPUT, f"{VENV_DIR} is never committed")
+    return checked
+
+
+async def commit_changes(
+    ops: RepoOps, ws: Workspace, message: str, paths: list[str] | None, push: bool
+) -> dict[str, Any]:
+    """Stage (the paths, or everything but .venv-mcp), commit, and push on request."""
+    if push and await ops.kind(ws) != "branch":
+        raise GitHubMCPError(
+            ErrorCode.INVALID_INPUT,
+            f"cannot push: {ws.ref!r} is a {ws.kind}, not a branch",
+            hint="clone a branch to commit and push",
+        )
+    root = ws.repo.resolve()
+    if paths is not None:
+        for p in paths:
+            parent = (root / p).parent.resolve()
+            if parent != root and root not in parent.parents:
+                raise GitHubMCPError(
+                    ErrorCode.INVALID_INPUT, f"path {p!r} resolves outside the clone"
+                )
+        add = await ops.run(ws, ["add", "-A", "--", *paths], extra_env=_LITERAL)
+        if add.rc != 0:
+            raise GitHubMCPError(
+                ErrorCode.INVALID_INPUT,
+                "some paths match nothing in the clone",
+                hint="list changed files with get_workspace_changes_summary",
+                git_stderr=add.stderr.strip()[-400:],
+            )
+    else:
+        await ops.out(ws, ["add", "-A", "--", "."], "stage")
+    # .git/info/exclude hides the venv, but a .gitignore negation or a user's `git add -f`
+    # can still stage it: never commit it.
+    staged_venv = await ops.out(
+        ws, ["diff", "--cached", "--name-only", "-z", "--", VENV_DIR], "diff"
+    )
+    if staged_venv.strip("\0"):
+        await ops.out(ws, ["reset", "-q", "--", VENV_DIR], "unstage")
+    scope = ["--", *paths] if paths is not None else []
+    names = await ops.out(
+        ws,
+        ["diff", "--cached", "--name-status", "-z", "--no-renames", *scope],
+        "diff",
+        extra_env=_LITERAL,
+    )
+    parts = [x for x in names.split("\0") if x]
+    files = [
+        {"path": parts[i + 1], "status": _NAME_STATUS.get(parts[i][:1], "modified")}
+        for i in range(0, len(parts) - 1, 2)
+    ]
+    if not files:
+        raise GitHubMCPError(
+            ErrorCode.INVALID_INPUT,
+            "nothing to commit",
+            hint="change files first (terminal_command), or check `paths`; "
+            f"{VENV_DIR} and the server's scratch files are never committed",
+        )
+    args = ["commit", "-q", "--no-verify", "-m", message]
+    if paths is not None:
+        args += ["--only", "--", *paths]
+    await ops.out(ws, args, "commit", extra_env=_LITERAL)
+    sha = await ops.head(ws)
+    result: dict[str, Any] = {
+        "commit_sha": sha,
+        "pushed": False,
+        "files": files,
+        "branch": await ops.branch(ws),
+    }
+    if push:
+        result["forced"] = await push_commit(ops, ws, sha)
+        result["pushed"] = True
+    return result
+
+
+async def push_commit(ops: RepoOps, ws: Workspace, sha: str) -> bool:
+    """Push `sha` to the branch, leased on the remote SHA last fetched. True when forced."""
+    tracking = f"refs/remotes/origin/{ws.ref}"
+    res = await ops.run(ws, ["rev-parse", "--verify", "--quiet", tracking])
+    expected = res.stdout.strip() if res.rc == 0 else ""
+    forced = False
+    if expected:
+        forced = (await ops.run(ws, ["merge-base", "--is-ancestor", expected, sha])).rc != 0
+    auth = await ops.auth(ws)
+    push = await ops.run(
+        ws,
+        [
+            "push",
+            "--porcelain",
+            "--no-verify",
+            f"--force-with-lease=refs/heads/{ws.ref}:{expected}",
+            "origin",
+            f"{sha}:refs/heads/{ws.ref}",
+        ],
+        auth_header=auth["auth_header"],
+        url=auth["url"],
+    )
+    if push.rc == 0:
+        await ops.run(ws, ["update-ref", tracking, sha])
+        return forced
+    text = (push.stdout + push.stderr).lower()
+    if "stale info" in text or "fetch first" in text or "non-fast-forward" in text:
+        raise GitHubMCPError(
+            ErrorCode.CONFLICT,
+            f"{ws.ref} moved upstream since the workspace last fetched; nothing was pushed",
+            hint="ensure_workspace_clone(reset=false) to fetch, then rebase or merge "
+            "and commit_workspace again",
+            commit_sha=sha,
+            expected_remote_sha=expected or None,
+        )
+    err = git_error(push, "push", network=True)
+    err.details["commit_sha"] = sha
+    raise err
+
+
+async def follow_remote(ops: RepoOps, ws: Workspace) -> str:
+    """Fetch, then fast-forward a clean clone that is on the branch and has no own commits."""
+    if await ops.kind(ws) != "branch":
+        return "no_clone"
+    await ops.fetch(ws, None)
+    if await ops.status(ws):
+        return "dirty_left_behind"
+    head, remote = await ops.head(ws), await ops.target(ws)
+    if head == remote:
+        return "up_to_date"
+    ancestor = await ops.run(ws, ["merge-base", "--is-ancestor", head, remote])
+    if ancestor.rc != 0 or await ops.branch(ws) != ws.ref:
+        return "diverged_left_behind"
+    await ops.out(ws, ["merge", "--ff-only", "-q", remote], "fast-forward", **(await ops.auth(ws)))
+    return "fast_forwarded"

@@ -1,0 +1,265 @@
+"""Running user commands in a workspace, and turning test output into a result."""
+
+from __future__ import annotations
+
+import logging
+import os
+import pwd
+import shutil
+from pathlib import Path
+from typing import Any
+
+from github_mcp.errors import ErrorCode, GitHubMCPError
+from github_mcp.services.ci import parse_counts, parse_failures, parse_junit_xml
+from github_mcp.services.workspace._cgroups import CgroupPlan
+from github_mcp.services.workspace._git import read_nofollow
+from github_mcp.services.workspace._procs import (
+    Identity,
+    Limits,
+    ProcResult,
+    ProcSpec,
+    run_contained,
+)
+from github_mcp.services.workspace._sandbox import bwrap_argv, find_bwrap, scrub_env
+from github_mcp.services.workspace._status import VENV_DIR
+from github_mcp.services.workspace._types import Progress, TestRunResult, Workspace, WorkspaceConfig
+
+log = logging.getLogger(__name__)
+
+MAX_COMMAND_CHARS = 32768
+MAX_FAILING = 50
+
+
+class CommandRunner:
+    """Starts user commands with the workspace's environment, limits and sandbox."""
+
+    def __init__(
+        self, config: WorkspaceConfig, identity: Identity | None, cgroups: CgroupPlan | None
+    ) -> None:
+        self.config = config
+        self.identity = identity
+        self.cgroups = cgroups
+        mem_cgroup = cgroups is not None and (cgroups.version == 2 or cgroups.memory_base)
+        address_space = config.address_space_mb
+        if address_space is None:
+            address_space = config.memory_mb * 4 if mem_cgroup else config.memory_mb
+        self.limits = Limits(
+            cpu_seconds=config.cpu_seconds or None,
+            address_space_mb=address_space or None,
+            max_file_mb=config.max_file_mb or None,
+            max_processes=config.max_processes or None,
+            memory_mb=config.memory_mb or None,
+        )
+        self.bash = shutil.which("bash") or "/bin/bash"
+        self._bwrap_ok = False
+
+    def timeout(self, timeout_s: float | None) -> float:
+        if timeout_s is None:
+            return self.config.default_timeout_s
+        if isinstance(timeout_s, bool) or not isinstance(timeout_s, int | float) or timeout_s <= 0:
+            raise GitHubMCPError(ErrorCode.INVALID_INPUT, "timeout_seconds must be positive")
+        return float(min(timeout_s, self.config.max_timeout_s))
+
+    def user_env(self, ws: Workspace, use_venv: bool) -> dict[str, str]:
+        """An allow-listed environment: nothing of the server's secrets or settings."""
+        user = self.identity.name if self.identity else pwd.getpwuid(os.geteuid())[0]
+        extra = {
+            "HOME": str(ws.home),
+            "TMPDIR": str(ws.tmp),
+            "USER": user,
+            "LOGNAME": user,
+            "GIT_TERMINAL_PROMPT": "0",
+            "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+            # Bytecode caches go to HOME, not into the tree that gets committed.
+            "PYTHONPYCACHEPREFIX": str(ws.home / ".cache" / "pycache"),
+            "GIT_AUTHOR_NAME": self.config.git_user_name,
+            "GIT_AUTHOR_EMAIL": self.config.git_user_email,
+            "GIT_COMMITTER_NAME": self.config.git_user_name,
+            "GIT_COMMITTER_EMAIL": self.config.git_user_email,
+        }
+        env = scrub_env(os.environ, self.config.env_allowlist, extra)
+        if use_venv:
+            venv = ws.repo / VENV_DIR
+            env["VIRTUAL_ENV"] = str(venv)
+            env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env['PATH']}"
+        return env
+
+    def prepare_dirs(self, ws: Workspace) -> None:
+        for d in (ws.home, ws.tmp):
+            d.mkdir(exist_ok=True)
+            if self.identity is not None:
+                os.chown(d, self.identity.uid, self.identity.gid, follow_symlinks=False)
+
+    async def ensure_venv(
+        self, ws: Workspace, env: dict[str, str], on_progress: Progress | None
+    ) -> None:
+        venv = ws.repo / VENV_DIR
+        if (venv / "bin" / "python").exists():
+            return
+        res = await self.execute(
+            ws,
+            [self.config.venv_python, "-m", "venv", str(venv)],
+            cwd=ws.repo,
+            env={k: v for k, v in env.items() if k != "VIRTUAL_ENV"},
+            timeout_s=min(300.0, self.config.max_timeout_s),
+            allow_network=False,
+            on_progress=on_progress,
+            label=f"creating {VENV_DIR}",
+        )
+        if res.exit_code != 0:
+            raise GitHubMCPError(
+                ErrorCode.INTERNAL,
+                f"could not create {VENV_DIR}",
+                hint="check that python3 and its venv module are installed",
+                stderr=res.stderr[-600:],
+            )
+
+    async def execute(
+        self,
+        ws: Workspace,
+        argv: list[str],
+        *,
+        cwd: Path,
+        env: dict[str, str],
+        timeout_s: float,
+        allow_network: bool,
+        on_progress: Progress | None,
+        label: str,
+        keep_tail_chars: int = 0,
+    ) -> ProcResult:
+        if self.config.sandbox == "bwrap":
+            jail = bwrap_argv(
+                find_bwrap(self.config.bwrap_path),
+                workspace_dir=ws.dir,
+                cwd=cwd,
+                allow_network=allow_network,
+                ro_binds=self.config.sandbox_ro_binds,
+            )
+            if not self._bwrap_ok:
+                await self._probe_bwrap(jail, cwd, env)
+            argv = jail + argv
+        spec = ProcSpec(
+            argv=argv,
+            cwd=cwd,
+            env=env,
+            timeout_s=timeout_s,
+            limits=self.limits,
+            identity=self.identity,
+            cgroups=self.cgroups,
+            stdout_max_chars=self.config.stdout_max_chars,
+            stderr_max_chars=self.config.stderr_max_chars,
+            keep_tail_chars=keep_tail_chars,
+            kill_grace_s=self.config.kill_grace_s,
+            on_progress=on_progress,
+            progress_interval_s=self.config.progress_interval_s,
+            label=label,
+        )
+        return await run_contained(spec)
+
+    async def _probe_bwrap(self, jail: list[str], cwd: Path, env: dict[str, str]) -> None:
+        spec = ProcSpec(
+            argv=[*jail, "true"],
+            cwd=cwd,
+            env=env,
+            timeout_s=30,
+            identity=self.identity,
+            label="bwrap probe",
+        )
+        res = await run_contained(spec)
+        if res.exit_code != 0:
+            raise GitHubMCPError(
+                ErrorCode.INTERNAL,
+                "bubblewrap cannot create its sandbox on this host",
+                hint="allow user namespaces, run the server as root, or set the sandbox to none",
+                stderr=res.stderr[-400:],
+            )
+        self._bwrap_ok = True
+
+
+def check_command(command: object) -> str:
+    if not isinstance(command, str) or not command.strip():
+        raise GitHubMCPError(ErrorCode.INVALID_INPUT, "command must be a non-empty string")
+    if len(command) > MAX_COMMAND_CHARS or "\0" in command:
+        raise GitHubMCPError(
+            ErrorCode.INVALID_INPUT,
+            f"command must be at most {MAX_COMMAND_CHARS} characters, without NUL",
+        )
+    return command
+
+
+def resolve_workdir(ws: Workspace, workdir: str | None) -> Path:
+    """The directory to run in: must resolve (symlinks followed) inside the clone."""
+    root = ws.repo.resolve()
+    if workdir is None or workdir in ("", "."):
+        return root
+    if not isinstance(workdir, str) or "\0" in workdir or len(workdir) > 4096:
+        raise GitHubMCPError(ErrorCode.INVALID_INPUT, "invalid workdir")
+    target = (root / workdir).resolve()
+    if target != root and root not in target.parents:
+        raise GitHubMCPError(
+            ErrorCode.INVALID_INPUT,
+            "workdir resolves outside the clone",
+            hint="give a directory relative to the repository root",
+        )
+    if not target.is_dir():
+        raise GitHubMCPError(ErrorCode.INVALID_INPUT, "workdir is not a directory in the clone")
+    return target
+
+
+def take_file(path: Path | None) -> bytes | None:
+    """Read and delete a scratch file (never through a symlink a command planted)."""
+    if path is None:
+        return None
+    data = read_nofollow(path, 64 << 20)
+    path.unlink(missing_ok=True)
+    return data
+
+
+def build_test_result(
+    res: ProcResult, report: bytes | None, runner: str | None = None
+) -> TestRunResult:
+    """Counts and failures from the JUnit report, else from the output's summary lines.
+
+    `runner` (from the command) is used when the output alone names no runner.
+    """
+    counts, failures, source = None, [], None
+    if report:
+        try:
+            counts, failures = parse_junit_xml(report)
+            source = "junit"
+        except Exception:  # a malformed report falls back to the console output
+            log.info("unreadable JUnit report", exc_info=True)
+    if counts is None:
+        text = (res.stdout_tail or res.stdout) + "\n" + res.stderr
+        counts = parse_counts(text)
+        failures = parse_failures(text)
+        if counts is None and not failures and runner is not None:
+            counts = parse_counts(text, runner=runner)
+            failures = parse_failures(text, runner=runner)
+        source = "summary" if counts is not None or failures else None
+    failing = []
+    for f in failures[:MAX_FAILING]:
+        item: dict[str, Any] = {"name": f.test, "message": (f.message or "")[:2000]}
+        if f.file:
+            item["file"] = f.file
+        if f.line:
+            item["line"] = f.line
+        failing.append(item)
+    tail = (res.stdout_tail or res.stdout)[-4000:]
+    if res.stderr.strip():
+        tail += "\n--- stderr ---\n" + res.stderr[-2000:]
+    duration = counts.duration_s if counts and counts.duration_s else res.duration_s
+    return TestRunResult(
+        passed=counts.passed if counts else 0,
+        failed=counts.failed if counts else len(failures),
+        errors=counts.errors if counts else 0,
+        skipped=counts.skipped if counts else 0,
+        failing=failing,
+        duration_s=round(duration, 3),
+        exit_code=res.exit_code,
+        timed_out=res.timed_out,
+        output_tail=tail,
+        parsed_from=source,
+        killed_by=res.killed_by,
+        failing_truncated=len(failures) > MAX_FAILING,
+    )

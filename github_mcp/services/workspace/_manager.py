@@ -1,0 +1,382 @@
+"""Persistent workspaces: one blobless clone per (repo, ref); commands, tests and commits in it.
+
+Layout under `WorkspaceConfig.root`::
+
+    .server/                          the server's git HOME (0700), never seen by commands
+    <owner>__<repo>/<ref>-<hash>/     one workspace; the directory stays the server's
+        repo/                         the clone, where commands run; `.venv-mcp` lives here
+        home/                         HOME for user commands (pip/npm caches persist)
+        tmp/                          TMPDIR, and the server's scratch files (JUnit reports)
+
+Containment of user commands, best available first (`describe()` says what is in force):
+
+1. A cgroup per command (`pids.max`, memory limit), v2 or v1, when the cgroup filesystem
+   is writable: it caps fork bombs and memory even for root, and lists every process to kill.
+2. Otherwise, when the server is root, commands run as `nobody`, so that RLIMIT_NPROC
+   applies (root ignores it); the tree is handed to that user after each server git call.
+3. Always: a new session, rlimits (CPU, address space, file size, no core dumps), a
+   scrubbed environment, and a kill of every process the command started (cgroup members,
+   /proc descendants, its session and group, and the run's environment marker).
+4. Optionally bubblewrap (`sandbox="bwrap"`): read-only system, only the workspace
+   writable, its own pid namespace (the server's processes and /proc are invisible), and
+   no network unless `installing_dependencies`.
+
+The server's own git gets credentials per call and distrusts `.git/` (see `workspace_git`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import pwd
+import re
+import secrets
+import shutil
+import stat
+from pathlib import Path
+from typing import Any
+
+from github_mcp.errors import ErrorCode, GitHubMCPError
+from github_mcp.services.workspace._cgroups import detect_cgroups
+from github_mcp.services.workspace._commit import (
+    commit_changes,
+    follow_remote,
+    validate_commit_args,
+)
+from github_mcp.services.workspace._exec import (
+    CommandRunner,
+    build_test_result,
+    check_command,
+    resolve_workdir,
+    take_file,
+)
+from github_mcp.services.workspace._git import (
+    GitRunner,
+    git_dir_intact,
+    read_nofollow,
+    validate_full_name,
+    validate_ref,
+)
+from github_mcp.services.workspace._procs import ProcResult
+from github_mcp.services.workspace._rebase import ScratchRepos, scratch_repos
+from github_mcp.services.workspace._repo import RepoOps
+from github_mcp.services.workspace._sandbox import resolve_identity
+from github_mcp.services.workspace._status import (
+    VENV_DIR,
+    count_text_lines,
+    is_pytest_command,
+    parse_numstat_z,
+    runner_hint,
+)
+from github_mcp.services.workspace._types import (
+    MAX_LISTED,
+    CloneState,
+    CommandResult,
+    GitCredentials,
+    Progress,
+    TestRunResult,
+    TokenCredentials,
+    Workspace,
+    WorkspaceConfig,
+)
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "VENV_DIR",
+    "CloneState",
+    "CommandResult",
+    "GitCredentials",
+    "TestRunResult",
+    "TokenCredentials",
+    "WorkspaceConfig",
+    "WorkspaceManager",
+]
+
+
+class WorkspaceManager:
+    def __init__(self, config: WorkspaceConfig, credentials: GitCredentials) -> None:
+        self.config = config
+        self._cgroups = detect_cgroups() if config.use_cgroups else None
+        self._identity = resolve_identity(
+            config.run_as_user, cgroups_available=self._cgroups is not None
+        )
+        created = not config.root.exists()
+        config.root.mkdir(parents=True, exist_ok=True)
+        if self._identity is not None:
+            if created:
+                config.root.chmod(0o755)
+            blocked = _untraversable(config.root.resolve())
+            if blocked is not None and config.run_as_user == "auto":
+                log.warning("%s is private: workspace commands stay root, uncapped", blocked)
+                self._identity = None
+            elif blocked is not None:
+                raise GitHubMCPError(
+                    ErrorCode.INTERNAL,
+                    f"the workspace root is not reachable by the user {self._identity.name!r}",
+                    hint=f"{blocked} must be traversable by others (chmod o+x), "
+                    "or move the workspace root",
+                )
+        if created and self._identity is None:  # private clones stay private
+            config.root.chmod(0o700)
+        git = GitRunner(
+            home=config.root / ".server",
+            user_name=config.git_user_name,
+            user_email=config.git_user_email,
+            timeout_s=config.git_timeout_s,
+        )
+        git.prepare()
+        self._ops = RepoOps(git, credentials, self._identity, config.progress_interval_s)
+        self._runner = CommandRunner(config, self._identity, self._cgroups)
+        self._workspaces: dict[Path, Workspace] = {}
+
+    def describe(self) -> dict[str, Any]:
+        """How user commands are contained on this host (for diagnostics tools)."""
+        limits = self._runner.limits
+        if self._cgroups is not None:
+            procs = f"{self._cgroups.describe()}: pids.max={limits.max_processes}"
+        elif self._identity is not None or os.geteuid() != 0:
+            procs = f"RLIMIT_NPROC (current + {limits.max_processes})"
+        else:
+            procs = "none: root without a writable cgroup"
+        memory = f"RLIMIT_AS={limits.address_space_mb} MB per process"
+        if self._cgroups is not None and "pids only" not in self._cgroups.describe():
+            memory = f"cgroup {limits.memory_mb} MB per command; {memory}"
+        return {
+            "sandbox": self.config.sandbox,
+            "run_as": self._identity.name if self._identity else pwd.getpwuid(os.geteuid())[0],
+            "process_limit": procs,
+            "memory_limit": memory,
+            "cpu_seconds": limits.cpu_seconds,
+            "max_file_mb": limits.max_file_mb,
+        }
+
+    def workspace_dir(self, full_name: str, ref: str) -> Path:
+        """`<root>/<owner>__<repo>/<ref, sanitised>-<hash of repo and ref>`."""
+        full_name, ref = validate_full_name(full_name), validate_ref(ref)
+        owner, repo = full_name.lower().split("/")
+        safe_ref = re.sub(r"[^A-Za-z0-9._-]+", "_", ref).strip("._-")[:48] or "ref"
+        digest = hashlib.sha256(f"{full_name.lower()}\0{ref}".encode()).hexdigest()[:10]
+        return self.config.root / f"{owner}__{repo}" / f"{safe_ref}-{digest}"
+
+    def _ws(self, full_name: str, ref: str) -> Workspace:
+        full_name, ref = validate_full_name(full_name), validate_ref(ref)
+        path = self.workspace_dir(full_name, ref)
+        ws = self._workspaces.get(path)
+        if ws is None:
+            ws = self._workspaces[path] = Workspace(full_name, ref, path)
+        return ws
+
+    # --- clones -----------------------------------------------------------------------
+
+    async def ensure_clone(
+        self, full_name: str, ref: str, *, reset: bool = False, on_progress: Progress | None = None
+    ) -> CloneState:
+        """Clone on first use, fetch after; `reset` discards local work but keeps .venv-mcp."""
+        ws = self._ws(full_name, ref)
+        async with ws.lock:
+            broken = not ws.cloned() or not git_dir_intact(ws.repo)
+            if reset and broken and (ws.repo.exists() or ws.repo.is_symlink()):
+                _remove(ws.repo)  # a broken or tampered workspace: start again
+                self._ops.git.forget(ws.repo)
+            created = await self._ops.ensure_cloned(ws, on_progress)
+            if not created:
+                try:
+                    await self._ops.prepare(ws)
+                    await self._ops.fetch(ws, on_progress)
+                    if reset:
+                        await self._ops.reset(ws)
+                finally:
+                    self._ops.hand_over(ws)
+            return await self._ops.state(ws, created=created, reset=reset)
+
+    async def changes_summary(self, full_name: str, ref: str) -> dict[str, Any]:
+        """Branch, ahead/behind, per-file status and a diffstat of the uncommitted work."""
+        ws = self._ws(full_name, ref)
+        async with ws.lock:
+            ws.require_clone()
+            await self._ops.prepare(ws)
+            ops = self._ops
+            head = await ops.head(ws)
+            ahead, behind = await ops.ahead_behind(ws, await ops.target(ws) or None)
+            status = await ops.status(ws)
+            numstat = await ops.out(
+                ws,
+                ["diff", "--numstat", "-z", "--no-ext-diff", "--no-textconv", "HEAD", "--"],
+                "diff",
+            )
+            files, insertions, deletions = parse_numstat_z(numstat)
+            untracked = [e for e in status if e.status == "untracked"]
+            for entry in untracked[:200]:
+                insertions += count_text_lines(read_nofollow(ws.repo / entry.path, 1 << 20))
+            return {
+                "branch": await ops.branch(ws),
+                "head_sha": head,
+                "ahead": ahead,
+                "behind": behind,
+                "status": [e.to_dict() for e in status[:MAX_LISTED]],
+                "status_truncated": len(status) > MAX_LISTED,
+                "diffstat": {
+                    "files": files + len(untracked),
+                    "insertions": insertions,
+                    "deletions": deletions,
+                },
+                "dirty": bool(status),
+            }
+
+    # --- commands ---------------------------------------------------------------------
+
+    async def run(
+        self,
+        full_name: str,
+        ref: str,
+        command: str,
+        *,
+        timeout_s: float | None = None,
+        workdir: str | None = None,
+        use_venv: bool = False,
+        installing_dependencies: bool = False,
+        on_progress: Progress | None = None,
+    ) -> CommandResult:
+        """Run `bash -c command` in the clone (cloned on first use, never fetched here)."""
+        ws = self._ws(full_name, ref)
+        timeout = self._runner.timeout(timeout_s)
+        res, _ = await self._run(
+            ws, check_command(command), timeout, workdir, use_venv, installing_dependencies,
+            on_progress, None, keep_tail=0,
+        )  # fmt: skip
+        return CommandResult(
+            exit_code=res.exit_code,
+            timed_out=res.timed_out,
+            stdout=res.stdout,
+            stderr=res.stderr,
+            stdout_truncated=res.stdout_truncated,
+            stderr_truncated=res.stderr_truncated,
+            duration_s=res.duration_s,
+            killed_by=res.killed_by,
+            timeout_s=timeout,
+        )
+
+    async def run_tests(
+        self,
+        full_name: str,
+        ref: str,
+        test_command: str = "pytest",
+        *,
+        timeout_s: float | None = None,
+        workdir: str | None = None,
+        use_venv: bool = True,
+        on_progress: Progress | None = None,
+    ) -> TestRunResult:
+        """Run tests: pytest reports through a JUnit file in tmp/, others by summary lines."""
+        ws = self._ws(full_name, ref)
+        command = check_command(test_command)
+        timeout = self._runner.timeout(timeout_s)
+        junit = None
+        if is_pytest_command(command):
+            junit = ws.tmp / f"junit-{secrets.token_hex(6)}.xml"
+            command = f"{command} --junitxml={junit}"
+        res, report = await self._run(
+            ws, command, timeout, workdir, use_venv, False, on_progress, junit, keep_tail=400_000
+        )
+        return build_test_result(res, report, runner_hint(test_command))
+
+    async def _run(
+        self,
+        ws: Workspace,
+        command: str,
+        limit_s: float,
+        workdir: str | None,
+        use_venv: bool,
+        allow_network: bool,
+        on_progress: Progress | None,
+        report: Path | None,
+        *,
+        keep_tail: int,
+    ) -> tuple[ProcResult, bytes | None]:
+        async with ws.lock:
+            await self._ops.ensure_cloned(ws, on_progress)
+            self._runner.prepare_dirs(ws)
+            cwd = resolve_workdir(ws, workdir)
+            env = self._runner.user_env(ws, use_venv)
+            if use_venv:
+                await self._runner.ensure_venv(ws, env, on_progress)
+            take_file(report)  # a stale report must not pass for this run's
+            res = await self._runner.execute(
+                ws,
+                [self._runner.bash, "-c", command],
+                cwd=cwd,
+                env=env,
+                timeout_s=limit_s,
+                allow_network=allow_network,
+                on_progress=on_progress,
+                label="command",
+                keep_tail_chars=keep_tail,
+            )
+            return res, take_file(report)
+
+    def scratch(self) -> ScratchRepos:
+        """Server-private scratch repos for trial merges and stacked-branch rebases."""
+        root = self.config.root / ".server" / "scratch"
+        return scratch_repos(self, self._ops.git, self._ops.credentials, root)
+
+    # --- commits ----------------------------------------------------------------------
+
+    async def commit(
+        self,
+        full_name: str,
+        ref: str,
+        message: str,
+        *,
+        paths: list[str] | None = None,
+        push: bool = False,
+    ) -> dict[str, Any]:
+        """Commit the clone's changes (never .venv-mcp or scratch files); push when asked.
+
+        The push is leased on the remote SHA last fetched: if the branch moved upstream,
+        nothing is pushed and `conflict` is raised (the local commit stays).
+        """
+        checked = validate_commit_args(message, paths)
+        ws = self._ws(full_name, ref)
+        async with ws.lock:
+            ws.require_clone()
+            await self._ops.prepare(ws)
+            try:
+                return await commit_changes(self._ops, ws, message, checked, push)
+            finally:
+                self._ops.hand_over(ws)
+
+    async def refresh_after_api_commit(self, full_name: str, ref: str) -> str:
+        """After a commit made through the API: fast-forward a clean clone, leave a dirty one.
+
+        Returns "fast_forwarded", "up_to_date", "dirty_left_behind", "diverged_left_behind"
+        (local commits, or HEAD moved off the branch), "busy_left_behind" (a command holds
+        the workspace: this never waits for it) or "no_clone".
+        """
+        ws = self._ws(full_name, ref)
+        if not ws.cloned():
+            return "no_clone"
+        if ws.lock.locked():
+            return "busy_left_behind"
+        async with ws.lock:
+            await self._ops.prepare(ws)
+            try:
+                return await follow_remote(self._ops, ws)
+            finally:
+                self._ops.hand_over(ws)
+
+
+def _untraversable(root: Path) -> Path | None:
+    """The first directory on the way to root that other users cannot enter."""
+    for d in (root, *root.parents):
+        if not d.stat().st_mode & stat.S_IXOTH:
+            return d
+    return None
+
+
+def _remove(path: Path) -> None:
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    else:
+        shutil.rmtree(path)

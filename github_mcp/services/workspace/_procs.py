@@ -1,0 +1,473 @@
+"""Running one untrusted command: limits, capped capture, progress, and a kill that leaves nothing.
+
+Each command is the leader of a new session. It gets rlimits (CPU, address space, file
+size, core, processes), joins its own cgroup when the host allows (see
+`workspace_cgroups`), and may drop to an unprivileged uid. When it ends, times out or is
+cancelled, every process it started is found and killed: the cgroup's members, plus a walk
+of /proc for its descendants, its session and process group, and any process whose
+environment carries the run's marker (which catches daemons that called `setsid` and were
+re-parented to init).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import inspect
+import logging
+import os
+import resource
+import secrets
+import signal
+import subprocess
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from github_mcp.errors import ErrorCode, GitHubMCPError
+from github_mcp.services.workspace._cgroups import CgroupPlan, CommandCgroup
+
+log = logging.getLogger(__name__)
+
+RUN_MARKER = "WORKSPACE_RUN_ID"
+ProgressCallback = Callable[[float, str], "Awaitable[None] | None"]
+
+
+class OutputCapture:
+    """Keeps the head and the tail of a stream; memory stays bounded whatever its size."""
+
+    def __init__(self, max_chars: int, keep_tail_chars: int = 0) -> None:
+        self.max_chars = max(max_chars, 0)
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._head: list[str] = []
+        self._head_len = 0
+        self._tail: deque[str] = deque()
+        self._tail_len = 0
+        self._tail_keep = max(self.max_chars - self.max_chars // 2, keep_tail_chars)
+        self._tail_trimmed = False
+        self.total_chars = 0
+        self.last_line = ""
+
+    def feed(self, data: bytes) -> None:
+        self._add(self._decoder.decode(data))
+
+    def close(self) -> None:
+        self._add(self._decoder.decode(b"", final=True))
+
+    def _add(self, text: str) -> None:
+        if not text:
+            return
+        self.total_chars += len(text)
+        lines = [ln for ln in text.replace("\r", "\n").split("\n") if ln.strip()]
+        if lines:
+            self.last_line = lines[-1].strip()[:160]
+        room = self.max_chars - self._head_len
+        if room > 0:
+            self._head.append(text[:room])
+            self._head_len += len(text[:room])
+            text = text[room:]
+        if text:
+            self._tail.append(text)
+            self._tail_len += len(text)
+            while self._tail and self._tail_len - len(self._tail[0]) >= self._tail_keep:
+                self._tail_len -= len(self._tail.popleft())
+                self._tail_trimmed = True
+
+    @property
+    def truncated(self) -> bool:
+        return self.total_chars > self.max_chars
+
+    def tail_text(self, n: int) -> str:
+        """The last n characters of the stream (exact while n fits what was kept)."""
+        if n <= 0:
+            return ""
+        tail = "".join(self._tail)
+        if not self._tail_trimmed:
+            tail = "".join(self._head) + tail
+        return tail[-n:]
+
+    def text(self) -> str:
+        head = "".join(self._head)
+        if not self.truncated:
+            return head
+        keep_head = self.max_chars // 2
+        keep_tail = self.max_chars - keep_head
+        tail = self.tail_text(keep_tail)
+        omitted = self.total_chars - keep_head - len(tail)
+        marker = f"\n… [{omitted} characters truncated: showing head and tail] …\n"
+        return head[:keep_head] + marker + tail
+
+
+@dataclass(frozen=True)
+class Limits:
+    cpu_seconds: int | None = None
+    address_space_mb: int | None = None
+    max_file_mb: int | None = None
+    max_processes: int | None = None
+    memory_mb: int | None = None  # enforced through the cgroup only
+
+
+@dataclass(frozen=True)
+class Identity:
+    uid: int
+    gid: int
+    name: str
+
+
+@dataclass
+class ProcSpec:
+    argv: list[str]
+    cwd: Path
+    env: dict[str, str]
+    timeout_s: float
+    limits: Limits = field(default_factory=Limits)
+    identity: Identity | None = None
+    cgroups: CgroupPlan | None = None
+    stdout_max_chars: int = 12000
+    stderr_max_chars: int = 6000
+    keep_tail_chars: int = 0
+    kill_grace_s: float = 2.0
+    on_progress: ProgressCallback | None = None
+    progress_interval_s: float = 2.0
+    label: str = "command"
+
+
+@dataclass
+class ProcResult:
+    exit_code: int | None
+    timed_out: bool
+    stdout: str
+    stderr: str
+    stdout_truncated: bool
+    stderr_truncated: bool
+    duration_s: float
+    killed_by: str | None
+    stdout_tail: str = ""  # up to keep_tail_chars, for parsers
+    containment: str = ""
+
+
+# --- /proc ------------------------------------------------------------------------------
+
+
+def _read_stat(pid: int) -> tuple[str, int, int, int] | None:
+    """(state, ppid, pgrp, session) from /proc/<pid>/stat."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return None
+    rest = raw[raw.rfind(b")") + 2 :].split()
+    try:
+        return rest[0].decode(), int(rest[1]), int(rest[2]), int(rest[3])
+    except (IndexError, ValueError):
+        return None
+
+
+def _all_pids() -> list[int]:
+    return [int(n) for n in os.listdir("/proc") if n.isdigit()]
+
+
+def _has_marker(pid: int, marker: bytes) -> bool:
+    try:
+        return marker in b"\0" + Path(f"/proc/{pid}/environ").read_bytes() + b"\0"
+    except OSError:
+        return False
+
+
+def find_tree(leader: int, run_id: str) -> set[int]:
+    """Live processes belonging to one run (never this process or its ancestors)."""
+    me = os.getpid()
+    marker = f"\0{RUN_MARKER}={run_id}\0".encode()
+    stats = {pid: st for pid in _all_pids() if pid != me and (st := _read_stat(pid))}
+    children: dict[int, list[int]] = {}
+    found: set[int] = set()
+    for pid, (state, ppid, pgrp, sid) in stats.items():
+        children.setdefault(ppid, []).append(pid)
+        if state != "Z" and leader in (pgrp, sid):
+            found.add(pid)
+    stack = [leader]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            if child not in found and stats[child][0] != "Z":
+                found.add(child)
+                stack.append(child)
+    for pid, (state, *_rest) in stats.items():
+        if pid not in found and state != "Z" and _has_marker(pid, marker):
+            found.add(pid)
+    found.discard(me)
+    return found
+
+
+def _signal_all(pids: set[int], sig: int) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, sig)
+
+
+# --- spawning ---------------------------------------------------------------------------
+
+
+def _count_user_tasks(uid: int) -> int:
+    """Threads owned by uid: what RLIMIT_NPROC actually counts on Linux."""
+    count = 0
+    for pid in _all_pids():
+        with contextlib.suppress(OSError):
+            if os.stat(f"/proc/{pid}").st_uid == uid:
+                count += len(os.listdir(f"/proc/{pid}/task"))
+    return count
+
+
+def _rlimits(limits: Limits, identity: Identity | None) -> list[tuple[int, int, int]]:
+    out: list[tuple[int, int, int]] = [(resource.RLIMIT_CORE, 0, 0)]
+    if limits.cpu_seconds:
+        out.append((resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 5))
+    if limits.address_space_mb:
+        size = limits.address_space_mb * 1024 * 1024
+        out.append((resource.RLIMIT_AS, size, size))
+    if limits.max_file_mb:
+        size = limits.max_file_mb * 1024 * 1024
+        out.append((resource.RLIMIT_FSIZE, size, size))
+    if limits.max_processes:
+        # Counted per real uid across the host, and ignored for root: give the uid headroom.
+        uid = identity.uid if identity else os.getuid()
+        if uid != 0:
+            n = _count_user_tasks(uid) + limits.max_processes
+            out.append((resource.RLIMIT_NPROC, n, n))
+    return out
+
+
+def _make_preexec(
+    cgroup_files: list[str], rlimits: list[tuple[int, int, int]], identity: Identity | None
+) -> Callable[[], None]:
+    def preexec() -> None:  # runs in the child between fork and exec
+        pid = str(os.getpid()).encode()
+        for path in cgroup_files:
+            fd = os.open(path, os.O_WRONLY)
+            try:
+                os.write(fd, pid)
+            finally:
+                os.close(fd)
+        for res, soft, hard in rlimits:
+            resource.setrlimit(res, (soft, hard))
+        if identity is not None:
+            os.setgroups([])
+            os.setgid(identity.gid)
+            os.setuid(identity.uid)
+
+    return preexec
+
+
+async def report_progress(cb: ProgressCallback | None, elapsed: float, message: str) -> None:
+    if cb is None:
+        return
+    try:
+        res = cb(elapsed, message)
+        if inspect.isawaitable(res):
+            await res
+    except Exception:  # a broken progress sink must not break the command
+        log.debug("progress callback failed", exc_info=True)
+
+
+async def _leader_exit(proc: asyncio.subprocess.Process) -> None:
+    """Resolves when the leader exits, even while its orphans still hold the pipes.
+
+    (`Process.wait()` in 3.11 also waits for the pipes to close.)
+    """
+    try:
+        fd = os.pidfd_open(proc.pid)
+    except OSError:
+        fd = -1
+    if fd < 0:
+        while proc.returncode is None:  # noqa: ASYNC110 - no pidfd: poll the exit status
+            await asyncio.sleep(0.05)
+        return
+    loop = asyncio.get_running_loop()
+    exited = loop.create_future()
+    loop.add_reader(fd, lambda: exited.done() or exited.set_result(None))
+    try:
+        await exited
+    finally:
+        loop.remove_reader(fd)
+        os.close(fd)
+
+
+async def _pump(stream: asyncio.StreamReader | None, capture: OutputCapture) -> None:
+    if stream is None:
+        return
+    while chunk := await stream.read(65536):
+        capture.feed(chunk)
+    capture.close()
+
+
+class _Tracker:
+    """Finds and kills everything a run started."""
+
+    def __init__(self, leader: int, run_id: str, cgroup: CommandCgroup | None) -> None:
+        self.leader, self.run_id, self.cgroup = leader, run_id, cgroup
+
+    def members(self) -> set[int]:
+        pids = find_tree(self.leader, self.run_id)
+        if self.cgroup is not None:
+            pids |= self.cgroup.members()
+        return pids
+
+    def kill_now(self) -> None:
+        if self.cgroup is not None:
+            self.cgroup.kill_all()
+        for _ in range(100):
+            pids = self.members()
+            if not pids:
+                return
+            _signal_all(pids, signal.SIGKILL)
+            time.sleep(0.01)
+        log.warning("run %s: processes survived SIGKILL: %s", self.run_id, sorted(pids))
+
+    async def terminate(self, grace_s: float) -> None:
+        _signal_all(self.members(), signal.SIGTERM)
+        end = time.monotonic() + grace_s
+        # Nothing signals "all exited" across sessions: poll /proc and the cgroup.
+        while time.monotonic() < end and self.members():  # noqa: ASYNC110
+            await asyncio.sleep(0.05)
+        await asyncio.to_thread(self.kill_now)
+
+
+def _killed_by(rc: int, oom: int) -> str | None:
+    if oom:
+        return "memory_limit"
+    if rc >= 0:
+        return None
+    sig = -rc
+    if sig == signal.SIGXCPU:
+        return "cpu_limit"
+    if sig == signal.SIGXFSZ:
+        return "file_size_limit"
+    try:
+        return f"signal:{signal.Signals(sig).name}"
+    except ValueError:
+        return f"signal:{sig}"
+
+
+async def run_contained(spec: ProcSpec) -> ProcResult:
+    """Run spec.argv to completion or timeout; kill whatever it leaves behind."""
+    run_id = secrets.token_hex(8)
+    env = dict(spec.env)
+    env[RUN_MARKER] = run_id
+    cgroup = None
+    if spec.cgroups is not None:
+        try:
+            cgroup = CommandCgroup.create(
+                spec.cgroups,
+                run_id,
+                max_processes=spec.limits.max_processes,
+                memory_mb=spec.limits.memory_mb,
+            )
+        except OSError as exc:
+            raise GitHubMCPError(
+                ErrorCode.INTERNAL,
+                "could not create the command's cgroup",
+                hint="check that the cgroup filesystem is writable, or disable cgroups",
+            ) from exc
+    containment = "+".join(
+        x
+        for x in (
+            spec.cgroups.describe() if cgroup and spec.cgroups else "",
+            f"uid:{spec.identity.name}" if spec.identity else "",
+            "rlimits",
+        )
+        if x
+    )
+    preexec = _make_preexec(
+        cgroup.procs_files if cgroup else [], _rlimits(spec.limits, spec.identity), spec.identity
+    )
+    start = time.monotonic()
+    try:
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *spec.argv,
+                cwd=spec.cwd,
+                env=env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                start_new_session=True,
+                preexec_fn=preexec,
+            )
+        except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
+            raise GitHubMCPError(
+                ErrorCode.INTERNAL,
+                f"could not start {spec.label}",
+                hint="the executable, the working directory or the sandbox setup is unavailable",
+                reason=type(exc).__name__,
+            ) from exc
+        return await _supervise(proc, spec, run_id, cgroup, start, containment)
+    finally:
+        if cgroup is not None:
+            await asyncio.to_thread(cgroup.destroy)
+
+
+async def _supervise(
+    proc: asyncio.subprocess.Process,
+    spec: ProcSpec,
+    run_id: str,
+    cgroup: CommandCgroup | None,
+    start: float,
+    containment: str,
+) -> ProcResult:
+    out = OutputCapture(spec.stdout_max_chars, spec.keep_tail_chars)
+    err = OutputCapture(spec.stderr_max_chars)
+    readers = [
+        asyncio.create_task(_pump(proc.stdout, out)),
+        asyncio.create_task(_pump(proc.stderr, err)),
+    ]
+    waiter = asyncio.create_task(_leader_exit(proc))
+    tracker = _Tracker(proc.pid, run_id, cgroup)
+    timed_out = False
+    try:
+        deadline = start + spec.timeout_s
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                timed_out = True
+                break
+            done, _ = await asyncio.wait({waiter}, timeout=min(remaining, spec.progress_interval_s))
+            if waiter in done:
+                break
+            elapsed = time.monotonic() - start
+            msg = f"{spec.label}: {elapsed:.0f}s elapsed (timeout {spec.timeout_s:.0f}s)"
+            if out.last_line:
+                msg += f" | {out.last_line}"
+            await report_progress(spec.on_progress, elapsed, msg)
+        if timed_out:
+            await tracker.terminate(spec.kill_grace_s)
+        else:
+            # Background jobs do not outlive the command that started them.
+            await asyncio.to_thread(tracker.kill_now)
+        _done, pending = await asyncio.wait(readers, timeout=5.0)
+        for task in pending:
+            task.cancel()
+        await proc.wait()
+    except BaseException:
+        # Cancelled by the caller (or failing): nothing may survive us.
+        tracker.kill_now()
+        waiter.cancel()
+        for task in readers:
+            task.cancel()
+        raise
+    rc = proc.returncode if proc.returncode is not None else -signal.SIGKILL
+    oom = cgroup.oom_kills() if cgroup else 0
+    killed_by = "timeout" if timed_out else _killed_by(rc, oom)
+    exit_code = None if timed_out else (rc if rc >= 0 else 128 - rc)
+    return ProcResult(
+        exit_code=exit_code,
+        timed_out=timed_out,
+        stdout=out.text(),
+        stderr=err.text(),
+        stdout_truncated=out.truncated,
+        stderr_truncated=err.truncated,
+        duration_s=round(time.monotonic() - start, 3),
+        killed_by=killed_by,
+        stdout_tail=out.tail_text(spec.keep_tail_chars),
+        containment=containment,
+    )

@@ -1,0 +1,5 @@
+import sys
+
+from sandbox_forge.cli import main
+
+sys.exit(main())

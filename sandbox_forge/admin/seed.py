@@ -1,0 +1,158 @@
+"""Ready-made content: `seed_demo` creates octo-org/demo-app, a small but realistic repo."""
+
+from __future__ import annotations
+
+import struct
+import textwrap
+import zlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sandbox_forge.forge import Forge
+
+DEMO_REPO = "octo-org/demo-app"
+
+
+def tiny_png(width: int = 8, height: int = 8) -> bytes:
+    """A valid RGB PNG, built by hand so the demo needs no image library."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
+
+    def pixel(x: int, y: int) -> bytes:
+        return bytes((x * 32 % 256, y * 32 % 256, 160))
+
+    # Each scanline starts with filter type 0.
+    rows = b"".join(b"\x00" + b"".join(pixel(x, y) for x in range(width)) for y in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+
+
+def _large_csv(min_bytes: int = 220 * 1024) -> str:
+    lines = ["id,name,score"]
+    i = 0
+    size = len(lines[0]) + 1
+    while size < min_bytes:
+        line = f"{i},user-{i:06d},{(i * 37) % 101}"
+        lines.append(line)
+        size += len(line) + 1
+        i += 1
+    return "\n".join(lines) + "\n"
+
+
+def _dedent(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+def demo_files() -> dict[str, Any]:
+    return {
+        "README.md": _dedent(
+            """
+            # demo-app
+
+            A tiny calculator used to try the GitHub MCP server against the sandbox forge.
+
+            - `src/demo_app/`: the Python package (`pytest` runs `tests/`)
+            - `web/`: a small JavaScript module with a jest-style test
+            """
+        ),
+        ".gitignore": "*.log\n!keep.log\n__pycache__/\n.venv/\nbuild/\n",
+        "keep.log": "this log is kept on purpose (negated in .gitignore)\n",
+        "pyproject.toml": _dedent(
+            """
+            [project]
+            name = "demo-app"
+            version = "0.1.0"
+            requires-python = ">=3.10"
+
+            [tool.pytest.ini_options]
+            testpaths = ["tests"]
+            pythonpath = ["src"]
+            """
+        ),
+        "src/demo_app/__init__.py": '"""Demo calculator."""\n\nfrom .calc import add, divide\n',
+        "src/demo_app/calc.py": _dedent(
+            """
+            def add(a: int, b: int) -> int:
+                return a + b
+
+
+            def divide(a: float, b: float) -> float:
+                # Bug on purpose: integer division, so the demo has a failing test.
+                return a // b
+            """
+        ),
+        "tests/test_calc.py": _dedent(
+            """
+            from demo_app import add, divide
+
+
+            def test_add():
+                assert add(2, 3) == 5
+
+
+            def test_divide():
+                assert divide(7, 2) == 3.5
+            """
+        ),
+        "web/package.json": '{\n  "name": "demo-web",\n  "scripts": {"test": "jest"}\n}\n',
+        "web/.gitignore": "node_modules/\ndist/\n!dist/keep.txt\n",
+        "web/src/format.js": _dedent(
+            """
+            function formatScore(score) {
+              return `${Math.round(score)} points`;
+            }
+
+            module.exports = { formatScore };
+            """
+        ),
+        "web/src/format.test.js": _dedent(
+            """
+            const { formatScore } = require("./format");
+
+            describe("formatScore", () => {
+              test("rounds to whole points", () => {
+                expect(formatScore(4.6)).toBe("5 points");
+              });
+            });
+            """
+        ),
+        "docs/guide/getting-started.md": "# Getting started\n\nRun `pytest` from the root.\n",
+        "assets/logo.png": tiny_png(),
+        "data/large.csv": _large_csv(),
+        "scripts/run.sh": ("100755", '#!/bin/sh\nexec python -m pytest "$@"\n'),
+    }
+
+
+def seed_demo(forge: Forge) -> dict[str, Any]:
+    """Create octo-org/demo-app with a feature branch, then its issues, pull requests and CI
+    (seed_collab); returns the repository summary."""
+    from sandbox_forge.admin.seed_collab import seed_demo_collab
+
+    summary = seed_demo_repo(forge)
+    seed_demo_collab(forge)
+    return summary
+
+
+def seed_demo_repo(forge: Forge) -> dict[str, Any]:
+    """Only the git side of the demo: octo-org/demo-app and its feature branch."""
+    forge.add_user("octo-org", type="Organization", name="Octo Org")
+    forge.add_user("octocat", name="The Octocat", email="octocat@users.noreply.sandbox")
+    return forge.seed_repo(
+        DEMO_REPO,
+        demo_files(),
+        description="Demo calculator for the GitHub MCP sandbox",
+        branches={
+            "feature/multiply": {
+                "src/demo_app/calc.py": demo_files()["src/demo_app/calc.py"]
+                + "\n\ndef multiply(a: int, b: int) -> int:\n    return a * b\n",
+            }
+        },
+    )

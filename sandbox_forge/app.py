@@ -1,0 +1,125 @@
+"""Assembly of the forge's ASGI app from feature modules.
+
+A feature module exposes `routes(state) -> list[Route]` and, optionally, `setup(state)`
+(to attach stores to the state or subscribe to ref updates). To add a feature, write a
+new module and append it to FEATURES.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from sandbox_forge.admin import collab_routes as admin_collab
+from sandbox_forge.admin import routes as admin
+from sandbox_forge.git import smart_http as git_http
+from sandbox_forge.graphql import endpoint as graphql_api
+from sandbox_forge.rest.errors import ApiError, error_body, json_response
+from sandbox_forge.rest.middleware import ForgeMiddleware
+from sandbox_forge.rest.routes import (
+    actions as routes_actions,
+)
+from sandbox_forge.rest.routes import (
+    checks as routes_checks,
+)
+from sandbox_forge.rest.routes import (
+    commits as routes_commits,
+)
+from sandbox_forge.rest.routes import (
+    contents as routes_contents,
+)
+from sandbox_forge.rest.routes import (
+    gitdata as routes_gitdata,
+)
+from sandbox_forge.rest.routes import (
+    issues as routes_issues,
+)
+from sandbox_forge.rest.routes import (
+    protection as routes_protection,
+)
+from sandbox_forge.rest.routes import (
+    pulls as routes_pulls,
+)
+from sandbox_forge.rest.routes import (
+    pulls_merge,
+)
+from sandbox_forge.rest.routes import (
+    refs as routes_refs,
+)
+from sandbox_forge.rest.routes import (
+    repos as routes_repos,
+)
+from sandbox_forge.rest.routes import (
+    reviews as routes_reviews,
+)
+from sandbox_forge.rest.routes import (
+    search as routes_search,
+)
+from sandbox_forge.rest.routes import (
+    users as routes_users,
+)
+from sandbox_forge.stores.state import ForgeState
+
+FEATURES: list[ModuleType] = [
+    routes_users,
+    routes_repos,
+    routes_refs,
+    routes_gitdata,
+    routes_commits,
+    routes_contents,
+    routes_search,
+    git_http,
+    admin,
+    # Collaboration: issues, pull requests, reviews, checks, Actions, protection, GraphQL.
+    routes_issues,
+    routes_pulls,
+    pulls_merge,
+    routes_reviews,
+    routes_checks,
+    routes_actions,
+    routes_protection,
+    graphql_api,
+    admin_collab,
+]
+
+
+def _catch_all_last(route: BaseRoute) -> bool:
+    # Routes with a {name:path} parameter swallow deeper paths, so more specific routes
+    # (say /commits/{ref}/status) must be tried first, whichever module declares them.
+    return isinstance(route, Route) and ":path}" in route.path
+
+
+async def _api_error(_request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ApiError)
+    return exc.response()
+
+
+async def _http_error(_request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    # GitHub answers an unknown path, or a method a path lacks, with a JSON 404.
+    status = 404 if exc.status_code in (404, 405) else exc.status_code
+    message = "Not Found" if status == 404 else str(exc.detail)
+    return json_response(error_body(status, message), status)
+
+
+def build_app(state: ForgeState, features: list[ModuleType] | None = None) -> Starlette:
+    routes: list[BaseRoute] = []
+    for feature in features or FEATURES:
+        setup = getattr(feature, "setup", None)
+        if setup is not None:
+            setup(state)
+        routes += feature.routes(state)
+    routes.sort(key=_catch_all_last)
+    app = Starlette(
+        routes=routes,
+        middleware=[Middleware(ForgeMiddleware, state=state)],
+        exception_handlers={ApiError: _api_error, HTTPException: _http_error},
+    )
+    app.state.forge = state
+    return app

@@ -1,0 +1,464 @@
+"""Bare git repositories on disk, driven through the git CLI.
+
+Every call uses an argument list (never a shell string) and a fixed environment, so the
+user's git config cannot change what the forge stores. Hot reads go through `gitcache`
+first (a long-lived cat-file process, caches keyed by object id, refs read from their
+files); anything it is unsure of falls through to the plain git commands below.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import subprocess
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+from sandbox_forge.git.cache import UNKNOWN, FastGit, ReaderError
+from sandbox_forge.git.objects import (
+    ZERO_SHA,
+    CommitInfo,
+    FileDiff,
+    Signature,
+    TreeChange,
+    TreeEntry,
+    parse_commit,
+    parse_numstat,
+    parse_raw_diff,
+)
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+SHA_RE = re.compile(r"^[0-9a-f]{40}$")
+# Marks commits that the forge signs itself ("web-flow"), so they verify as GitHub's would.
+FORGE_SIGNATURE = (
+    "-----BEGIN PGP SIGNATURE-----\n\nsandbox-forge-web-flow\n-----END PGP SIGNATURE-----"
+)
+
+_BASE_ENV = {
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_TERMINAL_PROMPT": "0",
+    "LC_ALL": "C",
+    # Paths from API callers are literal; grep opts back in to glob magic explicitly.
+    "GIT_LITERAL_PATHSPECS": "1",
+}
+
+
+class GitError(RuntimeError):
+    def __init__(self, args: list[str], returncode: int, stderr: bytes):
+        self.returncode = returncode
+        self.stderr = stderr.decode("utf-8", "replace")
+        super().__init__(f"git {' '.join(args[:3])} failed ({returncode}): {self.stderr.strip()}")
+
+
+class GitRepo:
+    """One bare repository. Methods are blocking: call them from worker threads."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.fast = FastGit(self.path, {**os.environ, **_BASE_ENV})
+
+    def close(self) -> None:
+        """Stop the repository's cat-file process (the next read starts another)."""
+        self.fast.reader.close()
+
+    # --- plumbing -------------------------------------------------------------------------
+
+    def run(
+        self,
+        *args: str,
+        input: bytes | None = None,
+        env: dict[str, str] | None = None,
+        check: bool = True,
+    ) -> bytes:
+        full_env = {**os.environ, **_BASE_ENV, **(env or {})}
+        argv = ["git", f"--git-dir={self.path}", *args]
+        proc = subprocess.run(argv, input=input, capture_output=True, env=full_env, check=False)
+        if check and proc.returncode != 0:
+            raise GitError(list(args), proc.returncode, proc.stderr)
+        return proc.stdout
+
+    def ok(self, *args: str) -> bool:
+        return self._returncode(*args) == 0
+
+    def _returncode(self, *args: str) -> int:
+        full_env = {**os.environ, **_BASE_ENV}
+        argv = ["git", f"--git-dir={self.path}", *args]
+        return subprocess.run(argv, capture_output=True, env=full_env, check=False).returncode
+
+    @classmethod
+    def init_bare(cls, path: Path, default_branch: str = "main") -> GitRepo:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            ["git", "init", "--quiet", "--bare", f"--initial-branch={default_branch}", str(path)],
+            check=True,
+            capture_output=True,
+            env={**os.environ, **_BASE_ENV},
+        )
+        repo = cls(path)
+        # Partial clones and lazy blob fetches need the uploadpack settings; pushes need
+        # receivepack. Appended directly: one file write instead of a git process each.
+        with open(path / "config", "a", encoding="utf-8") as config:
+            config.write(
+                "[uploadpack]\n\tallowFilter = true\n\tallowAnySHA1InWant = true\n"
+                "\tallowReachableSHA1InWant = true\n"
+                "[http]\n\treceivepack = true\n"
+                "[receive]\n\tdenyNonFastForwards = false\n"
+                "[gc]\n\tauto = 0\n"
+            )
+        return repo
+
+    def set_head(self, branch: str) -> None:
+        self.run("symbolic-ref", "HEAD", f"refs/heads/{branch}")
+
+    # --- objects --------------------------------------------------------------------------
+
+    def write_blob(self, data: bytes) -> str:
+        return self.run("hash-object", "-w", "--stdin", input=data).decode().strip()
+
+    def object_type(self, sha: str) -> str | None:
+        if not sha or not re.fullmatch(r"[0-9a-fA-F]{4,40}", sha):
+            return None
+        if SHA_RE.match(sha):
+            with contextlib.suppress(ReaderError):
+                info = self.fast.info(sha)
+                return info[0] if info else None
+        out = self.run("cat-file", "-t", sha, check=False).decode().strip()
+        return out or None
+
+    def read_blob(self, sha: str) -> bytes:
+        if SHA_RE.match(sha):
+            with contextlib.suppress(ReaderError):
+                got = self.fast.object(sha)
+                if got is not None and got[0] == "blob":
+                    return got[1]
+        return self.run("cat-file", "blob", sha)
+
+    def object_size(self, sha: str) -> int:
+        if SHA_RE.match(sha):
+            with contextlib.suppress(ReaderError):
+                info = self.fast.info(sha)
+                if info is not None:
+                    return info[1]
+        return int(self.run("cat-file", "-s", sha).decode().strip())
+
+    def _resolve_fast(self, rev: str, target: str) -> str | None:
+        """rev^{target} without a git process where that is certain; UNKNOWN otherwise."""
+        try:
+            if re.fullmatch(r"[0-9a-fA-F]{40}", rev):  # git reads these as ids, never refs
+                sha = rev if rev.islower() or rev.isdigit() else UNKNOWN
+            else:
+                sha = self.fast.refs.dwim(rev)
+            if sha is None:
+                # No ref matched: only a short sha or describe output can still resolve.
+                hexish = re.fullmatch(r"[0-9a-fA-F]{4,39}", rev) or "-g" in rev
+                return UNKNOWN if hexish else None
+            if sha is UNKNOWN:
+                return UNKNOWN
+            peeled = self.fast.peel(sha, target)
+            # A missing or unpeelable full sha is certain; a ref to one is git's to judge.
+            return peeled if peeled is not None or sha == rev else UNKNOWN
+        except ReaderError:
+            return UNKNOWN
+
+    def resolve_commit(self, rev: str) -> str | None:
+        """A branch, tag, full or short sha, or refs/... name -> commit sha, or None."""
+        if not rev or rev.startswith("-") or ".." in rev or ":" in rev:
+            return None
+        fast = self._resolve_fast(rev, "commit")
+        if fast is not UNKNOWN:
+            return fast
+        out = self.run("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}", check=False)
+        sha = out.decode().strip()
+        return sha if SHA_RE.match(sha) else None
+
+    def resolve_tree(self, rev: str) -> str | None:
+        if not rev or rev.startswith("-") or ".." in rev:
+            return None
+        fast = self._resolve_fast(rev, "tree") if ":" not in rev else UNKNOWN
+        if fast is not UNKNOWN:
+            return fast
+        out = self.run("rev-parse", "--verify", "--quiet", f"{rev}^{{tree}}", check=False)
+        sha = out.decode().strip()
+        return sha if SHA_RE.match(sha) else None
+
+    def read_commit(self, sha: str) -> CommitInfo:
+        if SHA_RE.match(sha):
+            with contextlib.suppress(ReaderError):
+                info = self.fast.commit(sha)
+                if info is not None:
+                    return info
+        return parse_commit(sha, self.run("cat-file", "commit", sha))
+
+    def read_commits(self, shas: list[str]) -> list[CommitInfo]:
+        """Many commits: from the cache and the cat-file process, else one git process."""
+        if not shas:
+            return []
+        if all(SHA_RE.match(sha) for sha in shas):
+            with contextlib.suppress(ReaderError):
+                infos = self.fast.commits(shas)
+                if infos is not None:
+                    return infos
+        out = self.run("cat-file", "--batch", input=("\n".join(shas) + "\n").encode())
+        commits, pos = [], 0
+        for _ in shas:
+            eol = out.index(b"\n", pos)
+            header = out[pos:eol].decode().split()
+            if len(header) != 3 or header[1] != "commit":
+                raise GitError(["cat-file", "--batch"], 1, b"not a commit: " + out[pos:eol])
+            size = int(header[2])
+            commits.append(parse_commit(header[0], out[eol + 1 : eol + 1 + size]))
+            pos = eol + 1 + size + 1
+        return commits
+
+    def create_commit(
+        self,
+        tree: str,
+        parents: Iterable[str],
+        message: str,
+        author: Signature,
+        committer: Signature,
+        signature: str | None = None,
+    ) -> str:
+        """Write a commit object byte for byte, so dates and signatures are exact."""
+        lines = [f"tree {tree}", *(f"parent {p}" for p in parents)]
+        lines += [f"author {author.header()}", f"committer {committer.header()}"]
+        if signature:
+            sig_lines = signature.strip("\n").split("\n")
+            lines.append("gpgsig " + sig_lines[0])
+            lines += [" " + line for line in sig_lines[1:]]
+        body = "\n".join(lines) + "\n\n" + message
+        return (
+            self.run("hash-object", "-t", "commit", "-w", "--stdin", input=body.encode())
+            .decode()
+            .strip()
+        )
+
+    # --- trees ----------------------------------------------------------------------------
+
+    def ls_tree(self, treeish: str, path: str = "", recursive: bool = False) -> list[TreeEntry]:
+        if SHA_RE.match(treeish):  # what an object id names never changes
+            if recursive:
+                key = (treeish, path, "recursive")
+                return self.fast.cached_listing(key, lambda: self._ls_tree(treeish, path, True))
+            if not path or path.endswith("/"):
+                with contextlib.suppress(ReaderError):
+                    found = self.fast.listing(treeish, path)
+                    if found is not UNKNOWN:
+                        return found
+            else:
+                with contextlib.suppress(ReaderError):
+                    entry = self.fast.entry(treeish, path)
+                    if entry is not UNKNOWN:
+                        return [entry] if entry is not None else []
+        return self._ls_tree(treeish, path, recursive)
+
+    def _ls_tree(self, treeish: str, path: str, recursive: bool) -> list[TreeEntry]:
+        args = ["ls-tree", "-l", "-z"]
+        if recursive:
+            args += ["-r", "-t"]
+        args.append(treeish)
+        if path:
+            args += ["--", path]
+        out = self.run(*args)
+        entries = []
+        for record in out.split(b"\0"):
+            if not record:
+                continue
+            meta, _, name = record.partition(b"\t")
+            mode, otype, sha, size = meta.decode().split(maxsplit=3)
+            entries.append(
+                TreeEntry(
+                    mode=mode,
+                    type=otype,
+                    sha=sha,
+                    path=name.decode("utf-8", "surrogateescape"),
+                    size=None if size.strip() == "-" else int(size),
+                )
+            )
+        return entries
+
+    def entry_at(self, commit: str, path: str) -> TreeEntry | None:
+        """The tree entry at path in commit; path "" is the root tree."""
+        if not path:
+            tree = self.resolve_tree(commit)
+            return TreeEntry("040000", "tree", tree, "") if tree else None
+        if SHA_RE.match(commit):
+            with contextlib.suppress(ReaderError):
+                entry = self.fast.entry(commit, path)
+                if entry is not UNKNOWN:
+                    return entry
+        found = self._ls_tree(commit, path, False)
+        return next((e for e in found if e.path == path), None)
+
+    def build_tree(self, base_tree: str | None, changes: list[TreeChange]) -> str:
+        """Apply changes to base_tree through a throwaway index and write the new tree."""
+        with tempfile.TemporaryDirectory(prefix="forge-index-") as tmp:
+            env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+            if base_tree:
+                self.run("read-tree", base_tree, env=env)
+            else:
+                self.run("read-tree", "--empty", env=env)
+            for change in changes:
+                self._remove_prefix(change.path, env)
+                if change.sha is None:
+                    continue
+                if change.mode == "040000":
+                    self.run("read-tree", f"--prefix={change.path}/", change.sha, env=env)
+                else:
+                    info = f"{change.mode} {change.sha}\t{change.path}\n"
+                    self.run("update-index", "--index-info", input=info.encode(), env=env)
+            return self.run("write-tree", env=env).decode().strip()
+
+    def _remove_prefix(self, path: str, env: dict[str, str]) -> None:
+        listed = self.run("ls-files", "-z", "--", path, env=env)
+        doomed = [p for p in listed.decode("utf-8", "surrogateescape").split("\0") if p]
+        # The path itself, or anything below it as a directory; parents stored as files too.
+        parts = path.split("/")
+        doomed += ["/".join(parts[:i]) for i in range(1, len(parts))]
+        if doomed:
+            info = "".join(f"0 {ZERO_SHA}\t{p}\n" for p in doomed)
+            self.run("update-index", "--index-info", input=info.encode(), env=env)
+
+    # --- refs -----------------------------------------------------------------------------
+
+    def read_ref(self, ref: str) -> str | None:
+        if not ref.startswith("refs/"):
+            return None
+        sha = self.fast.refs.read(ref)
+        if sha is None:
+            return None
+        if sha is not UNKNOWN:
+            with contextlib.suppress(ReaderError):
+                if self.fast.info(sha) is not None:  # show-ref refuses a ref to nothing
+                    return sha
+        out = self.run("show-ref", "--verify", "--hash", ref, check=False).decode().strip()
+        return out if SHA_RE.match(out) else None
+
+    def has_refs(self) -> bool:
+        """Whether any ref exists under refs/ (is the repository empty?)."""
+        return bool(self.fast.refs.any() or self.list_refs("refs/"))
+
+    def list_refs(self, prefix: str = "refs/") -> list[tuple[str, str, str]]:
+        """(refname, sha, object type) sorted by name."""
+        out = self.run(
+            "for-each-ref", "--format=%(refname)%00%(objectname)%00%(objecttype)", prefix
+        )
+        refs = []
+        for line in out.decode("utf-8", "surrogateescape").splitlines():
+            name, sha, otype = line.split("\0")
+            refs.append((name, sha, otype))
+        return refs
+
+    def update_ref(self, ref: str, new: str, old: str | None) -> bool:
+        """Compare-and-swap: old=None means the ref must not exist. False if it moved."""
+        return self.ok("update-ref", ref, new, old or ZERO_SHA)
+
+    def force_ref(self, ref: str, new: str) -> None:
+        self.run("update-ref", ref, new)
+
+    def delete_ref(self, ref: str, old: str) -> bool:
+        return self.ok("update-ref", "-d", ref, old)
+
+    def valid_ref_name(self, ref: str) -> bool:
+        return (
+            subprocess.run(
+                ["git", "check-ref-format", ref], capture_output=True, check=False
+            ).returncode
+            == 0
+        )
+
+    # --- history --------------------------------------------------------------------------
+
+    def is_ancestor(self, ancestor: str, descendant: str) -> bool:
+        return self.ok("merge-base", "--is-ancestor", ancestor, descendant)
+
+    def merge_base(self, a: str, b: str) -> str | None:
+        out = self.run("merge-base", a, b, check=False).decode().strip()
+        return out if SHA_RE.match(out) else None
+
+    def rev_list(
+        self,
+        revs: list[str],
+        path: str | None = None,
+        skip: int = 0,
+        max_count: int | None = None,
+        extra: Iterable[str] = (),
+    ) -> list[str]:
+        args = ["rev-list", *extra, f"--skip={skip}"]
+        if max_count is not None:
+            args.append(f"--max-count={max_count}")
+        args += [*revs, "--"]
+        if path:
+            args.append(path)
+        return self.run(*args).decode().split()
+
+    def count(self, revs: list[str], path: str | None = None, extra: Iterable[str] = ()) -> int:
+        args = ["rev-list", "--count", *extra, *revs, "--"]
+        if path:
+            args.append(path)
+        return int(self.run(*args).decode().strip() or 0)
+
+    # --- diffs ----------------------------------------------------------------------------
+
+    def diff(self, base: str | None, head: str) -> list[FileDiff]:
+        """Per-file changes from base (None: the empty tree) to head, with hunks."""
+        old = base or EMPTY_TREE
+        opts = ["-r", "-M", "--no-color", "--no-ext-diff", "--full-index"]
+        raw = self.run("diff-tree", *opts, "-z", "--raw", old, head)
+        files = parse_raw_diff(raw)
+        if not files:
+            return files
+        numstat = self.run("diff-tree", *opts, "-z", "--numstat", old, head)
+        for diff, (add, dele) in zip(files, parse_numstat(numstat), strict=False):
+            diff.binary = add is None
+            diff.additions, diff.deletions = add or 0, dele or 0
+        patch = self.run("diff-tree", *opts, "-p", old, head).decode("utf-8", "replace")
+        sections = re.split(r"^(?=diff --git )", patch, flags=re.M)
+        sections = [s for s in sections if s.startswith("diff --git ")]
+        for diff, section in zip(files, sections, strict=False):
+            hunk_at = section.find("\n@@")
+            if not diff.binary and hunk_at >= 0:
+                diff.patch = section[hunk_at + 1 :].rstrip("\n")
+        return files
+
+    def unified_diff(self, base: str | None, head: str) -> str:
+        old = base or EMPTY_TREE
+        out = self.run("diff-tree", "-r", "-M", "-p", "--no-color", "--no-ext-diff", old, head)
+        return out.decode("utf-8", "replace")
+
+    def format_patch(self, *revs: str) -> str:
+        out = self.run("format-patch", "--stdout", "--no-color", *revs)
+        return out.decode("utf-8", "replace")
+
+    # --- search ---------------------------------------------------------------------------
+
+    def grep_files(self, commit: str, terms: list[str], pathspecs: list[str]) -> list[str]:
+        """Paths in commit containing every term (fixed strings, case-insensitive)."""
+        args = ["grep", "-I", "-l", "-i", "-F", "-z", "--all-match"]
+        for term in terms:
+            args += ["-e", term]
+        args += [commit, "--", *pathspecs]
+        out = self.run(*args, check=False, env={"GIT_LITERAL_PATHSPECS": "0"})
+        prefix = f"{commit}:"
+        paths = []
+        for item in out.decode("utf-8", "surrogateescape").split("\0"):
+            if item:
+                paths.append(item[len(prefix) :] if item.startswith(prefix) else item)
+        return paths
+
+
+__all__ = [
+    "EMPTY_TREE",
+    "FORGE_SIGNATURE",
+    "SHA_RE",
+    "ZERO_SHA",
+    "CommitInfo",
+    "FileDiff",
+    "GitError",
+    "GitRepo",
+    "Signature",
+    "TreeChange",
+    "TreeEntry",
+]

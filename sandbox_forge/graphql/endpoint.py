@@ -1,0 +1,193 @@
+"""POST /graphql (and /api/graphql): a faithful subset of GitHub's GraphQL schema.
+
+Served by graphql-core. Covers what the controller uses: a pull request's review threads
+with their comments, resolving and unresolving threads, replying to one, and
+`createCommitOnBranch`. Type, field and argument names and types match GitHub's public
+schema (tests/forge_collab checks them against @octokit/graphql-schema). Errors come back
+as GitHub sends them: status 200, `{"data": …, "errors": [{"type", "path", "locations",
+"message"}]}`.
+
+The schema's SDL is in graphql_sdl.py, the request context and pagination in
+graphql_context.py, object views in graphql_views.py, query roots in graphql_resolvers.py
+and mutations in graphql_mutations.py; their public names are re-exported here.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from graphql import (
+    GraphQLError,
+    GraphQLSchema,
+    OperationType,
+    build_schema,
+    execute_sync,
+    get_operation_ast,
+    parse,
+    validate,
+)
+from starlette.responses import Response
+from starlette.routing import Route
+
+from sandbox_forge.graphql.context import MAX_PAGE, Context, GQLFailure, connection
+from sandbox_forge.graphql.mutations import (
+    add_thread_reply,
+    create_commit_on_branch,
+    resolve_thread,
+    unresolve_thread,
+)
+from sandbox_forge.graphql.resolvers import resolve_node, resolve_repository, resolve_viewer
+from sandbox_forge.graphql.sdl import SDL
+from sandbox_forge.graphql.views import (
+    CommentView,
+    CommitView,
+    PullRequestView,
+    RefView,
+    RepositoryView,
+    ReviewView,
+    ThreadView,
+    UserView,
+    actor,
+    parse_ref_id,
+    ref_id,
+    review_decision,
+)
+from sandbox_forge.rest.api import Ctx, Urls, endpoint
+from sandbox_forge.rest.auth import Principal
+from sandbox_forge.rest.errors import ApiError, json_response
+from sandbox_forge.stores.state import ForgeState
+
+AUTH_DOCS = (
+    "https://docs.github.com/graphql/guides/forming-calls-with-graphql#authenticating-with-graphql"
+)
+
+
+def build() -> GraphQLSchema:
+    schema = build_schema(SDL)
+    query, mutation = schema.query_type, schema.mutation_type
+    assert query is not None and mutation is not None
+    query.fields["repository"].resolve = resolve_repository
+    query.fields["viewer"].resolve = resolve_viewer
+    query.fields["node"].resolve = resolve_node
+    mutation.fields["resolveReviewThread"].resolve = resolve_thread
+    mutation.fields["unresolveReviewThread"].resolve = unresolve_thread
+    mutation.fields["addPullRequestReviewThreadReply"].resolve = add_thread_reply
+    mutation.fields["createCommitOnBranch"].resolve = create_commit_on_branch
+    for name in ("Node", "Actor", "GitObject"):
+        schema.type_map[name].resolve_type = lambda value, _info, _type: value.typename  # type: ignore[attr-defined]
+    return schema
+
+
+SCHEMA = build()
+
+
+def _error_json(error: GraphQLError) -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    original = error.original_error
+    if isinstance(original, GQLFailure):
+        data["type"] = original.kind
+    if error.path is not None:
+        data["path"] = list(error.path)
+    if error.locations:
+        data["locations"] = [{"line": loc.line, "column": loc.column} for loc in error.locations]
+    data["message"] = error.message
+    return data
+
+
+def run_query(
+    state: ForgeState, principal: Principal, urls: Urls, payload: dict[str, Any]
+) -> dict[str, Any]:
+    query = payload.get("query")
+    if not isinstance(query, str) or not query.strip():
+        return {
+            "errors": [{"message": "A query attribute must be specified and must be a string."}]
+        }
+    variables = payload.get("variables") or {}
+    if isinstance(variables, str):
+        try:
+            variables = json.loads(variables) if variables.strip() else {}
+        except ValueError:
+            variables = None
+    if not isinstance(variables, dict):
+        return {"errors": [{"message": "Variables are invalid JSON."}]}
+    try:
+        document = parse(query)
+    except GraphQLError as error:
+        return {"errors": [_error_json(error)]}
+    problems = validate(SCHEMA, document)
+    if problems:
+        return {"errors": [_error_json(e) for e in problems]}
+    operation = get_operation_ast(document, payload.get("operationName"))
+    if operation is not None and operation.operation == OperationType.SUBSCRIPTION:
+        return {"errors": [{"message": "Subscriptions are not supported"}]}
+    result = execute_sync(
+        SCHEMA,
+        document,
+        variable_values=variables,
+        operation_name=payload.get("operationName"),
+        context_value=Context(state, principal, urls),
+    )
+    body: dict[str, Any] = {}
+    if result.data is not None or not result.errors:
+        body["data"] = result.data
+    if result.errors:
+        body["errors"] = [_error_json(e) for e in result.errors]
+    return body
+
+
+@endpoint
+def graphql_endpoint(ctx: Ctx) -> Response:
+    if ctx.principal.anonymous:
+        raise ApiError(
+            401, "This endpoint requires you to be authenticated.", documentation_url=AUTH_DOCS
+        )
+    try:
+        payload = json.loads(ctx.body) if ctx.body.strip() else {}
+    except (ValueError, UnicodeDecodeError):
+        raise ApiError(400, "Problems parsing JSON") from None
+    if not isinstance(payload, dict):
+        raise ApiError(400, "Problems parsing JSON")
+    return json_response(run_query(ctx.state, ctx.principal, ctx.urls, payload))
+
+
+def routes(state: ForgeState) -> list[Route]:
+    # GitHub Enterprise serves GraphQL at /api/graphql, beside the REST API's /api/v3.
+    return [
+        Route("/graphql", graphql_endpoint, methods=["POST"]),
+        Route("/api/graphql", graphql_endpoint, methods=["POST"]),
+    ]
+
+
+__all__ = [
+    "AUTH_DOCS",
+    "MAX_PAGE",
+    "SCHEMA",
+    "SDL",
+    "CommentView",
+    "CommitView",
+    "Context",
+    "GQLFailure",
+    "PullRequestView",
+    "RefView",
+    "RepositoryView",
+    "ReviewView",
+    "ThreadView",
+    "UserView",
+    "actor",
+    "add_thread_reply",
+    "build",
+    "connection",
+    "create_commit_on_branch",
+    "graphql_endpoint",
+    "parse_ref_id",
+    "ref_id",
+    "resolve_node",
+    "resolve_repository",
+    "resolve_thread",
+    "resolve_viewer",
+    "review_decision",
+    "routes",
+    "run_query",
+    "unresolve_thread",
+]

@@ -1,0 +1,351 @@
+"""The behaviour every GitHub response shares, as one ASGI middleware.
+
+Per request, in order: strip /api/v3, global latency, fault rules, authentication, the
+primary rate limit, the handler, ETag/304, rate-limit headers, the request log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import re
+import secrets
+import time
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+from starlette.datastructures import Headers, MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from sandbox_forge.rest.auth import Principal, authenticate, oauth_scopes
+from sandbox_forge.rest.errors import JSON_TYPE, ApiError, error_body
+from sandbox_forge.rest.faults import RATE_LIMIT_DOCS, FaultRule
+from sandbox_forge.rest.ratelimit import resource_for
+from sandbox_forge.stores.state import ForgeState
+
+log = logging.getLogger("sandbox_forge")
+
+API_PREFIX = "/api/v3"
+ADMIN_PREFIX = "/_sandbox"
+GIT_PATH = re.compile(r"^/[^/]+/[^/]+/(info/refs|git-upload-pack|git-receive-pack)$")
+UNCOUNTED_PATHS = {"/rate_limit"}
+API_VERSION = "2022-11-28"
+
+
+def classify(path: str) -> str:
+    if path == ADMIN_PREFIX or path.startswith(ADMIN_PREFIX + "/"):
+        return "admin"
+    if GIT_PATH.match(path):
+        return "git"
+    return "api"
+
+
+def weak_etag(body: bytes) -> str:
+    return f'W/"{hashlib.sha256(body).hexdigest()}"'
+
+
+def _etag_matches(if_none_match: str, etag: str) -> bool:
+    wanted = {tag.strip().removeprefix("W/") for tag in if_none_match.split(",")}
+    return "*" in wanted or etag.removeprefix("W/") in wanted
+
+
+def _not_modified_since(if_modified_since: str, last_modified: str) -> bool:
+    try:
+        return parsedate_to_datetime(last_modified) <= parsedate_to_datetime(if_modified_since)
+    except (TypeError, ValueError):
+        return False
+
+
+async def drop_connection(send: Send) -> None:
+    """Promise a body and never send it: the client sees a broken connection, not a status."""
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [(b"content-type", JSON_TYPE.encode()), (b"content-length", b"4096")],
+        }
+    )
+    await send({"type": "http.response.body", "body": b"{", "more_body": True})
+
+
+class _Capture:
+    """Collects a handler's response so the middleware can rewrite it before sending."""
+
+    def __init__(self) -> None:
+        self.status = 500
+        self.headers = MutableHeaders()
+        self.body = bytearray()
+        self.started = False
+
+    async def __call__(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            self.started = True
+            self.status = message["status"]
+            self.headers = MutableHeaders(raw=list(message.get("headers", [])))
+        elif message["type"] == "http.response.body":
+            self.body += message.get("body", b"")
+
+
+class ForgeMiddleware:
+    def __init__(self, app: ASGIApp, state: ForgeState):
+        self.app = app
+        self.state = state
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        scope = dict(scope)
+        original = scope["path"]
+        prefix = (
+            API_PREFIX if original == API_PREFIX or original.startswith(API_PREFIX + "/") else ""
+        )
+        path = original[len(prefix) :] or "/"
+        scope.update(
+            {
+                "path": path,
+                "raw_path": scope.get("raw_path", original.encode())[len(prefix) :] or b"/",
+                "forge.api_prefix": prefix,
+                "forge.original_path": original,
+            }
+        )
+        kind = classify(path)
+        if kind == "admin":
+            await self.app(scope, receive, send)
+            return
+        scope["forge.started"] = started = time.perf_counter()
+        entry: dict[str, Any] = {
+            "method": scope["method"],
+            "path": original,
+            "query": scope.get("query_string", b"").decode("latin-1"),
+            "kind": kind,
+            "ts": time.time(),
+            "status": None,
+        }
+        # Logged before answering, so a client that got its response always finds it here.
+        self.state.log.add(entry)
+        try:
+            await self._handle(scope, receive, send, kind, entry)
+        finally:
+            entry["duration_ms"] = round((time.perf_counter() - started) * 1000, 2)
+
+    async def _handle(
+        self, scope: Scope, receive: Receive, send: Send, kind: str, entry: dict[str, Any]
+    ) -> None:
+        request_id = secrets.token_hex(8).upper()
+        scope["forge.request_id"] = request_id
+        if self.state.latency_ms:
+            await asyncio.sleep(self.state.latency_ms / 1000)
+        rule = self.state.faults.take(scope["method"], scope["path"])
+        if rule is not None:
+            entry["fault"] = rule.id
+            if rule.latency_ms:
+                await asyncio.sleep(rule.latency_ms / 1000)
+            if rule.phase == "before" and rule.replaces_response:
+                await self._answer_with_fault(scope, send, rule, entry)
+                return
+        after = (
+            rule if rule is not None and rule.phase == "after" and rule.replaces_response else None
+        )
+        if kind == "git":
+            await self._git(scope, receive, send, after, entry)
+        else:
+            await self._api(scope, receive, send, after, entry)
+
+    async def _answer_with_fault(
+        self, scope: Scope, send: Send, rule: FaultRule, entry: dict[str, Any]
+    ) -> None:
+        if rule.drop_connection:
+            entry["dropped"] = True
+            _settle(scope, entry, entry.get("status"))
+            await drop_connection(send)
+            return
+        status, headers, body = rule.response(scope["forge.request_id"])
+        _settle(scope, entry, status)
+        request_id = scope["forge.request_id"]
+        await _send_json(send, status, body, {"x-github-request-id": request_id, **headers})
+
+    async def _git(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        after: FaultRule | None,
+        entry: dict[str, Any],
+    ) -> None:
+        if after is None:
+
+            async def watch(message: Message) -> None:
+                if message["type"] == "http.response.start":
+                    _settle(scope, entry, message["status"])
+                await send(message)
+
+            await self.app(scope, receive, watch)
+            return
+        capture = _Capture()
+        await self.app(scope, receive, capture)  # the push or fetch really happens
+        entry["status"] = capture.status
+        await self._answer_with_fault(scope, send, after, entry)
+
+    async def _api(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        after: FaultRule | None,
+        entry: dict[str, Any],
+    ) -> None:
+        state = self.state
+        headers = Headers(scope=scope)
+        request_id = scope["forge.request_id"]
+        client_ip = (scope.get("client") or ("127.0.0.1", 0))[0]
+        version = headers.get("x-github-api-version", API_VERSION)
+        common = {"x-github-request-id": request_id, "x-github-api-version-selected": version}
+        try:
+            principal = authenticate(state, headers.get("authorization"), client_ip)
+        except ApiError as err:
+            anon = state.rate.bucket(f"ip:{client_ip}", "core", anonymous=True)
+            body = error_body(err.status, err.message, err.errors, err.documentation_url)
+            self._record(scope, err.status, JSON_TYPE, json.dumps(body).encode(), {})
+            _settle(scope, entry, err.status)
+            await _send_json(send, err.status, body, {**common, **anon.headers()})
+            return
+        scope["forge.principal"] = principal
+        resource = resource_for(scope["path"])
+        counted = scope["path"] not in UNCOUNTED_PATHS
+        bucket = state.rate.bucket(principal.rate_key, resource, principal.anonymous)
+        if counted and bucket.remaining <= 0:
+            body = _rate_limited_body(state, principal, request_id)
+            self._record(scope, 403, JSON_TYPE, json.dumps(body).encode(), {})
+            _settle(scope, entry, 403)
+            await _send_json(send, 403, body, {**common, **bucket.headers()})
+            return
+
+        capture = _Capture()
+        try:
+            await self.app(scope, receive, capture)
+        except Exception:
+            log.exception("forge handler failed: %s %s", scope["method"], scope["path"])
+            capture = _Capture()
+            capture.status = 500
+            capture.headers = MutableHeaders({"content-type": JSON_TYPE})
+            capture.body = bytearray(json.dumps(error_body(500, "Server Error")).encode())
+        if after is not None:
+            entry["status"] = capture.status
+            await self._answer_with_fault(scope, send, after, entry)
+            return
+
+        status, out_headers, body = capture.status, capture.headers, bytes(capture.body)
+        if scope["method"] in ("GET", "HEAD") and status == 200:
+            status, body = _conditional(headers, out_headers, body)
+        if counted and status != 304 and status < 500:
+            bucket = state.rate.consume(principal.rate_key, resource, principal.anonymous)
+        for name, value in {
+            **common,
+            **bucket.headers(),
+            **_extra_headers(principal, scope),
+        }.items():
+            out_headers.setdefault(name, value)
+        if status == 304:
+            for name in ("content-type", "content-length"):
+                if name in out_headers:
+                    del out_headers[name]
+        else:
+            out_headers["content-length"] = str(len(body))
+        # Logged and recorded before answering: a client holding the response finds it there.
+        self._record(scope, status, out_headers.get("content-type", ""), body, dict(out_headers))
+        _settle(scope, entry, status)
+        await send({"type": "http.response.start", "status": status, "headers": out_headers.raw})
+        await send(
+            {"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else body}
+        )
+
+    def _record(
+        self, scope: Scope, status: int, content_type: str, body: bytes, headers: dict[str, str]
+    ) -> None:
+        if not self.state.log.record_responses:
+            return
+        parsed: Any = None
+        if body:
+            try:  # JSON under any media type (application/json, vnd.github.object…)
+                parsed = json.loads(body)
+            except ValueError:
+                parsed = body[:65536].decode("utf-8", "replace")
+        self.state.log.add_response(
+            {
+                "method": scope["method"],
+                "path": scope["path"],
+                "original_path": scope["forge.original_path"],
+                "query": scope.get("query_string", b"").decode("latin-1"),
+                "status": status,
+                "content_type": content_type,
+                "body": parsed,
+                "headers": headers,
+            }
+        )
+
+
+def _settle(scope: Scope, entry: dict[str, Any], status: int | None) -> None:
+    entry["status"] = status
+    entry["duration_ms"] = round((time.perf_counter() - scope["forge.started"]) * 1000, 2)
+
+
+def _conditional(request: Headers, response: MutableHeaders, body: bytes) -> tuple[int, bytes]:
+    etag = response.get("etag")
+    if etag is None:
+        etag = weak_etag(body)
+        response["etag"] = etag
+    if_none_match = request.get("if-none-match")
+    if if_none_match is not None:
+        return (304, b"") if _etag_matches(if_none_match, etag) else (200, body)
+    last_modified = response.get("last-modified")
+    since = request.get("if-modified-since")
+    if since and last_modified and _not_modified_since(since, last_modified):
+        return 304, b""
+    return 200, body
+
+
+def _extra_headers(principal: Principal, scope: Scope) -> dict[str, str]:
+    headers = {
+        "vary": "Accept, Authorization, Cookie, X-GitHub-OTP, Accept-Encoding",
+        "x-github-media-type": "github.v3; format=json",  # raw and diff answers set their own
+    }
+    token = principal.token
+    if token is not None and token.kind in ("classic", "oauth"):
+        headers["x-oauth-scopes"] = oauth_scopes(token)
+        headers["x-accepted-oauth-scopes"] = "repo" if scope["path"].startswith("/repos/") else ""
+    return headers
+
+
+def _rate_limited_body(state: ForgeState, principal: Principal, request_id: str) -> dict[str, Any]:
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
+    support = (
+        f" If you reach out to GitHub Support for help, please include the request ID "
+        f"{request_id} and timestamp {stamp}."
+    )
+    token = principal.token
+    if token is not None and token.installation_id is not None:
+        who = f"installation ID {token.installation_id}."
+    elif token is not None:
+        user = state.user(token.login)
+        who = f"user ID {user.id if user else 0}."
+    elif principal.app is not None:
+        who = f"app ID {principal.app.app_id}."
+    else:
+        who = (
+            f"{principal.client_ip}. (But here's the good news: Authenticated requests get a "
+            "higher rate limit. Check out the documentation for more details.)"
+        )
+    return error_body(403, f"API rate limit exceeded for {who}{support}", None, RATE_LIMIT_DOCS)
+
+
+async def _send_json(
+    send: Send, status: int, body: dict[str, Any], headers: dict[str, str]
+) -> None:
+    payload = json.dumps(body, separators=(",", ":")).encode()
+    raw = [(b"content-type", JSON_TYPE.encode()), (b"content-length", str(len(payload)).encode())]
+    raw += [(k.lower().encode(), str(v).encode()) for k, v in headers.items()]
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.body", "body": payload})

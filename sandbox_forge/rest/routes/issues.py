@@ -1,0 +1,415 @@
+"""Issues, issue comments, labels, and `/search/issues` (pull requests are issues too).
+
+Shapes are in issues_shapes.py, record changes in issues_store.py, the search in
+issues_search.py; their public names are re-exported here for existing callers.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.responses import Response
+from starlette.routing import Route
+
+from sandbox_forge.rest.api import Ctx, endpoint
+from sandbox_forge.rest.collab_api import created_response, found_or_404, updated_since
+from sandbox_forge.rest.errors import (
+    ApiError,
+    json_response,
+    missing_field,
+    not_found,
+    validation_failed,
+)
+from sandbox_forge.rest.routes.issues_search import search_issues
+from sandbox_forge.rest.shapes.issues import comment_count, comment_json, issue_json
+from sandbox_forge.stores.collab import (
+    Issue,
+    IssueComment,
+    actor_login,
+    collab,
+    ensure_label,
+    get_issue,
+    label_json,
+    now,
+    sync_open_count,
+)
+from sandbox_forge.stores.issues import add_comment, create_issue, set_state
+from sandbox_forge.stores.state import ForgeState, RepoRecord
+
+STATE_REASONS = ("completed", "not_planned", "reopened", "duplicate")
+MAX_TITLE = 256
+
+
+# --- validation -----------------------------------------------------------------------------
+
+
+def label_names(value: Any, field: str = "labels") -> list[str]:
+    """Label names from strings or {"name": …} objects, as GitHub accepts both."""
+    if not isinstance(value, list):
+        raise ApiError(
+            422, f"Invalid request.\n\nFor 'properties/{field}', {value!r} is not an array."
+        )
+    names: list[str] = []
+    for item in value:
+        name = item.get("name") if isinstance(item, dict) else item
+        if not isinstance(name, str) or not name.strip():
+            raise validation_failed({"resource": "Label", "code": "invalid", "field": "name"})
+        if name.lower() not in (n.lower() for n in names):
+            names.append(name.strip())
+    return names
+
+
+def assignee_logins(state: ForgeState, value: Any) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ApiError(
+            422, f"Invalid request.\n\nFor 'properties/assignees', {value!r} is not an array."
+        )
+    logins = []
+    for login in value:
+        user = state.user(login)
+        if user is None:
+            raise validation_failed(
+                {"resource": "Issue", "field": "assignees", "code": "invalid", "value": login}
+            )
+        if user.login not in logins:
+            logins.append(user.login)
+    return logins
+
+
+def check_title(value: Any) -> str:
+    if value is None:
+        raise missing_field("title")
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str):
+        raise ApiError(
+            422, f"Invalid request.\n\nFor 'properties/title', {value!r} is not a string."
+        )
+    if not value.strip():
+        raise validation_failed({"resource": "Issue", "code": "missing_field", "field": "title"})
+    return value
+
+
+def check_body(value: Any) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise ApiError(
+            422, f"Invalid request.\n\nFor 'properties/body', {value!r} is not a string."
+        )
+    return value
+
+
+# --- issues ---------------------------------------------------------------------------------
+
+
+def _filter_issues(ctx: Ctx, repo: RepoRecord, issues: list[Issue]) -> list[Issue]:
+    q = ctx.query
+    wanted_state = q.get("state", "open")
+    if wanted_state not in ("open", "closed", "all"):
+        raise validation_failed({"resource": "Issue", "field": "state", "code": "invalid"})
+    found = [i for i in issues if wanted_state == "all" or i.state == wanted_state]
+    if q.get("labels"):
+        wanted = {name.strip().lower() for name in q["labels"].split(",") if name.strip()}
+        found = [i for i in found if wanted <= {name.lower() for name in i.labels}]
+    creator = q.get("creator")
+    if creator:
+        found = [i for i in found if i.user.lower() == creator.lower()]
+    assignee = q.get("assignee")
+    if assignee == "none":
+        found = [i for i in found if not i.assignees]
+    elif assignee == "*":
+        found = [i for i in found if i.assignees]
+    elif assignee:
+        found = [i for i in found if assignee.lower() in (a.lower() for a in i.assignees)]
+    found = updated_since(found, q.get("since"))
+    return _sorted(repo, found, q.get("sort", "created"), q.get("direction", "desc"))
+
+
+def _sorted(repo: RepoRecord, items: list[Issue], sort: str, direction: str) -> list[Issue]:
+    def key(issue: Issue) -> tuple[float, int]:
+        if sort == "updated":
+            return issue.updated_at, issue.number
+        if sort == "comments":
+            return comment_count(repo, issue.number), issue.number
+        return issue.created_at, issue.number
+
+    return sorted(items, key=key, reverse=direction != "asc")
+
+
+@endpoint
+def list_issues(ctx: Ctx):
+    repo = ctx.repo()
+    issues = _filter_issues(ctx, repo, list(collab(repo).issues.values()))
+    return ctx.paginate(issues, lambda i: issue_json(ctx.state, ctx.urls, repo, i))
+
+
+@endpoint
+def create_issue_endpoint(ctx: Ctx):
+    repo = ctx.repo(write=True)
+    body = ctx.json()
+    title = check_title(body.get("title"))
+    text = check_body(body.get("body"))
+    labels = label_names(body["labels"]) if body.get("labels") is not None else []
+    assignees = assignee_logins(ctx.state, body.get("assignees") or [])
+    if isinstance(body.get("assignee"), str):
+        assignees = assignee_logins(ctx.state, [body["assignee"], *assignees])
+    issue = create_issue(
+        ctx.state, repo, actor_login(ctx.principal), title, text, labels, assignees
+    )
+    data = issue_json(ctx.state, ctx.urls, repo, issue)
+    return created_response(data)
+
+
+@endpoint
+def get_issue_endpoint(ctx: Ctx):
+    repo = ctx.repo()
+    issue = get_issue(repo, ctx.params["number"])
+    return json_response(issue_json(ctx.state, ctx.urls, repo, issue))
+
+
+def apply_issue_update(ctx: Ctx, repo: RepoRecord, issue: Issue, body: dict[str, Any]) -> None:
+    """The fields issues and pull requests share: title, body, state, labels, assignees."""
+    actor = actor_login(ctx.principal)
+    if "title" in body:
+        issue.title = check_title(body["title"])
+    if "body" in body:
+        issue.body = check_body(body["body"])
+    reason = body.get("state_reason")
+    if reason is not None and reason not in STATE_REASONS:
+        raise validation_failed({"resource": "Issue", "field": "state_reason", "code": "invalid"})
+    if "state" in body:
+        value = body["state"]
+        if value not in ("open", "closed"):
+            raise validation_failed({"resource": "Issue", "field": "state", "code": "invalid"})
+        if value == "open" and issue.pull is not None and issue.pull.merged:
+            raise validation_failed(
+                {
+                    "resource": "PullRequest",
+                    "code": "custom",
+                    "message": "state cannot be changed. The pull request has already been merged.",
+                }
+            )
+        set_state(issue, value, actor, reason if value == "closed" else None)
+    elif reason is not None and issue.state == "closed":
+        issue.state_reason = reason
+    if "labels" in body and body["labels"] is not None:
+        issue.labels = [ensure_label(ctx.state, repo, n).name for n in label_names(body["labels"])]
+    if "assignees" in body and body["assignees"] is not None:
+        issue.assignees = assignee_logins(ctx.state, body["assignees"])
+    elif "assignee" in body:
+        value = body["assignee"]
+        issue.assignees = assignee_logins(ctx.state, [value]) if value else []
+    issue.updated_at = now()
+    sync_open_count(repo)
+
+
+@endpoint
+def update_issue(ctx: Ctx):
+    repo = ctx.repo(write=True)
+    issue = get_issue(repo, ctx.params["number"])
+    body = ctx.json()
+    with ctx.state.lock:
+        apply_issue_update(ctx, repo, issue, body)
+    return json_response(issue_json(ctx.state, ctx.urls, repo, issue))
+
+
+# --- comments -------------------------------------------------------------------------------
+
+
+@endpoint
+def list_comments(ctx: Ctx):
+    repo = ctx.repo()
+    issue = get_issue(repo, ctx.params["number"])
+    comments = sorted(
+        (c for c in collab(repo).issue_comments.values() if c.number == issue.number),
+        key=lambda c: (c.created_at, c.id),
+    )
+    comments = updated_since(comments, ctx.query.get("since"))
+    return ctx.paginate(comments, lambda c: comment_json(ctx.state, ctx.urls, repo, c))
+
+
+def _comment_body(body: dict[str, Any]) -> str:
+    text = check_body(body.get("body"))
+    if text is None:
+        raise missing_field("body")
+    if not text.strip():
+        raise validation_failed(
+            {"resource": "IssueComment", "code": "missing_field", "field": "body"}
+        )
+    return text
+
+
+@endpoint
+def create_comment(ctx: Ctx):
+    repo = ctx.repo(write=True)
+    issue = get_issue(repo, ctx.params["number"])
+    text = _comment_body(ctx.json())
+    comment = add_comment(ctx.state, repo, issue, actor_login(ctx.principal), text)
+    data = comment_json(ctx.state, ctx.urls, repo, comment)
+    return created_response(data)
+
+
+def _issue_comment(repo: RepoRecord, raw: str) -> IssueComment:
+    return found_or_404(collab(repo).issue_comments, int(raw))
+
+
+@endpoint
+def get_comment(ctx: Ctx):
+    repo = ctx.repo()
+    comment = _issue_comment(repo, ctx.params["comment_id"])
+    return json_response(comment_json(ctx.state, ctx.urls, repo, comment))
+
+
+@endpoint
+def update_comment(ctx: Ctx):
+    repo = ctx.repo(write=True)
+    comment = _issue_comment(repo, ctx.params["comment_id"])
+    with ctx.state.lock:
+        comment.body = _comment_body(ctx.json())
+        comment.updated_at = now()
+    return json_response(comment_json(ctx.state, ctx.urls, repo, comment))
+
+
+@endpoint
+def delete_comment(ctx: Ctx):
+    repo = ctx.repo(write=True)
+    comment = _issue_comment(repo, ctx.params["comment_id"])
+    with ctx.state.lock:
+        collab(repo).issue_comments.pop(comment.id, None)
+    return Response(status_code=204)
+
+
+# --- labels ---------------------------------------------------------------------------------
+
+
+def _issue_labels_response(ctx: Ctx, repo: RepoRecord, issue: Issue) -> Response:
+    labels = [ensure_label(ctx.state, repo, name) for name in issue.labels]
+    return json_response([label_json(ctx.urls, repo, label) for label in labels])
+
+
+def _labels_from_body(ctx: Ctx) -> list[str]:
+    try:
+        raw = json.loads(ctx.body) if ctx.body.strip() else {}
+    except ValueError as exc:
+        raise ApiError(400, "Problems parsing JSON") from exc
+    if isinstance(raw, list):  # GitHub also takes a bare array of names
+        return label_names(raw)
+    if not isinstance(raw, dict) or "labels" not in raw:
+        raise missing_field("labels")
+    return label_names(raw["labels"])
+
+
+@endpoint
+def list_issue_labels(ctx: Ctx):
+    repo = ctx.repo()
+    return _issue_labels_response(ctx, repo, get_issue(repo, ctx.params["number"]))
+
+
+@endpoint
+def add_labels(ctx: Ctx):
+    repo = ctx.repo(write=True)
+    issue = get_issue(repo, ctx.params["number"])
+    names = _labels_from_body(ctx)
+    with ctx.state.lock:
+        present = {n.lower() for n in issue.labels}
+        for name in names:
+            if name.lower() not in present:
+                issue.labels.append(ensure_label(ctx.state, repo, name).name)
+                present.add(name.lower())
+        issue.updated_at = now()
+    return _issue_labels_response(ctx, repo, issue)
+
+
+@endpoint
+def set_labels(ctx: Ctx):
+    repo = ctx.repo(write=True)
+    issue = get_issue(repo, ctx.params["number"])
+    names = _labels_from_body(ctx)
+    with ctx.state.lock:
+        issue.labels = [ensure_label(ctx.state, repo, n).name for n in names]
+        issue.updated_at = now()
+    return _issue_labels_response(ctx, repo, issue)
+
+
+@endpoint
+def remove_label(ctx: Ctx):
+    repo = ctx.repo(write=True)
+    issue = get_issue(repo, ctx.params["number"])
+    name = ctx.params["name"].lower()
+    with ctx.state.lock:
+        if name not in (n.lower() for n in issue.labels):
+            raise not_found("Label does not exist")
+        issue.labels = [n for n in issue.labels if n.lower() != name]
+        issue.updated_at = now()
+    return _issue_labels_response(ctx, repo, issue)
+
+
+@endpoint
+def list_repo_labels(ctx: Ctx):
+    repo = ctx.repo()
+    labels = sorted(collab(repo).labels.values(), key=lambda label: label.name.lower())
+    return ctx.paginate(labels, lambda label: label_json(ctx.urls, repo, label))
+
+
+@endpoint
+def create_label(ctx: Ctx):
+    repo = ctx.repo(write=True)
+    body = ctx.json()
+    name = body.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise missing_field("name")
+    color = str(body.get("color") or "ededed").lstrip("#").lower()
+    if len(color) != 6 or any(c not in "0123456789abcdef" for c in color):
+        raise validation_failed({"resource": "Label", "code": "invalid", "field": "color"})
+    with ctx.state.lock:
+        if name.lower() in collab(repo).labels:
+            raise validation_failed(
+                {"resource": "Label", "code": "already_exists", "field": "name"}
+            )
+        label = ensure_label(ctx.state, repo, name.strip())
+        label.color = color
+        label.description = body.get("description")
+    data = label_json(ctx.urls, repo, label)
+    return created_response(data)
+
+
+def routes(state: ForgeState) -> list[Route]:
+    base = "/repos/{owner}/{repo}"
+    issue = f"{base}/issues/{{number:int}}"
+    return [
+        Route(f"{base}/issues", list_issues, methods=["GET"]),
+        Route(f"{base}/issues", create_issue_endpoint, methods=["POST"]),
+        Route(issue, get_issue_endpoint, methods=["GET"]),
+        Route(issue, update_issue, methods=["PATCH"]),
+        Route(f"{issue}/comments", list_comments, methods=["GET"]),
+        Route(f"{issue}/comments", create_comment, methods=["POST"]),
+        Route(f"{base}/issues/comments/{{comment_id:int}}", get_comment, methods=["GET"]),
+        Route(f"{base}/issues/comments/{{comment_id:int}}", update_comment, methods=["PATCH"]),
+        Route(f"{base}/issues/comments/{{comment_id:int}}", delete_comment, methods=["DELETE"]),
+        Route(f"{issue}/labels", list_issue_labels, methods=["GET"]),
+        Route(f"{issue}/labels", add_labels, methods=["POST"]),
+        Route(f"{issue}/labels", set_labels, methods=["PUT"]),
+        Route(f"{issue}/labels/{{name}}", remove_label, methods=["DELETE"]),
+        Route(f"{base}/labels", list_repo_labels, methods=["GET"]),
+        Route(f"{base}/labels", create_label, methods=["POST"]),
+        Route("/search/issues", search_issues, methods=["GET"]),
+    ]
+
+
+__all__ = [
+    "MAX_TITLE",
+    "STATE_REASONS",
+    "add_comment",
+    "apply_issue_update",
+    "assignee_logins",
+    "check_body",
+    "check_title",
+    "comment_count",
+    "comment_json",
+    "create_issue",
+    "issue_json",
+    "label_names",
+    "routes",
+    "search_issues",
+    "set_state",
+]

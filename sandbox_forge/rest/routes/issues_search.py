@@ -1,0 +1,99 @@
+"""`GET /search/issues`: GitHub's issue search qualifiers over the collaboration store
+(is:/state:/type:, label, no:, author, assignee, head, base, in:), served with issues."""
+
+from __future__ import annotations
+
+from sandbox_forge.rest.api import Ctx, endpoint
+from sandbox_forge.rest.routes.search import SearchQuery, repos_in_scope, require_q
+from sandbox_forge.rest.shapes.issues import comment_count, issue_json
+from sandbox_forge.stores.collab import Issue, collab, page_window
+from sandbox_forge.stores.state import RepoRecord
+
+
+def _is_values(query: SearchQuery) -> set[str]:
+    values = {v.lower() for v in query.all("is")}
+    values |= {v.lower() for v in query.all("state")}
+    values |= {{"pr": "pr", "issue": "issue"}.get(v.lower(), v.lower()) for v in query.all("type")}
+    if "pull-request" in values:
+        values.add("pr")
+    return values
+
+
+def _matches(repo: RepoRecord, issue: Issue, query: SearchQuery) -> bool:
+    kinds = _is_values(query)
+    pull = issue.pull
+    if ("pr" in kinds and pull is None) or ("issue" in kinds and pull is not None):
+        return False
+    if any(state in kinds and issue.state != state for state in ("open", "closed")):
+        return False
+    if "merged" in kinds and not (pull and pull.merged):
+        return False
+    if "unmerged" in kinds and (pull is None or pull.merged):
+        return False
+    if "draft" in kinds and not (pull and pull.draft):
+        return False
+    labels = {name.lower() for name in issue.labels}
+    for value in query.all("label"):
+        if not labels & {v.strip().lower() for v in value.split(",")}:
+            return False
+    if any(v.lower() in labels for v in query.all("-label")):
+        return False
+    nothing = {v.lower() for v in query.all("no")}
+    if ("label" in nothing and labels) or ("assignee" in nothing and issue.assignees):
+        return False
+    if any(issue.user.lower() != v.lower() for v in query.all("author")):
+        return False
+    assignees = {a.lower() for a in issue.assignees}
+    if any(v.lower() not in assignees for v in query.all("assignee")):
+        return False
+    if pull is not None:
+        if any(pull.head_ref != v for v in query.all("head")):
+            return False
+        if any(pull.base_ref != v for v in query.all("base")):
+            return False
+    elif query.all("head") or query.all("base"):
+        return False
+    if not query.terms:
+        return True
+    where = {v.lower() for v in query.all("in")} or {"title", "body", "comments"}
+    parts = []
+    if "title" in where:
+        parts.append(issue.title)
+    if "body" in where:
+        parts.append(issue.body or "")
+    if "comments" in where:
+        parts += [c.body for c in collab(repo).issue_comments.values() if c.number == issue.number]
+    haystack = "\n".join(parts).lower()
+    return all(term.lower() in haystack for term in query.terms)
+
+
+@endpoint
+def search_issues(ctx: Ctx):
+    query = require_q(ctx)
+    hits: list[tuple[RepoRecord, Issue]] = []
+    for repo in repos_in_scope(ctx, query):
+        hits += [(repo, i) for i in collab(repo).issues.values() if _matches(repo, i, query)]
+    sort = ctx.query.get("sort")
+    reverse = ctx.query.get("order", "desc") != "asc"
+    if sort == "updated":
+        hits.sort(key=lambda h: (h[1].updated_at, h[1].number), reverse=reverse)
+    elif sort == "comments":
+        hits.sort(key=lambda h: comment_count(h[0], h[1].number), reverse=reverse)
+    elif sort == "created":
+        hits.sort(key=lambda h: (h[1].created_at, h[1].number), reverse=reverse)
+    else:  # best match: newest first, as ties are on GitHub
+        hits.sort(key=lambda h: (h[1].created_at, h[1].number), reverse=True)
+    page, per_page = ctx.page()
+    items = []
+    for repo, issue in page_window(hits, page, per_page):
+        item = issue_json(ctx.state, ctx.urls, repo, issue)
+        if item["body"] is None:
+            del item["body"]  # a search hit's body is a string or absent
+        items.append({**item, "score": 1.0})
+    data = {
+        "total_count": len(hits),
+        "incomplete_results": False,
+        "search_type": "lexical",
+        "items": items,
+    }
+    return ctx.paged_response(data, page, per_page, len(hits))

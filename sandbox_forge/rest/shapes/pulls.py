@@ -1,0 +1,133 @@
+"""JSON shapes for pull requests: the list shape, and the full one with mergeability,
+counts and diff stats (GET /pulls/{n})."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sandbox_forge.git.mergeability import live_ends, mergeability
+from sandbox_forge.git.pulls import commit_range, diff_base
+from sandbox_forge.rest.api import Ctx, Urls
+from sandbox_forge.rest.auth import Principal
+from sandbox_forge.rest.shapes.users_repos import iso, repo_json
+from sandbox_forge.stores.collab import (
+    Issue,
+    author_association,
+    collab,
+    ensure_label,
+    iso_or_none,
+    label_json,
+    node_id,
+    user_json,
+    user_or_none,
+)
+from sandbox_forge.stores.state import ForgeState, RepoRecord
+
+
+def _branch_end(
+    state: ForgeState, urls: Urls, repo: RepoRecord, repo_data: dict[str, Any], ref: str, sha: str
+) -> dict[str, Any]:
+    return {
+        "label": f"{repo.owner}:{ref}",
+        "ref": ref,
+        "sha": sha,
+        "user": user_json(state, urls, repo.owner),
+        "repo": repo_data,
+    }
+
+
+def pull_json(
+    state: ForgeState,
+    urls: Urls,
+    principal: Principal,
+    repo: RepoRecord,
+    issue: Issue,
+    merge_info: tuple[bool | None, bool | None, str] | None = None,
+) -> dict[str, Any]:
+    """GitHub's pull-request shape; with merge_info, the full one (GET /pulls/{n})."""
+    pull = issue.pull
+    assert pull is not None
+    api = urls.repo(repo.full_name)
+    html = urls.repo_html(repo.full_name)
+    n = issue.number
+    head, base = live_ends(repo, issue)
+    assignees = [user_json(state, urls, login) for login in issue.assignees]
+    repo_data = repo_json(state, urls, repo, principal)  # head and base: the same repository
+    links = {
+        "self": f"{api}/pulls/{n}",
+        "html": f"{html}/pull/{n}",
+        "issue": f"{api}/issues/{n}",
+        "comments": f"{api}/issues/{n}/comments",
+        "review_comments": f"{api}/pulls/{n}/comments",
+        "review_comment": f"{api}/pulls/comments{{/number}}",
+        "commits": f"{api}/pulls/{n}/commits",
+        "statuses": f"{api}/statuses/{head}",
+    }
+    data: dict[str, Any] = {
+        "url": links["self"],
+        "id": issue.id,
+        "node_id": node_id("PR", repo, issue.id),
+        "html_url": links["html"],
+        "diff_url": f"{html}/pull/{n}.diff",
+        "patch_url": f"{html}/pull/{n}.patch",
+        "issue_url": links["issue"],
+        "commits_url": links["commits"],
+        "review_comments_url": links["review_comments"],
+        "review_comment_url": links["review_comment"],
+        "comments_url": links["comments"],
+        "statuses_url": links["statuses"],
+        "number": n,
+        "state": issue.state,
+        "locked": issue.locked,
+        "title": issue.title,
+        "user": user_json(state, urls, issue.user),
+        "body": issue.body,
+        "labels": [
+            label_json(urls, repo, ensure_label(state, repo, name)) for name in issue.labels
+        ],
+        "milestone": None,
+        "active_lock_reason": None,
+        "created_at": iso(issue.created_at),
+        "updated_at": iso(issue.updated_at),
+        "closed_at": iso_or_none(issue.closed_at),
+        "merged_at": iso_or_none(pull.merged_at),
+        "merge_commit_sha": pull.merge_commit_sha,
+        "assignee": assignees[0] if assignees else None,
+        "assignees": assignees,
+        "requested_reviewers": [user_json(state, urls, u) for u in pull.requested_reviewers],
+        "requested_teams": [],
+        "head": _branch_end(state, urls, repo, repo_data, pull.head_ref, head),
+        "base": _branch_end(state, urls, repo, repo_data, pull.base_ref, base),
+        "_links": {name: {"href": href} for name, href in links.items()},
+        "author_association": author_association(state, repo, issue.user),
+        "auto_merge": None,
+        "draft": pull.draft,
+    }
+    if merge_info is None:
+        return data
+    start = diff_base(repo.git, base, head)
+    diffs = repo.git.diff(start, head)
+    data.update(
+        {
+            "merged": pull.merged,
+            "mergeable": merge_info[0],
+            "rebaseable": merge_info[1],
+            "mergeable_state": merge_info[2],
+            "merged_by": user_or_none(state, urls, pull.merged_by),
+            "comments": sum(1 for c in collab(repo).issue_comments.values() if c.number == n),
+            "review_comments": sum(
+                1 for c in collab(repo).review_comments.values() if c.number == n
+            ),
+            "maintainer_can_modify": pull.maintainer_can_modify,
+            "commits": len(commit_range(repo.git, base, head)),
+            "additions": sum(d.additions for d in diffs),
+            "deletions": sum(d.deletions for d in diffs),
+            "changed_files": len(diffs),
+        }
+    )
+    return data
+
+
+def full_json(ctx: Ctx, repo: RepoRecord, issue: Issue, *, count_get: bool) -> dict[str, Any]:
+    info = mergeability(ctx.state, repo, issue, count_get=count_get)
+    return pull_json(ctx.state, ctx.urls, ctx.principal, repo, issue, info)

@@ -1,0 +1,239 @@
+"""JSON shapes for users and repositories, with every field GitHub's schema requires."""
+
+from __future__ import annotations
+
+import base64
+import os
+import time
+from email.utils import formatdate
+from typing import Any
+
+from sandbox_forge.rest.api import Urls
+from sandbox_forge.rest.auth import Principal, can_write
+from sandbox_forge.stores.state import ForgeState, RepoRecord, UserRecord
+
+
+def iso(ts: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ts))
+
+
+def http_date(ts: float) -> str:
+    return formatdate(ts, usegmt=True)
+
+
+def node_id(kind: str, ident: Any) -> str:
+    """Legacy-style global node ids, e.g. base64("010:Repository1")."""
+    codes = {"User": "04", "Organization": "012", "Bot": "03", "Repository": "010"}
+    text = f"{codes.get(kind, '06')}:{kind}{ident}"
+    return base64.b64encode(text.encode()).decode()
+
+
+def simple_user(urls: Urls, user: UserRecord) -> dict[str, Any]:
+    api = urls.user(user.login)
+    return {
+        "login": user.login,
+        "id": user.id,
+        "node_id": node_id(user.type, user.id),
+        "avatar_url": f"{urls.web}/avatars/u/{user.id}?v=4",
+        "gravatar_id": "",
+        "url": api,
+        "html_url": f"{urls.web}/{user.login}",
+        "followers_url": f"{api}/followers",
+        "following_url": f"{api}/following{{/other_user}}",
+        "gists_url": f"{api}/gists{{/gist_id}}",
+        "starred_url": f"{api}/starred{{/owner}}{{/repo}}",
+        "subscriptions_url": f"{api}/subscriptions",
+        "organizations_url": f"{api}/orgs",
+        "repos_url": f"{api}/repos",
+        "events_url": f"{api}/events{{/privacy}}",
+        "received_events_url": f"{api}/received_events",
+        "type": user.type,
+        "user_view_type": "public",
+        "site_admin": False,
+    }
+
+
+def full_user(state: ForgeState, urls: Urls, user: UserRecord, private: bool) -> dict[str, Any]:
+    owned = [r for r in state.all_repos() if r.owner.lower() == user.login.lower()]
+    data = simple_user(urls, user)
+    data.update(
+        {
+            "user_view_type": "private" if private else "public",
+            "name": user.name,
+            "company": None,
+            "blog": "",
+            "location": None,
+            "email": user.email,
+            "hireable": None,
+            "bio": None,
+            "twitter_username": None,
+            "public_repos": sum(1 for r in owned if not r.private),
+            "public_gists": 0,
+            "followers": 0,
+            "following": 0,
+            "created_at": iso(user.created_at),
+            "updated_at": iso(user.created_at),
+        }
+    )
+    if private:
+        private_count = sum(1 for r in owned if r.private)
+        data.update(
+            {
+                "private_gists": 0,
+                "total_private_repos": private_count,
+                "owned_private_repos": private_count,
+                "disk_usage": 0,
+                "collaborators": 0,
+                "two_factor_authentication": False,
+                "plan": {
+                    "name": "pro",
+                    "space": 976562499,
+                    "private_repos": 9999,
+                    "collaborators": 0,
+                },
+            }
+        )
+    return data
+
+
+def permissions(principal: Principal, repo: RepoRecord) -> dict[str, bool]:
+    write = can_write(principal, repo)
+    return {"admin": write, "maintain": write, "push": write, "triage": write, "pull": True}
+
+
+def _disk_kb(repo: RepoRecord) -> int:
+    total = 0
+    for root, _dirs, files in os.walk(repo.git.path):
+        for name in files:
+            try:
+                total += os.path.getsize(os.path.join(root, name))
+            except OSError:
+                continue
+    return total // 1024
+
+
+def minimal_repo(state: ForgeState, urls: Urls, repo: RepoRecord) -> dict[str, Any]:
+    """The fields every repository shape shares (GitHub's minimal-repository)."""
+    api = urls.repo(repo.full_name)
+    owner = state.ensure_user(repo.owner)
+    return {
+        "id": repo.id,
+        "node_id": node_id("Repository", repo.id),
+        "name": repo.name,
+        "full_name": repo.full_name,
+        "owner": simple_user(urls, owner),
+        "private": repo.private,
+        "html_url": urls.repo_html(repo.full_name),
+        "description": repo.description or None,
+        "fork": False,
+        "url": api,
+        "archive_url": f"{api}/{{archive_format}}{{/ref}}",
+        "assignees_url": f"{api}/assignees{{/user}}",
+        "blobs_url": f"{api}/git/blobs{{/sha}}",
+        "branches_url": f"{api}/branches{{/branch}}",
+        "collaborators_url": f"{api}/collaborators{{/collaborator}}",
+        "comments_url": f"{api}/comments{{/number}}",
+        "commits_url": f"{api}/commits{{/sha}}",
+        "compare_url": f"{api}/compare/{{base}}...{{head}}",
+        "contents_url": f"{api}/contents/{{+path}}",
+        "contributors_url": f"{api}/contributors",
+        "deployments_url": f"{api}/deployments",
+        "downloads_url": f"{api}/downloads",
+        "events_url": f"{api}/events",
+        "forks_url": f"{api}/forks",
+        "git_commits_url": f"{api}/git/commits{{/sha}}",
+        "git_refs_url": f"{api}/git/refs{{/sha}}",
+        "git_tags_url": f"{api}/git/tags{{/sha}}",
+        "git_url": f"git://{urls.web.split('://', 1)[1]}/{repo.full_name}.git",
+        "issue_comment_url": f"{api}/issues/comments{{/number}}",
+        "issue_events_url": f"{api}/issues/events{{/number}}",
+        "issues_url": f"{api}/issues{{/number}}",
+        "keys_url": f"{api}/keys{{/key_id}}",
+        "labels_url": f"{api}/labels{{/name}}",
+        "languages_url": f"{api}/languages",
+        "merges_url": f"{api}/merges",
+        "milestones_url": f"{api}/milestones{{/number}}",
+        "notifications_url": f"{api}/notifications{{?since,all,participating}}",
+        "pulls_url": f"{api}/pulls{{/number}}",
+        "releases_url": f"{api}/releases{{/id}}",
+        "ssh_url": f"git@{urls.web.split('://', 1)[1].split(':')[0]}:{repo.full_name}.git",
+        "stargazers_url": f"{api}/stargazers",
+        "statuses_url": f"{api}/statuses/{{sha}}",
+        "subscribers_url": f"{api}/subscribers",
+        "subscription_url": f"{api}/subscription",
+        "tags_url": f"{api}/tags",
+        "teams_url": f"{api}/teams",
+        "trees_url": f"{api}/git/trees{{/sha}}",
+        "hooks_url": f"{api}/hooks",
+    }
+
+
+def repo_json(
+    state: ForgeState,
+    urls: Urls,
+    repo: RepoRecord,
+    principal: Principal,
+    full: bool = False,
+) -> dict[str, Any]:
+    """GitHub's repository shape (full=True: full-repository, as GET /repos/{o}/{r})."""
+    open_issues = int(repo.extra.get("open_issues_count", 0))
+    data = minimal_repo(state, urls, repo)
+    data.update(
+        {
+            "clone_url": f"{urls.web}/{repo.full_name}.git",
+            "mirror_url": None,
+            "svn_url": urls.repo_html(repo.full_name),
+            "homepage": None,
+            "language": None,
+            "forks_count": 0,
+            "stargazers_count": 0,
+            "watchers_count": 0,
+            "size": _disk_kb(repo),
+            "default_branch": repo.default_branch,
+            "open_issues_count": open_issues,
+            "is_template": False,
+            "topics": [],
+            "has_issues": True,
+            "has_projects": True,
+            "has_wiki": True,
+            "has_pages": False,
+            "has_downloads": True,
+            "has_discussions": False,
+            "archived": False,
+            "disabled": False,
+            "visibility": "private" if repo.private else "public",
+            "pushed_at": iso(repo.pushed_at),
+            "created_at": iso(repo.created_at),
+            "updated_at": iso(repo.updated_at),
+            "allow_forking": True,
+            "web_commit_signoff_required": False,
+            "license": None,
+            "forks": 0,
+            "open_issues": open_issues,
+            "watchers": 0,
+        }
+    )
+    if not principal.anonymous:
+        data["permissions"] = permissions(principal, repo)
+    if full:
+        owner = state.ensure_user(repo.owner)
+        data.update(
+            {
+                "network_count": 0,
+                "subscribers_count": 0,
+                "allow_merge_commit": True,
+                "allow_squash_merge": True,
+                "allow_rebase_merge": True,
+                "allow_auto_merge": False,
+                "delete_branch_on_merge": False,
+                "allow_update_branch": False,
+                "use_squash_pr_title_as_default": False,
+                "squash_merge_commit_title": "COMMIT_OR_PR_TITLE",
+                "squash_merge_commit_message": "COMMIT_MESSAGES",
+                "merge_commit_title": "MERGE_MESSAGE",
+                "merge_commit_message": "PR_TITLE",
+            }
+        )
+        if owner.type == "Organization":
+            data["organization"] = simple_user(urls, owner)
+    return data

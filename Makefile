@@ -31,10 +31,11 @@ $(GRAPHQL_SCHEMA):
 	bash tests/forge_collab/fetch_graphql_schema.sh
 
 run: $(RUNTIME_STAMP)
+	@bash tests/install_system_packages.sh bubblewrap
 	$(BIN)/python main.py serve --transport http --sandbox-forge auto --generate-token
 
 test: $(DEV_STAMP) $(OPENAPI_SPEC) $(GRAPHQL_SCHEMA)
-	@bash tests/install_chromium.sh
+	@bash tests/install_system_packages.sh
 	@$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; exit $$rc
 

@@ -164,7 +164,7 @@ def capture_status_page(html_text: str, screenshot: Path) -> None:
     """Render the status page's HTML in headless Chromium and save a PNG."""
     binary = shutil.which("chromium") or shutil.which("chromium-browser")
     if binary is None:
-        raise RuntimeError("chromium is not installed (tests/install_chromium.sh installs it)")
+        raise RuntimeError("chromium is not installed (tests/install_system_packages.sh installs it)")
     with tempfile.TemporaryDirectory(prefix="demo-status-") as tmp:
         page = Path(tmp) / "status.html"
         page.write_text(html_text, encoding="utf-8")

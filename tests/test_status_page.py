@@ -1,5 +1,5 @@
 """The /status page, rendered by headless Chromium (Debian's `chromium` package, which
-`make test` installs through tests/install_chromium.sh). Without a working Chromium
+`make test` installs through tests/install_system_packages.sh). Without a working Chromium
 these tests fail: they never skip."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ REPO = "octo-org/status-demo"
 def chromium(url: str, *extra: str) -> subprocess.CompletedProcess[str]:
     binary = shutil.which("chromium") or shutil.which("chromium-browser")
     if binary is None:
-        pytest.fail("chromium is not installed: run `bash tests/install_chromium.sh` as root")
+        pytest.fail("chromium is not installed: run `bash tests/install_system_packages.sh` as root")
     with tempfile.TemporaryDirectory(prefix="chromium-profile-") as profile:
         proc = subprocess.run(
             [binary, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *extra, url],
@@ -246,7 +246,7 @@ async def test_status_page_needs_the_bearer_token_off_loopback(make_runtime, sta
 def test_install_script_is_wired_into_make_test():
     root = Path(__file__).resolve().parent.parent
     makefile = (root / "Makefile").read_text()
-    script = (root / "tests" / "install_chromium.sh").read_text()
-    assert "tests/install_chromium.sh" in makefile.split("\ntest:")[1].split("\n\n")[0]
+    script = (root / "tests" / "install_system_packages.sh").read_text()
+    assert "tests/install_system_packages.sh" in makefile.split("\ntest:")[1].split("\n\n")[0]
     assert "apt-get install -y" in script and "chromium" in script
     assert "/usr/bin/chromium" in script

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import random
-import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -495,7 +494,7 @@ def _naive_filter(paths, sizes, gitignores, user_patterns, force):
             for r in reversed(rs.rules):
                 if r.dir_only and not is_dir:
                     continue
-                if r.head_matches(rel) and re.fullmatch(r.last, name, re.DOTALL):
+                if r.head_matches(rel) and r.last.matches(name):
                     return r
         return None
 

@@ -9,7 +9,8 @@ directory, so a child's verdict depends only on its name and the programs.
 Directories with the same programs share a `_Decider`: a name no name-specific
 rule can match is decided by its extension, memoised per extension; the rest
 are memoised per name and answered by dict lookups (exact name, extension,
-literal suffix or prefix), with a regex only for real globs.
+literal suffix or prefix), with a linear-time `SegmentGlob` only for real
+globs.
 """
 
 from __future__ import annotations
@@ -19,7 +20,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from github_mcp.services.tree._model import PLATFORM_PATTERNS, ExcludedDir, Reason
-from github_mcp.services.tree._patterns import IgnoreRule, RuleSet, compile_line, compile_rules
+from github_mcp.services.tree._patterns import (
+    IgnoreRule,
+    RuleSet,
+    SegmentGlob,
+    compile_line,
+    compile_rules,
+)
 
 __all__ = ["SIZE_VERDICT", "DirState", "Engine", "compile_gitignores", "user_rules"]
 
@@ -44,7 +51,7 @@ class _Tables:
         suffix: dict[int, dict[str, int]] = {}
         prefix: dict[int, dict[str, int]] = {}
         ext_globs: list[tuple[int, re.Pattern[str]]] = []
-        globs: list[tuple[int, re.Pattern[str]]] = []
+        globs: list[tuple[int, SegmentGlob]] = []
         for rank, r in enumerate(rules):
             kind, lit = r.kind, r.literal
             if kind == "any":
@@ -60,7 +67,7 @@ class _Tables:
             elif kind == "prefix":
                 prefix.setdefault(len(lit), {}).setdefault(lit, rank)
             else:
-                globs.append((rank, re.compile(r.last, re.DOTALL)))
+                globs.append((rank, r.last))
         self.suffix = tuple(suffix.items())
         self.prefix = tuple(prefix.items())
         self.ext_globs = tuple(ext_globs)
@@ -96,10 +103,10 @@ class _Tables:
             r = table.get(name[:n], _NONE)
             if r < best:
                 best = r
-        for rank, rx in self.globs:
+        for rank, glob in self.globs:
             if rank >= best:
                 break
-            if rx.fullmatch(name) is not None:
+            if glob.matches(name):
                 return rank
         return best
 
@@ -144,15 +151,15 @@ class _Decider:
     """Verdicts for the children of every directory that has these programs.
 
     A name that no name-specific rule (exact, prefix, suffix, glob) can match
-    is decided by its extension alone, memoised per extension; other names
-    are memoised per name.
+    is decided by its extension alone, memoised per extension; other names,
+    and every name once the programs hold a glob, are memoised per name.
     """
 
     __slots__ = (
         "dir_memo",
         "ext_memo",
         "file_tables",
-        "glob_rx",
+        "globs",
         "name_memo",
         "prefixes",
         "progs",
@@ -167,23 +174,34 @@ class _Decider:
         self.special = frozenset(k for t in tables for k in t.exact)
         self.prefixes = tuple({k for t in tables for _, tab in t.prefix for k in tab})
         self.suffixes = tuple({k for t in tables for _, tab in t.suffix for k in tab})
-        globs = [rx.pattern for t in tables for _, rx in t.globs]
-        self.glob_rx = re.compile("|".join(globs), re.DOTALL) if globs else None
+        # Distinct globs only: several directories' programs share rules.
+        self.globs = tuple({id(g): g for t in tables for _, g in t.globs}.values())
         self.ext_memo: dict[str | None, _Verdict | None] = {}
         self.name_memo: dict[str, _Verdict | None] = {}
         self.dir_memo: dict[str, _Verdict | None] = {}
 
     def file_verdict(self, name: str) -> _Verdict | None:
+        v = self.name_memo.get(name, _MISS)
+        if v is not _MISS:
+            return v
         if (
             name in self.special
             or (self.prefixes and name.startswith(self.prefixes))
             or (self.suffixes and name.endswith(self.suffixes))
-            or (self.glob_rx is not None and self.glob_rx.fullmatch(name) is not None)
         ):
-            v = self.name_memo.get(name, _MISS)
-            if v is _MISS:
-                v = self.name_memo[name] = _decide(self.file_tables, name)
+            v = self.name_memo[name] = _decide(self.file_tables, name)
             return v
+        if self.globs:
+            # The glob test is the costly part: with globs, memoise every name.
+            if any(g.matches(name) for g in self.globs):
+                v = _decide(self.file_tables, name)
+            else:
+                v = self._ext_verdict(name)
+            self.name_memo[name] = v
+            return v
+        return self._ext_verdict(name)
+
+    def _ext_verdict(self, name: str) -> _Verdict | None:
         dot = name.rfind(".")
         ext = name[dot + 1 :] if dot >= 0 else None
         v = self.ext_memo.get(ext, _MISS)

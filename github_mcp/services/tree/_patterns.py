@@ -15,6 +15,14 @@ A rule is split into a *head* (the directory part, matched once per directory)
 and a *last* segment (matched against a child's name). Rules without a slash
 (`*.log`, `build/`, `**/tmp`) have no head and apply at any depth below the
 `.gitignore` that holds them.
+
+Matching is linear-time by construction, whatever a pattern says (patterns
+come from any committed `.gitignore` and from the caller): a segment glob is
+split at its stars into fixed-length pieces, each a quantifier-free regex,
+found leftmost in turn (O(name x pattern)); a directory part with `**` is
+matched the same way one level up, with `**` splitting it into runs of
+segment globs (O(segments x parts) segment matches). No regex with a
+quantifier ever sees a path. `METER` counts the work.
 """
 
 from __future__ import annotations
@@ -23,7 +31,16 @@ import itertools
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["ANY_DIR", "IgnoreRule", "RuleSet", "compile_rules"]
+__all__ = [
+    "ANY_DIR",
+    "METER",
+    "IgnoreRule",
+    "MatchMeter",
+    "PathGlob",
+    "RuleSet",
+    "SegmentGlob",
+    "compile_rules",
+]
 
 # Marks a head that matches every directory at or below the rule set's base.
 ANY_DIR = "**"
@@ -48,6 +65,20 @@ _POSIX_CLASSES = {
 _uids = itertools.count(1)
 
 
+class MatchMeter:
+    """Units of matching work done so far: one per quantifier-free piece tried
+    and one per run of segment globs tried at a place in a path. Each unit costs
+    at most O(name length x piece length), so steps bound the time taken."""
+
+    __slots__ = ("steps",)
+
+    def __init__(self) -> None:
+        self.steps = 0
+
+
+METER = MatchMeter()
+
+
 class _Unmatchable(Exception):
     """The pattern is malformed; git's wildmatch aborts and the line never matches."""
 
@@ -57,9 +88,9 @@ class IgnoreRule:
     """One compiled pattern line.
 
     `head` is None for a name-only rule, `ANY_DIR`, a literal directory path
-    relative to the rule set's base ('' = the base itself), or a compiled regex
-    matched with `fullmatch` against that relative directory path. `last` is the
-    regex source a child's name must fully match; `kind` and `literal` give a
+    relative to the rule set's base ('' = the base itself), or a `PathGlob`
+    matched against that relative directory path. `last` is the `SegmentGlob`
+    a child's name must match; `kind` and `literal` give a
     cheaper equivalent test: "any" (every name), "exact" (name == literal),
     "ext" (the name's last extension == literal), "extglob" (the last
     extension fully matches the regex in literal), "suffix", "prefix", or
@@ -69,8 +100,8 @@ class IgnoreRule:
     pattern: str
     negated: bool
     dir_only: bool
-    head: str | re.Pattern[str] | None
-    last: str
+    head: str | PathGlob | None
+    last: SegmentGlob
     kind: str  # how `last` can be tested without a regex: see `_classify`
     literal: str
     source: str
@@ -83,7 +114,7 @@ class IgnoreRule:
             return True
         if isinstance(head, str):
             return head == rel_dir
-        return bool(rel_dir) and head.fullmatch(rel_dir) is not None
+        return bool(rel_dir) and head.matches(rel_dir)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -106,7 +137,7 @@ class RuleSet:
         for r in rules:
             if isinstance(r.head, str) and r.head != ANY_DIR:
                 literal.setdefault(r.head, []).append(r)
-            elif isinstance(r.head, re.Pattern):
+            elif isinstance(r.head, PathGlob):
                 patterned.append(r)
         return cls(
             base=base,
@@ -122,7 +153,7 @@ class RuleSet:
         lit = self.literal_heads.get(rel_dir, ())
         # A patterned head has at least one non-"**" segment, so never matches
         # the base itself ('*' would match the empty string as a regex).
-        pat = [r for r in self.pattern_heads if rel_dir and r.head.fullmatch(rel_dir)]  # type: ignore[union-attr]
+        pat = [r for r in self.pattern_heads if rel_dir and r.head.matches(rel_dir)]  # type: ignore[union-attr]
         if not lit and not pat:
             return self.name_rules
         picked = {r.uid for r in lit}
@@ -159,7 +190,7 @@ def compile_line(raw: str, *, source: str = "", line: int = 0) -> IgnoreRule | N
         return None
     try:
         head, last_glob = _split(body)
-        last = ".+" if last_glob is None else _segment_regex(last_glob)
+        last = _ANY_NAME if last_glob is None else SegmentGlob.compile(last_glob)
     except _Unmatchable:
         return None
     kind, literal = _classify(last_glob)
@@ -239,7 +270,7 @@ def _trim_trailing_spaces(s: str) -> str:
     return s if last_space is None else s[:last_space]
 
 
-def _split(body: str) -> tuple[str | re.Pattern[str] | None, str | None]:
+def _split(body: str) -> tuple[str | PathGlob | None, str | None]:
     """Split into (head, glob of the last segment); a None glob matches any name."""
     if "/" not in body:
         # No separator: match the name at any depth; '**' is a plain '*' here.
@@ -266,53 +297,163 @@ def _split(body: str) -> tuple[str | re.Pattern[str] | None, str | None]:
         return (ANY_DIR if head_segs else ""), last
     if not any(c in _GLOB_CHARS for s in head_segs for c in s):
         return "/".join(head_segs), last
-    return re.compile(_join_regex(head_segs), re.DOTALL), last
+    return PathGlob.compile(head_segs), last
 
 
-def _join_regex(segs: list[str]) -> str:
-    out: list[str] = []
-    need_slash = False
-    end = len(segs) - 1
-    for i, seg in enumerate(segs):
-        if seg == "**":
-            if i == 0:
-                out.append("(?:.*/)?")
-                need_slash = False
-            else:
-                out.append("(?:/.*)?")
-                need_slash = i < end
-            continue
-        if need_slash:
-            out.append("/")
-        out.append(_segment_regex(seg))
-        need_slash = True
-    return "".join(out)
+class SegmentGlob:
+    """One path segment glob (git wildmatch, no '/'), matched in linear time.
+
+    Stars split the glob into pieces of fixed length (literals, '?', bracket
+    expressions), each compiled to a regex with no quantifier. The first piece
+    is anchored at the start of the name and the last at its end; a middle
+    piece is taken at its leftmost occurrence after the previous one, which is
+    enough because a star matches any run of characters within a segment.
+    """
+
+    __slots__ = ("_first", "_last", "_middle", "_min_len", "_whole", "source")
+
+    def __init__(self, source: str, pieces: list[list[str]], starred: bool) -> None:
+        self.source = source
+        compiled = [(re.compile("".join(p), re.DOTALL), len(p)) for p in pieces]
+        self._min_len = sum(n for _, n in compiled)
+        self._whole = None if starred else compiled[0][0]
+        self._first = compiled[0] if starred and compiled[0][1] else None
+        self._last = compiled[-1] if starred and compiled[-1][1] else None
+        self._middle = tuple(c for c in compiled[1:-1] if c[1]) if starred else ()
+
+    @staticmethod
+    def compile(glob: str) -> SegmentGlob:
+        """Raises `_Unmatchable` for a glob git's wildmatch would never match."""
+        return _compile_segment(glob)
+
+    def matches(self, name: str) -> bool:
+        meter = METER
+        n = len(name)
+        if n < self._min_len:
+            return False
+        if self._whole is not None:
+            meter.steps += 1
+            return self._whole.fullmatch(name) is not None
+        pos, end = 0, n
+        if self._first is not None:
+            meter.steps += 1
+            rx, size = self._first
+            if rx.match(name, 0, size) is None:
+                return False
+            pos = size
+        if self._last is not None:
+            meter.steps += 1
+            rx, size = self._last
+            end = n - size
+            if rx.match(name, end) is None:
+                return False
+        for rx, _size in self._middle:
+            meter.steps += 1
+            m = rx.search(name, pos, end)
+            if m is None:
+                return False
+            pos = m.end()
+        return True
+
+    def __repr__(self) -> str:
+        return f"SegmentGlob({self.source!r})"
 
 
-def _segment_regex(seg: str) -> str:
-    """Translate one path segment glob (git wildmatch) into a regex source."""
-    out: list[str] = []
-    i, n = 0, len(seg)
+_segment_cache: dict[str, SegmentGlob] = {}
+
+
+def _compile_segment(glob: str) -> SegmentGlob:
+    hit = _segment_cache.get(glob)
+    if hit is not None:
+        return hit
+    pieces: list[list[str]] = [[]]
+    starred = False
+    i, n = 0, len(glob)
     while i < n:
-        c = seg[i]
+        c = glob[i]
         i += 1
         if c == "\\":
             if i >= n:
                 raise _Unmatchable
-            out.append(re.escape(seg[i]))
+            pieces[-1].append(re.escape(glob[i]))
             i += 1
         elif c == "*":
-            while i < n and seg[i] == "*":
+            while i < n and glob[i] == "*":
                 i += 1
-            out.append("[^/]*")
+            starred = True
+            pieces.append([])
         elif c == "?":
-            out.append("[^/]")
+            pieces[-1].append("[^/]")
         elif c == "[":
-            cls, i = _bracket(seg, i)
-            out.append(cls)
+            cls, i = _bracket(glob, i)
+            pieces[-1].append(cls)
         else:
-            out.append(re.escape(c))
-    return "".join(out)
+            pieces[-1].append(re.escape(c))
+    compiled = SegmentGlob(glob, pieces, starred)
+    if len(_segment_cache) < 4096:
+        _segment_cache[glob] = compiled
+    return compiled
+
+
+def _run_matches(run: tuple[SegmentGlob, ...], segs: list[str], at: int) -> bool:
+    METER.steps += 1
+    return all(glob.matches(segs[at + k]) for k, glob in enumerate(run))
+
+
+# A rule ending in "/**" matches any non-empty name below its head.
+_ANY_NAME = SegmentGlob("*", [[], []], True)
+
+
+class PathGlob:
+    """A '/'-separated glob of segment globs and `**` (zero or more whole
+    segments), matched against a relative directory path the way
+    `SegmentGlob` matches a name, one level up: the `**` split the parts into
+    runs of segment globs; the first run is anchored at the first segment,
+    the last at the last one, and each middle run is taken at its leftmost
+    place. A match costs at most segments x parts segment matches."""
+
+    __slots__ = ("_first", "_last", "_middle", "_min_segs", "_whole", "source")
+
+    def __init__(self, source: str, runs: list[tuple[SegmentGlob, ...]]) -> None:
+        self.source = source
+        starred = len(runs) > 1
+        self._min_segs = sum(len(r) for r in runs)
+        self._whole = None if starred else runs[0]
+        self._first = runs[0] if starred else ()
+        self._last = runs[-1] if starred else ()
+        self._middle = tuple(r for r in runs[1:-1] if r) if starred else ()
+
+    @staticmethod
+    def compile(segs: list[str]) -> PathGlob:
+        runs: list[list[SegmentGlob]] = [[]]
+        for seg in segs:
+            if seg == ANY_DIR:
+                runs.append([])
+            else:
+                runs[-1].append(SegmentGlob.compile(seg))
+        return PathGlob("/".join(segs), [tuple(r) for r in runs])
+
+    def matches(self, path: str) -> bool:
+        segs = path.split("/")
+        n = len(segs)
+        if n < self._min_segs:
+            return False
+        if self._whole is not None:
+            return n == len(self._whole) and _run_matches(self._whole, segs, 0)
+        pos, end = len(self._first), n - len(self._last)
+        if not _run_matches(self._first, segs, 0) or not _run_matches(self._last, segs, end):
+            return False
+        for run in self._middle:
+            size = len(run)
+            while pos + size <= end and not _run_matches(run, segs, pos):
+                pos += 1
+            if pos + size > end:
+                return False
+            pos += size
+        return True
+
+    def __repr__(self) -> str:
+        return f"PathGlob({self.source!r})"
 
 
 def _bracket(seg: str, i: int) -> tuple[str, int]:

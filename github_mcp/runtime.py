@@ -14,9 +14,12 @@ from .gate import WriteGate
 from .github.auth import AnonymousAuth, AppAuth, Credentials, TokenAuth
 from .github.client import GitHubClient
 from .observability import Metrics, log_event
+from .services.repos import default_branch
+from .services.workspace import WorkspaceConfig, WorkspaceManager, basic_auth_header
 
 if TYPE_CHECKING:
     from .registry import ToolSpec
+    from .status import HealthProbe
 
 VERSION = "0.1.0"
 
@@ -27,6 +30,39 @@ def _app_key(settings: Settings) -> str | None:
     if settings.github_app_private_key_path:
         return Path(settings.github_app_private_key_path).read_text()
     return None
+
+
+class ServerGitCredentials:
+    """Git credentials for workspace clones, from the server's GitHub credentials (PAT or
+    App token, asked for at each git call so a refreshed App token is used)."""
+
+    def __init__(self, github: GitHubClient, web_base_url: str) -> None:
+        self._github = github
+        self._web_base_url = web_base_url.rstrip("/")
+
+    async def auth_header(self) -> str | None:
+        token = await self._github.credentials.token()
+        return basic_auth_header(token) if token else None
+
+    def clone_url(self, full_name: str) -> str:
+        return f"{self._web_base_url}/{full_name}.git"
+
+
+def workspace_config(settings: Settings) -> WorkspaceConfig:
+    return WorkspaceConfig(
+        root=settings.workspace_dir,
+        git_user_name=settings.git_user_name,
+        git_user_email=settings.git_user_email,
+        stdout_max_chars=settings.tool_stdout_max_chars,
+        stderr_max_chars=settings.tool_stderr_max_chars,
+        cpu_seconds=settings.workspace_cpu_seconds,
+        memory_mb=settings.workspace_memory_mb,
+        max_processes=settings.workspace_max_processes,
+        max_file_mb=settings.workspace_max_file_mb,
+        sandbox=settings.workspace_sandbox,
+        default_timeout_s=settings.workspace_default_timeout,
+        max_timeout_s=settings.workspace_max_timeout,
+    )
 
 
 @dataclass
@@ -42,7 +78,10 @@ class Runtime:
     tool_schemas: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = field(
         default_factory=dict
     )
-    services: dict[str, Any] = field(default_factory=dict)
+    health_probe: HealthProbe | None = None
+    # Built on first use: the manager creates its directories and probes cgroups, which a
+    # server that never runs a workspace tool should not pay for (nor fail on).
+    _workspaces: WorkspaceManager | None = field(default=None, repr=False)
 
     @classmethod
     def create(cls, settings: Settings, *, retry_base_delay: float = 0.5) -> Runtime:
@@ -64,20 +103,28 @@ class Runtime:
             kind=github.credentials.kind,
             api_url=settings.github_api_url,
         )
-        rt_holder: dict[str, Runtime] = {}
 
         async def default_branch_of(full_name: str) -> str:
-            from .services.repos import default_branch
-
-            return await default_branch(rt_holder["rt"].github, full_name)
+            return await default_branch(github, full_name)
 
         gate = WriteGate(settings, metrics, default_branch_of)
         audit = AuditLog(settings.audit_log)
-        rt = cls(
+        return cls(
             settings=settings, metrics=metrics, cache=cache, github=github, gate=gate, audit=audit
         )
-        rt_holder["rt"] = rt
-        return rt
+
+    @property
+    def workspaces(self) -> WorkspaceManager:
+        """The workspace manager, built from the settings at first use."""
+        if self._workspaces is None:
+            credentials = ServerGitCredentials(self.github, self.settings.web_base_url)
+            self._workspaces = WorkspaceManager(workspace_config(self.settings), credentials)
+        return self._workspaces
+
+    @property
+    def started_workspaces(self) -> WorkspaceManager | None:
+        """The workspace manager if a tool has used it, else None (nothing to refresh)."""
+        return self._workspaces
 
     @property
     def token_kind(self) -> str:

@@ -79,7 +79,7 @@ def health_payload(rt: Runtime, github_ok: bool, github_state: str) -> dict[str,
 
 def health_routes(rt: Runtime) -> list[Route]:
     probe = HealthProbe(rt)
-    rt.services["health_probe"] = probe
+    rt.health_probe = probe
 
     async def healthz(request: Request) -> Response:
         ok, state = await probe.check()

@@ -80,7 +80,8 @@ def test_healthz_and_metrics(http_server):
             and rt.settings.github_token.get_secret_value() not in health.text
         )
         assert httpx.get(url + "/health").json()["status"] == "ok"
-        probe = rt.services["health_probe"]
+        probe = rt.health_probe
+        assert probe is not None
         checks = probe.checks
         httpx.get(url + "/healthz")
         assert probe.checks == checks  # success memoised for 1 s
@@ -96,7 +97,7 @@ def test_healthz_failure_is_not_memoised(make_runtime):
         second = httpx.get(url + "/healthz")
     assert first.status_code == second.status_code == 503
     assert first.json()["status"] == "degraded"
-    assert rt.services["health_probe"].checks == 2
+    assert rt.health_probe is not None and rt.health_probe.checks == 2
 
 
 async def test_mcp_over_http_and_session_scoped_approval(http_server, forge):

@@ -32,6 +32,11 @@ class FileRead:
     size: int
 
 
+def blob_url(web_base_url: str, full_name: str, commit_sha: str, path: str) -> str:
+    """The web page of a file at a commit, as a person would open it."""
+    return f"{web_base_url.rstrip('/')}/{full_name}/blob/{commit_sha}/{encode_path(path)}"
+
+
 async def read_file(
     github: GitHubClient,
     full_name: str,

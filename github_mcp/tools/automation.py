@@ -11,6 +11,8 @@ from pydantic import BaseModel, Field
 
 from github_mcp.services import ci
 from github_mcp.services.ci import collect_failures, job_summary
+from github_mcp.services.paging import cursor_for_offset as _cursor
+from github_mcp.services.paging import offset_from_cursor as _offset
 from github_mcp.services.pulls import (
     call_text,
     check_readiness,
@@ -19,13 +21,14 @@ from github_mcp.services.pulls import (
     get_pull,
     plan_stack,
     pr_label,
+    reply_to_thread,
+    set_thread_resolved,
+    thread_resolution_in_pull,
     unresolved_comments,
 )
 
 from ..errors import ErrorCode, GitHubMCPError, invalid_input
-from ..github import graphql
-from ..github.client import decode_cursor, encode_cursor
-from ..params import PR_URL_RE, Cursor, FullName, PrRef, parse_pr_ref
+from ..params import Cursor, FullName, PrRef, parse_pr_ref
 from ..registry import Call, tool
 from .actions import CheckCountsOut, PollSeconds, TimeoutSeconds
 from .workspace import manager
@@ -38,17 +41,6 @@ ThreadId = Annotated[
         min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_=-]+$", description="Review thread id."
     ),
 ]
-
-
-def _offset(cursor: str | None) -> int:
-    value = decode_cursor(cursor).get("offset", 0)
-    if not isinstance(value, int) or value < 0:
-        raise invalid_input("cursor is not valid", hint="Pass next_cursor unchanged.")
-    return value
-
-
-def _cursor(offset: int | None) -> str | None:
-    return encode_cursor({"offset": offset}) if offset else None
 
 
 # --- get_failing_tests -----
@@ -291,19 +283,6 @@ async def find_unresolved_comments(
 # --- review-thread writes (toolset pull_requests) ----------------------------------------------
 
 
-async def _thread_of_pr(call: Call, full_name: str, number: int, thread_id: str) -> bool:
-    """The thread's resolution; invalid_input unless the thread belongs to this PR."""
-    url, owner_number, resolved = await graphql.thread_owner(call.rt.github, thread_id)
-    match = PR_URL_RE.match(url)
-    repo = f"{match['owner']}/{match['repo']}".lower() if match else ""
-    if repo != full_name.lower() or owner_number != number:
-        raise invalid_input(
-            f"Thread {thread_id} does not belong to {pr_label(full_name, number)}.",
-            hint="find_unresolved_comments lists this PR's threads.",
-        )
-    return resolved
-
-
 class ThreadResolution(BaseModel):
     thread_id: str
     resolved: bool
@@ -321,11 +300,11 @@ async def resolve_review_thread(
 ) -> ThreadResolution:
     """Resolve a PR review thread (or unresolve it)."""
     assert full_name and number
-    was = await _thread_of_pr(call, full_name, number, thread_id)
+    was = await thread_resolution_in_pull(call.rt.github, full_name, number, thread_id)
     want = not unresolve
     now = was
     if was != want:
-        now = await graphql.set_thread_resolved(call.rt.github, thread_id, want)
+        now = await set_thread_resolved(call.rt.github, thread_id, want)
         call.rt.invalidate_repo(full_name)
     return ThreadResolution(thread_id=thread_id, resolved=now, changed=now != was)
 
@@ -347,8 +326,8 @@ async def reply_to_review_thread(
 ) -> ThreadReply:
     """Reply in a PR review thread."""
     assert full_name and number
-    await _thread_of_pr(call, full_name, number, thread_id)
-    comment = await graphql.reply_to_thread(call.rt.github, thread_id, body)
+    await thread_resolution_in_pull(call.rt.github, full_name, number, thread_id)
+    comment = await reply_to_thread(call.rt.github, thread_id, body)
     call.rt.invalidate_repo(full_name)
     return ThreadReply(
         thread_id=thread_id, comment_id=comment.get("databaseId"), url=comment.get("url")

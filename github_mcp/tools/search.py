@@ -11,7 +11,6 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field
 
 from ..errors import ErrorCode, GitHubMCPError, invalid_input
-from ..github.client import encode_path
 from ..params import FULL_NAME_RE, FullName, validate_path
 from ..registry import Call, tool
 from ..services import account, files, issues, repos
@@ -141,8 +140,7 @@ async def fetch(call: Call, id: Annotated[str, Field(min_length=3, max_length=45
             id=id,
             title=f"{repo}: {path}",
             text=read.content,
-            url=f"{call.rt.settings.web_base_url}/{repo}/blob/{read.commit_sha}/"
-            f"{encode_path(path)}",
+            url=files.blob_url(call.rt.settings.web_base_url, repo, read.commit_sha, path),
             metadata={
                 "sha": read.sha,
                 "commit": read.commit_sha,

@@ -9,8 +9,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, Field
 
-from github_mcp.services.workspace import basic_auth_header
-
 from ..params import CommitMessage, FullName, Ref
 from ..registry import Call, tool
 
@@ -21,44 +19,8 @@ TOOLSET = "workspace"
 Timeout = Annotated[int, Field(ge=1, le=3600, description="Seconds before the command is killed.")]
 
 
-class GitHubGitCredentials:
-    """Git credentials from the server's GitHub credentials (PAT or App token)."""
-
-    def __init__(self, call_rt: Any) -> None:
-        self.rt = call_rt
-
-    async def auth_header(self) -> str | None:
-        token = await self.rt.github.credentials.token()
-        return basic_auth_header(token) if token else None
-
-    def clone_url(self, full_name: str) -> str:
-        return f"{self.rt.settings.web_base_url}/{full_name}.git"
-
-
 def manager(call: Call) -> WorkspaceManager:
-    rt = call.rt
-    existing = rt.services.get("workspace")
-    if existing is None:
-        from github_mcp.services.workspace import WorkspaceConfig, WorkspaceManager
-
-        s = rt.settings
-        config = WorkspaceConfig(
-            root=s.workspace_dir,
-            git_user_name=s.git_user_name,
-            git_user_email=s.git_user_email,
-            stdout_max_chars=s.tool_stdout_max_chars,
-            stderr_max_chars=s.tool_stderr_max_chars,
-            cpu_seconds=s.workspace_cpu_seconds,
-            memory_mb=s.workspace_memory_mb,
-            max_processes=s.workspace_max_processes,
-            max_file_mb=s.workspace_max_file_mb,
-            sandbox=s.workspace_sandbox,
-            default_timeout_s=s.workspace_default_timeout,
-            max_timeout_s=s.workspace_max_timeout,
-        )
-        existing = WorkspaceManager(config, GitHubGitCredentials(rt))
-        rt.services["workspace"] = existing
-    return existing
+    return call.rt.workspaces
 
 
 def _progress(call: Call):

@@ -77,7 +77,7 @@ class CommitResult(BaseModel):
 async def after_write(call: Call, full_name: str, branch: str) -> None:
     """Every write drops the repo's cached reads and refreshes a clean clone."""
     call.rt.invalidate_repo(full_name)
-    workspace = call.rt.services.get("workspace")
+    workspace = call.rt.started_workspaces
     if workspace is not None:
         try:
             await workspace.refresh_after_api_commit(full_name, branch)

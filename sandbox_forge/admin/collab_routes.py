@@ -1,6 +1,7 @@
 """Admin routes for collaboration data, under /_sandbox/ with the admin token.
 
-Each maps a JSON body onto the in-process helper of the same name in seed_collab:
+Each maps a JSON body onto the in-process helper of the same name in collab_seeding
+(the app must not import the demo, so not seed_collab, which gathers both):
 
   POST   /_sandbox/repos/{o}/{r}/issues                   create_issue
   POST   /_sandbox/repos/{o}/{r}/issues/{n}/comments      add_issue_comment
@@ -28,7 +29,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.routing import Route
 
-from sandbox_forge.admin import seed_collab as helpers
+from sandbox_forge.admin import collab_seeding as helpers
 from sandbox_forge.admin.routes import admin_route
 from sandbox_forge.rest.errors import ApiError
 from sandbox_forge.stores.collab import settings

@@ -1,11 +1,14 @@
 """In-process helpers for collaboration data; they mirror the /_sandbox/ admin routes in
-admin_collab.py. Every helper takes the Forge (or its ForgeState) first and a repository's
-full name; most answer a small summary (ids, numbers, node ids) as a dict.
+admin/collab_routes.py. Every helper takes the Forge (or its ForgeState) first and a
+repository's full name; most answer a small summary (ids, numbers, node ids) as a dict.
+
+The HTTP app imports this module (through the admin routes), so it must not import forge.py,
+which builds that app: a running Forge is named here structurally, as `HoldsForgeState`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from sandbox_forge.git import mergeability as pulls_mergeability
 from sandbox_forge.rest.errors import ApiError
@@ -27,15 +30,21 @@ from sandbox_forge.stores.reviews import add_review as _add_review
 from sandbox_forge.stores.reviews import add_review_comment, set_resolved
 from sandbox_forge.stores.state import ForgeState, RepoRecord
 
-if TYPE_CHECKING:
-    from sandbox_forge.forge import Forge
+
+class HoldsForgeState(Protocol):
+    """A running Forge: anything that carries its ForgeState."""
+
+    state: ForgeState
 
 
-def forge_state(target: Forge | ForgeState) -> ForgeState:
+ForgeTarget = HoldsForgeState | ForgeState
+
+
+def forge_state(target: ForgeTarget) -> ForgeState:
     return target if isinstance(target, ForgeState) else target.state
 
 
-def repo_named(target: Forge | ForgeState, full_name: str) -> RepoRecord:
+def repo_named(target: ForgeTarget, full_name: str) -> RepoRecord:
     owner, _, name = full_name.partition("/")
     repo = forge_state(target).repo(owner, name)
     if repo is None:
@@ -68,7 +77,7 @@ def _summary(repo: RepoRecord, issue: Issue) -> dict[str, Any]:
 
 
 def create_issue(
-    forge: Forge | ForgeState,
+    forge: ForgeTarget,
     full_name: str,
     title: str,
     *,
@@ -90,7 +99,7 @@ def create_issue(
 
 
 def add_issue_comment(
-    forge: Forge | ForgeState, full_name: str, number: int, body: str, *, user: str = "octocat"
+    forge: ForgeTarget, full_name: str, number: int, body: str, *, user: str = "octocat"
 ) -> dict[str, Any]:
     st, repo = forge_state(forge), repo_named(forge, full_name)
     comment = issues_store.add_comment(st, repo, get_issue(repo, number), user, body)
@@ -98,7 +107,7 @@ def add_issue_comment(
 
 
 def create_pull(
-    forge: Forge | ForgeState,
+    forge: ForgeTarget,
     full_name: str,
     head: str,
     base: str,
@@ -114,7 +123,7 @@ def create_pull(
 
 
 def add_review(
-    forge: Forge | ForgeState,
+    forge: ForgeTarget,
     full_name: str,
     number: int,
     *,
@@ -136,7 +145,7 @@ def add_review(
 
 
 def add_review_thread(
-    forge: Forge | ForgeState,
+    forge: ForgeTarget,
     full_name: str,
     number: int,
     path: str,
@@ -171,7 +180,7 @@ def add_review_thread(
 
 
 def resolve_review_thread(
-    forge: Forge | ForgeState,
+    forge: ForgeTarget,
     full_name: str,
     thread_id: str | int,
     resolved: bool = True,
@@ -193,7 +202,7 @@ def resolve_review_thread(
 
 
 def set_mergeability_delay(
-    forge: Forge | ForgeState, gets: int, full_name: str | None = None, number: int | None = None
+    forge: ForgeTarget, gets: int, full_name: str | None = None, number: int | None = None
 ) -> None:
     """How many GETs answer `mergeable: null` after a change: forge-wide, or for one PR."""
     if gets < 0:
@@ -209,7 +218,7 @@ def set_mergeability_delay(
         pull.pending_key = None  # the new delay applies from the next GET
 
 
-def pull_conflicts(forge: Forge | ForgeState, full_name: str, number: int) -> dict[str, Any]:
+def pull_conflicts(forge: ForgeTarget, full_name: str, number: int) -> dict[str, Any]:
     """The conflicting files a trial merge of the PR finds right now (not a GitHub field)."""
     repo = repo_named(forge, full_name)
     return pulls_mergeability.conflicts_now(forge_state(forge), repo, get_pull(repo, number))
@@ -219,7 +228,7 @@ def pull_conflicts(forge: Forge | ForgeState, full_name: str, number: int) -> di
 
 
 def add_check_run(
-    forge: Forge | ForgeState,
+    forge: ForgeTarget,
     full_name: str,
     ref: str,
     name: str,
@@ -253,7 +262,7 @@ def add_check_run(
 
 
 def add_status(
-    forge: Forge | ForgeState,
+    forge: ForgeTarget,
     full_name: str,
     ref: str,
     state: str,
@@ -269,7 +278,7 @@ def add_status(
     return {"id": status.id, "sha": sha}
 
 
-def add_workflow(forge: Forge | ForgeState, full_name: str, name: str, path: str) -> dict[str, Any]:
+def add_workflow(forge: ForgeTarget, full_name: str, name: str, path: str) -> dict[str, Any]:
     workflow = actions_store.register_workflow(
         forge_state(forge), repo_named(forge, full_name), name, path
     )
@@ -277,7 +286,7 @@ def add_workflow(forge: Forge | ForgeState, full_name: str, name: str, path: str
 
 
 def add_workflow_run(
-    forge: Forge | ForgeState,
+    forge: ForgeTarget,
     full_name: str,
     workflow: str | int,
     *,
@@ -336,7 +345,7 @@ def run_summary(repo: RepoRecord, run: Any) -> dict[str, Any]:
 
 
 def complete_workflow_run(
-    forge: Forge | ForgeState,
+    forge: ForgeTarget,
     full_name: str,
     run_id: int,
     conclusion: str = "success",
@@ -352,7 +361,7 @@ def complete_workflow_run(
 
 
 def set_branch_protection(
-    forge: Forge | ForgeState,
+    forge: ForgeTarget,
     full_name: str,
     branch: str,
     protection: dict[str, Any] | None = None,
@@ -375,7 +384,7 @@ def set_branch_protection(
     return {"branch": branch, "summary": routes_protection.branch_summary(repo, prot.branch)}
 
 
-def clear_branch_protection(forge: Forge | ForgeState, full_name: str, branch: str) -> bool:
+def clear_branch_protection(forge: ForgeTarget, full_name: str, branch: str) -> bool:
     return routes_protection.clear_protection(
         forge_state(forge), repo_named(forge, full_name), branch
     )

@@ -4,9 +4,10 @@ review: a conflicting PR with failing CI and review threads, a PR stacked on it,
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sandbox_forge.admin.collab_seeding import (
+    ForgeTarget,
     add_review_thread,
     commit_sha,
     forge_state,
@@ -47,9 +48,6 @@ from sandbox_forge.stores.collab import collab, node_id
 from sandbox_forge.stores.reviews import add_review, reply
 from sandbox_forge.stores.state import ForgeState, RefUpdate, RepoRecord
 
-if TYPE_CHECKING:
-    from sandbox_forge.forge import Forge
-
 DEMO_REPO = "octo-org/demo-app"
 
 
@@ -73,7 +71,7 @@ def _commit(
     return sha
 
 
-def seed_demo_collab(forge: Forge | ForgeState, full_name: str = DEMO_REPO) -> dict[str, Any]:
+def seed_demo_collab(forge: ForgeTarget, full_name: str = DEMO_REPO) -> dict[str, Any]:
     """Add the collaboration demo to full_name (created by seed.seed_demo). Returns what was
     made: PR numbers, branches, thread ids, run and job ids, issue numbers."""
     st = forge_state(forge)

@@ -39,6 +39,11 @@ from ._stack import (
     execute_stack,
     plan_stack,
 )
+from ._threads import (
+    reply_to_thread,
+    set_thread_resolved,
+    thread_resolution_in_pull,
+)
 
 __all__ = [
     "all_pull_files",
@@ -59,7 +64,10 @@ __all__ = [
     "pr_label",
     "pull_files",
     "pull_reviews",
+    "reply_to_thread",
     "review_comments",
+    "set_thread_resolved",
+    "thread_resolution_in_pull",
     "unresolved_comments",
     "update_pull",
 ]

@@ -1,0 +1,81 @@
+"""The layer rules (pyproject.toml, [tool.importlinter]) hold, and they bite.
+
+These replace a hand-written import walk: import-linter follows indirect imports too."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
+
+
+def _contract_names() -> list[str]:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    return [contract["name"] for contract in config["contracts"]]
+
+
+def _lint_imports(cwd: Path) -> subprocess.CompletedProcess[str]:
+    assert LINT_IMPORTS.exists(), "import-linter is not installed: make venv"
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--no-cache", "--config", "pyproject.toml"],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_every_layer_contract_is_kept():
+    result = _lint_imports(ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    for name in _contract_names():
+        assert f"{name} KEPT" in result.stdout
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def test_the_contracts_catch_each_kind_of_violation(tmp_path: Path):
+    """A miniature of the two packages that breaks every rule once."""
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    _write(
+        tmp_path,
+        {
+            "github_mcp/__init__.py": "",
+            # The composition roots may import the forge (the contract lists these imports).
+            "github_mcp/cli.py": "import sandbox_forge\nimport sandbox_forge.cli\n",
+            "github_mcp/demo.py": "import sandbox_forge\nimport sandbox_forge.forge\n",
+            "github_mcp/status.py": "import sandbox_forge\n",  # not a composition root
+            "github_mcp/tools/__init__.py": "",
+            "github_mcp/tools/handler.py": "import github_mcp.github.client\n",
+            "github_mcp/services/__init__.py": "import mcp\nimport github_mcp.tools\n",
+            "github_mcp/github/__init__.py": "",
+            "github_mcp/github/client.py": "",
+            "sandbox_forge/__init__.py": "import github_mcp\n",
+            "sandbox_forge/forge.py": "import sandbox_forge.app\n",
+            "sandbox_forge/cli.py": "",
+            "sandbox_forge/app.py": "import sandbox_forge.admin.seed_collab\n",
+            "sandbox_forge/admin/__init__.py": "",
+            "sandbox_forge/admin/seed.py": "",
+            "sandbox_forge/admin/seed_collab.py": "",
+            "sandbox_forge/admin/demo_collab.py": "",
+            "sandbox_forge/admin/demo_collab_data.py": "",
+            "mcp/__init__.py": "",
+            "fastmcp/__init__.py": "",
+        },
+    )
+    result = _lint_imports(tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    for name in _contract_names():
+        assert f"{name} BROKEN" in result.stdout, name
+    assert "github_mcp.status -> sandbox_forge" in result.stdout
+    assert "github_mcp.cli -> sandbox_forge" not in result.stdout

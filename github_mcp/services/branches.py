@@ -20,10 +20,11 @@ async def create_branch(
             "POST", f"{base}/git/refs", json_body={"ref": f"refs/heads/{branch}", "sha": sha}
         )
     except GitHubMCPError as exc:
-        if exc.code != ErrorCode.UNPROCESSABLE:
-            raise
-        existing = await github.request_json("GET", f"{base}/git/ref/heads/{encode_path(branch)}")
-        current = existing["object"]["sha"]
+        # A refused creation (422: it exists) or a lost answer (5xx, dropped connection,
+        # timeout): either way the ref as it now stands tells what happened.
+        current = await _branch_sha(github, full_name, branch)
+        if current is None:
+            raise  # nothing was created
         if current != sha:
             raise GitHubMCPError(
                 ErrorCode.CONFLICT,
@@ -32,9 +33,23 @@ async def create_branch(
                 existing_sha=current,
             ) from None
         github.cache.invalidate_repo(full_name)
-        return {"branch": branch, "sha": sha, "created": False}
+        # After a 422 it was there before us; after a lost answer it is our creation.
+        created = exc.code != ErrorCode.UNPROCESSABLE
+        return {"branch": branch, "sha": sha, "created": created}
     github.cache.invalidate_repo(full_name)
     return {"branch": branch, "sha": sha, "created": True}
+
+
+async def _branch_sha(github: GitHubClient, full_name: str, branch: str) -> str | None:
+    try:
+        data = await github.request_json(
+            "GET", f"{repo_path(full_name)}/git/ref/heads/{encode_path(branch)}"
+        )
+    except GitHubMCPError as exc:
+        if exc.code == ErrorCode.NOT_FOUND:
+            return None
+        raise
+    return data["object"]["sha"]
 
 
 async def delete_branch(github: GitHubClient, full_name: str, branch: str) -> str:

@@ -22,6 +22,7 @@ from .repos import repo_path
 
 MAX_REBASES = 8
 TEXT_MODE = "100644"
+NO_CHANGE = "no_change"
 
 
 @dataclass
@@ -57,6 +58,7 @@ class CommitOutcome:
     verification: dict[str, Any] = field(default_factory=dict)
     files: list[dict[str, Any]] = field(default_factory=list)
     created_branch: bool = False
+    status: str = "committed"  # or NO_CHANGE: the branch already held this content
 
 
 async def read_head(github: GitHubClient, full_name: str, branch: str) -> Head:
@@ -134,30 +136,43 @@ async def _tree_entries(
     return list(await asyncio.gather(*(entry(c) for c in changes)))
 
 
+async def _build_tree(
+    github: GitHubClient, full_name: str, head: Head, entries: list[dict[str, Any]]
+) -> str:
+    # Trees are content-addressed: creating one twice yields the same object, so a
+    # 5xx or a dropped connection is retried like a read.
+    tree = await github.request_json(
+        "POST",
+        f"{repo_path(full_name)}/git/trees",
+        idempotent=True,
+        json_body={"base_tree": head.tree_sha, "tree": entries},
+    )
+    return tree["sha"]
+
+
 async def _build_commit(
     github: GitHubClient,
     full_name: str,
     head: Head,
     message: str,
-    entries: list[dict[str, Any]],
+    tree_sha: str,
     paths: set[str],
-) -> tuple[str, str, dict[str, str]]:
-    """Create the tree and the commit; returns (commit_sha, tree_sha, blob shas of `paths`
-    in the new tree). The blob check runs alongside the commit creation, so verification
-    costs no round trip of its own."""
-    base = repo_path(full_name)
-    tree = await github.request_json(
-        "POST", f"{base}/git/trees", json_body={"base_tree": head.tree_sha, "tree": entries}
-    )
+) -> tuple[str, dict[str, str]]:
+    """Create the commit of `tree_sha` on the head; returns (commit_sha, blob shas of
+    `paths` in the tree). The blob check runs alongside the commit creation, so
+    verification costs no round trip of its own."""
     commit, blobs = await asyncio.gather(
+        # A repeated creation at worst leaves an unreferenced commit object behind:
+        # only the ref update publishes one, so this is safe to retry too.
         github.request_json(
             "POST",
-            f"{base}/git/commits",
-            json_body={"message": message, "tree": tree["sha"], "parents": [head.commit_sha]},
+            f"{repo_path(full_name)}/git/commits",
+            idempotent=True,
+            json_body={"message": message, "tree": tree_sha, "parents": [head.commit_sha]},
         ),
-        _blob_shas(github, full_name, tree["sha"], paths),
+        _blob_shas(github, full_name, tree_sha, paths),
     )
-    return commit["sha"], tree["sha"], blobs
+    return commit["sha"], blobs
 
 
 def _ref_sha(answer: Any) -> str | None:
@@ -209,14 +224,21 @@ async def _current_ref(github: GitHubClient, full_name: str, branch: str) -> str
     return data["object"]["sha"]
 
 
-async def _changed_between(github: GitHubClient, full_name: str, old: str, new: str) -> set[str]:
+async def _changed_between(
+    github: GitHubClient, full_name: str, old: str, new: str, ours: str
+) -> tuple[set[str], bool]:
+    """Paths the commits old..new touched, and whether `ours` is one of those commits."""
     data = await github.request_json("GET", f"{repo_path(full_name)}/compare/{old}...{new}")
     touched: set[str] = set()
     for f in data.get("files", []):
         touched.add(f["filename"])
         if f.get("previous_filename"):
             touched.add(f["previous_filename"])
-    return touched
+    listed = [c.get("sha") for c in data.get("commits", [])]
+    landed = ours in listed
+    if not landed and data.get("total_commits", 0) > len(listed):
+        landed = await _contains(github, full_name, new, ours)  # the list was cut short
+    return touched, landed
 
 
 async def commit_changes(
@@ -270,14 +292,26 @@ async def commit_changes(
         if attempt:
             # Spread re-applications out so writers racing on one branch interleave.
             await asyncio.sleep(random.uniform(0, 0.03 * attempt))
-        commit_sha, _tree_sha, blobs = await _build_commit(
-            github, full_name, head, message, entries, set(paths)
+        tree_sha = await _build_tree(github, full_name, head, entries)
+        if head.exists and tree_sha == head.tree_sha:
+            # The branch already holds exactly this content (often: a retry of a write
+            # whose answer was lost). An empty commit would only duplicate history.
+            return await _unchanged(github, full_name, head, first_parent, rebased, changes)
+        commit_sha, blobs = await _build_commit(
+            github, full_name, head, message, tree_sha, set(paths)
         )
         moved, branch_sha = await _move_ref(github, full_name, head, commit_sha)
         if moved == "ok":
             break
         moved_to = await read_head(github, full_name, branch)
-        touched = await _changed_between(github, full_name, head.commit_sha, moved_to.commit_sha)
+        touched, landed = await _changed_between(
+            github, full_name, head.commit_sha, moved_to.commit_sha, commit_sha
+        )
+        if landed:
+            # Our update landed but its answer was lost, and another writer has built on
+            # it since: the repeated update was refused, yet the commit is on the branch.
+            branch_sha = moved_to.commit_sha
+            break
         overlap = sorted(touched & set(paths))
         if overlap:
             raise conflict(
@@ -302,6 +336,32 @@ async def commit_changes(
         verification=verification,
         files=files,
         created_branch=not head.exists,
+    )
+
+
+async def _unchanged(
+    github: GitHubClient,
+    full_name: str,
+    head: Head,
+    first_parent: str,
+    rebased: list[str],
+    changes: list[Change],
+) -> CommitOutcome:
+    """The outcome of a write the branch already holds: nothing written, the head named."""
+    blobs = await _blob_shas(github, full_name, head.tree_sha, {c.path for c in changes})
+    verification, files = await verify_commit(
+        github, full_name, head.branch, head.commit_sha, head.commit_sha, blobs, changes
+    )
+    for entry in files:
+        entry["status"] = "unchanged"
+    return CommitOutcome(
+        commit_sha=head.commit_sha,
+        branch=head.branch,
+        parent_sha=first_parent,
+        rebased_onto=rebased,
+        verification=verification,
+        files=files,
+        status=NO_CHANGE,
     )
 
 

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
+from ..errors import ErrorCode, GitHubMCPError
 from ..github.client import GitHubClient, Page
 from .repos import repo_path
+
+# How far back a lost comment is looked for (covers clock skew with the server).
+COMMENT_LOOKBACK_S = 120
 
 
 async def list_issues(
@@ -59,11 +64,33 @@ async def add_comment(
     github: GitHubClient, full_name: str, number: int, body: str
 ) -> dict[str, Any]:
     """A conversation comment on an issue or a pull request."""
-    comment = await github.request_json(
-        "POST", f"{repo_path(full_name)}/issues/{number}/comments", json_body={"body": body}
-    )
+    path = f"{repo_path(full_name)}/issues/{number}/comments"
+    since = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - COMMENT_LOOKBACK_S))
+    try:
+        comment = await github.request_json("POST", path, json_body={"body": body})
+    except GitHubMCPError as exc:
+        found = await _posted_despite(github, path, body, since, exc)
+        if found is None:
+            raise
+        comment = found
     github.cache.invalidate_repo(full_name)
     return comment
+
+
+async def _posted_despite(
+    github: GitHubClient, path: str, body: str, since: str, failure: GitHubMCPError
+) -> dict[str, Any] | None:
+    """The comment a failed POST created after all (its answer was lost), if any: the
+    newest comment with this exact body since just before the call. Not retried blindly,
+    since a second POST would post it twice."""
+    if failure.code not in (ErrorCode.UPSTREAM_ERROR, ErrorCode.TIMEOUT):
+        return None
+    try:
+        recent = await github.request_json("GET", path, params={"since": since, "per_page": 100})
+    except GitHubMCPError:
+        return None
+    same = [c for c in recent or [] if isinstance(c, dict) and c.get("body") == body]
+    return same[-1] if same else None
 
 
 async def add_labels(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -25,7 +25,14 @@ from ..params import (
 )
 from ..registry import Call, tool
 from ..services import branches, files
-from ..services.commits import Change, CommitOutcome, Head, commit_changes, read_head
+from ..services.commits import (
+    NO_CHANGE,
+    Change,
+    CommitOutcome,
+    Head,
+    commit_changes,
+    read_head,
+)
 
 TOOLSET = "writes"
 SHRINK_GUARD_BYTES = 2048
@@ -63,6 +70,11 @@ class WrittenFile(BaseModel):
 
 
 class CommitResult(BaseModel):
+    status: Literal["committed", "no_change"] = Field(
+        "committed",
+        description="no_change: the branch already held this content; nothing was written "
+        "and commit_sha is the branch head.",
+    )
     commit_sha: str
     branch: str
     parent_sha: str
@@ -111,6 +123,7 @@ async def _commit(
         diff_text = diff[:20_000]
         diff_cut = len(diff) > 20_000 or None
     return CommitResult(
+        status="no_change" if outcome.status == NO_CHANGE else "committed",
         commit_sha=outcome.commit_sha,
         branch=branch,
         parent_sha=outcome.parent_sha,
@@ -406,18 +419,47 @@ async def update_files_and_open_pr(
     commit = await _commit(call, full_name, branch, message, _changes(files), head=head)
     if not commit.verification.verified:
         return CommitAndPr(commit=commit, note="Commit did not verify; no PR was opened.")
-    pr, existed = await open_pull_request(
-        github,
-        full_name,
-        head=branch,
-        base=base,
-        title=title,
-        body=body,
-        draft=draft,
-        known_absent=open_pr is None,  # found or failed: check again, for fresh PR data
-    )
+    if commit.status == "no_change" and commit.commit_sha == base_head.commit_sha:
+        return CommitAndPr(
+            commit=commit, note=f"{branch} already matches {base}; there is nothing to propose."
+        )
+    try:
+        pr, existed = await open_pull_request(
+            github,
+            full_name,
+            head=branch,
+            base=base,
+            title=title,
+            body=body,
+            draft=draft,
+            known_absent=open_pr is None,  # found or failed: check again, for fresh PR data
+        )
+    except GitHubMCPError as exc:
+        raise _pr_not_opened(exc, commit, base) from None
     return CommitAndPr(
         commit=commit, pull_request=PullRequestRef(**compact_pr(pr), already_existed=existed)
+    )
+
+
+def _pr_not_opened(exc: GitHubMCPError, commit: CommitResult, base: str) -> GitHubMCPError:
+    """The PR failed after the commit landed: say exactly what exists, so that a retry
+    (which finds the content already there and only opens the PR) is the obvious move."""
+    done = (
+        f"{commit.branch} already held these changes at {commit.commit_sha[:12]}"
+        if commit.status == "no_change"
+        else f"Committed {commit.commit_sha[:12]} to {commit.branch}"
+    )
+    return GitHubMCPError(
+        exc.code,
+        f"{done}, but the pull request into {base} was not opened: {exc.message}",
+        hint="Retry with the same arguments: the commit is not repeated and the pull "
+        "request is opened on it (or call create_pull_request).",
+        retryable=exc.retryable,
+        branch=commit.branch,
+        commit_sha=commit.commit_sha,
+        committed=commit.status == "committed",
+        created_branch=bool(commit.created_branch),
+        pr_error=exc.code.value,
     )
 
 

@@ -16,6 +16,7 @@ from github_mcp.github.client import (
 from github_mcp.services.content import (
     strip_invisible,
 )
+from github_mcp.services.pulls._reconcile import merged_after_failure
 from github_mcp.services.repos import (
     repo_path,
 )
@@ -101,7 +102,14 @@ async def merge_pull(
     expected_head_sha: str | None,
     commit_title: str | None,
     commit_message: str | None,
+    expected_base: str | None = None,
 ) -> dict[str, Any]:
+    """Merge a PR. With `expected_base` (the base the write was authorised for), the
+    PR is re-read uncached first and the merge refused with `conflict` if its base
+    changed: GitHub's merge call itself has no base precondition. The result names
+    the base read back after the merge, so the audit trail records the real one."""
+    if expected_base is not None:
+        await _require_base(github, full_name, number, expected_base)
     body: dict[str, Any] = {"merge_method": method}
     if expected_head_sha:
         body["sha"] = expected_head_sha
@@ -114,6 +122,9 @@ async def merge_pull(
             "PUT", f"{repo_path(full_name)}/pulls/{number}/merge", json_body=body
         )
     except GitHubMCPError as exc:
+        merged = await merged_after_failure(github, full_name, number, expected_head_sha, exc)
+        if merged is not None:
+            return merged
         if exc.details.get("status") == 409:
             raise conflict(
                 "The PR head moved; it no longer matches expected_head_sha.",
@@ -127,7 +138,28 @@ async def merge_pull(
             ) from None
         raise
     github.cache.invalidate_repo(full_name)
+    if expected_base is not None:
+        result = {**result, "base": await _base_after_merge(github, full_name, number)}
     return result
+
+
+async def _require_base(github: GitHubClient, full_name: str, number: int, expected: str) -> None:
+    current = await get_pull(github, full_name, number)
+    actual = current["base"]["ref"]
+    if actual != expected:
+        raise conflict(
+            f"The pull request's base is now {actual}, not {expected}, the branch this "
+            "merge was authorised for; nothing was merged.",
+            hint="Re-read the PR (get_pr_overview) and merge again if the new base is right.",
+            actual_base=actual,
+        )
+
+
+async def _base_after_merge(github: GitHubClient, full_name: str, number: int) -> str | None:
+    try:
+        return (await get_pull(github, full_name, number))["base"]["ref"]
+    except GitHubMCPError:
+        return None  # the merge happened; a failed read-back must not turn it into an error
 
 
 def compact_pr(pr: dict[str, Any]) -> dict[str, Any]:

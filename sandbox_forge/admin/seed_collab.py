@@ -1,5 +1,5 @@
 """In-process helpers for collaboration data (they mirror the /_sandbox/ admin routes in
-admin_collab.py), and `seed_demo_collab`, which turns octo-org/demo-app into a realistic
+admin/collab_routes.py), and `seed_demo_collab`, which turns octo-org/demo-app into a realistic
 review: a conflicting PR with failing CI and review threads, a PR stacked on it, issues
 (one hiding an instruction in invisible characters), checks, statuses and protection.
 

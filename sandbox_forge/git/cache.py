@@ -1,5 +1,5 @@
 """Fast reads for `GitRepo`: objects through the repository's long-lived cat-file process
-(`gitcat.py`), caches of what never changes, and refs read straight from their files.
+(`git/cat.py`), caches of what never changes, and refs read straight from their files.
 
 Objects never change, so answers keyed by a full object id are kept (positive ones only for
 lookups: a missing object may be pushed a moment later; a path missing from a commit stays

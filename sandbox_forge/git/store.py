@@ -1,7 +1,7 @@
 """Bare git repositories on disk, driven through the git CLI.
 
 Every call uses an argument list (never a shell string) and a fixed environment, so the
-user's git config cannot change what the forge stores. Hot reads go through `gitcache`
+user's git config cannot change what the forge stores. Hot reads go through `git/cache.py`
 first (a long-lived cat-file process, caches keyed by object id, refs read from their
 files); anything it is unsure of falls through to the plain git commands below.
 """

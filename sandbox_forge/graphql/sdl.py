@@ -1,6 +1,6 @@
 """The GraphQL schema's SDL: the subset of GitHub's public schema the forge serves, with
 GitHub's type, field and argument names and types (tests/forge_collab checks them against
-@octokit/graphql-schema). graphql_api.py builds it and attaches the resolvers."""
+@octokit/graphql-schema). endpoint.py builds it and attaches the resolvers."""
 
 SDL = """
 scalar Base64String

@@ -1,1 +1,6 @@
-"""x"""
+"""What the forge knows beyond git: `state.ForgeState` (users, tokens, repositories, apps,
+the request log, extension stores, snapshots) and the collaboration records kept per
+repository (issues, pull requests, reviews and threads, checks and statuses, Actions runs
+and their logs), with the rules for creating and changing them (GitHub's 422s). The REST
+routes, the GraphQL resolvers and the admin helpers all change state through here.
+"""

@@ -2,8 +2,8 @@
 
 Everything lives in `RepoRecord.extra["collab"]` as dataclasses (so snapshots can dump
 it), and forge-wide settings in `ForgeState.extensions["collab"]`. Mutations happen under
-`state.lock`. The route modules (routes_issues, routes_pulls, routes_reviews,
-routes_checks, routes_actions, routes_protection) and graphql_api share these helpers.
+`state.lock`. The route modules (rest/routes/: issues, pulls, reviews, checks, actions,
+protection) and the GraphQL endpoint share these helpers.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """GitHub Actions endpoints: workflows, runs (with attempts), jobs with steps, logs,
 re-runs, dispatch.
 
-Records live in actions_store.py, shapes in actions_shapes.py, log text and signed URLs in
-actions_logs.py; their public names are re-exported here for existing callers. Log
+Records live in stores/actions.py, shapes in rest/shapes/actions.py, log text and signed
+URLs in stores/actions_logs.py; their public names are re-exported here for existing callers. Log
 downloads redirect (302) to a short-lived signed URL the forge serves itself (`serve_blob`),
 like GitHub's blob storage links: no credentials needed, and no request-log entry.
 """

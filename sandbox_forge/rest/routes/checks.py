@@ -1,6 +1,6 @@
 """Check suites, check runs and commit statuses (combined status too): the endpoints.
 
-Shapes are in checks_shapes.py, creation and derived state in checks_store.py; their
+Shapes are in rest/shapes/checks.py, creation and derived state in stores/checks.py; their
 public names are re-exported here for existing callers.
 """
 

@@ -1,7 +1,7 @@
 """Issues, issue comments, labels, and `/search/issues` (pull requests are issues too).
 
-Shapes are in issues_shapes.py, record changes in issues_store.py, the search in
-issues_search.py; their public names are re-exported here for existing callers.
+Shapes are in rest/shapes/issues.py, record changes in stores/issues.py, the search in
+issues_search.py beside this module; their public names are re-exported here for existing callers.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 requested reviewers.
 
 Mergeability (computed lazily, as GitHub does in the background) is in
-pulls_mergeability.py, shapes in pulls_shapes.py, record changes in pulls_store.py; their
-public names are re-exported here for existing callers.
+git/mergeability.py, shapes in rest/shapes/pulls.py, record changes in stores/pulls.py;
+their public names are re-exported here for existing callers.
 """
 
 from __future__ import annotations

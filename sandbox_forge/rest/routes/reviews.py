@@ -1,8 +1,8 @@
 """Pull request reviews, review comments, and the review threads they belong to: the
 endpoints.
 
-Records (and what reviews add up to) are in reviews_store.py, shapes in reviews_shapes.py;
-their public names are re-exported here for existing callers.
+Records (and what reviews add up to) are in stores/reviews.py, shapes in
+rest/shapes/reviews.py; their public names are re-exported here for existing callers.
 """
 
 from __future__ import annotations

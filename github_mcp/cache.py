@@ -3,6 +3,9 @@
 Entries keyed by immutable things (a blob or commit SHA) are stored without
 expiry; everything else gets a TTL. Concurrent misses for one key share one
 load. A "not found" is never stored: loaders raise, and nothing is cached.
+
+While a call acts for a signed-in user (hosted sign-in), every key is partitioned by that
+user's login: one user's entries, fetched with their token, are never served to another.
 """
 
 from __future__ import annotations
@@ -13,10 +16,17 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+from .github.auth import acting_user
 from .observability import Metrics
 
 T = TypeVar("T")
 _MISSING = object()
+
+
+def _partitioned(key: str) -> str:
+    """The key as stored: prefixed with the acting user's partition, if any."""
+    user = acting_user()
+    return key if user is None else f"{user.partition}\x00{key}"
 
 
 class Cache:
@@ -34,7 +44,7 @@ class Cache:
 
     def get(self, namespace: str, key: str, *, record: bool = True) -> Any:
         """Return the value, or the module's _MISSING sentinel (see `lookup`)."""
-        full = (namespace, key)
+        full = (namespace, _partitioned(key))
         item = self._data.get(full)
         if item is not None:
             value, expires, _ = item
@@ -54,7 +64,7 @@ class Cache:
 
     def peek_stale(self, namespace: str, key: str) -> Any:
         """The stored value even when expired (for ETag revalidation), or None."""
-        item = self._data.get((namespace, key))
+        item = self._data.get((namespace, _partitioned(key)))
         return None if item is None else item[0]
 
     def set(
@@ -62,7 +72,7 @@ class Cache:
     ) -> None:
         if self.max_entries <= 0:
             return
-        full = (namespace, key)
+        full = (namespace, _partitioned(key))
         if full in self._data:
             self._drop(full)
         expires = None if ttl is None else time.monotonic() + ttl
@@ -85,7 +95,7 @@ class Cache:
         value = self.get(namespace, key)
         if value is not _MISSING:
             return value
-        full = (namespace, key)
+        full = (namespace, _partitioned(key))
         pending = self._inflight.get(full)
         if pending is not None:
             return await asyncio.shield(pending)

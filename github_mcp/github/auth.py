@@ -1,4 +1,5 @@
-"""GitHub credentials: a personal access token, or a GitHub App installation.
+"""GitHub credentials: a personal access token, a GitHub App installation, or the
+signed-in user a call acts for.
 
 The App's JWT is signed RS256 with pyjwt; the installation token is cached and
 refreshed five minutes before it expires.
@@ -8,7 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
@@ -118,3 +122,54 @@ class AppAuth:
             self.refreshes += 1
             log_event("github_app_token_refreshed", expires_at=expires)
             return self._token
+
+
+# -- the signed-in user a call acts for (hosted sign-in) ---------------------
+
+
+@dataclass(frozen=True)
+class ActingUser:
+    """A signed-in GitHub user: their login and the GitHub token the sign-in yielded.
+
+    While a call runs `acting_as(user)`, every GitHub request (REST, GraphQL, git) carries
+    this user's token instead of the server's, and caches are partitioned by `login`."""
+
+    login: str
+    user_id: int | None
+    token: str = field(repr=False)
+
+    @property
+    def kind(self) -> str:
+        return token_kind(self.token)
+
+    @property
+    def partition(self) -> str:
+        return f"user:{self.login.lower()}"
+
+
+_acting_user: ContextVar[ActingUser | None] = ContextVar("github_acting_user", default=None)
+
+
+def acting_user() -> ActingUser | None:
+    return _acting_user.get()
+
+
+@contextmanager
+def acting_as(user: ActingUser | None) -> Iterator[None]:
+    """Make `user` the identity of GitHub calls made inside this block (and the tasks
+    it starts); None leaves the server's own credentials in force."""
+    if user is not None:
+        register_secret(user.token)
+    reset = _acting_user.set(user)
+    try:
+        yield
+    finally:
+        _acting_user.reset(reset)
+
+
+async def effective_token(server: Credentials) -> str | None:
+    """The token a GitHub request made now should carry."""
+    user = _acting_user.get()
+    if user is not None:
+        return user.token
+    return await server.token()

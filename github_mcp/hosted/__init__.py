@@ -1,0 +1,56 @@
+"""Hosted sign-in: MCP authorization with GitHub as the identity provider.
+
+`build_sign_in` assembles the OAuth provider for `GITHUB_MCP_AUTH=oauth`; `ActAsSignedInUser`
+makes each request act with the signed-in user's GitHub token."""
+
+from __future__ import annotations
+
+from ..config import Settings
+from ._endpoints import CALLBACK_PATH, MCP_PATH, GitHubOAuthEndpoints, PublicURLError
+from ._endpoints import public_base_url as public_base_url
+from ._identity import ActAsSignedInUser, signed_in_user
+from ._keys import encrypted_store, signing_key
+from ._provider import GitHubSignIn
+from ._verifier import GitHubAPI, GitHubUserVerifier, SignInPolicy
+
+
+class SignInConfigError(ValueError):
+    """OAuth mode cannot start with these settings (shown as a start-up error)."""
+
+
+def build_sign_in(settings: Settings, public_url: str) -> GitHubSignIn:
+    if not settings.oauth_client_id or settings.oauth_client_secret is None:
+        raise SignInConfigError(
+            "GITHUB_MCP_AUTH=oauth needs GITHUB_OAUTH_CLIENT_ID and GITHUB_OAUTH_CLIENT_SECRET "
+            f"of a GitHub OAuth App (or GitHub App) whose callback URL is "
+            f"{public_url}{CALLBACK_PATH} (see docs/DEPLOY.md)"
+        )
+    key = signing_key(settings)
+    return GitHubSignIn(
+        endpoints=GitHubOAuthEndpoints.for_settings(settings),
+        client_id=settings.oauth_client_id,
+        client_secret=settings.oauth_client_secret.get_secret_value(),
+        public_url=public_url,
+        scopes=settings.oauth_scopes.split(),
+        policy=SignInPolicy.from_settings(settings),
+        api=GitHubAPI(settings.github_api_url, settings.github_api_version),
+        signing_key=key,
+        storage=encrypted_store(settings, key),
+    )
+
+
+__all__ = [
+    "CALLBACK_PATH",
+    "MCP_PATH",
+    "ActAsSignedInUser",
+    "GitHubAPI",
+    "GitHubOAuthEndpoints",
+    "GitHubSignIn",
+    "GitHubUserVerifier",
+    "PublicURLError",
+    "SignInConfigError",
+    "SignInPolicy",
+    "build_sign_in",
+    "public_base_url",
+    "signed_in_user",
+]

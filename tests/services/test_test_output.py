@@ -15,6 +15,7 @@ import pytest
 from github_mcp.errors import ErrorCode, GitHubMCPError
 from github_mcp.services.ci import _joblogs as joblogs
 from github_mcp.services.ci._test_output import (
+    Budget,
     TestCounts,
     TestFailure,
     detect_runner,
@@ -25,6 +26,7 @@ from github_mcp.services.ci._test_output import (
     rerun_command,
     summarize,
 )
+from github_mcp.services.ci.runners.base import MAX_LINE, MAX_LINES
 
 LOGS = Path(__file__).resolve().parent.parent / "fixtures" / "runner_logs"
 
@@ -496,8 +498,23 @@ def test_large_logs_stay_linear() -> None:
     lines += ["x" * 2_000_000]
     lines += ["    calc_test.go:1: y"] * 40_000 + ["  ● a › b", "    at x (y.js:1:1)"] * 20_000
     text = "=== short test summary info ===\n" + "\n".join(lines)
-    failures = parse_failures(text)
+    budget = Budget(max_lines=200_000)
+    failures = parse_failures(text, budget=budget)
     assert sum(f.runner == "pytest" for f in failures) == 40_000
+    assert budget.cut_lines == 0 and budget.cut_chars >= 2_000_000 - MAX_LINE
+
+
+def test_default_budget_reads_the_last_lines_and_says_so() -> None:
+    head = ["FAILED tests/t.py::test_early - AssertionError: x"]
+    filler = ["noise"] * MAX_LINES
+    tail = ["=== short test summary info ===", "FAILED tests/t.py::test_late - AssertionError: y"]
+    budget = Budget()
+    failures = parse_failures("\n".join(head + filler + tail), budget=budget)
+    assert [f.test for f in failures] == ["tests/t.py::test_late"]
+    assert budget.cut_lines == 3 and "the first 3 lines were skipped" in (budget.note() or "")
+    result = summarize("\n".join(head + filler + tail))
+    assert result["note"] == budget.note()
+    assert "note" not in summarize("\n".join(tail))
 
 
 def test_summarize_gives_the_run_tests_shape() -> None:

@@ -23,7 +23,12 @@ from github_mcp.github.client import (
 )
 from github_mcp.services.ci import _runs as ci
 from github_mcp.services.ci._joblogs import select
-from github_mcp.services.ci._test_output import TestFailure, parse_failures, rerun_command
+from github_mcp.services.ci._test_output import (
+    Budget,
+    TestFailure,
+    parse_failures,
+    rerun_command,
+)
 from github_mcp.services.repos import (
     repo_path,
 )
@@ -63,6 +68,7 @@ class FailedJob:
     tests: int = 0
     error: str | None = None  # the end of the failed step, when no test could be named
     workdir: str | None = None
+    note: str | None = None  # what the parse budget left unread
 
 
 @dataclass
@@ -157,22 +163,28 @@ async def _job_failures(
     cache_key = f"{full_name}#{job_id}"
     found, cached = github.cache.lookup("ci_failures", cache_key)
     if found:
-        failures, error = cached
+        failures, error, note = cached
     else:
         try:
             log = await ci.fetch_job_log(github, full_name, job_id)
         except GitHubMCPError as exc:
             job.error = exc.message
             return job, []
-        failures = parse_failures(log.text)
+        # Off the event loop: a big log is bounded work, but other calls go on meanwhile.
+        budget = Budget()
+        failures = await asyncio.to_thread(parse_failures, log.text, budget=budget)
+        note = budget.note()
         error = None
         if not failures:
             excerpt = select(
                 log.text, failed_steps_only=True, tail_lines=8, max_bytes=ERROR_EXCERPT_BYTES
             )
             error = excerpt.text or None
-        github.cache.set("ci_failures", cache_key, (failures, error), ttl=None, repo=full_name)
+        github.cache.set(
+            "ci_failures", cache_key, (failures, error, note), ttl=None, repo=full_name
+        )
     job.error = error
+    job.note = note
     job.tests = len(failures)
     return job, failures
 
@@ -236,6 +248,7 @@ def job_summary(jobs: list[FailedJob]) -> list[dict[str, Any]]:
                 "step": j.step,
                 "tests": j.tests,
                 "error": j.error,
+                "note": j.note,
             }.items()
             if v is not None
         }

@@ -11,12 +11,16 @@ with `##[group]Run owner/action@ref` and its `with:` inputs.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from github_mcp.errors import invalid_input
 from github_mcp.services.ci.runners.base import GH_TIMESTAMP_RE, strip_ansi
+from github_mcp.services.ci.runners.linear import (
+    LinearPattern,
+    compile_linear,
+    compile_user_pattern,
+)
 
 DEFAULT_MAX_BYTES = 16_000
 MIN_MAX_BYTES = 256
@@ -24,11 +28,14 @@ MAX_LINE_CHARS = 2_000
 GREP_CONTEXT = 2
 MAX_PATTERN_CHARS = 256
 MAX_GREP_LINE = 512
-MAX_UNBOUNDED_REPEATS = 2
 
-_COMMAND = re.compile(r"^##\[(group|endgroup|error|warning|notice|debug|command|section)\](.*)$")
+_COMMAND = compile_linear(
+    r"^##\[(group|endgroup|error|warning|notice|debug|command|section)\](.*)$"
+)
 # Workflow commands as a step printed them, in logs the runner did not rewrite.
-_WORKFLOW_COMMAND = re.compile(r"^::(group|endgroup|error|warning|notice|debug)(?: [^:]*)?::(.*)$")
+_WORKFLOW_COMMAND = compile_linear(
+    r"^::(group|endgroup|error|warning|notice|debug)(?: [^:]*)?::(.*)$"
+)
 _LABELS = {"error": "error", "warning": "warning", "notice": "notice", "debug": "debug"}
 SETUP_STEP = "Set up job"
 PLAIN_STEP = "log"
@@ -178,67 +185,24 @@ def split_steps(text: str | bytes) -> list[Step]:
 # ------------------------------------------------------------------ grep
 
 
-def _repeat_stats(parsed: Any, inside_repeat: bool = False) -> tuple[int, str | None]:
-    """Count unbounded repeats; name the first construct that could backtrack badly."""
-    from re import _constants as c  # type: ignore[attr-defined]
-
-    unbounded, problem = 0, None
-    for op, arg in parsed:
-        children: list[Any] = []
-        repeating = False
-        if op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)):
-            low, high, sub = arg
-            repeating = high is c.MAXREPEAT or high > 1
-            if repeating and inside_repeat:
-                return unbounded, "a repeat inside a repeat"
-            unbounded += high is c.MAXREPEAT
-            children = [sub]
-        elif op is c.SUBPATTERN:
-            children = [arg[-1]]
-        elif op is c.BRANCH:
-            if inside_repeat:
-                return unbounded, "an alternation inside a repeat"
-            children = list(arg[1])
-        elif op in (c.ASSERT, c.ASSERT_NOT):
-            children = [arg[1]]
-        elif op in (c.GROUPREF, c.GROUPREF_EXISTS):
-            return unbounded, "a backreference"
-        for child in children:
-            n, problem = _repeat_stats(child, inside_repeat or repeating)
-            unbounded += n
-            if problem:
-                return unbounded, problem
-    return unbounded, problem
-
-
-def compile_grep(pattern: str) -> re.Pattern[str]:
-    """Compile a user pattern, refusing ones whose matching time could explode."""
+def compile_grep(pattern: str) -> LinearPattern:
+    """Compile a caller's pattern on RE2: matching time is linear in the line,
+    whatever the pattern, so nested or stacked repeats are harmless."""
     if not pattern:
         raise invalid_input("grep pattern is empty")
     if len(pattern) > MAX_PATTERN_CHARS:
         raise invalid_input(f"grep pattern is longer than {MAX_PATTERN_CHARS} characters")
     try:
-        compiled = re.compile(pattern)
-    except re.error as exc:
-        raise invalid_input(f"invalid grep pattern: {exc}", pattern=pattern) from None
-    try:
-        from re import _parser  # type: ignore[attr-defined]
-
-        unbounded, problem = _repeat_stats(_parser.parse(pattern))
-    except ImportError:  # pragma: no cover - other interpreters: rely on the line cap
-        return compiled
-    if problem is None and unbounded > MAX_UNBOUNDED_REPEATS:
-        problem = f"more than {MAX_UNBOUNDED_REPEATS} unbounded repeats"
-    if problem:
+        return compile_user_pattern(pattern)
+    except ValueError as exc:
         raise invalid_input(
-            f"grep pattern refused: it has {problem}, which can make matching very slow",
-            hint="use a simpler pattern, e.g. 'error|FAIL' or 'Timeout.*s'",
+            f"invalid grep pattern: {exc}",
+            hint="RE2 syntax: no lookaround or backreferences, e.g. 'error|FAIL' or 'Timeout.*s'",
             pattern=pattern,
-        )
-    return compiled
+        ) from None
 
 
-def _grep(lines: list[str], pattern: re.Pattern[str], context: int) -> list[int | None]:
+def _grep(lines: list[str], pattern: LinearPattern, context: int) -> list[int | None]:
     """Indices of matching lines with `context` lines around; None separates groups."""
     keep = [False] * len(lines)
     for i, line in enumerate(lines):

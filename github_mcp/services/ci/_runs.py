@@ -375,7 +375,7 @@ async def rerun_failed_jobs(github: GitHubClient, full_name: str, run_id: int) -
             "POST", f"{repo_path(full_name)}/actions/runs/{run_id}/rerun-failed-jobs"
         )
     except GitHubMCPError as exc:
-        if exc.code == ErrorCode.FORBIDDEN and "not completed" in exc.message:
+        if exc.code == ErrorCode.PERMISSION_DENIED and "not completed" in exc.message:
             raise GitHubMCPError(
                 ErrorCode.UNPROCESSABLE,
                 f"Run {run_id} is still running; only a completed run can be re-run.",

@@ -2,16 +2,25 @@
 
 Real parsers of what pytest, unittest, jest, vitest, `go test`, `cargo test` and
 Maven Surefire print, plus JUnit XML reports. Every function here is pure and
-linear in the size of its input; odd input gives what could be found, not an
-exception. Output may be a GitHub Actions job log (timestamps, ANSI colours,
-CRLF) and may hold several runners, e.g. a job that runs pytest and then jest.
+linear in the size of its input: every regex runs on RE2 (see
+`runners.linear`), and a `Budget` caps the lines and characters read, so CI
+logs written by anyone who can push cannot stall the server. Odd input gives
+what could be found, not an exception. Output may be a GitHub Actions job log
+(timestamps, ANSI colours, CRLF) and may hold several runners, e.g. a job that
+runs pytest and then jest.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from github_mcp.services.ci.runners.base import Runner, TestCounts, TestFailure, normalise_lines
+from github_mcp.services.ci.runners.base import (
+    Budget,
+    Runner,
+    TestCounts,
+    TestFailure,
+    normalise_lines,
+)
 from github_mcp.services.ci.runners.go import GO
 from github_mcp.services.ci.runners.java import MAVEN
 from github_mcp.services.ci.runners.javascript import JEST, VITEST
@@ -21,6 +30,7 @@ from github_mcp.services.ci.runners.rust import CARGO
 
 __all__ = [
     "RUNNERS",
+    "Budget",
     "TestCounts",
     "TestFailure",
     "detect_runner",
@@ -70,13 +80,16 @@ def _chosen(lines: list[str], runner: str | None) -> list[Runner]:
     return [known] if known else []
 
 
-def parse_failures(text: str | bytes, runner: str | None = None) -> list[TestFailure]:
+def parse_failures(
+    text: str | bytes, runner: str | None = None, *, budget: Budget | None = None
+) -> list[TestFailure]:
     """Failing and erroring tests, in the order the runners reported them.
 
     With `runner=None` every runner detected in the text is parsed. An unknown
-    runner name gives an empty list.
+    runner name gives an empty list. `budget` caps what is read and records
+    the cuts (see `Budget.note`).
     """
-    lines = normalise_lines(text)
+    lines = normalise_lines(text, budget)
     failures: list[TestFailure] = []
     for parser in _chosen(lines, runner):
         try:
@@ -86,9 +99,11 @@ def parse_failures(text: str | bytes, runner: str | None = None) -> list[TestFai
     return failures
 
 
-def parse_counts(text: str | bytes, runner: str | None = None) -> TestCounts | None:
+def parse_counts(
+    text: str | bytes, runner: str | None = None, *, budget: Budget | None = None
+) -> TestCounts | None:
     """Totals from the runners' summary lines, summed over runners; None when none found."""
-    lines = normalise_lines(text)
+    lines = normalise_lines(text, budget)
     total: TestCounts | None = None
     for parser in _chosen(lines, runner):
         try:
@@ -118,16 +133,18 @@ def summarize(
     """The `run_tests` result (DESIGN §6.4).
 
     `{passed, failed, errors, skipped, duration_s, failing: [{name, message,
-    file?, line?, rerun?}], failing_omitted, runners}`. A JUnit XML report, when
-    given, is the source of truth; the console output is used otherwise. Counts
-    the output does not show are None.
+    file?, line?, rerun?}], failing_omitted, runners, note?}`. A JUnit XML
+    report, when given, is the source of truth; the console output is used
+    otherwise. Counts the output does not show are None; `note` says what the
+    parse budget left unread.
     """
+    budget = Budget()
     if junit_xml is not None:
         counts: TestCounts | None
         counts, failures = parse_junit_xml(junit_xml)
         runners = sorted({f.runner for f in failures}) or [runner or "junit"]
     else:
-        lines = normalise_lines(output)
+        lines = normalise_lines(output, budget)
         runners = [runner] if runner else _detect(lines)
         joined = "\n".join(lines)
         failures = parse_failures(joined, runner)
@@ -143,7 +160,7 @@ def summarize(
         if rerun:
             entry["rerun"] = rerun
         failing.append(entry)
-    return {
+    result: dict[str, Any] = {
         "passed": counts.passed if counts else None,
         "failed": counts.failed if counts else None,
         "errors": counts.errors if counts else None,
@@ -153,3 +170,6 @@ def summarize(
         "failing_omitted": max(0, len(failures) - len(failing)),
         "runners": runners,
     }
+    if budget.truncated:
+        result["note"] = budget.note()
+    return result

@@ -2,33 +2,36 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from github_mcp.services.ci.runners.linear import LinearPattern, compile_linear, escape_js_regex
+
 # Lines longer than this are cut before any regex sees them: bounds the work per line.
 MAX_LINE = 4000
+# At most this many lines (the last ones) of one input are parsed.
+MAX_LINES = 50_000
 MESSAGE_LIMIT = 400
 
 # CSI (colours, cursor moves), OSC (hyperlinks, titles) and two-byte escapes.
-_ANSI_RE = re.compile(
-    r"\x1b(?:\[[0-?]{0,32}[ -/]{0,8}[@-~]|\][^\x07\x1b]{0,2048}(?:\x07|\x1b\\)?|[@-Z\\-_])"
+_ANSI_RE = compile_linear(
+    r"\x1b(?:\[[0-?]{0,32}[ -/]{0,8}[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])"
 )
 # GitHub Actions job logs prefix every line with an ISO timestamp and one space.
-GH_TIMESTAMP_RE = re.compile(r"^\ufeff?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z(?: |$)")
+GH_TIMESTAMP_RE = compile_linear(r"^\x{feff}?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z(?: |$)")
 
 
 def strip_ansi(text: str) -> str:
     return _ANSI_RE.sub("", text) if "\x1b" in text else text
 
 
-def terminal_line(raw: str) -> str:
+def terminal_line(raw: str, limit: int = MAX_LINE) -> str:
     """What a terminal shows for one line: carriage returns overwrite, ANSI is dropped."""
     if "\r" in raw:
         parts = [p for p in raw.split("\r") if p]
         raw = parts[-1] if parts else ""
-    return strip_ansi(raw[: MAX_LINE * 2])[:MAX_LINE]
+    return strip_ansi(raw[: limit * 2])[:limit]
 
 
 def as_text(data: str | bytes | None) -> str:
@@ -39,11 +42,50 @@ def as_text(data: str | bytes | None) -> str:
     return str(data)
 
 
-def normalise_lines(text: str | bytes | None) -> list[str]:
-    """Split runner output into clean lines: no BOM, CR, ANSI or GitHub timestamps."""
+@dataclass
+class Budget:
+    """How much of one input the parsers read: the last `max_lines` lines (runners
+    print failures and summaries at the end), each cut to `max_line_chars`
+    characters. `cut_lines` and `cut_chars` record what the caps dropped."""
+
+    max_lines: int = MAX_LINES
+    max_line_chars: int = MAX_LINE
+    cut_lines: int = 0
+    cut_chars: int = 0
+
+    @property
+    def truncated(self) -> bool:
+        return bool(self.cut_lines or self.cut_chars)
+
+    def note(self) -> str | None:
+        """A one-line truncation note, or None when the whole input was read."""
+        if not self.truncated:
+            return None
+        parts = []
+        if self.cut_lines:
+            parts.append(f"the first {self.cut_lines} lines were skipped")
+        if self.cut_chars:
+            parts.append(f"{self.cut_chars} characters past {self.max_line_chars} per line")
+        return "Output too large to parse whole: " + "; ".join(parts) + "."
+
+
+def normalise_lines(text: str | bytes | None, budget: Budget | None = None) -> list[str]:
+    """Split runner output into clean lines: no BOM, CR, ANSI or GitHub timestamps.
+
+    At most the budget's last `max_lines` lines are kept, each cut to
+    `max_line_chars`; the budget (a default one when None) records the cuts.
+    """
+    budget = budget if budget is not None else Budget()
+    raws = as_text(text).lstrip("\ufeff").split("\n")
+    if len(raws) > budget.max_lines:
+        budget.cut_lines += len(raws) - budget.max_lines
+        raws = raws[-budget.max_lines :]
+    limit = budget.max_line_chars
     out = []
-    for raw in as_text(text).lstrip("\ufeff").split("\n"):
-        line = terminal_line(raw)
+    for raw in raws:
+        if len(raw) > limit:
+            budget.cut_chars += len(raw) - limit
+        line = terminal_line(raw, limit)
         if line[:1].isdigit():
             line = GH_TIMESTAMP_RE.sub("", line, count=1)
         out.append(line.rstrip())
@@ -103,7 +145,7 @@ class Runner:
     """A runner's parser: `signature` matches lines only that runner prints."""
 
     name: str
-    signature: re.Pattern[str]
+    signature: LinearPattern
     failures: Callable[[list[str]], list[TestFailure]]
     counts: Callable[[list[str]], TestCounts | None]
     rerun: Callable[[TestFailure], str | None]
@@ -149,7 +191,7 @@ def seconds(amount: str, unit: str) -> float | None:
 
 
 def js_regex_escape(text: str) -> str:
-    return re.sub(r"[.*+?^${}()|\[\]\\/]", r"\\\g<0>", text)
+    return escape_js_regex(text)
 
 
 def unique(failures: list[TestFailure]) -> list[TestFailure]:

@@ -13,16 +13,17 @@ from github_mcp.services.ci.runners.base import (
     seconds,
     unique,
 )
+from github_mcp.services.ci.runners.linear import compile_linear
 
-_SIG = re.compile(
+_SIG = compile_linear(
     r"^\s*--- (?:FAIL|PASS|SKIP): \S+ \([\d.]+s\)$|^=== RUN\s+\S+"
     r"|^(?:ok|FAIL)\s+\S+\s+(?:[\d.]+s|\(cached\)|\[build failed\]|\[setup failed\])"
 )
-_RESULT = re.compile(r"^(\s*)--- (FAIL|PASS|SKIP): (\S+) \(([\d.]+)s\)$")
-_MARKER = re.compile(r"^=== (?:RUN|CONT|NAME|PAUSE)\s+(\S+)$")
-_PACKAGE = re.compile(r"^(ok|FAIL)\s+(\S+)\s+(?:([\d.]+)s|\(cached\)|\[(build|setup) failed\])")
-_OUTPUT = re.compile(r"^\s+(\w[\w.-]*\.go):(\d+): ?(.*)$")
-_BUILD_ERROR = re.compile(r"^(\S+\.go):(\d+):(?:\d+:)? (.*)$")
+_RESULT = compile_linear(r"^(\s*)--- (FAIL|PASS|SKIP): (\S+) \(([\d.]+)s\)$")
+_MARKER = compile_linear(r"^=== (?:RUN|CONT|NAME|PAUSE)\s+(\S+)$")
+_PACKAGE = compile_linear(r"^(ok|FAIL)\s+(\S+)\s+(?:([\d.]+)s|\(cached\)|\[(build|setup) failed\])")
+_OUTPUT = compile_linear(r"^\s+(\w[\w.-]*\.go):(\d+): ?(.*)$")
+_BUILD_ERROR = compile_linear(r"^(\S+\.go):(\d+):(?:\d+:)? (.*)$")
 
 
 class _Test:

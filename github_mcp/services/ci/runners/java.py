@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import shlex
 
 from github_mcp.services.ci.runners.base import (
@@ -14,36 +13,38 @@ from github_mcp.services.ci.runners.base import (
     to_int,
     unique,
 )
+from github_mcp.services.ci.runners.linear import compile_linear
 
-_SIG = re.compile(
+_SIG = compile_linear(
     r"^\[(?:INFO|ERROR|WARNING)\] Tests run: \d+, Failures: \d+|^\[INFO\]  T E S T S$"
 )
-_BLOCK = re.compile(
+_BLOCK = compile_linear(
     r"^\[(?:ERROR|WARNING)\] (\S.*?) -- Time elapsed: [\d.]+ s <<< (?:FAILURE|ERROR)!$"
 )
-_FRAME = re.compile(r"^\s+at ([\w.$]+)\.([\w$<>]+)\(([\w$.-]+):(\d+)\)$")
-_TALLY = re.compile(
+_FRAME = compile_linear(r"^\s+at ([\w.$]+)\.([\w$<>]+)\(([\w$.-]+):(\d+)\)$")
+_TALLY = compile_linear(
     r"^\[(?:INFO|ERROR|WARNING)\] Tests run: (\d+), Failures: (\d+), Errors: (\d+), Skipped: (\d+)"
     r"(?:, Flakes: \d+)?(?:, Time elapsed: ([\d.]+) s)?"
 )
-_RESULTS_HEAD = re.compile(r"^\[(?:ERROR|WARNING)\] (Failures|Errors|Flakes): ?$")
-_RESULTS_ENTRY = re.compile(r"^\[(?:ERROR|WARNING)\]   (\S+?)(?::(\d+))?(?: (.*))?$")
+_RESULTS_HEAD = compile_linear(r"^\[(?:ERROR|WARNING)\] (Failures|Errors|Flakes): ?$")
+_RESULTS_ENTRY = compile_linear(r"^\[(?:ERROR|WARNING)\]   (\S+?)(?::(\d+))?(?: (.*))?$")
 
 
-_QUALIFIED = re.compile(r"^(?:[a-z_$][\w$]*\.)+([A-Z][\w$]*)(?=:|$)")
+_QUALIFIED = compile_linear(r"^(?:[a-z_$][\w$]*\.)+([A-Z][\w$]*)(:|$)")
+_PARAMS = compile_linear(r"[(\[]")
 
 
 def java_message(lines: list[str]) -> str:
     """Exception lines without the package of the exception class."""
     lines = [ln for ln in lines if ln.strip()]
     if lines:
-        lines[0] = _QUALIFIED.sub(r"\1", lines[0].strip())
+        lines[0] = _QUALIFIED.sub(r"\1\2", lines[0].strip())
     return make_message(lines)
 
 
 def _split_test(name: str) -> tuple[str, str]:
     """'com.example.OrderTest.totals(int)[1]' -> ('com.example.OrderTest', 'totals')."""
-    base = re.split(r"[(\[]", name, maxsplit=1)[0]
+    base = _PARAMS.split(name, maxsplit=1)[0]
     cls, _, method = base.rpartition(".")
     return cls, method
 

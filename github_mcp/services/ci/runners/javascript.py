@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import re
 import shlex
+from typing import Any
 
 from github_mcp.services.ci.runners.base import (
     Runner,
@@ -14,12 +14,14 @@ from github_mcp.services.ci.runners.base import (
     seconds,
     unique,
 )
+from github_mcp.services.ci.runners.linear import LinearPattern, compile_linear
 
 _JS_FILE = r"\S+?\.(?:c|m)?[jt]sx?"
 # `at fn (file:1:2)` (jest) and `❯ fn file:1:2` (vitest) stack frames.
-_JEST_FRAME = re.compile(r"^\s*at (?:.*?\()?(\S+?):(\d+):\d+\)?$")
-_VITEST_FRAME = re.compile(r"^\s*❯ (?:\S+ )?(\S+?):(\d+):\d+$")
-_CODE_FRAME = re.compile(r"^\s*>?\s*\d*\s?\|")
+_JEST_FRAME = compile_linear(r"^\s*at (?:.*?\()?(\S+?):(\d+):\d+\)?$")
+_VITEST_FRAME = compile_linear(r"^\s*❯ (?:\S+ )?(\S+?):(\d+):\d+$")
+_CODE_FRAME = compile_linear(r"^\s*>?\s*\d*\s?\|")
+_COUNT_ITEM = compile_linear(r"(\d+) (\w+)")
 
 
 def _last_frame_in(frames: list[tuple[str, int]], file: str | None) -> int | None:
@@ -28,7 +30,7 @@ def _last_frame_in(frames: list[tuple[str, int]], file: str | None) -> int | Non
 
 
 def _block(
-    test: str, file: str | None, body: list[str], frame_re: re.Pattern[str], runner: str
+    test: str, file: str | None, body: list[str], frame_re: LinearPattern, runner: str
 ) -> TestFailure:
     frames: list[tuple[str, int]] = []
     text: list[str] = []
@@ -47,10 +49,13 @@ def _name_pattern(test: str, separator: str) -> str:
 
 # ------------------------------------------------------------------ jest
 
-_JEST_SIG = re.compile(r"^Tests:\s+\d+ |^Test Suites:\s+\d+ |^\s*● .+ › ")
-_JEST_SUITE = re.compile(rf"^\s*(?:FAIL|PASS)\s+({_JS_FILE})(?:\s+\([\d.]+ m?s\))?$")
-_JEST_HEAD = re.compile(r"^\s*● (.+?)\s*$")
-_JEST_END = re.compile(r"^(?:Tests|Test Suites|Snapshots|Time):\s|^Summary of all failing tests$")
+_JEST_SIG = compile_linear(r"^Tests:\s+\d+ |^Test Suites:\s+\d+ |^\s*● .+ › ")
+_JEST_SUITE = compile_linear(rf"^\s*(?:FAIL|PASS)\s+({_JS_FILE})(?:\s+\([\d.]+ m?s\))?$")
+_JEST_HEAD = compile_linear(r"^\s*● (.+?)\s*$")
+_JEST_END = compile_linear(
+    r"^(?:Tests|Test Suites|Snapshots|Time):\s|^Summary of all failing tests$"
+)
+_JEST_TIME = compile_linear(r"Time:\s+([\d.]+)\s*(ms|s|m)\b")
 _SUITE_ERROR = "Test suite failed to run"
 
 
@@ -86,7 +91,7 @@ def jest_counts(lines: list[str]) -> TestCounts | None:
     counts: TestCounts | None = None
     for line in lines:
         if line.startswith("Tests:"):
-            items = dict((w, int(n)) for n, w in re.findall(r"(\d+) (\w+)", line))
+            items = dict((w, int(n)) for n, w in _COUNT_ITEM.findall(line))
             counts = TestCounts(
                 items.get("passed", 0),
                 items.get("failed", 0),
@@ -94,7 +99,7 @@ def jest_counts(lines: list[str]) -> TestCounts | None:
                 items.get("skipped", 0) + items.get("todo", 0),
             )
         elif line.startswith("Time:") and counts is not None:
-            time = re.match(r"Time:\s+([\d.]+)\s*(ms|s|m)\b", line)
+            time = _JEST_TIME.match(line)
             counts.duration_s = seconds(*time.groups()) if time else None
     if counts is not None:
         counts.errors = sum(1 for f in jest_failures(lines) if f.test == f.file)
@@ -114,16 +119,19 @@ JEST = Runner("jest", _JEST_SIG, jest_failures, jest_counts, jest_rerun)
 
 # ---------------------------------------------------------------- vitest
 
-_VITEST_SIG = re.compile(
+_VITEST_SIG = compile_linear(
     r"^\s*RUN\s+v\d+\.\d+|^\s*Test Files\s+\d+ |^\s*Tests\s+\d+ (?:failed|passed)"
     r"|⎯ Failed (?:Tests|Suites) \d+ ⎯"
 )
-_VITEST_FAIL = re.compile(rf"^\s*FAIL\s+({_JS_FILE})(?: > (.+?)| \[ .* \])?\s*$")
-_VITEST_RULE = re.compile(r"^\s*⎯{3,}")
-_VITEST_FILE = re.compile(rf"^\s*[❯✓×✗]\s+({_JS_FILE}) \(\d+ tests?\b")
-_VITEST_TREE_FAIL = re.compile(r"^\s*[×✗] (.+?)(?: \d+(?:\.\d+)?m?s)?$")
-_VITEST_ARROW = re.compile(r"^\s*→ (.+)$")
-_VITEST_END = re.compile(r"^\s*(?:Test Files|Tests|Errors|Start at|Duration)\s{2,}")
+_VITEST_FAIL = compile_linear(rf"^\s*FAIL\s+({_JS_FILE})(?: > (.+?)| \[ .* \])?\s*$")
+_VITEST_RULE = compile_linear(r"^\s*⎯{3,}")
+_VITEST_FILE = compile_linear(rf"^\s*[❯✓×✗]\s+({_JS_FILE}) \(\d+ tests?\b")
+_VITEST_TREE_FAIL = compile_linear(r"^\s*[×✗] (.+?)(?: \d+(?:\.\d+)?m?s)?$")
+_VITEST_ARROW = compile_linear(r"^\s*→ (.+)$")
+_VITEST_TESTS = compile_linear(r"^\s*Tests\s{2,}(.*)\(\d+\)\s*$")
+_VITEST_ERRORS = compile_linear(r"^\s*Errors\s{2,}(\d+) errors?")
+_VITEST_DURATION = compile_linear(r"^\s*Duration\s{2,}([\d.]+)(ms|s|m)\b")
+_VITEST_END = compile_linear(r"^\s*(?:Test Files|Tests|Errors|Start at|Duration)\s{2,}")
 
 
 def _vitest_tree(lines: list[str]) -> list[TestFailure]:
@@ -147,7 +155,7 @@ def _vitest_tree(lines: list[str]) -> list[TestFailure]:
 
 def vitest_failures(lines: list[str]) -> list[TestFailure]:
     out: list[TestFailure] = []
-    head: re.Match[str] | None = None
+    head: Any | None = None
     body: list[str] = []
 
     def flush() -> None:
@@ -173,9 +181,9 @@ def vitest_counts(lines: list[str]) -> TestCounts | None:
     counts: TestCounts | None = None
     errors = 0
     for line in lines:
-        tests = re.match(r"^\s*Tests\s{2,}(.*)\(\d+\)\s*$", line)
+        tests = _VITEST_TESTS.match(line)
         if tests:
-            items = dict((w, int(n)) for n, w in re.findall(r"(\d+) (\w+)", tests.group(1)))
+            items = dict((w, int(n)) for n, w in _COUNT_ITEM.findall(tests.group(1)))
             counts = TestCounts(
                 items.get("passed", 0),
                 items.get("failed", 0),
@@ -183,11 +191,11 @@ def vitest_counts(lines: list[str]) -> TestCounts | None:
                 items.get("skipped", 0) + items.get("todo", 0),
             )
             continue
-        err = re.match(r"^\s*Errors\s{2,}(\d+) errors?", line)
+        err = _VITEST_ERRORS.match(line)
         if err:
             errors += int(err.group(1))
             continue
-        duration = re.match(r"^\s*Duration\s{2,}([\d.]+)(ms|s|m)\b", line)
+        duration = _VITEST_DURATION.match(line)
         if duration and counts is not None:
             counts.duration_s = seconds(*duration.groups())
     if counts is not None:

@@ -8,11 +8,14 @@ import xml.etree.ElementTree as ET  # DTDs and entities are refused before parsi
 from github_mcp.errors import invalid_input
 from github_mcp.services.ci.runners.base import TestCounts, TestFailure, as_text, to_float
 from github_mcp.services.ci.runners.java import java_message
+from github_mcp.services.ci.runners.linear import compile_linear
 from github_mcp.services.ci.runners.python import pytest_message
 
-_FORBIDDEN = re.compile(r"<!\s*(?:DOCTYPE|ENTITY)", re.IGNORECASE)
-_PY_LOCATION = re.compile(r"^(\S+?\.py):(\d+): ", re.MULTILINE)
-_JAVA_FRAME = re.compile(r"^\s+at ([\w.$]+)\.([\w$<>]+)\(([\w$.-]+):(\d+)\)$", re.MULTILINE)
+_FORBIDDEN = compile_linear(r"<!\s*(?:DOCTYPE|ENTITY)", re.IGNORECASE)
+_PY_LOCATION = compile_linear(r"^(\S+?\.py):(\d+): ", re.MULTILINE)
+_DECLARED_ENCODING = compile_linear(rb"<\?xml[^>]*encoding=[\"']([\w.-]+)")
+_PARAMS = compile_linear(r"[(\[]")
+_JAVA_FRAME = compile_linear(r"^\s+at ([\w.$]+)\.([\w$<>]+)\(([\w$.-]+):(\d+)\)$", re.MULTILINE)
 
 
 def _decode(data: str | bytes) -> str:
@@ -22,7 +25,7 @@ def _decode(data: str | bytes) -> str:
         for bom, codec in ((b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16")):
             if raw.startswith(bom):
                 return raw.decode(codec, "replace")
-        declared = re.match(rb"<\?xml[^>]*encoding=[\"']([\w.-]+)", raw.lstrip(b"\xef\xbb\xbf"))
+        declared = _DECLARED_ENCODING.match(raw.lstrip(b"\xef\xbb\xbf"))
         codec = declared.group(1).decode() if declared else "utf-8"
         try:
             return raw.decode(codec, "replace")
@@ -103,7 +106,7 @@ def _java_failure(case: ET.Element, problem: ET.Element, runner: str) -> TestFai
         kind = (problem.get("type") or "").rpartition(".")[2]
         text = problem.get("message") or ""
         message = java_message([f"{kind}: {text}" if kind and text else kind or text])
-    method = re.split(r"[(\[]", name, maxsplit=1)[0]
+    method = _PARAMS.split(name, maxsplit=1)[0]
     file = line = None
     for cls, meth, fname, num in _JAVA_FRAME.findall(body):
         if cls == classname and meth == method:

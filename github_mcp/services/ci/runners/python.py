@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import re
 import shlex
+from typing import Any
 
 from github_mcp.services.ci.runners.base import (
     Runner,
@@ -14,29 +14,32 @@ from github_mcp.services.ci.runners.base import (
     to_int,
     unique,
 )
+from github_mcp.services.ci.runners.linear import compile_linear
 
 # ---------------------------------------------------------------- pytest
 
-_PYTEST_SIG = re.compile(
+_PYTEST_SIG = compile_linear(
     r"^=+ (?:test session starts|FAILURES|ERRORS|short test summary info) =+$"
     r"|^(?:FAILED|ERROR) \S+\.py(?:::|\s|$)"
     r"|^=+ .*\b\d+ (?:passed|failed|errors?)\b.* in [\d.]+s\b"
 )
-_BANNER = re.compile(r"^=+ (.*?) =+$")
-_SECTION = re.compile(r"^_{3,} (.+?) _{3,}$")
-_CAPTURED = re.compile(r"^-{3,} .+ -{3,}$")
-_E_LINE = re.compile(r"^E(?: |$)")
-_LOCATION = re.compile(r"^(\S+?\.py):(\d+):(?: |$)")
-_SUMMARY_ENTRY = re.compile(r"^(FAILED|ERROR|XFAIL|XPASS|SKIPPED|PASSED) (\S.*)$")
-_COUNTS_TAIL = re.compile(r"\bin (\d+(?:\.\d+)?)s\b")
-_COUNT_ITEM = re.compile(
+_BANNER = compile_linear(r"^=+ (.*?) =+$")
+_SECTION = compile_linear(r"^_{3,} (.+?) _{3,}$")
+_CAPTURED = compile_linear(r"^-{3,} .+ -{3,}$")
+_E_LINE = compile_linear(r"^E(?: |$)")
+_LOCATION = compile_linear(r"^(\S+?\.py):(\d+):(?: |$)")
+_SUMMARY_ENTRY = compile_linear(r"^(FAILED|ERROR|XFAIL|XPASS|SKIPPED|PASSED) (\S.*)$")
+_COUNTS_TAIL = compile_linear(r"\bin (\d+(?:\.\d+)?)s\b")
+_COUNT_ITEM = compile_linear(
     r"(\d+) (failed|passed|skipped|errors?|xfailed|xpassed|deselected|warnings?|rerun)\b"
 )
-_PYTEST_COUNTS = re.compile(r"^(?:=+ )?(?:\d+ \w+, )*\d+ \w+ in \d+(?:\.\d+)?s\b|^=+ no tests ran")
+_PYTEST_COUNTS = compile_linear(
+    r"^(?:=+ )?(?:\d+ \w+, )*\d+ \w+ in \d+(?:\.\d+)?s\b|^=+ no tests ran"
+)
 
 
 # pytest's advice about its own diff output, not about the failure.
-_PYTEST_HINT = re.compile(
+_PYTEST_HINT = compile_linear(
     r"^\s*(?:Omitting \d+ identical items, use -vv to show|Use -v to get (?:more|the full) diff)$"
 )
 
@@ -207,12 +210,15 @@ PYTEST = Runner("pytest", _PYTEST_SIG, pytest_failures, pytest_counts, pytest_re
 
 # -------------------------------------------------------------- unittest
 
-_UT_SIG = re.compile(r"^Ran \d+ tests? in [\d.]+s$|^(?:FAIL|ERROR): \w+ \([\w.]+\)")
-_UT_HEADER = re.compile(r"^(FAIL|ERROR|UNEXPECTED SUCCESS): (\w+) \(([\w.]+)\)(?: \((.*)\))?\s*$")
-_UT_FRAME = re.compile(r'^  File "([^"]+)", line (\d+), in (\S+)')
-_UT_RAN = re.compile(r"^Ran (\d+) tests? in (\d+(?:\.\d+)?)s$")
-_UT_RESULT = re.compile(r"^(FAILED|OK)(?: \((.*)\))?$")
-_UT_RULE = re.compile(r"^(?:={20,}|-{20,})$")
+_UT_SIG = compile_linear(r"^Ran \d+ tests? in [\d.]+s$|^(?:FAIL|ERROR): \w+ \([\w.]+\)")
+_UT_HEADER = compile_linear(
+    r"^(FAIL|ERROR|UNEXPECTED SUCCESS): (\w+) \(([\w.]+)\)(?: \((.*)\))?\s*$"
+)
+_UT_FRAME = compile_linear(r'^  File "([^"]+)", line (\d+), in (\S+)')
+_UT_RAN = compile_linear(r"^Ran (\d+) tests? in (\d+(?:\.\d+)?)s$")
+_UT_RESULT = compile_linear(r"^(FAILED|OK)(?: \((.*)\))?$")
+_UT_RESULT_FIELD = compile_linear(r"([a-z][a-z ]*)=(\d+)")
+_UT_RULE = compile_linear(r"^(?:={20,}|-{20,})$")
 
 
 def _unittest_id(method: str, where: str) -> str:
@@ -244,7 +250,7 @@ def _unittest_block(test: str, method: str, body: list[str]) -> TestFailure:
 
 def unittest_failures(lines: list[str]) -> list[TestFailure]:
     out: list[TestFailure] = []
-    header: re.Match[str] | None = None
+    header: Any | None = None
     body: list[str] = []
     started = False
 
@@ -290,7 +296,7 @@ def unittest_counts(lines: list[str]) -> TestCounts | None:
         result = _UT_RESULT.match(line)
         if not result or ran is None:
             continue
-        pairs = re.findall(r"([a-z][a-z ]*)=(\d+)", result.group(2) or "")
+        pairs = _UT_RESULT_FIELD.findall(result.group(2) or "")
         fields = {key.strip(): value for key, value in pairs}
         failed = to_int(fields.get("failures")) + to_int(fields.get("unexpected successes"))
         errors = to_int(fields.get("errors"))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import shlex
 
 from github_mcp.services.ci.runners.base import (
@@ -14,22 +13,25 @@ from github_mcp.services.ci.runners.base import (
     to_int,
     unique,
 )
+from github_mcp.services.ci.runners.linear import compile_linear
 
-_SIG = re.compile(
+_SIG = compile_linear(
     r"^test result: (?:ok|FAILED)\. \d+ passed|^---- \S+ stdout ----$|^running \d+ tests?$"
 )
-_RUNNING = re.compile(r"^\s*(?:Running (?:unittests )?(\S+) \(\S+\)|Doc-tests \S+)$")
-_STATUS = re.compile(r"^test (.+?) \.\.\. (FAILED|ok|ignored)\b")
-_BLOCK = re.compile(r"^---- (.+?) stdout ----$")
+_RUNNING = compile_linear(r"^\s*(?:Running (?:unittests )?(\S+) \(\S+\)|Doc-tests \S+)$")
+_STATUS = compile_linear(r"^test (.+?) \.\.\. (FAILED|ok|ignored)\b")
+_BLOCK = compile_linear(r"^---- (.+?) stdout ----$")
 # Rust >= 1.73: "thread 'name' (123) panicked at src/lib.rs:26:9:" then the message.
-_PANIC_AT = re.compile(r"^thread '[^']*'(?: \(\d+\))? panicked at (\S+?):(\d+):(\d+):$")
+_PANIC_AT = compile_linear(r"^thread '[^']*'(?: \(\d+\))? panicked at (\S+?):(\d+):(\d+):$")
 # Older: "thread 'name' panicked at 'message', src/lib.rs:26:9".
-_PANIC_OLD = re.compile(r"^thread '[^']*'(?: \(\d+\))? panicked at '(.*)', (\S+?):(\d+):(\d+)$")
-_RESULT = re.compile(
+_PANIC_OLD = compile_linear(r"^thread '[^']*'(?: \(\d+\))? panicked at '(.*)', (\S+?):(\d+):(\d+)$")
+_RESULT = compile_linear(
     r"^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored;"
     r" \d+ measured; \d+ filtered out(?:; finished in ([\d.]+)s)?"
 )
-_MESSAGE_END = re.compile(r"^(?:note: |stack backtrace:|\s+\d+: |\s+at )")
+_INTEGRATION_SOURCE = compile_linear(r"tests/([\w-]+)\.rs")
+_BINARY_SOURCE = compile_linear(r"src/bin/([\w-]+)\.rs")
+_MESSAGE_END = compile_linear(r"^(?:note: |stack backtrace:|\s+\d+: |\s+at )")
 
 
 def _parse_block(name: str, body: list[str], target: str | None) -> TestFailure:
@@ -105,10 +107,10 @@ def _target_args(source: str | None) -> list[str]:
         return ["--lib"]
     if source == "doc":
         return ["--doc"]
-    integration = re.fullmatch(r"tests/([\w-]+)\.rs", source)
+    integration = _INTEGRATION_SOURCE.fullmatch(source)
     if integration:
         return ["--test", integration.group(1)]
-    binary = re.fullmatch(r"src/bin/([\w-]+)\.rs", source)
+    binary = _BINARY_SOURCE.fullmatch(source)
     if binary:
         return ["--bin", binary.group(1)]
     return []

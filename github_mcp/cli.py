@@ -12,7 +12,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from pydantic import SecretStr
+from pydantic import SecretStr, ValidationError
 
 from .config import Settings
 from .observability import configure_logging, log_event
@@ -79,7 +79,11 @@ def cli(argv: list[str] | None = None) -> int:
 
         return sandbox_main(argv[1:])
     args = _parser().parse_args(argv)
-    settings = Settings()
+    try:
+        settings = Settings()
+    except ValidationError as exc:  # e.g. an unknown toolset: refuse to start, say why
+        print(f"github-mcp: configuration error: {exc}", file=sys.stderr)
+        return 2
     configure_logging(settings.log_level)
     if args.command == "serve":
         return _serve(args, settings)

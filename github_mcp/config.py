@@ -7,6 +7,7 @@ fails when it is stale.
 from __future__ import annotations
 
 import json
+from enum import StrEnum
 from functools import cached_property
 from pathlib import Path
 from typing import Literal
@@ -14,18 +15,31 @@ from typing import Literal
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-TOOLSETS = (
-    "meta",
-    "repos",
-    "files",
-    "writes",
-    "issues",
-    "pull_requests",
-    "actions",
-    "automation",
-    "workspace",
-    "search",
-)
+
+class Toolset(StrEnum):
+    """The groups tools are registered in; GITHUB_MCP_TOOLSETS picks among them."""
+
+    META = "meta"
+    REPOS = "repos"
+    FILES = "files"
+    WRITES = "writes"
+    ISSUES = "issues"
+    PULL_REQUESTS = "pull_requests"
+    ACTIONS = "actions"
+    AUTOMATION = "automation"
+    WORKSPACE = "workspace"
+    SEARCH = "search"
+
+    @classmethod
+    def parse(cls, name: str) -> Toolset:
+        """The toolset called `name`; ValueError naming the valid ones otherwise."""
+        try:
+            return cls(name)
+        except ValueError:
+            raise ValueError(f"unknown toolset {name!r}; valid: {', '.join(TOOLSETS)}") from None
+
+
+TOOLSETS: tuple[str, ...] = tuple(t.value for t in Toolset)
 
 
 def _split_csv(value: str) -> list[str]:
@@ -300,6 +314,16 @@ class Settings(BaseSettings):
     def _strip_slash(cls, value: str) -> str:
         return value.rstrip("/")
 
+    @field_validator("toolsets")
+    @classmethod
+    def _known_toolsets(cls, value: str) -> str:
+        unknown = [n for n in _split_csv(value.lower()) if n != "all" and n not in TOOLSETS]
+        if unknown:
+            raise ValueError(
+                f"unknown toolset(s) {', '.join(unknown)}; valid: all, {', '.join(TOOLSETS)}"
+            )
+        return value
+
     # --- Derived values ------------------------------------------------------
     @cached_property
     def graphql_url(self) -> str:
@@ -325,7 +349,7 @@ class Settings(BaseSettings):
         wanted = _split_csv(self.toolsets.lower())
         if not wanted or "all" in wanted:
             return TOOLSETS
-        return tuple(t for t in TOOLSETS if t in wanted) or ("meta",)
+        return tuple(t for t in TOOLSETS if t in wanted)
 
     @cached_property
     def allowlist(self) -> tuple[str, ...]:

@@ -24,6 +24,7 @@ from fastmcp.tools import Tool, ToolResult
 from mcp.types import InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import BaseModel
 
+from .config import Toolset
 from .errors import ErrorCode, GitHubMCPError, invalid_input
 from .observability import log_event
 from .params import parse_pr_ref
@@ -42,7 +43,7 @@ class ToolSpec:
     name: str
     handler: Callable[..., Awaitable[BaseModel]]
     description: str
-    toolset: str
+    toolset: Toolset
     write: bool
     target: str | TargetResolver | None
     ref_arg: str | None
@@ -86,7 +87,7 @@ REGISTRY: dict[str, ToolSpec] = {}
 
 def tool(
     *,
-    toolset: str,
+    toolset: Toolset | str,
     write: bool = False,
     target: str | TargetResolver | None = _REQUIRED,
     ref_arg: str | None = None,
@@ -96,10 +97,12 @@ def tool(
     name: str | None = None,
     read_only_hint: bool | None = None,
 ) -> Callable[[Callable[..., Awaitable[BaseModel]]], Callable[..., Awaitable[BaseModel]]]:
-    """Declare a tool. Writes must say what they write to: `target` is the
-    argument holding the branch, a resolver, or None for unscoped writes."""
+    """Declare a tool in one of the `Toolset`s (an unknown name fails here, at import).
+    Writes must say what they write to: `target` is the argument holding the branch, a
+    resolver, or None for unscoped writes."""
     if write and target is _REQUIRED:
         raise TypeError("write tools must declare target= (an argument name, resolver or None)")
+    group = Toolset.parse(toolset)
 
     def decorate(fn: Callable[..., Awaitable[BaseModel]]) -> Callable[..., Awaitable[BaseModel]]:
         tool_name = name or fn.__name__
@@ -110,7 +113,7 @@ def tool(
             name=tool_name,
             handler=fn,
             description=description,
-            toolset=toolset,
+            toolset=group,
             write=write,
             target=None if target is _REQUIRED else target,
             ref_arg=ref_arg,

@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 import base64
-import contextlib
 import hashlib
 import hmac
 import importlib
+import importlib.util
 import ipaddress
 import json
 from typing import Any
@@ -96,6 +96,18 @@ class BearerTokens(TokenVerifier):
         return AccessToken(token=token, client_id=principal, scopes=[], expires_at=None)
 
 
+EXTENSION_MODULE = "extra_tools"
+
+
+def import_extension_tools(module: str = EXTENSION_MODULE) -> None:
+    """Register the operator's tools. Only an absent module is skipped: an import error
+    inside it (a typo, a missing dependency, an unknown toolset) stops the server."""
+    if importlib.util.find_spec(module) is None:
+        log_event("extension_tools_absent", module=module)
+        return
+    importlib.import_module(module)
+
+
 def build_mcp(rt: Runtime, *, http_auth: bool = False) -> FastMCP:
     auth = (
         BearerTokens(rt.settings.bearer_tokens)
@@ -110,8 +122,7 @@ def build_mcp(rt: Runtime, *, http_auth: bool = False) -> FastMCP:
         mask_error_details=True,
         auth=auth,
     )
-    with contextlib.suppress(ModuleNotFoundError):
-        importlib.import_module("extra_tools")
+    import_extension_tools()
     bind_tools(mcp, rt)
     from .prompts import register_prompts_and_resources
 

@@ -12,9 +12,13 @@ from typing import Annotated
 from pydantic import AfterValidator, BeforeValidator, Field
 
 from .errors import invalid_input
+from .refnames import REF_SCHEMA_PATTERN, canonical_any_ref, canonical_branch
+from .services.content import strip_invisible
 
 FULL_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
-_REF_FORBIDDEN = re.compile(r"[\s:~^?*\[\\\x00-\x1f\x7f;|&$`<>(){}'\"!]")
+# JSON-schema forms of the checks below (valid in ECMA-262 and Python `re`).
+FULL_NAME_SCHEMA_PATTERN = r"^\s*(?!\.+/)[A-Za-z0-9_.-]+/(?!\.+\s*$)[A-Za-z0-9_.-]+\s*$"
+PATH_SCHEMA_PATTERN = r"^(?!/)(?![\s\S]*[\\\x00])(?![\s\S]*(?:^|/)\.\.?(?:/|$))"
 PR_URL_RE = re.compile(
     r"^https?://[^/\s]+/(?P<owner>[A-Za-z0-9_.-]+)/(?P<repo>[A-Za-z0-9_.-]+)/pull/(?P<number>\d+)"
     r"(?:[/?#].*)?$"
@@ -34,23 +38,23 @@ def _strip(value: object) -> object:
     return value.strip() if isinstance(value, str) else value
 
 
+def _strip_invisible(value: object) -> object:
+    return strip_invisible(value) if isinstance(value, str) else value
+
+
 def check_full_name(value: str) -> str:
-    if len(value) > 140 or not FULL_NAME_RE.match(value) or value.split("/")[1] in (".", ".."):
+    if (
+        len(value) > 140
+        or not FULL_NAME_RE.match(value)
+        or any(not part.strip(".") for part in value.split("/"))
+    ):
         raise ValueError("full_name must look like 'owner/repo'")
     return value
 
 
 def check_ref(value: str) -> str:
-    if not 1 <= len(value) <= 255:
-        raise ValueError("ref must be 1-255 characters")
-    if ".." in value or _REF_FORBIDDEN.search(value) or value.startswith(("-", "/")):
-        raise ValueError(
-            "ref must not contain '..', ':', whitespace, control or shell characters, "
-            "or start with '-' or '/'"
-        )
-    if value.endswith(("/", ".lock", ".")) or "//" in value or "@{" in value:
-        raise ValueError("ref is not a valid git ref name")
-    return value
+    """A branch, tag or SHA in its canonical spelling (see refnames); raises ValueError."""
+    return canonical_any_ref(value)
 
 
 def check_path(value: str) -> str:
@@ -77,28 +81,50 @@ FullName = Annotated[
     str,
     BeforeValidator(_strip),
     AfterValidator(check_full_name),
-    Field(description="Repository as 'owner/repo'.", max_length=140),
+    Field(
+        description="Repository as 'owner/repo'.",
+        min_length=3,
+        max_length=140,
+        json_schema_extra={"pattern": FULL_NAME_SCHEMA_PATTERN},
+    ),
 ]
+# The schema carries the rules (pattern, lengths) so clients and validate_tool_args see
+# them; the validators stay the authority and give the canonical spelling.
 Ref = Annotated[
     str,
-    BeforeValidator(_strip),
-    AfterValidator(check_ref),
-    Field(description="Branch, tag or commit SHA.", max_length=255),
+    AfterValidator(canonical_any_ref),
+    Field(
+        description="Branch, tag or commit SHA.",
+        min_length=1,
+        max_length=255,
+        json_schema_extra={"pattern": REF_SCHEMA_PATTERN},
+    ),
 ]
 Branch = Annotated[
     str,
-    BeforeValidator(_strip),
-    AfterValidator(check_ref),
-    Field(description="Branch name.", max_length=255),
+    AfterValidator(canonical_branch),
+    Field(
+        description="Branch name.",
+        min_length=1,
+        max_length=255,
+        json_schema_extra={"pattern": REF_SCHEMA_PATTERN},
+    ),
 ]
 RepoPath = Annotated[
     str,
     AfterValidator(check_path),
-    Field(description="Path relative to the repository root.", max_length=4096),
+    Field(
+        description="Path relative to the repository root.",
+        max_length=4096,
+        json_schema_extra={"pattern": PATH_SCHEMA_PATTERN},
+    ),
 ]
 Limit = Annotated[int, Field(ge=1, le=100, description="Items per page (max 100).")]
 Cursor = Annotated[str, Field(max_length=512, description="Opaque cursor from next_cursor.")]
-CommitMessage = Annotated[str, Field(min_length=1, max_length=MAX_MESSAGE_CHARS)]
+# Commit messages lose invisible and direction-changing characters, as issue text does.
+CommitMessage = Annotated[
+    str, BeforeValidator(_strip_invisible), Field(min_length=1, max_length=MAX_MESSAGE_CHARS)
+]
 Title = Annotated[str, Field(min_length=1, max_length=MAX_TITLE_CHARS)]
 Body = Annotated[str, Field(max_length=MAX_BODY_CHARS)]
 

@@ -28,6 +28,8 @@ from .config import Toolset
 from .errors import ErrorCode, GitHubMCPError, invalid_input
 from .observability import log_event
 from .params import parse_pr_ref
+from .refnames import canonical_any_ref, canonical_branch, lookalike_problem, require_canonical
+from .refnames import write_target as canonical_write_target
 
 if TYPE_CHECKING:
     from fastmcp import FastMCP
@@ -242,6 +244,59 @@ def _apply_pr_ref(kwargs: dict[str, Any]) -> None:
         raise invalid_input("give pr ('owner/repo#N' or URL) or full_name and number")
 
 
+_REF_PARAMS: dict[str, tuple[tuple[str, bool], ...]] = {}
+
+
+def ref_params(spec: ToolSpec) -> tuple[tuple[str, bool], ...]:
+    """(argument, is_branch) for every parameter typed as params.Ref or params.Branch."""
+    found = _REF_PARAMS.get(spec.name)
+    if found is None:
+        params, _ = spec.signature()
+        found = tuple(
+            (p.name, kind == "branch") for p in params if (kind := _ref_kind(p.annotation))
+        )
+        _REF_PARAMS[spec.name] = found
+    return found
+
+
+def _ref_kind(hint: Any) -> str | None:
+    for meta in getattr(hint, "__metadata__", ()):
+        func = getattr(meta, "func", None)
+        if func is canonical_branch:
+            return "branch"
+        if func is canonical_any_ref:
+            return "ref"
+    for inner in typing.get_args(hint):  # Optional[...] and other unions
+        kind = _ref_kind(inner)
+        if kind:
+            return kind
+    return None
+
+
+def _canonicalize_refs(spec: ToolSpec, kwargs: dict[str, Any]) -> None:
+    """Every branch and ref argument in its one canonical spelling, before anything else
+    (the allow-list, the effective ref, the gate and the audit log) reads it."""
+    for name, is_branch in ref_params(spec):
+        value = kwargs.get(name)
+        if value is not None:
+            kwargs[name] = require_canonical(value, branch=is_branch, arg=name)
+
+
+async def _check_lookalike(rt: Runtime, full_name: str | None, branch: str) -> None:
+    if branch.isascii() or not full_name:
+        return  # the common case costs nothing
+    gate = rt.gate
+    protected = [await gate.default_branch(full_name)]
+    if gate.is_controller_repo(full_name):
+        protected.append(rt.settings.controller_branch)
+    problem = lookalike_problem(branch, protected, rt.settings.protected_globs)
+    if problem:
+        raise invalid_input(
+            f"branch {branch!r} is refused: {problem}",
+            hint="Use a branch name in one writing system that does not imitate another.",
+        )
+
+
 async def _resolve_target(spec: ToolSpec, call: Call, kwargs: dict[str, Any]) -> str | None:
     if spec.target is None:
         return None
@@ -262,6 +317,7 @@ async def run_tool(
     gate_passed = False
     branch: str | None = None
     try:
+        _canonicalize_refs(spec, kwargs)
         if spec.pr_arg:
             _apply_pr_ref(kwargs)
         full_name = kwargs.get(spec.repo_arg) if spec.repo_arg else None
@@ -274,11 +330,18 @@ async def run_tool(
                 )
         if spec.write:
             branch = await _resolve_target(spec, call, kwargs)
+            if branch is not None:
+                target_arg = spec.target if isinstance(spec.target, str) else "branch"
+                branch = canonical_write_target(branch, target_arg)
+                if isinstance(spec.target, str):
+                    kwargs[spec.target] = branch
             resolved_repo = kwargs.get(spec.repo_arg) if spec.repo_arg else None
             if resolved_repo and resolved_repo != full_name:
                 # the resolver named the repository (e.g. from PR references)
                 rt.gate.check_repo_allowed(resolved_repo)
                 full_name = call.repo = resolved_repo
+            if branch is not None:
+                await _check_lookalike(rt, full_name, branch)
             await rt.gate.authorize(
                 tool=spec.name, full_name=full_name, branch=branch, scope=scope, call_id=call_id
             )

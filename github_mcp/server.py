@@ -10,6 +10,7 @@ import importlib
 import importlib.util
 import ipaddress
 import json
+import uuid
 from typing import Any
 
 from fastmcp import FastMCP
@@ -67,7 +68,11 @@ class ArgumentErrorMiddleware(Middleware):
 
 
 def _error_result(error: GitHubMCPError) -> ToolResult:
-    envelope = error.envelope()
+    """The envelope of a call refused before run_tool (bad arguments, unknown tool),
+    with a call_id of its own like every other error, and logged under it."""
+    call_id = uuid.uuid4().hex[:16]
+    log_event("tool_call_refused", call_id=call_id, error_type=error.code.value)
+    envelope = error.envelope(call_id)
     return ToolResult(
         content=[TextContent(type="text", text=json.dumps(envelope, separators=(",", ":")))],
         structured_content=envelope,

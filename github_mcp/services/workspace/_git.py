@@ -29,12 +29,11 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from github_mcp.errors import ErrorCode, GitHubMCPError
+from github_mcp.refnames import require_canonical
 
 log = logging.getLogger(__name__)
 
 _FULL_NAME = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
-# Shell and git-revision metacharacters; whitespace and control characters are checked apart.
-_REF_FORBIDDEN = set(";|&$`<>()\\'\"*?[]{}~^!:")
 HEX_SHA = re.compile(r"^[0-9a-fA-F]{7,64}$")
 
 
@@ -54,31 +53,8 @@ def validate_full_name(full_name: object) -> str:
 
 
 def validate_ref(ref: object) -> str:
-    def bad(why: str) -> GitHubMCPError:
-        return GitHubMCPError(
-            ErrorCode.INVALID_INPUT,
-            f"invalid ref: {why}",
-            hint="use a branch or tag name, or a commit SHA",
-        )
-
-    if not isinstance(ref, str) or not ref:
-        raise bad("empty")
-    if len(ref) > 255:
-        raise bad("longer than 255 characters")
-    if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in ref):
-        raise bad("whitespace or control characters")
-    if ref.startswith("-"):
-        raise bad("leading '-'")
-    if ".." in ref or "@{" in ref or "//" in ref or ref == "@":
-        raise bad("'..', '@{' and '//' are not allowed")
-    found = sorted(set(ref) & _REF_FORBIDDEN)
-    if found:
-        raise bad(f"forbidden characters {''.join(found)!r}")
-    if ref.startswith("/") or ref.endswith(("/", ".", ".lock")):
-        raise bad("bad start or end")
-    if any(part.startswith(".") for part in ref.split("/")):
-        raise bad("a component starts with '.'")
-    return ref
+    """A ref in its canonical spelling, by the rules every tool shares (github_mcp.refnames)."""
+    return require_canonical(ref, branch=False, arg="ref")
 
 
 def validate_repo_path(path: object) -> str:

@@ -80,6 +80,13 @@ def require_q(ctx: Ctx) -> SearchQuery:
             "Validation Failed",
             errors=[{"resource": "Search", "field": "q", "code": "missing"}],
         )
+    if "\x00" in q:
+        # A query GitHub cannot parse is a validation failure, not a server error.
+        raise ApiError(
+            422,
+            "Validation Failed",
+            errors=[{"resource": "Search", "field": "q", "code": "invalid"}],
+        )
     return parse_query(q)
 
 

@@ -16,12 +16,16 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from sandbox_forge.admin import access_routes as admin_access
 from sandbox_forge.admin import collab_routes as admin_collab
 from sandbox_forge.admin import routes as admin
 from sandbox_forge.git import smart_http as git_http
 from sandbox_forge.graphql import endpoint as graphql_api
 from sandbox_forge.rest.errors import ApiError, error_body, json_response
 from sandbox_forge.rest.middleware import ForgeMiddleware
+from sandbox_forge.rest.routes import (
+    access as routes_access,
+)
 from sandbox_forge.rest.routes import (
     actions as routes_actions,
 )
@@ -65,6 +69,7 @@ from sandbox_forge.rest.routes import (
     users as routes_users,
 )
 from sandbox_forge.stores.state import ForgeState
+from sandbox_forge.web import oauth_flow, oauth_token
 
 FEATURES: list[ModuleType] = [
     routes_users,
@@ -86,6 +91,11 @@ FEATURES: list[ModuleType] = [
     routes_protection,
     graphql_api,
     admin_collab,
+    # Sign-in: the OAuth web flow, organisations and repository collaborators.
+    oauth_flow,
+    oauth_token,
+    routes_access,
+    admin_access,
 ]
 
 

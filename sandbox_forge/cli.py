@@ -52,8 +52,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         for signum in (signal.SIGINT, signal.SIGTERM):
             signal.signal(signum, lambda *_: stop.set())
     try:
-        if args.seed:
-            SEEDS[args.seed](forge)
+        seeded = SEEDS[args.seed](forge) if args.seed else {}
         token = forge.create_token("octocat")
         print(f"sandbox forge listening on {base_url}", file=out)
         print(f"  GITHUB_API_URL={base_url}", file=out)
@@ -61,6 +60,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         print(f"  user token:   {token}  (octocat, write access)", file=out)
         if args.seed:
             print(f"  seeded:       {args.seed}", file=out)
+        for login, password in (seeded.get("users") or {}).items():
+            print(f"  sign in as:   {login} / {password}", file=out)
         out.flush()
         while not stop.wait(0.5):
             pass

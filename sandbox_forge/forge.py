@@ -16,6 +16,7 @@ from typing import Any
 
 import uvicorn
 
+from sandbox_forge.admin.access_routes import expire_token, register_oauth_app
 from sandbox_forge.admin.seeding import FileValue, repo_summary, seed_repo
 from sandbox_forge.app import build_app
 from sandbox_forge.git.cache import close_readers
@@ -171,14 +172,59 @@ class Forge:
         repos: list[str] | None = None,
         access: str = "write",
         kind: str = "classic",
+        user_roles: bool = False,
     ) -> str:
-        return self.state.create_token(login=login, repos=repos, access=access, kind=kind)
+        """A token for login. user_roles=True bounds it by the user's repository roles,
+        as GitHub bounds every token; without it the token reaches every repository."""
+        return self.state.create_token(
+            login=login, repos=repos, access=access, kind=kind, user_roles=user_roles
+        )
 
     def add_user(
-        self, login: str, type: str = "User", name: str | None = None, email: str | None = None
+        self,
+        login: str,
+        type: str = "User",
+        name: str | None = None,
+        email: str | None = None,
+        password: str | None = None,
     ) -> dict[str, Any]:
+        """A user (or organisation); a password lets them sign in on the OAuth pages."""
         user = self.state.ensure_user(login, type=type, name=name, email=email)
+        if password is not None:
+            self.state.set_password(user.login, password)
         return {"login": user.login, "id": user.id, "type": user.type}
+
+    def add_org_member(self, org: str, login: str, role: str = "member") -> None:
+        """Make login a member ("member") or owner ("admin") of the organisation org."""
+        self.state.ensure_user(org, type="Organization")
+        self.state.access.set_org_member(org, self.state.ensure_user(login).login, role)
+
+    def add_collaborator(self, full_name: str, login: str, role: str = "write") -> None:
+        """Give login a role on a repository: read, triage, write, maintain or admin."""
+        self.state.access.set_collaborator(full_name, self.state.ensure_user(login).login, role)
+
+    def register_oauth_app(
+        self,
+        name: str,
+        callback_urls: list[str] | str,
+        expiring: bool = False,
+        access_token_ttl_seconds: int = 28800,
+        refresh_token_ttl_seconds: int = 15897600,
+    ) -> dict[str, Any]:
+        """An OAuth app ({client_id, client_secret, …}); expiring=True issues GitHub App
+        style user tokens (ghu_ with expires_in, ghr_ refresh tokens) instead of gho_."""
+        return register_oauth_app(
+            self.state,
+            name,
+            callback_urls,
+            expiring=expiring,
+            access_token_ttl_seconds=access_token_ttl_seconds,
+            refresh_token_ttl_seconds=refresh_token_ttl_seconds,
+        )
+
+    def expire_token(self, token: str) -> bool:
+        """Expire a token now: the next request with it gets 401 Bad credentials."""
+        return expire_token(self.state, token)
 
     def seed_repo(
         self,

@@ -91,6 +91,7 @@ def _token(state: ForgeState, body: dict[str, Any], _request: Request) -> dict[s
         repos=body.get("repos"),
         access=body.get("access", "write"),
         kind=body.get("kind", "classic"),
+        user_roles=bool(body.get("user_roles", False)),
     )
     record = state.tokens[token]
     return {"token": token, "login": record.login, "kind": record.kind, "access": record.access}
@@ -103,6 +104,8 @@ def _user(state: ForgeState, body: dict[str, Any], _request: Request) -> dict[st
         name=body.get("name"),
         email=body.get("email"),
     )
+    if body.get("password") is not None:
+        state.set_password(user.login, str(body["password"]))
     return {"login": user.login, "id": user.id, "type": user.type}
 
 

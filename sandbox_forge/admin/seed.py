@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import struct
 import textwrap
 import zlib
@@ -11,6 +12,7 @@ if TYPE_CHECKING:
     from sandbox_forge.forge import Forge
 
 DEMO_REPO = "octo-org/demo-app"
+PRIVATE_REPO = "octo-org/private-notes"
 
 
 def tiny_png(width: int = 8, height: int = 8) -> bytes:
@@ -133,12 +135,35 @@ def demo_files() -> dict[str, Any]:
 
 def seed_demo(forge: Forge) -> dict[str, Any]:
     """Create octo-org/demo-app with a feature branch, then its issues, pull requests and CI
-    (seed_collab); returns the repository summary."""
+    (seed_collab), and the people who sign in (seed_demo_people); returns the repository
+    summary, with the sign-in passwords under "users"."""
     from sandbox_forge.admin.seed_collab import seed_demo_collab
 
     summary = seed_demo_repo(forge)
     seed_demo_collab(forge)
+    summary["users"] = seed_demo_people(forge)
     return summary
+
+
+def seed_demo_people(forge: Forge) -> dict[str, str]:
+    """Users who really differ, with fresh passwords (returned as {login: password}):
+    alice owns octo-org (admin on every repository in it); bob may read octo-org/demo-app
+    and cannot see the private octo-org/private-notes."""
+    forge.seed_repo(
+        PRIVATE_REPO,
+        {
+            "README.md": "# private-notes\n\nOnly octo-org's members may read this.\n",
+            "notes/roadmap.md": "- ship the calculator\n- keep bob out of here\n",
+        },
+        private=True,
+        description="Private notes of the octo-org team",
+    )
+    passwords = {login: secrets.token_urlsafe(12) for login in ("alice", "bob")}
+    forge.add_user("alice", name="Alice Admin", password=passwords["alice"])
+    forge.add_user("bob", name="Bob Reader", password=passwords["bob"])
+    forge.add_org_member("octo-org", "alice", "admin")
+    forge.add_collaborator(DEMO_REPO, "bob", "read")
+    return passwords
 
 
 def seed_demo_repo(forge: Forge) -> dict[str, Any]:

@@ -19,7 +19,8 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from sandbox_forge.rest.auth import credential_from_header, token_covers
+from sandbox_forge.rest.auth import credential_from_header, repo_role, token_principal
+from sandbox_forge.stores.access import at_least
 from sandbox_forge.stores.state import ForgeState, RefUpdate, RepoRecord, TokenRecord
 
 log = logging.getLogger("sandbox_forge")
@@ -48,9 +49,13 @@ def _authorize(
             return _unauthorized(), None
     if token is None and (repo is None or repo.private or push):
         return _unauthorized(), None
-    if repo is None or (repo.private and not token_covers(token, repo)):  # type: ignore[arg-type]
+    client_ip = request.client.host if request.client else "127.0.0.1"
+    role = None
+    if repo is not None:
+        role = repo_role(token_principal(state, token, client_ip), repo) if token else "read"
+    if repo is None or role is None:
         return PlainTextResponse("Repository not found.\n", status_code=404), token
-    if push and (token is None or token.access != "write" or not token_covers(token, repo)):
+    if push and (token is None or not at_least(role, "write")):
         who = token.login if token else "anonymous"
         text = f"Permission to {repo.full_name}.git denied to {who}.\n"
         return PlainTextResponse(text, status_code=403), token

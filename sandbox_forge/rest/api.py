@@ -96,9 +96,11 @@ class Ctx:
             raise ApiError(400, "Problems parsing JSON")
         return data
 
-    def repo(self, write: bool = False) -> RepoRecord:
+    def repo(self, write: bool = False, need: str | None = None) -> RepoRecord:
+        """The path's repository: 404 if the caller cannot read it, 403 if write (or the
+        role named by need, say "admin") is asked and they lack it."""
         owner, name = self.params["owner"], self.params["repo"]
-        return check_repo(self.principal, self.state.repo(owner, name), write)
+        return check_repo(self.principal, self.state.repo(owner, name), write, need)
 
     # --- pagination -----------------------------------------------------------------------
 

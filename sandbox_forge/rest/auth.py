@@ -5,11 +5,13 @@ from __future__ import annotations
 import base64
 import binascii
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import jwt
 
 from sandbox_forge.rest.errors import ApiError
+from sandbox_forge.stores.access import at_least, lowest, user_role
 from sandbox_forge.stores.state import AppRecord, ForgeState, RepoRecord, TokenRecord
 
 BAD_CREDENTIALS = "Bad credentials"
@@ -25,6 +27,7 @@ JWT_IAT_INVALID = (
 )
 JWT_MAX_LIFETIME = 600  # GitHub: exp at most 10 minutes ahead
 JWT_CLOCK_DRIFT = 60  # GitHub recommends iat 60 s in the past; accept that much ahead too
+NEEDS_ADMIN = "Must have admin rights to Repository."
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,8 @@ class Principal:
     token: TokenRecord | None = None
     app: AppRecord | None = None
     client_ip: str = "127.0.0.1"
+    # The user's own role per repository, for tokens that act within it (see TokenRecord).
+    role_of: Callable[[RepoRecord], str | None] | None = field(default=None, compare=False)
 
     @property
     def anonymous(self) -> bool:
@@ -50,7 +55,8 @@ class Principal:
     @property
     def forbidden_message(self) -> str:
         """GitHub names the kind of credential that lacked the permission."""
-        if self.is_installation or self.kind == "app":
+        token = self.token
+        if self.is_installation or self.kind == "app" or (token and token.client_id):
             return "Resource not accessible by integration"
         return "Resource not accessible by personal access token"
 
@@ -88,12 +94,23 @@ def authenticate(state: ForgeState, authorization: str | None, client_ip: str) -
     record = state.tokens.get(credential)
     if record is None or record.expired():
         raise ApiError(401, BAD_CREDENTIALS)
+    return token_principal(state, record, client_ip)
+
+
+def token_principal(state: ForgeState, record: TokenRecord, client_ip: str) -> Principal:
     key = (
         f"installation:{record.installation_id}"
         if record.installation_id is not None
         else f"user:{record.login.lower()}"
     )
-    return Principal("token", key, token=record, client_ip=client_ip)
+    role_of = None
+    if record.user_roles:
+        login = record.login
+
+        def role_of(repo: RepoRecord) -> str | None:
+            return user_role(state, repo, login)
+
+    return Principal("token", key, token=record, client_ip=client_ip, role_of=role_of)
 
 
 def verify_app_jwt(state: ForgeState, token: str) -> AppRecord:
@@ -125,26 +142,49 @@ def token_covers(token: TokenRecord, repo: RepoRecord) -> bool:
     return token.repos is None or repo.full_name.lower() in token.repos
 
 
-def can_read(principal: Principal, repo: RepoRecord) -> bool:
+def repo_role(principal: Principal, repo: RepoRecord) -> str | None:
+    """What the caller may do in repo: None (it does not exist for them), or read, triage,
+    write, maintain, admin. A token never exceeds its user's role, its own access, its
+    repository list or its OAuth scopes."""
     if principal.kind == "app":
-        return False
-    if not repo.private:
-        return True
-    return principal.token is not None and token_covers(principal.token, repo)
+        return None
+    public = None if repo.private else "read"
+    token = principal.token
+    if token is None or not token_covers(token, repo):
+        return public
+    granted = "admin" if token.access == "write" else "read"
+    if token.scopes is not None:  # an OAuth app's grant: `repo`, or `public_repo` for public
+        if repo.private and "repo" not in token.scopes:
+            return public
+        if "repo" not in token.scopes and not ("public_repo" in token.scopes and public):
+            granted = "read"
+    if principal.role_of is not None:
+        return lowest(granted, principal.role_of(repo))
+    return granted
+
+
+def can_read(principal: Principal, repo: RepoRecord) -> bool:
+    return at_least(repo_role(principal, repo), "read")
 
 
 def can_write(principal: Principal, repo: RepoRecord) -> bool:
-    token = principal.token
-    return token is not None and token.access == "write" and token_covers(token, repo)
+    return at_least(repo_role(principal, repo), "write")
 
 
-def check_repo(principal: Principal, repo: RepoRecord | None, write: bool) -> RepoRecord:
-    """GitHub hides what a caller cannot read (404) and refuses writes it may not make."""
-    if repo is None or not can_read(principal, repo):
+def check_repo(
+    principal: Principal, repo: RepoRecord | None, write: bool, need: str | None = None
+) -> RepoRecord:
+    """GitHub hides what a caller cannot read (404) and refuses writes it may not make.
+    need names a role beyond write ("admin") for settings-like endpoints."""
+    role = None if repo is None else repo_role(principal, repo)
+    if repo is None or not at_least(role, "read"):
         raise ApiError(404, "Not Found")
-    if write and not can_write(principal, repo):
+    wanted = need or ("write" if write else "read")
+    if not at_least(role, wanted):
         if principal.anonymous:
             raise ApiError(401, "Requires authentication")
+        if wanted == "admin" and at_least(role, "write"):
+            raise ApiError(403, NEEDS_ADMIN)
         raise ApiError(403, principal.forbidden_message)
     return repo
 
@@ -159,4 +199,6 @@ def require_user(principal: Principal) -> str:
 
 
 def oauth_scopes(token: TokenRecord) -> str:
+    if token.scopes is not None:
+        return ", ".join(token.scopes)
     return "repo, read:org, workflow" if token.access == "write" else "read:org, read:user"

@@ -30,6 +30,12 @@ log = logging.getLogger("sandbox_forge")
 API_PREFIX = "/api/v3"
 ADMIN_PREFIX = "/_sandbox"
 GIT_PATH = re.compile(r"^/[^/]+/[^/]+/(info/refs|git-upload-pack|git-receive-pack)$")
+# github.com's web side (sign-in, OAuth): no API credentials, no rate limit, no ETag.
+WEB_PATHS = ("/login", "/session", "/logout")
+# Never logged: the OAuth flow's secrets, when a client puts them in the query string.
+SECRET_PARAMS = re.compile(
+    r"(?i)(^|&)(client_secret|code|code_verifier|refresh_token|password)=[^&]*"
+)
 UNCOUNTED_PATHS = {"/rate_limit"}
 API_VERSION = "2022-11-28"
 
@@ -39,6 +45,8 @@ def classify(path: str) -> str:
         return "admin"
     if GIT_PATH.match(path):
         return "git"
+    if path in WEB_PATHS or path.startswith("/login/"):
+        return "web"
     return "api"
 
 
@@ -119,7 +127,9 @@ class ForgeMiddleware:
         entry: dict[str, Any] = {
             "method": scope["method"],
             "path": original,
-            "query": scope.get("query_string", b"").decode("latin-1"),
+            "query": SECRET_PARAMS.sub(
+                r"\1\2=REDACTED", scope.get("query_string", b"").decode("latin-1")
+            ),
             "kind": kind,
             "ts": time.time(),
             "status": None,
@@ -149,7 +159,7 @@ class ForgeMiddleware:
         after = (
             rule if rule is not None and rule.phase == "after" and rule.replaces_response else None
         )
-        if kind == "git":
+        if kind in ("git", "web"):  # passed through: they answer in their own formats
             await self._git(scope, receive, send, after, entry)
         else:
             await self._api(scope, receive, send, after, entry)

@@ -21,6 +21,8 @@ from typing import Any, Literal
 from sandbox_forge.git.store import GitRepo
 from sandbox_forge.rest.faults import FaultStore
 from sandbox_forge.rest.ratelimit import RateLimiter
+from sandbox_forge.stores.access import AccessStore, hash_password
+from sandbox_forge.stores.oauth import OAuthStore
 
 log = logging.getLogger("sandbox_forge")
 
@@ -42,11 +44,12 @@ def _jsonable(value: Any) -> Any:
     return repr(value)
 
 
-TokenKind = Literal["classic", "fine_grained", "oauth", "installation"]
+TokenKind = Literal["classic", "fine_grained", "oauth", "user_to_server", "installation"]
 TOKEN_PREFIX: dict[str, str] = {
     "classic": "ghp_",
     "fine_grained": "github_pat_",
     "oauth": "gho_",
+    "user_to_server": "ghu_",  # a GitHub App's user access token
     "installation": "ghs_",
 }
 
@@ -73,6 +76,7 @@ class UserRecord:
     name: str | None = None
     email: str | None = None
     created_at: float = field(default_factory=time.time)
+    password_hash: str | None = None  # set for users who sign in on the web pages
 
 
 @dataclass
@@ -84,6 +88,11 @@ class TokenRecord:
     repos: frozenset[str] | None = None  # full names (lower case); None = every repository
     expires_at: float | None = None
     installation_id: int | None = None
+    # True: the token acts within its user's repository roles, as every GitHub token does.
+    # Tokens minted by create_token() skip roles unless asked (the sandbox's test tokens).
+    user_roles: bool = False
+    scopes: tuple[str, ...] | None = None  # OAuth scopes granted; None: not an OAuth grant
+    client_id: str | None = None  # the OAuth app that obtained it
 
     def expired(self, now: float | None = None) -> bool:
         return self.expires_at is not None and (now or time.time()) >= self.expires_at
@@ -204,6 +213,8 @@ class ForgeState:
         self.repos: dict[str, RepoRecord] = {}  # keyed by full_name.lower()
         self.apps: dict[str, AppRecord] = {}
         self.installations: dict[int, InstallationRecord] = {}
+        self.access = AccessStore()
+        self.oauth = OAuthStore()
         self.faults = FaultStore()
         self.rate = RateLimiter(core_limit=rate_limit)
         self.log = RequestLog(record_responses)
@@ -238,6 +249,14 @@ class ForgeState:
                 self.users[login.lower()] = user
             return user
 
+    def set_password(self, login: str, password: str) -> None:
+        if not password:
+            raise ValueError("password must not be empty")
+        user = self.user(login)
+        if user is None:
+            raise ValueError(f"no user {login!r}")
+        user.password_hash = hash_password(password)
+
     def user(self, login: str) -> UserRecord | None:
         return self.users.get(login.lower())
 
@@ -256,6 +275,9 @@ class ForgeState:
         *,
         expires_at: float | None = None,
         installation_id: int | None = None,
+        user_roles: bool = False,
+        scopes: tuple[str, ...] | None = None,
+        client_id: str | None = None,
     ) -> str:
         if kind not in TOKEN_PREFIX:
             raise ValueError(f"unknown token kind {kind!r}")
@@ -271,6 +293,9 @@ class ForgeState:
             repos=None if repos is None else frozenset(r.lower() for r in repos),
             expires_at=expires_at,
             installation_id=installation_id,
+            user_roles=user_roles,
+            scopes=scopes,
+            client_id=client_id,
         )
         with self.lock:
             self.tokens[token] = record
@@ -366,6 +391,8 @@ class ForgeState:
                 "apps": [asdict(a) for a in self.apps.values()],
                 "installations": [asdict(i) for i in self.installations.values()],
                 "faults": self.faults.list(),
+                "access": self.access.as_json(),
+                "oauth_apps": self.oauth.apps_json(),
                 "extensions": self.extensions,
             }
         path = target / "state.json"

@@ -9,7 +9,8 @@ from email.utils import formatdate
 from typing import Any
 
 from sandbox_forge.rest.api import Urls
-from sandbox_forge.rest.auth import Principal, can_write
+from sandbox_forge.rest.auth import Principal, repo_role
+from sandbox_forge.stores.access import at_least
 from sandbox_forge.stores.state import ForgeState, RepoRecord, UserRecord
 
 
@@ -96,9 +97,19 @@ def full_user(state: ForgeState, urls: Urls, user: UserRecord, private: bool) ->
     return data
 
 
+def role_permissions(role: str | None) -> dict[str, bool]:
+    """The `permissions` object GitHub gives for a role (read … admin)."""
+    return {
+        "admin": at_least(role, "admin"),
+        "maintain": at_least(role, "maintain"),
+        "push": at_least(role, "write"),
+        "triage": at_least(role, "triage"),
+        "pull": at_least(role, "read"),
+    }
+
+
 def permissions(principal: Principal, repo: RepoRecord) -> dict[str, bool]:
-    write = can_write(principal, repo)
-    return {"admin": write, "maintain": write, "push": write, "triage": write, "pull": True}
+    return role_permissions(repo_role(principal, repo))
 
 
 def _disk_kb(repo: RepoRecord) -> int:

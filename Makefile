@@ -8,7 +8,7 @@ OPENAPI_SPEC := .cache/openapi/node_modules/@octokit/openapi/generated/api.githu
 GRAPHQL_SCHEMA := .cache/graphql-schema/node_modules/@octokit/graphql-schema/schema.graphql
 PYTEST_ARGS ?=
 
-.PHONY: run test lint format bench demo docs venv clean
+.PHONY: run test lint format bench demo docs snapshots venv clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,9 +30,13 @@ $(OPENAPI_SPEC):
 $(GRAPHQL_SCHEMA):
 	bash tests/forge_collab/fetch_graphql_schema.sh
 
+# AUTH=oauth: users sign in with GitHub (on the embedded forge: alice, bob) instead of a
+# bearer token; the default stays the bearer token printed at start.
+AUTH ?= $(or $(GITHUB_MCP_AUTH),bearer)
+
 run: $(RUNTIME_STAMP)
 	@bash tests/install_system_packages.sh bubblewrap
-	$(BIN)/python main.py serve --transport http --sandbox-forge auto --generate-token
+	GITHUB_MCP_AUTH=$(AUTH) $(BIN)/python main.py serve --transport http --sandbox-forge auto --generate-token
 
 test: $(DEV_STAMP) $(OPENAPI_SPEC) $(GRAPHQL_SCHEMA)
 	@bash tests/install_system_packages.sh
@@ -50,6 +54,10 @@ format: $(DEV_STAMP)
 
 docs: $(RUNTIME_STAMP)
 	$(BIN)/python main.py docs
+
+# Rewrite tests/snapshots/tools/*.json from the tools' current schemas (review the diff).
+snapshots: $(DEV_STAMP)
+	$(BIN)/python -m tests.tool_snapshots
 
 bench: $(DEV_STAMP)
 	@for script in bench/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done

@@ -9,7 +9,6 @@ shows the test files live under a subdirectory.
 from __future__ import annotations
 
 import asyncio
-import re
 import shlex
 from collections import Counter
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ from github_mcp.services.ci._test_output import (
     parse_failures,
     rerun_command,
 )
+from github_mcp.services.ci.runners.linear import compile_linear
 from github_mcp.services.repos import (
     repo_path,
 )
@@ -37,13 +37,13 @@ MESSAGE_CHARS = 160
 ERROR_EXCERPT_BYTES = 600
 LOG_CONCURRENCY = 4
 # Diff headers and hints runners print around an assertion, not part of what failed.
-_BOILERPLATE = re.compile(
+_BOILERPLATE = compile_linear(
     r"^(?:[-+] (?:Expected|Received)\s+[-+] \d+|@@ [-+\d, ]+ @@|\?\s*[\^+-]+"
     r"|Omitting \d+ identical items.*|Full diff:.*|Use -v+ to get .*|Differing items:)$"
 )
-_SPACES = re.compile(r"\s+")
+_SPACES = compile_linear(r"\s+")
 # Where hosted and container runners check the repository out.
-_CHECKOUT = re.compile(r"^(?:/home/runner/work|/__w)/[^/]+/[^/]+/")
+_CHECKOUT = compile_linear(r"^(?:/home/runner/work|/__w)/[^/]+/[^/]+/")
 
 
 @dataclass

@@ -20,7 +20,7 @@ from typing import Any
 from ..errors import ErrorCode, GitHubMCPError, invalid_input
 from ..github.client import GitHubClient
 from ..params import validate_path
-from ..refnames import ref_problem
+from ..refnames import canonical_any_ref
 from . import account, files, issues, repos
 from .content import cut_text, strip_invisible
 
@@ -59,10 +59,11 @@ def parse_document_id(value: str) -> DocumentId:
         raise invalid_input("id is not one that search returns", hint=f"Ids look like {_ID_FORMS}.")
     kind, full_name = match["kind"], match["full_name"]
     if kind == "file":
-        problem = ref_problem(match["ref"])
-        if problem:
-            raise invalid_input(f"the ref in this file id is invalid: {problem}")
-        return DocumentId(kind, full_name, ref=match["ref"], path=validate_path(match["path"]))
+        try:
+            ref = canonical_any_ref(match["ref"])
+        except ValueError as exc:
+            raise invalid_input(f"the ref in this file id is invalid: {exc}") from None
+        return DocumentId(kind, full_name, ref=ref, path=validate_path(match["path"]))
     if kind in ("issue", "pr"):
         number = int(match["number"])
         if not 1 <= number <= MAX_ISSUE_NUMBER:

@@ -278,3 +278,84 @@ async def test_elicit_mode_on_modern_connections_uses_input_required(make_runtim
         assert not is_error, payload
         assert payload["approved"] is True
     assert asked and "Allow" in asked[0]
+
+
+def odd_spellings(branch: str) -> list[str]:
+    """Spellings a lenient parser, URL normaliser or human eye takes for `branch`."""
+    return [
+        f"./{branch}",
+        f"{branch}/.",
+        f"refs/heads/./{branch}",
+        f"feature/../{branch}",
+        f"%2e/{branch}",
+        f"%2E%2E/{branch}",
+        f".%2e/{branch}",
+        f"{branch}%2F.",
+        f"{branch[:2]}\u200b{branch[2:]}",  # zero-width space
+        f"\u2066{branch}\u2069",  # bidi isolate
+        f"{branch[:3]}\u00ad{branch[3:]}",  # soft hyphen
+        f"\ufeff{branch}",  # byte-order mark
+        f"{branch}#frag",
+        f"{branch}/",
+        f"/{branch}",
+        "HEAD",
+    ]
+
+
+async def test_every_ref_argument_refuses_odd_spellings_of_a_protected_branch(make_runtime, forge):
+    from github_mcp.registry import ref_params
+
+    owner, name = DEMO_REPO.split("/")
+    repo = forge.state.repo(owner, name)
+
+    def heads() -> dict[str, str]:
+        return {ref: sha for ref, sha, _ in repo.git.list_refs()}
+
+    rt = make_runtime()
+    async with mcp_client(rt) as client:
+        tools = await tools_by_name(client)
+        walked = 0
+        for spec in [s for s in REGISTRY.values() if s.write]:
+            for param, is_branch in ref_params(spec):
+                for spelling in odd_spellings("main"):
+                    args = synth_args(tools[spec.name].input_schema)
+                    if isinstance(spec.target, str) and spec.target != param:
+                        args[spec.target] = "gate-walk-feature"
+                    args[param] = spelling
+                    before = heads()
+                    forge.clear_requests()
+                    is_error, payload = await call_tool(client, spec.name, args)
+                    after = heads()
+                    assert {r: after.get(r) for r in before} == before, (spec.name, spelling)
+                    if spelling == "HEAD" and not is_branch and param != spec.target:
+                        continue  # HEAD is a fine ref to read from
+                    assert is_error, (spec.name, param, spelling, payload)
+                    assert error_code(payload) in ("invalid_input", "write_not_allowed"), (
+                        spec.name,
+                        param,
+                        spelling,
+                        payload,
+                    )
+                    sent = forge.requests()
+                    if error_code(payload) == "invalid_input":
+                        sent_writes = sent  # refused before any request
+                    else:
+                        sent_writes = [r for r in sent if r["method"] in WRITE_METHODS]
+                    assert sent_writes == [], (spec.name, param, spelling)
+                    walked += 1
+                # the full spelling is the protected branch itself: gated like it
+                if param == spec.target:
+                    args = synth_args(tools[spec.name].input_schema)
+                    args[param] = "refs/heads/main"
+                    before = heads()
+                    forge.clear_requests()
+                    is_error, payload = await call_tool(client, spec.name, args)
+                    assert is_error and error_code(payload) == "write_not_allowed", (
+                        spec.name,
+                        payload,
+                    )
+                    assert heads() == before, spec.name
+                    assert not [r for r in forge.requests() if r["method"] in WRITE_METHODS], (
+                        spec.name
+                    )
+        assert walked >= 100

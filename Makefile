@@ -47,6 +47,7 @@ lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports --no-cache
+	$(BIN)/mypy github_mcp sandbox_forge main.py extra_tools.py
 
 format: $(DEV_STAMP)
 	$(BIN)/ruff check --fix .

@@ -70,7 +70,7 @@ def configure_logging(level: str = "INFO") -> None:
         logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
-def log_event(event: str, level: int = logging.INFO, **fields: Any) -> None:
+def log_event(event: str, *, level: int = logging.INFO, **fields: Any) -> None:
     clean = {k: v for k, v in fields.items() if v is not None}
     _LOGGER.log(level, event, extra={"event": event, "fields": clean})
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from fastmcp import Context
 from fastmcp.exceptions import PromptError, ResourceError
 from fastmcp.resources import ResourceContent, ResourceResult
+from fastmcp.tools import ToolResult
 
 from .errors import GitHubMCPError
 from .params import check_full_name, check_path, check_ref, parse_pr_ref
@@ -399,10 +400,14 @@ def _register_blob_template(mcp: "FastMCP", rt: "Runtime") -> None:
                 json.dumps({"error": {"code": "invalid_input", "message": problem}})
             )
         result = await run_tool(spec, rt, arguments, ctx)
+        if not isinstance(result, ToolResult):  # a read never asks the user; say so if it does
+            raise ResourceError(
+                json.dumps({"error": {"code": "internal", "message": "a read asked for input"}})
+            )
         payload = result.structured_content or {}
         if result.is_error:
             raise ResourceError(json.dumps(payload, separators=(",", ":")))
-        meta = {
+        meta: dict[str, Any] = {
             k: payload[k]
             for k in ("ref", "sha", "truncated", "total_bytes", "size")
             if k in payload

@@ -59,10 +59,10 @@ class ToolSpec:
     def annotations(self) -> ToolAnnotations:
         read_only = (not self.write) if self.read_only_hint is None else self.read_only_hint
         return ToolAnnotations(
-            readOnlyHint=read_only,
-            destructiveHint=self.destructive if self.write else None,
-            idempotentHint=self.idempotent or (not self.write),
-            openWorldHint=True,
+            read_only_hint=read_only,
+            destructive_hint=self.destructive if self.write else None,
+            idempotent_hint=self.idempotent or (not self.write),
+            open_world_hint=True,
         )
 
     @property
@@ -173,7 +173,7 @@ def bind_tools(mcp: FastMCP, rt: Runtime) -> list[ToolSpec]:
 def _fastmcp_tool(spec: ToolSpec, rt: Runtime) -> Tool:
     params, output_model = spec.signature()
 
-    async def entry(ctx: Context, **kwargs: Any) -> ToolResult:
+    async def entry(ctx: Context, **kwargs: Any) -> ToolResult | InputRequiredResult:
         return await run_tool(spec, rt, kwargs, ctx)
 
     ctx_param = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context)

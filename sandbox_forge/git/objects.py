@@ -143,7 +143,7 @@ def parse_raw_diff(raw: bytes) -> list[FileDiff]:
 def parse_numstat(raw: bytes) -> list[tuple[int | None, int | None]]:
     """numstat -z: "add\\tdel\\tpath\\0" or, for renames, "add\\tdel\\t\\0old\\0new\\0"."""
     fields = raw.decode("utf-8", "surrogateescape").split("\0")
-    stats = []
+    stats: list[tuple[int | None, int | None]] = []
     i = 0
     while i < len(fields):
         record = fields[i]

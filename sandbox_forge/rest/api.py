@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode
@@ -42,7 +42,7 @@ class Urls:
         return f"{self.api}/users/{login}"
 
 
-def urls_for_scope(scope: dict[str, Any]) -> Urls:
+def urls_for_scope(scope: MutableMapping[str, Any]) -> Urls:
     headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
     host = headers.get("host")
     if not host:
@@ -80,7 +80,7 @@ class Ctx:
         self.state: ForgeState = request.app.state.forge
         self.principal: Principal = request.scope["forge.principal"]
         self.urls: Urls = urls_for_scope(request.scope)
-        self.params: dict[str, str] = dict(request.path_params)
+        self.params: dict[str, Any] = dict(request.path_params)  # {x:int} routes give ints
         self.query = request.query_params
         self.media = MediaType.parse(request.headers.get("accept"))
 

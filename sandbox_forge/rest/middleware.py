@@ -247,9 +247,9 @@ class ForgeMiddleware:
             await self._answer_with_fault(scope, send, after, entry)
             return
 
-        status, out_headers, body = capture.status, capture.headers, bytes(capture.body)
+        status, out_headers, raw = capture.status, capture.headers, bytes(capture.body)
         if scope["method"] in ("GET", "HEAD") and status == 200:
-            status, body = _conditional(headers, out_headers, body)
+            status, raw = _conditional(headers, out_headers, raw)
         if counted and status != 304 and status < 500:
             bucket = state.rate.consume(principal.rate_key, resource, principal.anonymous)
         for name, value in {
@@ -263,13 +263,13 @@ class ForgeMiddleware:
                 if name in out_headers:
                     del out_headers[name]
         else:
-            out_headers["content-length"] = str(len(body))
+            out_headers["content-length"] = str(len(raw))
         # Logged and recorded before answering: a client holding the response finds it there.
-        self._record(scope, status, out_headers.get("content-type", ""), body, dict(out_headers))
+        self._record(scope, status, out_headers.get("content-type", ""), raw, dict(out_headers))
         _settle(scope, entry, status)
         await send({"type": "http.response.start", "status": status, "headers": out_headers.raw})
         await send(
-            {"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else body}
+            {"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else raw}
         )
 
     def _record(

@@ -298,7 +298,7 @@ def select(
     chunks: list[list[_Item]] = []
     index = 0
     for step in _parse(text):
-        items = [(index + k, line) for k, line in enumerate(step.lines)]
+        items: list[_Item] = [(index + k, line) for k, line in enumerate(step.lines)]
         index += len(step.lines)
         if step.failed or not failed_steps_only:
             chunks.append(items)

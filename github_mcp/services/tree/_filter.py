@@ -149,6 +149,7 @@ def _run(
             last_dir = d
             st = states.get(d) or state_of(d)
         exd = st.excluded
+        v: tuple[Reason, str | None, str | None] | None
         if exd is not None:
             exd.files += 1
             v = exd.verdict

@@ -285,7 +285,12 @@ async def _leader_exit(proc: asyncio.subprocess.Process) -> None:
         return
     loop = asyncio.get_running_loop()
     exited = loop.create_future()
-    loop.add_reader(fd, lambda: exited.done() or exited.set_result(None))
+
+    def wake() -> None:
+        if not exited.done():
+            exited.set_result(None)
+
+    loop.add_reader(fd, wake)
     try:
         await exited
     finally:

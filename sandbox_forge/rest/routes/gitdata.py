@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeGuard
 
 from starlette.responses import Response
 from starlette.routing import Route
@@ -155,7 +155,7 @@ def get_tree(ctx: Ctx):
     return json_response(tree_json(ctx, repo, tree, "recursive" in ctx.query))
 
 
-def _valid_path(path: Any) -> bool:
+def _valid_path(path: Any) -> TypeGuard[str]:
     if not isinstance(path, str) or not path or "\0" in path:
         return False
     return all(part not in ("", ".", "..", ".git") for part in path.split("/"))

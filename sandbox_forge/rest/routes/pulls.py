@@ -150,7 +150,7 @@ def update_pull(ctx: Ctx):
                 raise pull_error("state cannot be changed. The head branch has been deleted.")
             if open_pull_for(repo, pull.head_ref, base or pull.base_ref) is not None:
                 raise pull_error(f"A pull request already exists for {repo.owner}:{pull.head_ref}.")
-        shared = {k: body[k] for k in ("title", "body", "state") if k in body}
+        shared: dict[str, Any] = {k: body[k] for k in ("title", "body", "state") if k in body}
         closing = shared.get("state") == "closed" and issue.state == "open"
         if closing:
             freeze(repo, issue)

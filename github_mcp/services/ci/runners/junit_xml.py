@@ -40,7 +40,7 @@ def _tag(element: ET.Element) -> str:
 
 def _read(data: str | bytes) -> tuple[ET.Element | None, list[ET.Element]]:
     """Parse incrementally so a truncated report still yields the test cases before the cut."""
-    parser = ET.XMLPullParser(events=("start", "end"))
+    parser: ET.XMLPullParser[ET.Element] = ET.XMLPullParser(events=("start", "end"))
     root: ET.Element | None = None
     cases: list[ET.Element] = []
     try:
@@ -49,7 +49,10 @@ def _read(data: str | bytes) -> tuple[ET.Element | None, list[ET.Element]]:
     except ET.ParseError:
         pass
     try:
-        for event, element in parser.read_events():
+        for item in parser.read_events():
+            event, element = item[0], item[-1]
+            if not isinstance(element, ET.Element):  # start/end events carry an element
+                continue
             if event == "start" and root is None:
                 root = element
             elif event == "end" and _tag(element) == "testcase":

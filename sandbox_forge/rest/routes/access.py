@@ -104,9 +104,9 @@ def check_collaborator(ctx: Ctx):
     repo = _pushable_repo(ctx)
     user = ctx.state.user(ctx.params["username"])
     listed = {login.lower() for login, _ in collaborator_logins(ctx.state, repo)}
-    if user is None or user.login.lower() not in listed:
-        raise not_found()
-    return Response(status_code=204)
+    # GitHub answers "not a collaborator" with an empty 404, as its description documents.
+    is_collaborator = user is not None and user.login.lower() in listed
+    return Response(status_code=204 if is_collaborator else 404)
 
 
 @endpoint
@@ -227,7 +227,10 @@ def _visible_membership(ctx: Ctx) -> tuple[UserRecord, UserRecord, str]:
 
 @endpoint
 def check_member(ctx: Ctx):
-    _visible_membership(ctx)
+    try:
+        _visible_membership(ctx)
+    except ApiError:
+        return Response(status_code=404)  # empty, as GitHub documents it
     return Response(status_code=204)
 
 

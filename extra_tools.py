@@ -9,9 +9,9 @@ from __future__ import annotations
 from github_mcp.errors import ErrorCode, GitHubMCPError
 from github_mcp.params import Branch, CommitMessage, FullName, RepoPath
 from github_mcp.registry import Call, tool
-from github_mcp.services.branches import delete_branch
+from github_mcp.services.branches import branch_head, delete_branch
 from github_mcp.services.commits import Change, read_head
-from github_mcp.tools.writes import CommitResult, _commit, after_write
+from github_mcp.tools.writes import CommitResult, Verification, after_write, verified_commit
 
 
 @tool(toolset="writes", write=True, target="branch", ref_arg="branch", destructive=True)
@@ -24,7 +24,7 @@ async def delete_file(
 ) -> CommitResult:
     """Delete one file in a verified commit."""
     assert branch is not None
-    return await _commit(call, full_name, branch, message, [Change(path, None)])
+    return await verified_commit(call, full_name, branch, message, [Change(path, None)])
 
 
 @tool(toolset="writes", write=True, target="branch", ref_arg="branch", destructive=True)
@@ -58,7 +58,7 @@ async def move_file(
     import base64
 
     data = base64.b64decode(read.content) if read.encoding == "base64" else read.content
-    return await _commit(
+    return await verified_commit(
         call, full_name, branch, message, [Change(path, None), Change(new_path, data)], head=head
     )
 
@@ -68,10 +68,15 @@ async def delete_remote_branch(call: Call, full_name: FullName, branch: Branch) 
     """Delete a branch on GitHub (never the default or a protected branch without approval)."""
     sha = await delete_branch(call.rt.github, full_name, branch)
     await after_write(call, full_name, branch)
+    # Verified means read back: the branch is gone. If something re-created it meanwhile,
+    # the answer says so (branch_sha) rather than failing a delete that happened.
+    remaining = await branch_head(call.rt.github, full_name, branch)
     return CommitResult(
         commit_sha=sha,
         branch=branch,
         parent_sha=sha,
         files=[],
-        verification={"verified": True, "commit_sha": sha, "branch_sha": None, "files_checked": 0},
+        verification=Verification(
+            verified=remaining is None, commit_sha=sha, branch_sha=remaining, files_checked=0
+        ),
     )

@@ -59,3 +59,8 @@ async def delete_branch(github: GitHubClient, full_name: str, branch: str) -> st
     await github.request_json("DELETE", ref_path)
     github.cache.invalidate_repo(full_name)
     return current["object"]["sha"]
+
+
+async def branch_head(github: GitHubClient, full_name: str, branch: str) -> str | None:
+    """The SHA the branch points at on GitHub, or None when there is no such branch."""
+    return await _branch_sha(github, full_name, branch)

@@ -465,3 +465,17 @@ def _pr_not_opened(exc: GitHubMCPError, commit: CommitResult, base: str) -> GitH
 
 def pr_ref_model(pr: dict[str, Any], existed: bool = False) -> PullRequestRef:
     return PullRequestRef(**compact_pr(pr), already_existed=existed)
+
+
+async def verified_commit(
+    call: Call,
+    full_name: str,
+    branch: str,
+    message: str,
+    changes: list[Change],
+    *,
+    head: Head | None = None,
+) -> CommitResult:
+    """Commit `changes` to `branch` through the verified commit engine, as the write tools
+    here do: the entry point for tools declared elsewhere (extra_tools.py)."""
+    return await _commit(call, full_name, branch, message, changes, head=head)

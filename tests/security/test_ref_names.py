@@ -254,3 +254,51 @@ async def test_client_refuses_paths_that_normalisation_would_change(forge, make_
             assert info.value.code.value == "invalid_input", path
     await rt.github.request_json("GET", f"/repos/{full_name}")  # a clean path still goes out
     assert [r["path"] for r in settled_requests(forge)] == [f"/repos/{full_name}"]
+
+
+CORPUS = [
+    *MAIN_SPELLINGS,
+    *RELEASE_SPELLINGS,
+    "main",
+    "feature/x-1.2",
+    "release/1.0",
+    "v1.2.3",
+    "a@b",
+    "user/fix_1",
+    "исправление",
+    "café",
+    "a..b",
+    "a/.b",
+    "a.",
+    "@",
+    "a@{1}",
+    "-x",
+    "a b",
+    "a\tb",
+    "a\x7fb",
+    "a~1",
+    "a^",
+    "a:b",
+    "a?",
+    "a*",
+    "a[b",
+    "a\\b",
+    "x.lock/y",
+]
+
+
+@pytest.mark.parametrize("name", CORPUS)
+def test_everything_accepted_is_a_name_git_accepts(name):
+    import subprocess
+
+    from github_mcp.refnames import canonical_branch
+
+    try:
+        canonical = canonical_branch(name)
+    except ValueError:
+        return
+    git = subprocess.run(
+        ["git", "check-ref-format", "--branch", canonical], capture_output=True, check=False
+    )
+    assert git.returncode == 0, (name, canonical)
+    assert canonical_branch(canonical) == canonical  # canonical is a fixed point

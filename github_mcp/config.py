@@ -190,10 +190,14 @@ class Settings(BaseSettings):
         description="Where persistent clones live.",
     )
     workspace_sandbox: Literal["none", "bwrap"] = Field(
-        "none",
+        "bwrap",
         validation_alias=_env("GITHUB_MCP_WORKSPACE_SANDBOX"),
-        description="`bwrap` runs user commands under bubblewrap (network only when "
-        "installing dependencies).",
+        description="`bwrap` (default) runs each workspace command under bubblewrap: new "
+        "user, pid, ipc and network namespaces, an unprivileged uid, read-only system "
+        "directories, only its own clone visible and writable, network only with "
+        "`installing_dependencies`. When bubblewrap cannot start, the workspace tools refuse "
+        "with `workspace_unavailable`. `none` runs commands with the server's own access: "
+        "unsafe for anything but a single trusted user (see docs/DEPLOY.md).",
     )
     workspace_cpu_seconds: int = Field(
         600,

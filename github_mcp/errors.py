@@ -25,6 +25,8 @@ class ErrorCode(str, enum.Enum):
     NOT_A_FILE = "not_a_file"
     UPSTREAM_ERROR = "upstream_error"
     INTERNAL = "internal"
+    # The workspace sandbox cannot start on this host; the hint names the fix.
+    WORKSPACE_UNAVAILABLE = "workspace_unavailable"
 
 
 # Codes a client may retry without changing its request.

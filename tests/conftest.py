@@ -6,8 +6,11 @@ server talks to the forge over real HTTP and git. Nothing of ours is mocked.
 
 from __future__ import annotations
 
+import hashlib
 import os
+import shutil
 import sys
+import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -57,6 +60,25 @@ def forge_token(forge) -> str:
     return forge.create_token(login="octocat")
 
 
+# Workspace roots the sandbox's unprivileged user can pass through: pytest keeps its
+# temporary directories 0700 (and resets them), so workspaces live under this base.
+_OPEN_BASE = Path(tempfile.mkdtemp(prefix="github-mcp-ws-tests-"))
+_OPEN_BASE.chmod(0o711)
+
+
+def traversable(path: Path) -> Path:
+    """A fresh-per-path directory (o+x, never o+r) standing in for `path` as a workspace base."""
+    base = _OPEN_BASE / hashlib.sha256(str(path).encode()).hexdigest()[:16]
+    base.mkdir(mode=0o711, exist_ok=True)
+    return base
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _remove_open_workspace_base():
+    yield
+    shutil.rmtree(_OPEN_BASE, ignore_errors=True)
+
+
 @pytest.fixture
 def make_settings(forge, forge_token, tmp_path):
     def make(**overrides: Any) -> Settings:
@@ -64,7 +86,7 @@ def make_settings(forge, forge_token, tmp_path):
             "github_api_url": forge.base_url,
             "github_token": forge_token,
             "audit_log": tmp_path / "audit.jsonl",
-            "workspace_dir": tmp_path / "workspaces",
+            "workspace_dir": traversable(tmp_path) / "workspaces",
         }
         values.update(overrides)
         return Settings(**values)

@@ -1,7 +1,10 @@
 """Workspace tools: a persistent clone per (repo, ref) where commands and tests run.
 
-They are gated writes targeting the workspace ref: running code on a clone of
-the default branch needs approval, a feature branch does not."""
+Cloning (or fetching) any ref is a read. Running commands and tests are gated writes on
+the workspace ref: running code on a clone of a protected branch needs approval, a feature
+branch does not. Pushing is the write that reaches GitHub, gated by the branch pushed to.
+Commands run in the bubblewrap sandbox: they never see a credential.
+"""
 
 from __future__ import annotations
 
@@ -47,11 +50,14 @@ class CloneInfo(BaseModel):
     reset: bool
 
 
-@tool(toolset=TOOLSET, write=True, target="ref", ref_arg="ref")
+@tool(toolset=TOOLSET, ref_arg="ref")
 async def ensure_workspace_clone(
     call: Call, full_name: FullName, ref: Ref | None = None, reset: bool = False
 ) -> CloneInfo:
-    """Clone (blobless) or fetch the workspace for a ref; reset=true discards local changes."""
+    """Clone (blobless) or fetch the workspace for a ref; reset=true discards local changes.
+
+    A read for every ref. reset=true always recovers the clone (stale git locks removed,
+    re-cloned as the last resort)."""
     assert ref is not None
     state = await manager(call).ensure_clone(
         full_name, ref, reset=reset, on_progress=_progress(call)
@@ -179,6 +185,9 @@ class CommittedPath(BaseModel):
 class WorkspaceCommit(BaseModel):
     commit_sha: str
     pushed: bool
+    forced: bool = Field(
+        description="True only when force=true replaced history on the remote branch."
+    )
     files: list[CommittedPath]
 
 
@@ -191,13 +200,18 @@ async def commit_workspace(
     paths: Annotated[list[Annotated[str, Field(max_length=4096)]], Field(max_length=100)]
     | None = None,
     push: bool = False,
+    force: bool = False,
 ) -> WorkspaceCommit:
-    """Commit the workspace's changes (never the venv or scratch files); push when asked."""
+    """Commit the workspace's changes (never the venv or scratch files); push when asked.
+
+    A push only fast-forwards the branch unless force=true (then leased on the remote head
+    last fetched); the result's `forced` says whether history was replaced."""
     assert ref is not None
-    data = await manager(call).commit(full_name, ref, message, paths=paths, push=push)
+    data = await manager(call).commit(full_name, ref, message, paths=paths, push=push, force=force)
     call.rt.invalidate_repo(full_name)
     return WorkspaceCommit(
         commit_sha=data["commit_sha"],
         pushed=bool(data.get("pushed")),
+        forced=bool(data.get("forced")),
         files=[CommittedPath(**f) for f in data.get("files", [])[:200]],
     )

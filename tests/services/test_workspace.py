@@ -236,15 +236,24 @@ async def test_push_lease_conflict_when_remote_moved(manager, remote):
     assert (local.ahead, local.behind) == (1, 1)
 
 
-async def test_push_after_local_rewrite_is_a_leased_force(manager, remote):
+async def test_push_after_local_rewrite_needs_force_and_is_leased(manager, remote):
     state = await manager.ensure_clone(REPO, "main")
     path = Path(state.path)
     (path / "x.txt").write_text("x\n")
-    await manager.commit(REPO, "main", "x", push=True)
+    first = await manager.commit(REPO, "main", "x", push=True)
+    assert first["pushed"] and not first["forced"] and remote.head() == first["commit_sha"]
     await manager.run(REPO, "main", "git commit -q --amend -m 'x, reworded'")
     (path / "y.txt").write_text("y\n")
-    result = await manager.commit(REPO, "main", "y", push=True)
+    with pytest.raises(GitHubMCPError) as err:
+        await manager.commit(REPO, "main", "y", push=True)
+    assert err.value.code == ErrorCode.CONFLICT and "force" in err.value.hint
+    assert remote.head() == first["commit_sha"]  # nothing was pushed
+    (path / "z.txt").write_text("z\n")
+    result = await manager.commit(REPO, "main", "z", push=True, force=True)
     assert result["forced"] and remote.head() == result["commit_sha"]
+    with pytest.raises(GitHubMCPError) as err:
+        await manager.commit(REPO, "main", "no push", force=True)
+    assert err.value.code == ErrorCode.INVALID_INPUT
 
 
 async def test_push_refused_for_tags(manager, remote):
@@ -316,5 +325,5 @@ async def test_workspace_dirs_are_distinct_and_safe(tmp_path):
     assert a != b and a.parent == b.parent
     assert a.parent.parent == mgr.config.root
     assert a.name.startswith("feature_x-")
-    odd = mgr.workspace_dir("o/r", "we#ird%ref")
+    odd = mgr.workspace_dir("o/r", "we+ird=ref")
     assert odd.parent.name == "o__r" and odd.name.startswith("we_ird_ref-")

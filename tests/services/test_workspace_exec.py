@@ -35,7 +35,11 @@ except ImportError:
 __all__ = ["manager", "remote"]
 
 REPO = "octo/demo"
-PY = sys.executable  # has pytest; the workspace commands run as this user here
+PY = sys.executable  # has pytest
+# The server's interpreter (the one with pytest) lives where the sandbox shows nothing;
+# these tests are about output handling, so they run it unsandboxed. Sandboxed runs:
+# test_workspace_security.py and tests/security/.
+WITH_PY = {"sandbox": "none"}
 
 TESTS = {
     "test_calc.py": (
@@ -62,7 +66,7 @@ async def test_run_clones_on_first_use_and_reports(manager, remote):
 
 
 async def test_output_is_capped_head_and_tail(tmp_path, remote):
-    mgr = new_manager(tmp_path, stdout_max_chars=1000, stderr_max_chars=500)
+    mgr = new_manager(tmp_path, stdout_max_chars=1000, stderr_max_chars=500, **WITH_PY)
     cmd = (
         f"{PY} -c \"import sys; print('HEAD-MARK' + 'x' * 100000 + 'TAIL-MARK');"
         " sys.stderr.write('E-HEAD' + 'e' * 50000 + 'E-TAIL')\""
@@ -101,7 +105,8 @@ async def test_timeout_kills_the_whole_tree(manager, remote):
 
 
 async def test_timeout_without_cgroups_still_kills_setsid_daemons(tmp_path, remote):
-    mgr = new_manager(tmp_path, use_cgroups=False, run_as_user=None)
+    # The unsandboxed mode's own net: the run's environment marker and a /proc walk.
+    mgr = new_manager(tmp_path, use_cgroups=False, run_as_user=None, sandbox="none")
     mark = f"{secrets.randbelow(10**6) + 1000}.{secrets.randbelow(10**6)}"
     cmd = (
         f"(setsid bash -c 'sleep {mark}1 & sleep {mark}2' &); setsid sleep {mark}3 & sleep {mark}4"
@@ -287,7 +292,7 @@ async def test_venv_created_once_put_first_and_excluded(manager, remote):
 
 async def test_run_tests_pytest_through_junit(tmp_path):
     make_remote(tmp_path, files=TESTS)
-    mgr = new_manager(tmp_path)
+    mgr = new_manager(tmp_path, **WITH_PY)
     res = await mgr.run_tests(REPO, "main", f"{PY} -m pytest -q test_calc.py", use_venv=False)
     assert res.parsed_from == "junit"
     assert (res.passed, res.failed, res.errors, res.skipped) == (1, 1, 0, 1)
@@ -303,7 +308,7 @@ async def test_run_tests_pytest_through_junit(tmp_path):
 
 async def test_run_tests_other_runner_through_summary_lines(tmp_path):
     make_remote(tmp_path, files=TESTS)
-    mgr = new_manager(tmp_path)
+    mgr = new_manager(tmp_path, **WITH_PY)
     res = await mgr.run_tests(REPO, "main", f"{PY} -m unittest test_units", use_venv=False)
     assert res.parsed_from == "summary"
     assert res.failed == 1 and res.passed == 1
@@ -313,7 +318,7 @@ async def test_run_tests_other_runner_through_summary_lines(tmp_path):
 
 async def test_run_tests_pytest_in_a_pipeline_uses_summary(tmp_path):
     make_remote(tmp_path, files=TESTS)
-    mgr = new_manager(tmp_path)
+    mgr = new_manager(tmp_path, **WITH_PY)
     res = await mgr.run_tests(REPO, "main", f"{PY} -m pytest test_calc.py | cat", use_venv=False)
     assert res.parsed_from == "summary" and (res.passed, res.failed, res.skipped) == (1, 1, 1)
 
@@ -322,7 +327,7 @@ async def test_run_tests_timeout(tmp_path):
     make_remote(
         tmp_path, files={"test_slow.py": "import time\n\ndef test_slow():\n    time.sleep(60)\n"}
     )
-    mgr = new_manager(tmp_path)
+    mgr = new_manager(tmp_path, **WITH_PY)
     res = await mgr.run_tests(REPO, "main", f"{PY} -m pytest -q", timeout_s=3, use_venv=False)
     assert res.timed_out and res.exit_code is None and res.killed_by == "timeout"
 
@@ -340,7 +345,7 @@ async def test_run_tests_ignores_a_planted_report_symlink(tmp_path):
     make_remote(
         tmp_path, files={"test_ok.py": "def test_ok():\n    pass\n", "conftest.py": conftest}
     )
-    mgr = new_manager(tmp_path)
+    mgr = new_manager(tmp_path, **WITH_PY)
     res = await mgr.run_tests(REPO, "main", f"{PY} -m pytest -q", use_venv=False)
     assert res.failed != 99 and res.passed == 1 and res.parsed_from == "summary"
 

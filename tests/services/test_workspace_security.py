@@ -13,11 +13,13 @@ from pathlib import Path
 import pytest
 
 from github_mcp.errors import ErrorCode, GitHubMCPError
+from github_mcp.services.workspace import WorkspaceConfig, WorkspaceManager
 
 try:
     from .test_workspace_support import (
         AUTH_HEADER,
         TOKEN,
+        FileCredentials,
         GitHttpServer,
         HttpCredentials,
         bwrap_usable,
@@ -33,6 +35,7 @@ except ImportError:
     from test_workspace_support import (
         AUTH_HEADER,
         TOKEN,
+        FileCredentials,
         GitHttpServer,
         HttpCredentials,
         bwrap_usable,
@@ -209,7 +212,8 @@ def _containment_modes() -> list:
     root = os.geteuid() == 0
     modes.append(
         pytest.param(
-            {"use_cgroups": False, "run_as_user": "nobody"},
+            # RLIMIT_NPROC as the only cap: the unsandboxed mode's fallback for root.
+            {"use_cgroups": False, "run_as_user": "nobody", "sandbox": "none"},
             id="uid-nobody",
             marks=pytest.mark.skipif(not root, reason="dropping to nobody needs root"),
         )
@@ -283,7 +287,7 @@ async def test_cpu_and_file_size_limits(tmp_path):
     assert res.killed_by == "cpu_limit" and not res.timed_out
     res = await mgr.run(REPO, "main", "exec head -c 5000000 /dev/zero > big.bin", timeout_s=30)
     assert res.killed_by == "file_size_limit"
-    assert (tmp_path / "ws").exists()
+    assert mgr.config.root.exists()
 
 
 async def test_uid_drop_needs_a_reachable_root(tmp_path):
@@ -291,16 +295,28 @@ async def test_uid_drop_needs_a_reachable_root(tmp_path):
         pytest.skip("dropping to nobody needs root")
     private = tmp_path / "private"
     private.mkdir(mode=0o700)
+    make_remote(tmp_path)
+    creds = FileCredentials(tmp_path)
     with pytest.raises(GitHubMCPError) as err:
-        new_manager(private, run_as_user="nobody")
+        WorkspaceManager(
+            WorkspaceConfig(private / "ws", run_as_user="nobody", sandbox="none"), creds
+        )
     assert err.value.code == ErrorCode.INTERNAL and "traversable" in err.value.hint
+    # Sandboxed, every workspace call refuses, naming the fix.
+    mgr = WorkspaceManager(WorkspaceConfig(private / "ws"), creds)
+    for call in (mgr.ensure_clone(REPO, "main"), mgr.run(REPO, "main", "true")):
+        with pytest.raises(GitHubMCPError) as err:
+            await call
+        assert err.value.code == ErrorCode.WORKSPACE_UNAVAILABLE
+        assert "chmod o+x" in err.value.hint and "GITHUB_MCP_WORKSPACE_DIR" in err.value.hint
+    assert not (private / "ws" / "octo__demo").exists()
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="dropping to nobody needs root")
 async def test_uid_drop_hands_the_tree_over_and_hides_the_server(open_tmp, monkeypatch):
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_in_server_environ")
     remote = make_remote(open_tmp)
-    mgr = new_manager(open_tmp, run_as_user="nobody")
+    mgr = new_manager(open_tmp, run_as_user="nobody", sandbox="none")
     assert mgr.describe()["run_as"] == "nobody"
     res = await mgr.run(REPO, "main", f"id -u; cat /proc/{os.getpid()}/environ; echo x > mine.txt")
     assert res.stdout.splitlines()[0] == "65534"
@@ -390,18 +406,25 @@ async def test_bwrap_run_tests_with_venv(tmp_path):
 async def test_bwrap_missing_is_a_clear_error(tmp_path):
     make_remote(tmp_path)
     mgr = new_manager(tmp_path, sandbox="bwrap", bwrap_path="/nonexistent/bwrap")
-    with pytest.raises(GitHubMCPError) as err:
-        await mgr.run(REPO, "main", "true")
-    assert err.value.code == ErrorCode.INTERNAL
-    assert "bubblewrap" in err.value.hint
+    for call in (mgr.ensure_clone(REPO, "main"), mgr.run(REPO, "main", "true")):
+        with pytest.raises(GitHubMCPError) as err:
+            await call
+        assert err.value.code == ErrorCode.WORKSPACE_UNAVAILABLE
+        assert "apt-get install bubblewrap" in err.value.hint
+        assert "GITHUB_MCP_WORKSPACE_SANDBOX=none" in err.value.hint
 
 
 async def test_auto_identity_without_cgroups(tmp_path, open_tmp):
     if os.geteuid() != 0:
         pytest.skip("only root switches users")
-    reachable = new_manager(open_tmp, use_cgroups=False)
+    reachable = new_manager(open_tmp, use_cgroups=False, sandbox="none")
     assert reachable.describe()["run_as"] == "nobody"
     assert reachable.describe()["process_limit"].startswith("RLIMIT_NPROC")
-    private = new_manager(tmp_path, use_cgroups=False)  # pytest's tmp_path is 0700
+    private_root = tmp_path / "private"  # pytest's tmp_path is 0700
+    config = WorkspaceConfig(private_root, use_cgroups=False, sandbox="none")
+    private = WorkspaceManager(config, FileCredentials(tmp_path))
     assert private.describe()["run_as"] == "root"
     assert private.describe()["process_limit"].startswith("none")
+    # Sandboxed, a root server never runs commands as root.
+    sandboxed = new_manager(open_tmp, use_cgroups=False, run_as_user=None)
+    assert sandboxed.describe()["run_as"] == "nobody"

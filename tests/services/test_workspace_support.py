@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from github_mcp.services.workspace._manager import WorkspaceConfig, WorkspaceManager
+from tests.conftest import traversable
 
 TOKEN = "ghs_WorkspaceTestToken0123456789abcdef"
 AUTH_HEADER = "Basic " + base64.b64encode(f"x-access-token:{TOKEN}".encode()).decode()
@@ -27,7 +28,9 @@ IDENT = ["-c", "user.name=Upstream", "-c", "user.email=up@example.com"]
 
 
 def git(*args: str, cwd: Path | str | None = None) -> str:
-    res = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
+    # Sandboxed clones belong to the command user; this test process may be root.
+    argv = ["git", "-c", "safe.directory=*", *args]
+    res = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=False)
     if res.returncode != 0:
         raise AssertionError(f"git {args} failed: {res.stderr}")
     return res.stdout
@@ -211,7 +214,7 @@ class HttpCredentials:
 
 
 def new_manager(tmp_path: Path, credentials=None, **config) -> WorkspaceManager:
-    cfg = WorkspaceConfig(root=tmp_path / "ws", **config)
+    cfg = WorkspaceConfig(root=traversable(tmp_path) / "ws", **config)
     return WorkspaceManager(cfg, credentials or FileCredentials(tmp_path))
 
 

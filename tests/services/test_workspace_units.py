@@ -60,7 +60,7 @@ def test_capture_just_over_the_cap_and_parse_tail():
 
 @pytest.mark.parametrize(
     "ref",
-    ["main", "feature/x-1", "release/v1.2.3", "fix/#123", "user@host", "ünïcode", "a" * 255,
+    ["main", "feature/x-1", "release/v1.2.3", "fix/+123", "user@host", "ünïcode", "a" * 255,
      "0123456789abcdef0123456789abcdef01234567"],
 )  # fmt: skip
 def test_good_refs(ref):

@@ -34,9 +34,17 @@ def validate_commit_args(message: object, paths: object) -> list[str] | None:
 
 
 async def commit_changes(
-    ops: RepoOps, ws: Workspace, message: str, paths: list[str] | None, push: bool
+    ops: RepoOps,
+    ws: Workspace,
+    message: str,
+    paths: list[str] | None,
+    push: bool,
+    *,
+    force: bool = False,
 ) -> dict[str, Any]:
     """Stage (the paths, or everything but .venv-mcp), commit, and push on request."""
+    if force and not push:
+        raise GitHubMCPError(ErrorCode.INVALID_INPUT, "force only applies with push=true")
     if push and await ops.kind(ws) != "branch":
         raise GitHubMCPError(
             ErrorCode.INVALID_INPUT,
@@ -95,40 +103,52 @@ async def commit_changes(
     result: dict[str, Any] = {
         "commit_sha": sha,
         "pushed": False,
+        "forced": False,
         "files": files,
         "branch": await ops.branch(ws),
     }
     if push:
-        result["forced"] = await push_commit(ops, ws, sha)
+        result["forced"] = await push_commit(ops, ws, sha, force=force)
         result["pushed"] = True
     return result
 
 
-async def push_commit(ops: RepoOps, ws: Workspace, sha: str) -> bool:
-    """Push `sha` to the branch, leased on the remote SHA last fetched. True when forced."""
+async def push_commit(ops: RepoOps, ws: Workspace, sha: str, *, force: bool = False) -> bool:
+    """Push `sha` to the branch; True when that replaced history (only with `force`).
+
+    Without `force` this is a fast-forward or nothing: a local history that dropped the
+    remote head is refused before any push. With `force` the push is leased on the remote
+    SHA last fetched, so a branch that moved meanwhile is never overwritten blindly.
+    """
     tracking = f"refs/remotes/origin/{ws.ref}"
     res = await ops.run(ws, ["rev-parse", "--verify", "--quiet", tracking])
     expected = res.stdout.strip() if res.rc == 0 else ""
-    forced = False
+    rewrites = False
     if expected:
-        forced = (await ops.run(ws, ["merge-base", "--is-ancestor", expected, sha])).rc != 0
+        rewrites = (await ops.run(ws, ["merge-base", "--is-ancestor", expected, sha])).rc != 0
+    if rewrites and not force:
+        raise GitHubMCPError(
+            ErrorCode.CONFLICT,
+            f"the workspace's history no longer contains the head of {ws.ref}; "
+            "pushing would rewrite it, so nothing was pushed",
+            hint="rebase or merge onto the remote branch and commit again, or pass "
+            "force=true to replace the remote branch",
+            commit_sha=sha,
+            expected_remote_sha=expected,
+        )
+    args = ["push", "--porcelain", "--no-verify"]
+    if force:
+        args.append(f"--force-with-lease=refs/heads/{ws.ref}:{expected}")
     auth = await ops.auth(ws)
     push = await ops.run(
         ws,
-        [
-            "push",
-            "--porcelain",
-            "--no-verify",
-            f"--force-with-lease=refs/heads/{ws.ref}:{expected}",
-            "origin",
-            f"{sha}:refs/heads/{ws.ref}",
-        ],
+        [*args, "origin", f"{sha}:refs/heads/{ws.ref}"],
         auth_header=auth["auth_header"],
         url=auth["url"],
     )
     if push.rc == 0:
         await ops.run(ws, ["update-ref", tracking, sha])
-        return forced
+        return rewrites
     text = (push.stdout + push.stderr).lower()
     if "stale info" in text or "fetch first" in text or "non-fast-forward" in text:
         raise GitHubMCPError(

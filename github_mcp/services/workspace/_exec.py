@@ -19,8 +19,17 @@ from github_mcp.services.workspace._procs import (
     ProcResult,
     ProcSpec,
     run_contained,
+    signal_cause,
 )
-from github_mcp.services.workspace._sandbox import bwrap_argv, find_bwrap, scrub_env
+from github_mcp.services.workspace._sandbox import (
+    SANDBOX_NONE_HINT,
+    bwrap_argv,
+    bwrap_supports,
+    find_bwrap,
+    scrub_env,
+    unavailable,
+    untraversable,
+)
 from github_mcp.services.workspace._status import VENV_DIR
 from github_mcp.services.workspace._types import Progress, TestRunResult, Workspace, WorkspaceConfig
 
@@ -128,16 +137,8 @@ class CommandRunner:
         keep_tail_chars: int = 0,
     ) -> ProcResult:
         if self.config.sandbox == "bwrap":
-            jail = bwrap_argv(
-                find_bwrap(self.config.bwrap_path),
-                workspace_dir=ws.dir,
-                cwd=cwd,
-                allow_network=allow_network,
-                ro_binds=self.config.sandbox_ro_binds,
-            )
-            if not self._bwrap_ok:
-                await self._probe_bwrap(jail, cwd, env)
-            argv = jail + argv
+            await self.require_sandbox()
+            argv = self._jail(ws.dir, cwd, allow_network) + argv
         spec = ProcSpec(
             argv=argv,
             cwd=cwd,
@@ -154,24 +155,65 @@ class CommandRunner:
             progress_interval_s=self.config.progress_interval_s,
             label=label,
         )
-        return await run_contained(spec)
+        res = await run_contained(spec)
+        if self.config.sandbox == "bwrap" and res.killed_by is None and res.exit_code:
+            # bwrap's init reports a command killed by signal N as exit status 128 + N.
+            sig = res.exit_code - 128
+            if 0 < sig < 65:
+                res.killed_by = signal_cause(-sig, 0)
+        return res
 
-    async def _probe_bwrap(self, jail: list[str], cwd: Path, env: dict[str, str]) -> None:
+    def _jail(self, workspace_dir: Path, cwd: Path, allow_network: bool) -> list[str]:
+        bwrap = find_bwrap(self.config.bwrap_path)
+        return bwrap_argv(
+            bwrap,
+            workspace_dir=workspace_dir,
+            cwd=cwd,
+            allow_network=allow_network,
+            ro_binds=self.config.sandbox_ro_binds,
+            disable_userns=bwrap_supports(bwrap, "--disable-userns"),
+        )
+
+    async def require_sandbox(self) -> None:
+        """Refuse (`workspace_unavailable`) unless bubblewrap can build the jail here.
+
+        Probed with the real options, the real identity and a real workspace-like directory,
+        until it first works; a failure is not cached, so fixing the host needs no restart.
+        """
+        if self.config.sandbox != "bwrap" or self._bwrap_ok:
+            return
+        root = self.config.root
+        if self.identity is not None:
+            blocked = untraversable(root.resolve())
+            if blocked is not None:
+                raise unavailable(
+                    f"the workspace directory is not reachable by the sandbox user "
+                    f"{self.identity.name!r}",
+                    hint=f"let other users traverse {blocked} (chmod o+x), or set "
+                    "GITHUB_MCP_WORKSPACE_DIR to a directory they can traverse, "
+                    f"{SANDBOX_NONE_HINT}",
+                )
+        probe_dir = root / ".sandbox-probe"
+        probe_dir.mkdir(exist_ok=True)
+        os.chmod(probe_dir, 0o755)  # noqa: S103 - empty; the sandbox user must enter it
+        jail = self._jail(probe_dir, probe_dir, allow_network=False)
         spec = ProcSpec(
             argv=[*jail, "true"],
-            cwd=cwd,
-            env=env,
+            cwd=probe_dir,
+            env={"PATH": "/usr/local/bin:/usr/bin:/bin"},
             timeout_s=30,
             identity=self.identity,
-            label="bwrap probe",
+            label="sandbox probe",
         )
         res = await run_contained(spec)
         if res.exit_code != 0:
-            raise GitHubMCPError(
-                ErrorCode.INTERNAL,
-                "bubblewrap cannot create its sandbox on this host",
-                hint="allow user namespaces, run the server as root, or set the sandbox to none",
-                stderr=res.stderr[-400:],
+            raise unavailable(
+                "bubblewrap cannot create the workspace sandbox on this host",
+                hint="allow unprivileged user namespaces (sysctl "
+                "kernel.unprivileged_userns_clone=1 and user.max_user_namespaces > 0; in a "
+                "container: a seccomp/AppArmor profile "
+                f"that permits them, see docs/DEPLOY.md), {SANDBOX_NONE_HINT}",
+                bwrap_stderr=res.stderr[-400:],
             )
         self._bwrap_ok = True
 

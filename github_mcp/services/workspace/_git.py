@@ -1,9 +1,12 @@
 """The server's own git: validated arguments, per-command credentials, a config it can trust.
 
 - Arguments are lists, never a shell; refs and names are validated before any process runs.
-- Credentials travel only in the environment of the git process that needs them
-  (`GIT_CONFIG_COUNT` → `http.<clone url>.extraHeader`), scoped to the repository's URL:
-  never on a command line, never in `.git/config`, never in a stored URL.
+- Credentials reach only the git process that needs them, through a file that exists
+  nowhere but as an open descriptor: a sealed memfd holding `http.<clone url>.extraHeader`
+  (scoped to the repository's URL), inherited by git and named by `include.path` as
+  `/proc/self/fd/N`. Neither the environment nor the command line of any process holds
+  the secret (both are readable by same-uid processes through /proc), and nothing is
+  written to disk: never `.git/config`, never a stored URL.
 - A user command can write `.git/` (hooks, `core.fsmonitor`, `url.*.insteadOf`,
   `remote.origin.url`, filter drivers…), and the server's git runs with the token. So hooks
   and fsmonitor are switched off for every server git call, credential helpers are cleared,
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import hashlib
 import ipaddress
 import logging
@@ -235,6 +239,23 @@ def git_dir_intact(repo: Path) -> bool:
     )
 
 
+def credentials_memfd(auth_header: str, url: str) -> int:
+    """A sealed, anonymous in-memory git config file holding the header for one URL."""
+    text = render_config([(f"http.{url}.extraHeader", f"Authorization: {auth_header}")])
+    fd = os.memfd_create("git-credentials", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    try:
+        data = text.encode()
+        while data:
+            data = data[os.write(fd, data) :]
+        seals = fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, seals)
+        os.lseek(fd, 0, os.SEEK_SET)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 class GitRunner:
     """Runs the server's git commands with a fixed, minimal environment."""
 
@@ -263,7 +284,7 @@ class GitRunner:
         self._hooks.mkdir(exist_ok=True)
         (self.home / "gitconfig").touch()
 
-    def env(self, *, auth_header: str | None, url: str | None) -> dict[str, str]:
+    def env(self, *, credentials_fd: int | None = None) -> dict[str, str]:
         config = [
             ("safe.directory", "*"),
             ("core.hooksPath", str(self._hooks)),
@@ -280,8 +301,9 @@ class GitRunner:
             ("init.defaultBranch", "main"),
             ("http.sslVerify", "true"),
         ]
-        if auth_header and url:
-            config.append((f"http.{url}.extraHeader", f"Authorization: {auth_header}"))
+        if credentials_fd is not None:
+            # The path is all the environment holds; the header is in the descriptor.
+            config.append(("include.path", f"/proc/self/fd/{credentials_fd}"))
         env = {
             "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
             "HOME": str(self.home),
@@ -311,19 +333,25 @@ class GitRunner:
         extra_env: dict[str, str] | None = None,
         on_stderr: Callable[[str], None] | None = None,
     ) -> GitResult:
-        env = self.env(auth_header=auth_header, url=url)
+        creds_fd = credentials_memfd(auth_header, url) if auth_header and url else None
+        env = self.env(credentials_fd=creds_fd)
         if extra_env:
             env.update(extra_env)
-        proc = await asyncio.create_subprocess_exec(
-            "git",
-            *args,
-            cwd=cwd,
-            env=env,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,
-        )
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                "git",
+                *args,
+                cwd=cwd,
+                env=env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                start_new_session=True,
+                pass_fds=() if creds_fd is None else (creds_fd,),
+            )
+        finally:
+            if creds_fd is not None:
+                os.close(creds_fd)  # git (and its helpers) hold their own copy
 
         async def read_err() -> bytes:
             assert proc.stderr is not None

@@ -33,7 +33,6 @@ import pwd
 import re
 import secrets
 import shutil
-import stat
 from pathlib import Path
 from typing import Any
 
@@ -58,10 +57,11 @@ from github_mcp.services.workspace._git import (
     validate_full_name,
     validate_ref,
 )
+from github_mcp.services.workspace._locks import heal_all, heal_stale_locks
 from github_mcp.services.workspace._procs import ProcResult
 from github_mcp.services.workspace._rebase import ScratchRepos, scratch_repos
 from github_mcp.services.workspace._repo import RepoOps
-from github_mcp.services.workspace._sandbox import resolve_identity
+from github_mcp.services.workspace._sandbox import resolve_identity, untraversable
 from github_mcp.services.workspace._status import (
     VENV_DIR,
     count_text_lines,
@@ -83,6 +83,24 @@ from github_mcp.services.workspace._types import (
 
 log = logging.getLogger(__name__)
 
+# Errors a fresh clone would meet again: re-cloning cannot recover from them.
+_NOT_THE_CLONES_FAULT = {
+    ErrorCode.NOT_FOUND,
+    ErrorCode.FORBIDDEN,
+    ErrorCode.TIMEOUT,
+    ErrorCode.UPSTREAM_ERROR,
+    ErrorCode.WORKSPACE_UNAVAILABLE,
+}
+
+
+class _LocalFailure(Exception):
+    """A clone that cannot be fetched or reset for reasons of its own."""
+
+    def __init__(self, error: GitHubMCPError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
 __all__ = [
     "VENV_DIR",
     "CloneState",
@@ -98,20 +116,22 @@ __all__ = [
 class WorkspaceManager:
     def __init__(self, config: WorkspaceConfig, credentials: GitCredentials) -> None:
         self.config = config
+        sandboxed = config.sandbox == "bwrap"
         self._cgroups = detect_cgroups() if config.use_cgroups else None
         self._identity = resolve_identity(
-            config.run_as_user, cgroups_available=self._cgroups is not None
+            config.run_as_user, cgroups_available=self._cgroups is not None, sandboxed=sandboxed
         )
         created = not config.root.exists()
         config.root.mkdir(parents=True, exist_ok=True)
         if self._identity is not None:
             if created:
                 config.root.chmod(0o755)
-            blocked = _untraversable(config.root.resolve())
-            if blocked is not None and config.run_as_user == "auto":
+            blocked = untraversable(config.root.resolve())
+            # Sandboxed, the first workspace call refuses with `workspace_unavailable`.
+            if blocked is not None and not sandboxed and config.run_as_user == "auto":
                 log.warning("%s is private: workspace commands stay root, uncapped", blocked)
                 self._identity = None
-            elif blocked is not None:
+            elif blocked is not None and not sandboxed:
                 raise GitHubMCPError(
                     ErrorCode.INTERNAL,
                     f"the workspace root is not reachable by the user {self._identity.name!r}",
@@ -120,6 +140,9 @@ class WorkspaceManager:
                 )
         if created and self._identity is None:  # private clones stay private
             config.root.chmod(0o700)
+        healed = heal_all(config.root)
+        if healed:
+            log.warning("removed %d stale git lock file(s) left by a previous run", healed)
         git = GitRunner(
             home=config.root / ".server",
             user_name=config.git_user_name,
@@ -173,8 +196,14 @@ class WorkspaceManager:
     async def ensure_clone(
         self, full_name: str, ref: str, *, reset: bool = False, on_progress: Progress | None = None
     ) -> CloneState:
-        """Clone on first use, fetch after; `reset` discards local work but keeps .venv-mcp."""
+        """Clone on first use, fetch after; `reset` discards local work but keeps .venv-mcp.
+
+        `reset` always recovers a clone: stale locks are removed, a tampered or broken
+        `.git` is discarded, and when the clone still cannot be fetched and reset it is
+        cloned again (the old one is kept until the new clone has succeeded).
+        """
         ws = self._ws(full_name, ref)
+        await self._runner.require_sandbox()
         async with ws.lock:
             broken = not ws.cloned() or not git_dir_intact(ws.repo)
             if reset and broken and (ws.repo.exists() or ws.repo.is_symlink()):
@@ -183,17 +212,53 @@ class WorkspaceManager:
             created = await self._ops.ensure_cloned(ws, on_progress)
             if not created:
                 try:
-                    await self._ops.prepare(ws)
-                    await self._ops.fetch(ws, on_progress)
-                    if reset:
-                        await self._ops.reset(ws)
-                finally:
-                    self._ops.hand_over(ws)
+                    await self._refresh(ws, reset, on_progress)
+                except _LocalFailure as failure:
+                    log.warning("workspace %s: %s; cloning again", ws.dir, failure.error)
+                    created = await self._reclone(ws, on_progress)
             return await self._ops.state(ws, created=created, reset=reset)
+
+    async def _refresh(self, ws: Workspace, reset: bool, on_progress: Progress | None) -> None:
+        """Fetch (and reset). With `reset`, a failure of the clone itself (not of the
+        network or the credentials) raises _LocalFailure, so the caller can re-clone."""
+        try:
+            try:
+                await self._ops.prepare(ws)
+                await self._ops.fetch(ws, on_progress)
+            except GitHubMCPError as err:
+                if reset and err.code not in _NOT_THE_CLONES_FAULT:
+                    raise _LocalFailure(err) from err
+                raise
+            if reset:
+                try:
+                    await self._ops.reset(ws)
+                except GitHubMCPError as err:
+                    raise _LocalFailure(err) from err
+        finally:
+            self._ops.hand_over(ws)
+
+    async def _reclone(self, ws: Workspace, on_progress: Progress | None) -> bool:
+        """Clone afresh beside the old clone; swap only when the new one is complete."""
+        old = ws.dir / f".broken-{secrets.token_hex(4)}"
+        os.replace(ws.repo, old)
+        self._ops.git.forget(ws.repo)
+        ws.kind = None
+        try:
+            await self._ops.ensure_cloned(ws, on_progress)
+        except BaseException:
+            if not ws.repo.exists():
+                os.replace(old, ws.repo)  # nothing lost: the old clone is back
+            raise
+        venv = old / VENV_DIR
+        if venv.is_dir() and not venv.is_symlink() and not (ws.repo / VENV_DIR).exists():
+            os.replace(venv, ws.repo / VENV_DIR)  # same path: its scripts stay valid
+        _remove(old)
+        return True
 
     async def changes_summary(self, full_name: str, ref: str) -> dict[str, Any]:
         """Branch, ahead/behind, per-file status and a diffstat of the uncommitted work."""
         ws = self._ws(full_name, ref)
+        await self._runner.require_sandbox()
         async with ws.lock:
             ws.require_clone()
             await self._ops.prepare(ws)
@@ -295,8 +360,10 @@ class WorkspaceManager:
         *,
         keep_tail: int,
     ) -> tuple[ProcResult, bytes | None]:
+        await self._runner.require_sandbox()
         async with ws.lock:
             await self._ops.ensure_cloned(ws, on_progress)
+            heal_stale_locks(ws.repo, reason="before a command")
             self._runner.prepare_dirs(ws)
             cwd = resolve_workdir(ws, workdir)
             env = self._runner.user_env(ws, use_venv)
@@ -331,19 +398,23 @@ class WorkspaceManager:
         *,
         paths: list[str] | None = None,
         push: bool = False,
+        force: bool = False,
     ) -> dict[str, Any]:
         """Commit the clone's changes (never .venv-mcp or scratch files); push when asked.
 
-        The push is leased on the remote SHA last fetched: if the branch moved upstream,
-        nothing is pushed and `conflict` is raised (the local commit stays).
+        The push is a fast-forward of the branch: if the branch moved upstream, or the local
+        history no longer contains the remote head, nothing is pushed and `conflict` is
+        raised (the local commit stays). `force=True` replaces the remote branch, leased on
+        the remote SHA last fetched; the result's `forced` says whether it did.
         """
         checked = validate_commit_args(message, paths)
         ws = self._ws(full_name, ref)
+        await self._runner.require_sandbox()
         async with ws.lock:
             ws.require_clone()
             await self._ops.prepare(ws)
             try:
-                return await commit_changes(self._ops, ws, message, checked, push)
+                return await commit_changes(self._ops, ws, message, checked, push, force=force)
             finally:
                 self._ops.hand_over(ws)
 
@@ -365,14 +436,6 @@ class WorkspaceManager:
                 return await follow_remote(self._ops, ws)
             finally:
                 self._ops.hand_over(ws)
-
-
-def _untraversable(root: Path) -> Path | None:
-    """The first directory on the way to root that other users cannot enter."""
-    for d in (root, *root.parents):
-        if not d.stat().st_mode & stat.S_IXOTH:
-            return d
-    return None
 
 
 def _remove(path: Path) -> None:

@@ -338,7 +338,7 @@ class _Tracker:
         await asyncio.to_thread(self.kill_now)
 
 
-def _killed_by(rc: int, oom: int) -> str | None:
+def signal_cause(rc: int, oom: int) -> str | None:
     if oom:
         return "memory_limit"
     if rc >= 0:
@@ -462,7 +462,7 @@ async def _supervise(
         raise
     rc = proc.returncode if proc.returncode is not None else -signal.SIGKILL
     oom = cgroup.oom_kills() if cgroup else 0
-    killed_by = "timeout" if timed_out else _killed_by(rc, oom)
+    killed_by = "timeout" if timed_out else signal_cause(rc, oom)
     exit_code = None if timed_out else (rc if rc >= 0 else 128 - rc)
     return ProcResult(
         exit_code=exit_code,

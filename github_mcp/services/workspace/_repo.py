@@ -19,6 +19,7 @@ from github_mcp.services.workspace._git import (
     check_clone_url,
     read_nofollow,
 )
+from github_mcp.services.workspace._locks import heal_stale_locks
 from github_mcp.services.workspace._procs import Identity, report_progress
 from github_mcp.services.workspace._status import VENV_DIR, StatusEntry, parse_porcelain_z
 from github_mcp.services.workspace._types import (
@@ -99,7 +100,11 @@ class RepoOps:
                 task.cancel()
 
     async def prepare(self, ws: Workspace) -> None:
-        """Before the server's git touches a clone that a user command may have modified."""
+        """Before the server's git touches a clone that a user command may have modified.
+
+        The caller holds the workspace lock: lock files left by a killed git go first.
+        """
+        heal_stale_locks(ws.repo, reason="before a server git call")
         await self.git.sanitise(ws.repo, self.url(ws))
         info = ws.repo / ".git" / "info"
         if info.is_symlink():

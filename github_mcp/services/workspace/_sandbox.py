@@ -1,12 +1,15 @@
-"""What a user command may see: a scrubbed environment, an identity, and an optional bwrap jail."""
+"""What a user command may see: a scrubbed environment, an identity, and the bwrap jail."""
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import pwd
 import re
 import shutil
+import stat
+import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -52,13 +55,20 @@ def scrub_env(
     return env
 
 
-def resolve_identity(run_as_user: str | None, *, cgroups_available: bool) -> Identity | None:
-    """Who user commands run as.
+def resolve_identity(
+    run_as_user: str | None, *, cgroups_available: bool, sandboxed: bool = False
+) -> Identity | None:
+    """Who user commands run as (outside any user namespace).
 
-    "auto": as the server's own user, unless the server is root and no cgroup can cap the
-    process count; then as `nobody`, so that RLIMIT_NPROC applies. None: never switch.
-    A name: always that user (the server must be root).
+    Sandboxed (bwrap): a root server never runs commands as root; "auto" (and None) drop
+    to `nobody`, a name to that user. An unprivileged server runs them under its own uid,
+    which bwrap maps to an unprivileged uid in the command's user namespace.
+    Not sandboxed: "auto" keeps the server's user, unless the server is root and no cgroup
+    can cap the process count; then `nobody`, so that RLIMIT_NPROC applies. None: never
+    switch. A name: always that user (the server must be root).
     """
+    if sandboxed and os.geteuid() == 0 and run_as_user in (None, "auto"):
+        run_as_user = "nobody"
     if run_as_user is None:
         return None
     if run_as_user == "auto":
@@ -79,6 +89,8 @@ def resolve_identity(run_as_user: str | None, *, cgroups_available: bool) -> Ide
             hint="create the user or change the workspace run_as_user setting",
         ) from exc
     if pw.pw_uid == os.geteuid():
+        if sandboxed and pw.pw_uid == 0:
+            raise unavailable("workspace commands may not run as root", hint=_NOT_ROOT_HINT)
         return None
     if os.geteuid() != 0:
         raise GitHubMCPError(
@@ -89,19 +101,48 @@ def resolve_identity(run_as_user: str | None, *, cgroups_available: bool) -> Ide
     return Identity(pw.pw_uid, pw.pw_gid, run_as_user)
 
 
+_NOT_ROOT_HINT = "name an unprivileged workspace user"
+SANDBOX_NONE_HINT = (
+    "or, for a single trusted user only, set GITHUB_MCP_WORKSPACE_SANDBOX=none (unsafe: "
+    "commands then run with the server's own access)"
+)
+
+
+def unavailable(message: str, *, hint: str, **details: object) -> GitHubMCPError:
+    """The workspace tools cannot run safely on this host: the envelope names the fix."""
+    return GitHubMCPError(ErrorCode.WORKSPACE_UNAVAILABLE, message, hint=hint, **details)
+
+
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
+
+
+# The uid and gid a sandboxed command sees (its user namespace maps them to an
+# unprivileged uid outside: `nobody` under a root server, else the server's own uid).
+SANDBOX_UID = 1000
+SANDBOX_GID = 1000
 
 
 def find_bwrap(bwrap_path: str) -> str:
     found = shutil.which(bwrap_path)
     if not found:
-        raise GitHubMCPError(
-            ErrorCode.INTERNAL,
-            "the bwrap sandbox is configured but bubblewrap is not installed",
-            hint="install it (Debian/Ubuntu: apt-get install bubblewrap) or set the "
-            "workspace sandbox to none",
+        raise unavailable(
+            "the workspace sandbox (bubblewrap) is not installed",
+            hint="install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install "
+            f"bubblewrap; Alpine: apk add bubblewrap), {SANDBOX_NONE_HINT}",
         )
     return found
+
+
+@functools.cache
+def bwrap_supports(bwrap: str, option: str) -> bool:
+    """Whether this bubblewrap knows an option (`--disable-userns` came in 0.8)."""
+    try:
+        res = subprocess.run(
+            [bwrap, "--help"], capture_output=True, text=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return option in res.stdout
 
 
 def bwrap_argv(
@@ -111,9 +152,20 @@ def bwrap_argv(
     cwd: Path,
     allow_network: bool,
     ro_binds: Sequence[str] = (),
+    disable_userns: bool = False,
 ) -> list[str]:
-    """bwrap options: read-only system, writable workspace, own pid/ipc/uts (and net) namespaces."""
-    argv = [bwrap, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc"]
+    """The jail: a new user, pid, ipc, uts, cgroup (and network) namespace, an unprivileged
+    uid, read-only system directories, and only this workspace mounted, writable.
+
+    Nothing else of the host is visible: the root is an empty tmpfs, so the server's code,
+    its configuration, the audit log and other workspaces are simply not there; /proc is
+    the new pid namespace's (the server's processes do not exist in it). `--die-with-parent`
+    and the pid namespace end every process of the command with it.
+    """
+    argv = [bwrap, "--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_GID)]
+    if disable_userns:
+        argv.append("--disable-userns")  # no nested user namespaces: less kernel surface
+    argv += ["--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc"]
     argv += ["--unshare-uts", "--hostname", "workspace", "--unshare-cgroup-try"]
     if not allow_network:
         argv.append("--unshare-net")
@@ -134,3 +186,11 @@ def bwrap_argv(
         argv += ["--ro-bind-try", target, target]
     argv += ["--bind", str(workspace_dir), str(workspace_dir), "--chdir", str(cwd), "--"]
     return argv
+
+
+def untraversable(root: Path) -> Path | None:
+    """The first directory on the way to root that other users cannot enter."""
+    for d in (root, *root.parents):
+        if not d.stat().st_mode & stat.S_IXOTH:
+            return d
+    return None

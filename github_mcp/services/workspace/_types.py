@@ -33,7 +33,9 @@ class WorkspaceConfig:
     address_space_mb: int | None = None
     max_processes: int = 512
     max_file_mb: int = 1024
-    sandbox: Literal["none", "bwrap"] = "none"
+    # "bwrap": every command in its own bubblewrap jail (see `_sandbox`). "none": commands
+    # run with the server's own access, for a single trusted user only.
+    sandbox: Literal["none", "bwrap"] = "bwrap"
     env_allowlist: tuple[str, ...] = DEFAULT_ENV_ALLOWLIST
     default_timeout_s: float = 300.0
     max_timeout_s: float = 1800.0
@@ -41,7 +43,8 @@ class WorkspaceConfig:
     kill_grace_s: float = 2.0
     progress_interval_s: float = 2.0
     use_cgroups: bool = True
-    # "auto": drop to `nobody` only when root has no cgroup; None: never; or a user name.
+    # Sandboxed: a root server always drops to `nobody` (or the named user).
+    # Unsandboxed: "auto" drops to `nobody` only when root has no cgroup; None: never.
     run_as_user: str | None = "auto"
     bwrap_path: str = "bwrap"
     sandbox_ro_binds: tuple[str, ...] = ()

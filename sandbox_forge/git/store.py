@@ -135,14 +135,6 @@ class GitRepo:
                     return got[1]
         return self.run("cat-file", "blob", sha)
 
-    def object_size(self, sha: str) -> int:
-        if SHA_RE.match(sha):
-            with contextlib.suppress(ReaderError):
-                info = self.fast.info(sha)
-                if info is not None:
-                    return info[1]
-        return int(self.run("cat-file", "-s", sha).decode().strip())
-
     def _resolve_fast(self, rev: str, target: str) -> str | None:
         """rev^{target} without a git process where that is certain; UNKNOWN otherwise."""
         try:

@@ -110,8 +110,3 @@ class RateLimiter:
                     bucket.limit = limit or bucket.limit
                     bucket.remaining = min(remaining, bucket.limit)
                     bucket.reset = reset
-
-    def reset_all(self) -> None:
-        with self._lock:
-            self._buckets.clear()
-            self._preset.clear()

@@ -25,10 +25,6 @@ class Hunk:
     def old_lines(self) -> list[str]:
         return [t for op, t in self.lines if op != "+"]
 
-    @property
-    def new_lines(self) -> list[str]:
-        return [t for op, t in self.lines if op != "-"]
-
 
 @dataclass(slots=True)
 class FilePatch:

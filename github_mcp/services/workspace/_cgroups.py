@@ -237,10 +237,6 @@ class CommandCgroup:
     def procs_files(self) -> list[str]:
         return [str(d / "cgroup.procs") for d in self.dirs]
 
-    @property
-    def has_memory_limit(self) -> bool:
-        return self.version == 2 or len(self.dirs) > 1
-
     def members(self) -> set[int]:
         pids: set[int] = set()
         for d in self.dirs:

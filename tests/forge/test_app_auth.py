@@ -116,11 +116,13 @@ def test_unknown_installation_is_404(app_world, keypair):
 
 
 def test_installation_token_expires(world, keypair):
-    world.forge.register_app(APP_ID, keypair[1], INSTALLATION_ID, token_ttl_seconds=1)
+    world.forge.register_app(APP_ID, keypair[1], INSTALLATION_ID, token_ttl_seconds=60)
     token = exchange(world, app_jwt(keypair[0])).json()["token"]
+    record = world.forge.state.tokens[token]
+    assert record.expires_at is not None and 0 < record.expires_at - time.time() <= 60
     with world.client(token) as client:
         assert client.get("/repos/octocat/hello").status_code == 200
-        time.sleep(1.1)
+        record.expires_at = time.time() - 1  # its time is up (no sleeping until it is)
         expired = client.get("/repos/octocat/hello")
     assert expired.status_code == 401
     assert expired.json()["message"] == "Bad credentials"

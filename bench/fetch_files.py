@@ -1,4 +1,4 @@
-"""fetch_files wall time for 30 files with 50 ms of forge latency per request (DESIGN §4).
+"""fetch_files wall time for 30 files with 50 ms of forge latency per request.
 
 Target: 4 x 50 ms + 100 ms = 300 ms. One round trip resolves the ref, then the 30 reads go
 out in parallel under the client's concurrency cap (10 by default: three waves). Each run

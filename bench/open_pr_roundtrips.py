@@ -1,4 +1,4 @@
-"""update_files_and_open_pr for 5 changed files with 50 ms forge latency (DESIGN §6.3):
+"""update_files_and_open_pr for 5 changed files with 50 ms forge latency:
 wall time, GitHub requests, and sequential round trips (target <= 6).
 
 Round trips come from the forge's request log: requests whose time spans overlap are

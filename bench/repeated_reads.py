@@ -1,4 +1,4 @@
-"""Repeated get_file_contents on an unchanged branch: GitHub requests per call (DESIGN §7).
+"""Repeated get_file_contents on an unchanged branch: GitHub requests per call.
 
 Expected: after the first call, 0 requests while the ref's TTL holds; with the TTL at 0,
 only conditional revalidations, all answered 304 (which GitHub does not count against

@@ -1,4 +1,4 @@
-"""Benchmark the four-layer tree filter (DESIGN §6.1 target: 100 000 entries in
+"""Benchmark the four-layer tree filter (target: 100 000 entries in
 <= 0.25 s of CPU, peak memory <= 150 MB).
 
 Builds a deterministic synthetic repository: 100 000 blobs (plus their tree

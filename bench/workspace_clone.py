@@ -1,4 +1,4 @@
-"""Benchmark workspace clones and warm test runs on the sandbox forge (DESIGN §6.4).
+"""Benchmark workspace clones and warm test runs on the sandbox forge.
 
 Builds a repository with >= 5 000 files at the tip and >= 50 MB of history (several
 commits rewriting files with incompressible content, written through `git fast-import`),

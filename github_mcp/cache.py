@@ -1,4 +1,4 @@
-"""In-process TTL+LRU cache with namespaces and per-repo invalidation (DESIGN §7).
+"""In-process TTL+LRU cache with namespaces and per-repo invalidation.
 
 Entries keyed by immutable things (a blob or commit SHA) are stored without
 expiry; everything else gets a TTL. Concurrent misses for one key share one

@@ -1,4 +1,4 @@
-"""The in-memory metrics registry (DESIGN §9).
+"""The in-memory metrics registry.
 
 Counts live in plain dicts, so recording is cheap and start-up does not import
 prometheus-client; `/metrics` renders them in Prometheus exposition format

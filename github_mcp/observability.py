@@ -1,7 +1,8 @@
-"""JSON logs on stderr and secret redaction (DESIGN §9). Metrics live in metrics.py."""
+"""JSON logs on stderr and secret redaction. Metrics live in metrics.py."""
 
 from __future__ import annotations
 
+import contextvars
 import json
 import logging
 import re
@@ -12,6 +13,11 @@ from typing import Any
 _LOGGER = logging.getLogger("github_mcp")
 _SECRETS: set[str] = set()
 _SECRET_LOCK = threading.Lock()
+# The tool call this task works for: every log line, span and client message made on
+# its behalf carries it, so one id finds a call everywhere.
+CURRENT_CALL_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "github_mcp_call_id", default=None
+)
 _TOKEN_PATTERNS = re.compile(
     r"(gh[pousr]_[A-Za-z0-9_]{8,}|github_pat_[A-Za-z0-9_]{8,}"
     r"|(?i:authorization)\s*[:=]\s*\S+(?:\s+\S+)?"
@@ -72,9 +78,13 @@ def configure_logging(level: str = "INFO") -> None:
 
 def log_event(event: str, *, level: int = logging.INFO, **fields: Any) -> None:
     clean = {k: v for k, v in fields.items() if v is not None}
+    if "call_id" not in clean and (call_id := CURRENT_CALL_ID.get()) is not None:
+        clean["call_id"] = call_id
     _LOGGER.log(level, event, extra={"event": event, "fields": clean})
 
 
 from .metrics import Metrics  # noqa: E402 - re-exported for existing importers
 
-__all__ = ["Metrics", "configure_logging", "log_event", "redact", "register_secret"]
+__all__ = [
+    "CURRENT_CALL_ID",
+    "Metrics", "configure_logging", "log_event", "redact", "register_secret"]

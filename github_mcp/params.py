@@ -1,4 +1,4 @@
-"""Shared, validated parameter types for tool signatures (DESIGN §3).
+"""Shared, validated parameter types for tool signatures.
 
 Validation happens in the tool's input schema and in pydantic before any
 GitHub call, so bad input never costs a request.

@@ -1,4 +1,4 @@
-"""The write policy, walked over the whole registry and rule by rule (DESIGN §5)."""
+"""The write policy, walked over the whole registry and rule by rule."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The GitHub client against the forge: retries, rate limits, ETags, App auth (DESIGN §7)."""
+"""The GitHub client against the forge: retries, rate limits, ETags, App auth."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Reliability (DESIGN §6.3, §7): concurrent writers lose nothing, and a flaky upstream
+"""Reliability: concurrent writers lose nothing, and a flaky upstream
 (5xx, answers lost after the work was done) never doubles a commit or a pull request."""
 
 from __future__ import annotations

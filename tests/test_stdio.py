@@ -1,4 +1,4 @@
-"""stdio: stdout carries only protocol frames; logs go to stderr (DESIGN §9)."""
+"""stdio: stdout carries only protocol frames; logs go to stderr."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The actions tools through a real MCP client against the forge (DESIGN §4 actions, §6.5):
+"""The actions tools through a real MCP client against the forge:
 runs, run overviews, cleaned and bounded job logs, branch status, bounded waits with
 progress, and the gated re-run and dispatch writes.
 

@@ -1,4 +1,4 @@
-"""Issue and pull-request tools end to end (DESIGN §4 issues / pull_requests, §6.3):
+"""Issue and pull-request tools end to end:
 create, read, update, comment, label, review, diff and merge, against issues and PRs
 each test makes for itself through our tools. Untrusted text comes back without
 invisible or direction-changing characters."""

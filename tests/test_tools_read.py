@@ -1,6 +1,5 @@
-"""The read tools end to end: tree, file contents, slices, batches, history, caching
-(DESIGN §4 repos/files, §6.1, §6.2, §7 caching), driven through a real MCP client
-against the sandbox forge."""
+"""The read tools end to end: tree, file contents, slices, batches, history, caching,
+driven through a real MCP client against the sandbox forge."""
 
 from __future__ import annotations
 

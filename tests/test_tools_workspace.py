@@ -1,4 +1,4 @@
-"""Workspace tools through MCP against the forge's git HTTP (DESIGN §6.4)."""
+"""Workspace tools through MCP against the forge's git HTTP."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The write tools end to end (DESIGN §3 limits, §4 writes, §6.3): branches, verified
+"""The write tools end to end: branches, verified
 commits from text, patches, sections and file lists, PRs, deletes and moves. Every
 write goes to a feature branch of a repository seeded for the test; the result is
 checked in the forge's bare repository with real git."""
@@ -948,7 +948,7 @@ async def test_delete_remote_branch(make_runtime, forge):
     assert head(forge, repo, "main") is not None
 
 
-# --- input limits (DESIGN §3): refused before any GitHub request ---------------------------
+# --- input limits: refused before any GitHub request ---------------------------
 
 TOO_MUCH_CONTENT = "x" * (2 * 1024 * 1024 + 1)
 TOO_MANY_BYTES = "é" * (1024 * 1024 + 1)  # under 2 Mi characters, over 2 MiB of UTF-8

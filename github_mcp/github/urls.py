@@ -29,7 +29,7 @@ def route_template(path: str) -> str:
 
 
 def encode_path(path: str) -> str:
-    """Encode each segment, keeping '/' separators (amtp bug 1)."""
+    """Encode each segment, keeping '/' separators (an encoded '/' would name another file)."""
     return "/".join(quote(seg, safe="") for seg in path.split("/"))
 
 

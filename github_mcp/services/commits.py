@@ -1,4 +1,4 @@
-"""Atomic, verified commits through the Git Data API (DESIGN §6.3).
+"""Atomic, verified commits through the Git Data API.
 
 One commit for any set of changes: a tree on the head that was read, a commit,
 then a ref update with force=false. When the head moved meanwhile, the change

@@ -1,4 +1,4 @@
-"""File content helpers (DESIGN §6.2): binary detection, UTF-8 tail trimming,
+"""File content helpers: binary detection, UTF-8 tail trimming,
 line slicing, byte-budget cuts, the git blob hash, and invisible-character
 stripping for untrusted text.
 """
@@ -27,7 +27,7 @@ __all__ = [
 
 BINARY_SNIFF_BYTES = 8192
 # When a cut buffer still fails to decode near its end, drop up to this many
-# more bytes before calling it binary (amtp's "retry net").
+# more bytes before calling it binary.
 _TAIL_RETRIES = 3
 
 

@@ -1,5 +1,5 @@
 """Reading files at a ref: streamed raw reads, binary detection, metadata fallback,
-and caching by commit SHA (content at a commit never changes) (DESIGN §6.2)."""
+and caching by commit SHA (content at a commit never changes)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Content helpers: binary detection, UTF-8 trimming, slicing, blob hashes (DESIGN §6.2)."""
+"""Content helpers: binary detection, UTF-8 trimming, slicing, blob hashes."""
 
 from __future__ import annotations
 

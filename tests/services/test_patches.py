@@ -1,4 +1,4 @@
-"""Unified diffs: normalisation, parsing, exact application, generation (DESIGN §6.3)."""
+"""Unified diffs: normalisation, parsing, exact application, generation."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tree listing: the four-layer filter and the build_tree orchestrator (DESIGN §6.1)."""
+"""Tree listing: the four-layer filter and the build_tree orchestrator."""
 
 from __future__ import annotations
 

@@ -130,7 +130,7 @@ def summarize(
     runner: str | None = None,
     max_failures: int = 50,
 ) -> dict[str, Any]:
-    """The `run_tests` result (DESIGN §6.4).
+    """The `run_tests` result.
 
     `{passed, failed, errors, skipped, duration_s, failing: [{name, message,
     file?, line?, rerun?}], failing_omitted, runners, note?}`. A JUnit XML

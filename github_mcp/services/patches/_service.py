@@ -1,4 +1,4 @@
-"""Unified diffs (DESIGN §6.3): normalisation, parsing, exact application, and
+"""Unified diffs: normalisation, parsing, exact application, and
 generation.
 
 `normalize_patch` repairs what assistants commonly send (code fences, literal

@@ -1,4 +1,4 @@
-"""The four-layer tree filter (DESIGN §6.1): platform, gitignore, user, size.
+"""The four-layer tree filter: platform, gitignore, user, size.
 
 Pure and synchronous: `filter_entries` takes the tree entries and the text of
 the relevant `.gitignore` files and returns what is kept and what is excluded.

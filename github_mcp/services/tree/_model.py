@@ -1,4 +1,4 @@
-"""Data and constants of the tree listing (DESIGN §6.1): entries, exclusions,
+"""Data and constants of the tree listing: entries, exclusions,
 the platform layer's patterns and the size gate."""
 
 from __future__ import annotations
@@ -22,8 +22,7 @@ __all__ = [
 EntryType = Literal["blob", "tree", "commit"]
 Reason = Literal["platform", "gitignore", "user", "size"]
 
-# amtp calls its gate "200 KB" without saying which; ours is 200 KiB. A blob
-# is excluded when its size is strictly greater than this.
+# "200 KB" here means 200 KiB. A blob is excluded when its size is strictly greater than this.
 SIZE_LIMIT_BYTES = 200 * 1024
 
 MAX_IGNORE_PATTERNS = 100
@@ -31,7 +30,7 @@ MAX_IGNORE_PATTERN_CHARS = 1024
 
 # Layer 1, in gitignore syntax, matched at any depth (every pattern is
 # slash-free; a trailing '/' only means "directory"), with extensions compared
-# case-insensitively (logo.PNG is an image too). amtp's
+# case-insensitively (logo.PNG is an image too). A pattern like
 # `node_modules/**` is anchored to the root in gitignore syntax and so misses
 # nested node_modules; `node_modules/` does not. SVG stays visible: it is text.
 _PLATFORM_GITIGNORE = """

@@ -1,4 +1,4 @@
-"""Repository tree listing (DESIGN §6.1), the amtp `repo.tree`, improved.
+"""Repository tree listing.
 
 `build_tree` does the I/O through an injected `TreeSource`, so it knows nothing
 of the GitHub client: it resolves the requested directory, fetches the tree

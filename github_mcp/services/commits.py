@@ -3,8 +3,10 @@
 One commit for any set of changes: a tree on the head that was read, a commit,
 then a ref update with force=false. When the head moved meanwhile, the change
 is re-applied on the new head if the other commits touched different files,
-and fails with `conflict` if they touched the same ones. Afterwards the branch
-and every written blob are verified against locally computed git hashes.
+and fails with `conflict` if they touched the same ones. Verification: the new
+tree's blob SHAs (read while the commit is created, before the ref moves) must equal
+the locally computed git hashes, and the branch SHA from the ref update's answer must
+be the new commit or contain it.
 """
 
 from __future__ import annotations

@@ -323,6 +323,67 @@ class Settings(BaseSettings):
     def _known_toolsets(cls, value: str) -> str:
         unknown = [n for n in _split_csv(value.lower()) if n != "all" and n not in TOOLSETS]
         if unknown:
+    # --- Hosted sign-in (OAuth) ----------------------------------------------
+    auth_mode: Literal["bearer", "oauth", "none"] = Field(
+        "bearer",
+        validation_alias=_env("GITHUB_MCP_AUTH"),
+        description="How HTTP clients authenticate: `bearer` (the static "
+        "GITHUB_MCP_AUTH_TOKENS), `oauth` (MCP authorization: each user signs in with "
+        "GitHub and the tools act with that user's GitHub token) or `none` (loopback only).",
+    )
+    public_url: str | None = Field(
+        None,
+        validation_alias=_env("GITHUB_MCP_PUBLIC_URL"),
+        description="Externally visible base URL (e.g. `https://mcp.example.com`): the OAuth "
+        "resource identifier is `<url>/mcp` and GitHub's callback `<url>/auth/callback`. "
+        "Defaults to the bound address on loopback; required off loopback with `oauth`.",
+    )
+    oauth_client_id: str | None = Field(
+        None,
+        validation_alias=_env("GITHUB_OAUTH_CLIENT_ID"),
+        description="Client ID of the GitHub OAuth App (or GitHub App) users sign in through. "
+        "With the embedded sandbox forge the server registers its own app when unset.",
+    )
+    oauth_client_secret: SecretStr | None = Field(
+        None,
+        validation_alias=_env("GITHUB_OAUTH_CLIENT_SECRET"),
+        description="Client secret of that app.",
+    )
+    oauth_scopes: str = Field(
+        "repo read:org",
+        validation_alias=_env("GITHUB_OAUTH_SCOPES"),
+        description="Space-separated scopes asked of a GitHub OAuth App: `repo` (read and "
+        "write private repositories), `read:org` (org membership, for "
+        "GITHUB_MCP_ALLOWED_ORGS); add `workflow` to let users change workflow files. "
+        "GitHub Apps ignore scopes (their permissions are set on the app).",
+    )
+    allowed_users: str = Field(
+        "",
+        validation_alias=_env("GITHUB_MCP_ALLOWED_USERS"),
+        description="Comma-separated GitHub logins that may sign in. With "
+        "GITHUB_MCP_ALLOWED_ORGS, a user on either list may; both empty lets any "
+        "GitHub user sign in.",
+    )
+    allowed_orgs: str = Field(
+        "",
+        validation_alias=_env("GITHUB_MCP_ALLOWED_ORGS"),
+        description="Comma-separated GitHub organizations whose members may sign in.",
+    )
+    oauth_signing_key: SecretStr | None = Field(
+        None,
+        validation_alias=_env("GITHUB_MCP_OAUTH_SIGNING_KEY"),
+        description="Secret that signs the server's OAuth tokens and encrypts the stored "
+        "GitHub tokens. When unset, one is generated and kept in "
+        "`<GITHUB_MCP_STATE_DIR>/oauth-signing-key` (mode 0600). Set it when several "
+        "instances serve one URL.",
+    )
+    state_dir: Path = Field(
+        Path("var/state"),
+        validation_alias=_env("GITHUB_MCP_STATE_DIR"),
+        description="Where the server keeps state across restarts: the OAuth signing key "
+        "and the encrypted store of client registrations and users' GitHub tokens.",
+    )
+
             raise ValueError(
                 f"unknown toolset(s) {', '.join(unknown)}; valid: all, {', '.join(TOOLSETS)}"
             )
@@ -389,3 +450,11 @@ class Settings(BaseSettings):
             and (self.github_app_private_key or self.github_app_private_key_path)
         )
         return bool(self.github_token or app)
+    @cached_property
+    def allowed_user_set(self) -> frozenset[str]:
+        return frozenset(u.lower() for u in _split_csv(self.allowed_users))
+
+    @cached_property
+    def allowed_org_set(self) -> frozenset[str]:
+        return frozenset(o.lower() for o in _split_csv(self.allowed_orgs))
+

@@ -14,6 +14,9 @@ class ErrorCode(str, enum.Enum):
     INVALID_INPUT = "invalid_input"
     NOT_FOUND = "not_found"
     FORBIDDEN = "forbidden"
+    # GitHub refused the caller's own permissions (403): e.g. a write by a user who may
+    # only read the repository. The request is fine; the identity lacks the right.
+    PERMISSION_DENIED = "permission_denied"
     WRITE_NOT_ALLOWED = "write_not_allowed"
     REPO_NOT_ALLOWED = "repo_not_allowed"
     CONFLICT = "conflict"

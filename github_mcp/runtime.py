@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,7 +12,7 @@ from .audit import AuditLog
 from .cache import Cache
 from .config import Settings
 from .gate import WriteGate
-from .github.auth import AnonymousAuth, AppAuth, Credentials, TokenAuth
+from .github.auth import AnonymousAuth, AppAuth, Credentials, TokenAuth, acting_user
 from .github.client import GitHubClient
 from .observability import Metrics, log_event
 from .services.repos import default_branch
@@ -41,7 +42,7 @@ class ServerGitCredentials:
         self._web_base_url = web_base_url.rstrip("/")
 
     async def auth_header(self) -> str | None:
-        token = await self._github.credentials.token()
+        token = await self._github.token()  # the signed-in user's, when a call acts for one
         return basic_auth_header(token) if token else None
 
     def clone_url(self, full_name: str) -> str:
@@ -82,6 +83,8 @@ class Runtime:
     # Built on first use: the manager creates its directories and probes cgroups, which a
     # server that never runs a workspace tool should not pay for (nor fail on).
     _workspaces: WorkspaceManager | None = field(default=None, repr=False)
+    # Hosted sign-in: each GitHub user's clones, commands and outputs under a root of their own.
+    _user_workspaces: dict[str, WorkspaceManager] = field(default_factory=dict, repr=False)
 
     @classmethod
     def create(cls, settings: Settings, *, retry_base_delay: float = 0.5) -> Runtime:
@@ -115,15 +118,34 @@ class Runtime:
 
     @property
     def workspaces(self) -> WorkspaceManager:
-        """The workspace manager, built from the settings at first use."""
+        """The workspace manager, built from the settings at first use; while a call acts
+        for a signed-in user, that user's own (`<workspace dir>/users/<login>`)."""
+        user = acting_user()
+        if user is not None:
+            return self._user_workspace(user.login.lower())
         if self._workspaces is None:
             credentials = ServerGitCredentials(self.github, self.settings.web_base_url)
             self._workspaces = WorkspaceManager(workspace_config(self.settings), credentials)
         return self._workspaces
 
+    def _user_workspace(self, login: str) -> WorkspaceManager:
+        found = self._user_workspaces.get(login)
+        if found is None:
+            config = dataclasses.replace(
+                workspace_config(self.settings),
+                root=Path(self.settings.workspace_dir) / "users" / login,
+            )
+            credentials = ServerGitCredentials(self.github, self.settings.web_base_url)
+            found = self._user_workspaces[login] = WorkspaceManager(config, credentials)
+        return found
+
     @property
     def started_workspaces(self) -> WorkspaceManager | None:
-        """The workspace manager if a tool has used it, else None (nothing to refresh)."""
+        """The workspace manager if a tool has used it, else None (nothing to refresh);
+        for a signed-in user, theirs."""
+        user = acting_user()
+        if user is not None:
+            return self._user_workspaces.get(user.login.lower())
         return self._workspaces
 
     @property

@@ -21,7 +21,7 @@ from ..cache import Cache
 from ..config import Settings
 from ..errors import ErrorCode, GitHubMCPError
 from ..observability import Metrics, log_event, redact
-from .auth import Credentials
+from .auth import Credentials, effective_token
 from .urls import (
     Page,
     decode_cursor,
@@ -102,12 +102,17 @@ class GitHubClient:
 
     async def _headers(self, accept: str | None, extra: dict[str, str] | None) -> dict[str, str]:
         headers = {"Accept": accept or "application/vnd.github+json"}
-        token = await self.credentials.token()
+        token = await self.token()
         if token:
             headers["Authorization"] = f"Bearer {token}"
         if extra:
             headers.update(extra)
         return headers
+
+    async def token(self) -> str | None:
+        """The token this request carries: the signed-in user's while a call acts for
+        one (hosted sign-in), else the server's own."""
+        return await effective_token(self.credentials)
 
     async def raw_post(self, path: str, headers: dict[str, str]) -> tuple[int, dict]:
         """Unauthenticated-by-token POST (App token exchange)."""
@@ -267,7 +272,7 @@ class GitHubClient:
                 )
         code = {
             401: ErrorCode.FORBIDDEN,
-            403: ErrorCode.FORBIDDEN,
+            403: ErrorCode.PERMISSION_DENIED,
             404: ErrorCode.NOT_FOUND,
             410: ErrorCode.NOT_FOUND,
             409: ErrorCode.CONFLICT,
@@ -276,7 +281,8 @@ class GitHubClient:
         }.get(status, ErrorCode.UPSTREAM_ERROR if status >= 500 else ErrorCode.UNPROCESSABLE)
         hint = {
             401: "The GitHub credentials were rejected.",
-            403: "The token lacks permission for this operation.",
+            403: "GitHub refused this for lack of permission: the signed-in user (or the "
+            "server's token) may not do this on the repository.",
             404: "Check the repository, ref and path (private repos also answer 404).",
         }.get(status)
         return GitHubMCPError(

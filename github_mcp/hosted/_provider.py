@@ -23,10 +23,13 @@ from mcp.server.auth.provider import RefreshToken
 from mcp.server.auth.settings import RevocationOptions
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse
+from starlette.routing import Route
 
 from ..observability import log_event, register_secret
 from ._endpoints import CALLBACK_PATH, GitHubOAuthEndpoints
 from ._verifier import GitHubAPI, GitHubUserVerifier, SignInPolicy
+
+PRM_PATH = "/.well-known/oauth-protected-resource"
 
 
 class GitHubSignIn(OAuthProxy):
@@ -72,6 +75,17 @@ class GitHubSignIn(OAuthProxy):
         # GitHub's revocation is not RFC 7009, so the stock proxy would not offer /revoke;
         # revoke_token below ends the grant here and at GitHub.
         self.revocation_options = RevocationOptions(enabled=True)
+
+    def get_routes(self, mcp_path: str | None = None) -> list[Route]:
+        """The stock routes, plus the protected resource metadata at the root form of
+        the well-known path too (some connectors probe it before the `/mcp` form)."""
+        routes = super().get_routes(mcp_path)
+        path_form = PRM_PATH + (mcp_path or "")
+        for route in list(routes):
+            if isinstance(route, Route) and route.path == path_form and path_form != PRM_PATH:
+                routes.append(Route(PRM_PATH, endpoint=route.endpoint, methods=route.methods))
+                break
+        return routes
 
     # -- sign-in: the allow-list, before a code reaches the client ------------------
 

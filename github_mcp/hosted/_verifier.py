@@ -142,7 +142,12 @@ class GitHubUserVerifier(TokenVerifier):
                     client_id=f"github:{user.login}",
                     scopes=scopes,
                     subject=user.login,
-                    claims={"github_login": user.login, "github_id": user.user_id},
+                    claims={
+                        "github_login": user.login,
+                        "github_id": user.user_id,
+                        # the approval and audit principal: Principal(login, "github")
+                        "login": user.login,
+                    },
                 )
             else:
                 log_event("oauth_user_not_allowed", login=user.login)

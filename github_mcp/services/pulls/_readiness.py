@@ -56,7 +56,11 @@ async def read_protection(github: GitHubClient, full_name: str, branch: str) -> 
     try:
         data = await github.request_json("GET", f"{path}/protection")
     except GitHubMCPError as exc:
-        if exc.code not in (ErrorCode.NOT_FOUND, ErrorCode.FORBIDDEN):
+        if exc.code not in (
+            ErrorCode.NOT_FOUND,
+            ErrorCode.FORBIDDEN,
+            ErrorCode.PERMISSION_DENIED,
+        ):
             raise
         data = None
     if data is not None:

@@ -45,6 +45,9 @@ from sandbox_forge.rest.routes import (
     issues as routes_issues,
 )
 from sandbox_forge.rest.routes import (
+    oauth_apps as routes_oauth_apps,
+)
+from sandbox_forge.rest.routes import (
     protection as routes_protection,
 )
 from sandbox_forge.rest.routes import (
@@ -95,6 +98,7 @@ FEATURES: list[ModuleType] = [
     oauth_flow,
     oauth_token,
     routes_access,
+    routes_oauth_apps,
     admin_access,
 ]
 

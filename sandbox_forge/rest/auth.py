@@ -32,13 +32,14 @@ NEEDS_ADMIN = "Must have admin rights to Repository."
 
 @dataclass(frozen=True)
 class Principal:
-    kind: str  # "anonymous", "token" or "app"
+    kind: str  # "anonymous", "token", "app" or "oauth_app" (client id and secret)
     rate_key: str
     token: TokenRecord | None = None
     app: AppRecord | None = None
     client_ip: str = "127.0.0.1"
     # The user's own role per repository, for tokens that act within it (see TokenRecord).
     role_of: Callable[[RepoRecord], str | None] | None = field(default=None, compare=False)
+    oauth_client_id: str | None = None  # kind "oauth_app": the app that authenticated
 
     @property
     def anonymous(self) -> bool:
@@ -56,7 +57,8 @@ class Principal:
     def forbidden_message(self) -> str:
         """GitHub names the kind of credential that lacked the permission."""
         token = self.token
-        if self.is_installation or self.kind == "app" or (token and token.client_id):
+        integration = self.kind in ("app", "oauth_app") or (token and token.client_id)
+        if self.is_installation or integration:
             return "Resource not accessible by integration"
         return "Resource not accessible by personal access token"
 
@@ -80,6 +82,21 @@ def credential_from_header(value: str | None) -> str | None:
     return ""
 
 
+def oauth_client_from_header(state: ForgeState, value: str | None) -> str | None:
+    """The OAuth app's client id, when Basic credentials are its client id and secret (how
+    GitHub's /applications/{client_id}/… endpoints authenticate)."""
+    scheme, _, rest = (value or "").strip().partition(" ")
+    if scheme.lower() != "basic":
+        return None
+    try:
+        decoded = base64.b64decode(rest.strip(), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+    client_id, _, secret = decoded.partition(":")
+    app = state.oauth.app(client_id)
+    return client_id if app is not None and app.secret_matches(secret) else None
+
+
 def looks_like_jwt(credential: str) -> bool:
     return credential.count(".") == 2 and credential.startswith("eyJ")
 
@@ -91,6 +108,11 @@ def authenticate(state: ForgeState, authorization: str | None, client_ip: str) -
     if looks_like_jwt(credential):
         app = verify_app_jwt(state, credential)
         return Principal("app", f"app:{app.app_id}", app=app, client_ip=client_ip)
+    client_id = oauth_client_from_header(state, authorization)
+    if client_id is not None:
+        return Principal(
+            "oauth_app", f"oauth_app:{client_id}", client_ip=client_ip, oauth_client_id=client_id
+        )
     record = state.tokens.get(credential)
     if record is None or record.expired():
         raise ApiError(401, BAD_CREDENTIALS)

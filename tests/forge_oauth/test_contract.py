@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import httpx2
 import pytest
 
 from sandbox_forge import Forge
@@ -25,6 +26,9 @@ EXPECTED = {
     "orgs/check-membership-for-user": {204, 404},
     "orgs/get-membership-for-user": {200, 404},
     "users/get-authenticated": {200},
+    "apps/check-token": {200, 404},
+    "apps/delete-token": {204, 422},
+    "apps/delete-authorization": {204},
 }
 
 
@@ -61,6 +65,18 @@ def recorded() -> Iterator[list[dict]]:
             alice.get("/orgs/octo-org/members/bob")
             alice.get("/orgs/octo-org/memberships/alice")
             alice.get("/orgs/octo-org/memberships/bob")
+        app = forge.register_oauth_app("Contract", ["http://127.0.0.1:48123/cb"], expiring=True)
+        token = forge.state.create_token(
+            "alice", kind="user_to_server", user_roles=True, client_id=app["client_id"]
+        )
+        path = f"/applications/{app['client_id']}"
+        credentials = (app["client_id"], app["client_secret"])
+        with httpx2.Client(base_url=url, auth=credentials) as client:
+            client.post(f"{path}/token", json={"access_token": token})
+            client.post(f"{path}/token", json={"access_token": "ghu_unknown"})
+            client.request("DELETE", f"{path}/token", json={})
+            client.request("DELETE", f"{path}/token", json={"access_token": token})
+            client.request("DELETE", f"{path}/grant", json={"access_token": token})
         yield forge.responses()
 
 

@@ -195,3 +195,45 @@ def test_expire_token_helper_and_admin_route(browser, people, oauth_app):
     )
     assert answer.status_code == 200
     assert _status(people, token) == 401
+
+
+def _app_client(people, app) -> httpx2.Client:
+    return httpx2.Client(
+        base_url=people.url, auth=(app["client_id"], app["client_secret"]), timeout=30
+    )
+
+
+def test_the_app_checks_and_revokes_its_tokens(browser, people, expiring_app, oauth_app):
+    answer = exchange(people.url, expiring_app, code=_code(browser, people, expiring_app))
+    token, refresh = answer["access_token"], answer["refresh_token"]
+    path = f"/applications/{expiring_app['client_id']}/token"
+    with _app_client(people, expiring_app) as app_api:
+        checked = app_api.post(path, json={"access_token": token})
+        assert checked.status_code == 200
+        assert checked.json()["user"]["login"] == "alice"
+        assert checked.json()["token_last_eight"] == token[-8:]
+        assert app_api.request("DELETE", path, json={}).status_code == 422
+        assert app_api.request("DELETE", path, json={"access_token": token}).status_code == 204
+        assert app_api.post(path, json={"access_token": token}).status_code == 404
+    assert _status(people, token) == 401
+    gone = exchange(people.url, expiring_app, grant_type="refresh_token", refresh_token=refresh)
+    assert gone["error"] == "bad_refresh_token"  # the refresh token went with it
+
+    other = exchange(people.url, oauth_app, code=_code(browser, people, oauth_app))
+    with _app_client(people, expiring_app) as wrong_app:  # not this app's token: untouched
+        answer = wrong_app.request("DELETE", path, json={"access_token": other["access_token"]})
+        assert answer.status_code == 204
+        foreign = f"/applications/{oauth_app['client_id']}/token"
+        assert wrong_app.post(foreign, json={"access_token": "x"}).status_code == 404
+    assert _status(people, other["access_token"]) == 200
+    with httpx2.Client(base_url=people.url, auth=(oauth_app["client_id"], "0" * 40)) as bad_secret:
+        assert bad_secret.post(foreign, json={"access_token": "x"}).status_code == 401
+    grant = f"/applications/{oauth_app['client_id']}/grant"
+    with _app_client(people, oauth_app) as app_api:
+        assert (
+            app_api.request(
+                "DELETE", grant, json={"access_token": other["access_token"]}
+            ).status_code
+            == 204
+        )
+    assert _status(people, other["access_token"]) == 401

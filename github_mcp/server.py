@@ -113,17 +113,24 @@ def import_extension_tools(module: str = EXTENSION_MODULE) -> None:
     importlib.import_module(module)
 
 
-def build_mcp(rt: Runtime, *, http_auth: bool = False) -> FastMCP:
-    auth = (
-        BearerTokens(rt.settings.bearer_tokens)
-        if (http_auth and rt.settings.bearer_tokens)
-        else None
-    )
+def build_mcp(rt: Runtime, *, http_auth: bool = False, sign_in: Any = None) -> FastMCP:
+    """`sign_in`: the OAuth provider of GITHUB_MCP_AUTH=oauth (see `hosted`); each request
+    then acts with its signed-in user's GitHub token."""
+    auth: Any = None
+    if sign_in is not None:
+        auth = sign_in
+    elif http_auth and rt.settings.auth_mode == "bearer" and rt.settings.bearer_tokens:
+        auth = BearerTokens(rt.settings.bearer_tokens)
+    middleware: list[Middleware] = [ArgumentErrorMiddleware()]
+    if sign_in is not None:
+        from .hosted import ActAsSignedInUser
+
+        middleware.insert(0, ActAsSignedInUser())
     mcp = FastMCP(
         "github-mcp-controller",
         instructions=INSTRUCTIONS,
         version=VERSION,
-        middleware=[ArgumentErrorMiddleware()],
+        middleware=middleware,
         mask_error_details=True,
         auth=auth,
     )
@@ -153,7 +160,14 @@ class HttpGuard:
     OPEN_PATHS = ("/healthz", "/health")
     BROWSER_PATHS = ("/status", "/metrics")
 
-    def __init__(self, app: ASGIApp, settings: Settings, bind_host: str, port: int | None) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        settings: Settings,
+        bind_host: str,
+        port: int | None,
+        public_url: str | None = None,
+    ) -> None:
         self.app = app
         self.settings = settings
         self.tokens = BearerTokens(settings.bearer_tokens) if settings.bearer_tokens else None
@@ -183,11 +197,21 @@ class HttpGuard:
             return
         length = headers.get("content-length")
         limit = self.settings.max_body_bytes
+        # oauth: fastmcp's OAuth layer guards /mcp; static tokens only open operator pages
+        self.operator_only = settings.auth_mode == "oauth"
+        self.open_access = settings.auth_mode == "none"
         if length and length.isdigit() and int(length) > limit:
             await JSONResponse({"error": "request body too large"}, status_code=413)(
                 scope, receive, send
             )
             return
+        if public_url:
+            # the public URL's own pages (consent form) post from its origin
+            from urllib.parse import urlsplit
+
+            public = urlsplit(public_url)
+            self.hosts.add((public.hostname or "").lower())
+            self.origins.add(f"{public.scheme}://{public.netloc}".lower())
         await self.app(scope, _capped_receive(receive, limit), send)
 
     def _check(self, headers: dict[str, str], path: str) -> tuple[int, str] | None:
@@ -198,7 +222,9 @@ class HttpGuard:
         origin = headers.get("origin")
         if origin and not self._origin_allowed(origin):
             return 403, "origin not allowed"
-        if path in self.OPEN_PATHS:
+        if path in self.OPEN_PATHS or self.open_access:
+            return None
+        if self.operator_only and path not in self.BROWSER_PATHS:
             return None
         if self.tokens is None:
             return None
@@ -235,6 +261,8 @@ class HttpGuard:
 
 def _capped_receive(receive: Receive, limit: int) -> Receive:
     seen = 0
+            if self.operator_only:
+                return 403, "operator pages need GITHUB_MCP_AUTH_TOKENS with GITHUB_MCP_AUTH=oauth"
 
     async def wrapped() -> Message:
         nonlocal seen
@@ -249,7 +277,16 @@ def _capped_receive(receive: Receive, limit: int) -> Receive:
 
 
 def check_http_exposure(settings: Settings, host: str) -> None:
-    """Refuse to serve off loopback without bearer auth unless explicitly allowed."""
+    """Refuse to serve off loopback without authentication unless explicitly allowed."""
+    if settings.auth_mode == "none":
+        if is_loopback(host):
+            return
+        raise SystemExit(
+            f"GITHUB_MCP_AUTH=none serves only on loopback, not on {host}: use "
+            "GITHUB_MCP_AUTH=oauth (each user signs in with GitHub) or bearer tokens."
+        )
+    if settings.auth_mode == "oauth":
+        return  # every MCP request needs a signed-in user (the public URL is checked later)
     if is_loopback(host) or settings.bearer_tokens or settings.allow_unauthenticated:
         return
     raise SystemExit(
@@ -262,22 +299,53 @@ def build_http_app(
     rt: Runtime, *, host: str = "127.0.0.1", port: int | None = None, stateless: bool = False
 ) -> Starlette:
     check_http_exposure(rt.settings, host)
-    mcp = build_mcp(rt, http_auth=True)
+    sign_in, public_url = _sign_in(rt.settings, host, port)
+    mcp = build_mcp(rt, http_auth=True, sign_in=sign_in)
     from .status import health_routes
 
     for route in health_routes(rt):
         mcp._additional_http_routes.append(route)
     app = mcp.http_app(path="/mcp", stateless_http=stateless)
-    sse_app = mcp.http_app(path="/sse", transport="sse")
-    app.router.routes.extend(r for r in sse_app.router.routes if r not in app.router.routes)
+    if sign_in is None:
+        # legacy SSE; not under OAuth, whose tokens are bound to the one resource /mcp
+        sse_app = mcp.http_app(path="/sse", transport="sse")
+        app.router.routes.extend(r for r in sse_app.router.routes if r not in app.router.routes)
     app.state.runtime = rt
-    app.add_middleware(_GuardMiddlewareFactory, settings=rt.settings, bind_host=host, port=port)
+    app.state.sign_in = sign_in
+    app.add_middleware(
+        _GuardMiddlewareFactory,
+        settings=rt.settings,
+        bind_host=host,
+        port=port,
+        public_url=public_url,
+    )
     return app
 
 
 class _GuardMiddlewareFactory:
-    def __init__(self, app: ASGIApp, settings: Settings, bind_host: str, port: int | None) -> None:
-        self._guard = HttpGuard(app, settings, bind_host, port)
+    def __init__(
+        self,
+        app: ASGIApp,
+        settings: Settings,
+        bind_host: str,
+        port: int | None,
+        public_url: str | None = None,
+    ) -> None:
+        self._guard = HttpGuard(app, settings, bind_host, port, public_url)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self._guard(scope, receive, send)
+def _sign_in(settings: Settings, host: str, port: int | None) -> tuple[Any, str | None]:
+    """The OAuth provider and public URL under GITHUB_MCP_AUTH=oauth, else (None, None);
+    a configuration that cannot work stops the start with a clear message."""
+    if settings.auth_mode != "oauth":
+        return None, None
+    from .hosted import PublicURLError, SignInConfigError, build_sign_in, public_base_url
+
+    try:
+        public_url = public_base_url(settings, host, port, loopback=is_loopback(host))
+        return build_sign_in(settings, public_url), public_url
+    except (PublicURLError, SignInConfigError) as exc:
+        raise SystemExit(str(exc)) from None
+
+

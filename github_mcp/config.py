@@ -307,22 +307,6 @@ class Settings(BaseSettings):
         description="Log level for the JSON logs on stderr.",
     )
 
-    def with_overrides(self, **values: object) -> Settings:
-        """A fresh Settings with some fields replaced (derived values recomputed)."""
-        data = {name: getattr(self, name) for name in type(self).model_fields}
-        data.update(values)
-        return type(self)(**data)
-
-    @field_validator("github_api_url")
-    @classmethod
-    def _strip_slash(cls, value: str) -> str:
-        return value.rstrip("/")
-
-    @field_validator("toolsets")
-    @classmethod
-    def _known_toolsets(cls, value: str) -> str:
-        unknown = [n for n in _split_csv(value.lower()) if n != "all" and n not in TOOLSETS]
-        if unknown:
     # --- Hosted sign-in (OAuth) ----------------------------------------------
     auth_mode: Literal["bearer", "oauth", "none"] = Field(
         "bearer",
@@ -383,6 +367,23 @@ class Settings(BaseSettings):
         description="Where the server keeps state across restarts: the OAuth signing key "
         "and the encrypted store of client registrations and users' GitHub tokens.",
     )
+
+    def with_overrides(self, **values: object) -> Settings:
+        """A fresh Settings with some fields replaced (derived values recomputed)."""
+        data = {name: getattr(self, name) for name in type(self).model_fields}
+        data.update(values)
+        return type(self)(**data)
+
+    @field_validator("github_api_url")
+    @classmethod
+    def _strip_slash(cls, value: str) -> str:
+        return value.rstrip("/")
+
+    @field_validator("toolsets")
+    @classmethod
+    def _known_toolsets(cls, value: str) -> str:
+        unknown = [n for n in _split_csv(value.lower()) if n != "all" and n not in TOOLSETS]
+        if unknown:
 
             raise ValueError(
                 f"unknown toolset(s) {', '.join(unknown)}; valid: all, {', '.join(TOOLSETS)}"
@@ -450,6 +451,7 @@ class Settings(BaseSettings):
             and (self.github_app_private_key or self.github_app_private_key_path)
         )
         return bool(self.github_token or app)
+
     @cached_property
     def allowed_user_set(self) -> frozenset[str]:
         return frozenset(u.lower() for u in _split_csv(self.allowed_users))

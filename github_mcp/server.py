@@ -171,11 +171,21 @@ class HttpGuard:
         self.app = app
         self.settings = settings
         self.tokens = BearerTokens(settings.bearer_tokens) if settings.bearer_tokens else None
+        # oauth: fastmcp's OAuth layer guards /mcp; static tokens only open operator pages
+        self.operator_only = settings.auth_mode == "oauth"
+        self.open_access = settings.auth_mode == "none"
         self.hosts = {h.lower() for h in LOOPBACK_HOSTS | {bind_host}}
         self.hosts |= {h.strip().lower() for h in settings.allowed_hosts.split(",") if h.strip()}
         self.origins = {
             o.strip().rstrip("/").lower() for o in settings.allowed_origins.split(",") if o.strip()
         }
+        if public_url:
+            # the public URL's own pages (consent form) post from its origin
+            from urllib.parse import urlsplit
+
+            public = urlsplit(public_url)
+            self.hosts.add((public.hostname or "").lower())
+            self.origins.add(f"{public.scheme}://{public.netloc}".lower())
         self.port = port
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -197,21 +207,11 @@ class HttpGuard:
             return
         length = headers.get("content-length")
         limit = self.settings.max_body_bytes
-        # oauth: fastmcp's OAuth layer guards /mcp; static tokens only open operator pages
-        self.operator_only = settings.auth_mode == "oauth"
-        self.open_access = settings.auth_mode == "none"
         if length and length.isdigit() and int(length) > limit:
             await JSONResponse({"error": "request body too large"}, status_code=413)(
                 scope, receive, send
             )
             return
-        if public_url:
-            # the public URL's own pages (consent form) post from its origin
-            from urllib.parse import urlsplit
-
-            public = urlsplit(public_url)
-            self.hosts.add((public.hostname or "").lower())
-            self.origins.add(f"{public.scheme}://{public.netloc}".lower())
         await self.app(scope, _capped_receive(receive, limit), send)
 
     def _check(self, headers: dict[str, str], path: str) -> tuple[int, str] | None:
@@ -227,6 +227,8 @@ class HttpGuard:
         if self.operator_only and path not in self.BROWSER_PATHS:
             return None
         if self.tokens is None:
+            if self.operator_only:
+                return 403, "operator pages need GITHUB_MCP_AUTH_TOKENS with GITHUB_MCP_AUTH=oauth"
             return None
         if self._credential(headers.get("authorization", ""), path) is None:
             return 401, "missing or invalid bearer token"
@@ -261,8 +263,6 @@ class HttpGuard:
 
 def _capped_receive(receive: Receive, limit: int) -> Receive:
     seen = 0
-            if self.operator_only:
-                return 403, "operator pages need GITHUB_MCP_AUTH_TOKENS with GITHUB_MCP_AUTH=oauth"
 
     async def wrapped() -> Message:
         nonlocal seen
@@ -322,19 +322,6 @@ def build_http_app(
     return app
 
 
-class _GuardMiddlewareFactory:
-    def __init__(
-        self,
-        app: ASGIApp,
-        settings: Settings,
-        bind_host: str,
-        port: int | None,
-        public_url: str | None = None,
-    ) -> None:
-        self._guard = HttpGuard(app, settings, bind_host, port, public_url)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self._guard(scope, receive, send)
 def _sign_in(settings: Settings, host: str, port: int | None) -> tuple[Any, str | None]:
     """The OAuth provider and public URL under GITHUB_MCP_AUTH=oauth, else (None, None);
     a configuration that cannot work stops the start with a clear message."""
@@ -349,3 +336,16 @@ def _sign_in(settings: Settings, host: str, port: int | None) -> tuple[Any, str 
         raise SystemExit(str(exc)) from None
 
 
+class _GuardMiddlewareFactory:
+    def __init__(
+        self,
+        app: ASGIApp,
+        settings: Settings,
+        bind_host: str,
+        port: int | None,
+        public_url: str | None = None,
+    ) -> None:
+        self._guard = HttpGuard(app, settings, bind_host, port, public_url)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self._guard(scope, receive, send)

@@ -27,6 +27,7 @@ from github_mcp.github.client import (
     Page,
     encode_path,
 )
+from github_mcp.observability import log_event
 from github_mcp.services.repos import (
     repo_path,
 )
@@ -38,6 +39,7 @@ PASSED_CONCLUSIONS = frozenset({"success", "neutral", "skipped"})
 MAX_LOG_BYTES = 8 * 1024 * 1024
 MAX_CHECKS = 300
 ACTIONS_APP = "github-actions"
+HEARTBEAT_S = 5.0  # longest silence while waiting between polls
 
 T = TypeVar("T")
 ProgressFn = Callable[[float, float | None, str], Awaitable[None]]
@@ -406,24 +408,35 @@ async def poll(
     max_interval_s: float = 30.0,
     backoff: float = 1.5,
     on_poll: Callable[[T, int, float], Awaitable[None]] | None = None,
+    heartbeat_s: float = HEARTBEAT_S,
 ) -> Polled:
     """Load until finished(value) or the deadline; the wait between loads grows by `backoff`.
 
-    Always loads at least once; never sleeps past the deadline."""
+    Always loads at least once; never sleeps past the deadline. `on_poll` runs after each
+    load and again every `heartbeat_s` while waiting, so a client sees progress during a
+    long wait. Cancelling the caller (an MCP cancellation) ends the wait at once."""
     start = time.monotonic()
     deadline = start + max(0.0, timeout_s)
     wait = max(0.01, interval_s)
     polls = 0
-    while True:
-        value = await load()
-        polls += 1
-        elapsed = time.monotonic() - start
-        if on_poll is not None:
-            await on_poll(value, polls, elapsed)
-        if finished(value):
-            return Polled(value, True, polls, round(elapsed, 2))
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return Polled(value, False, polls, round(elapsed, 2))
-        await asyncio.sleep(min(wait, remaining))
-        wait = min(wait * backoff, max(max_interval_s, interval_s))
+    try:
+        while True:
+            value = await load()
+            polls += 1
+            elapsed = time.monotonic() - start
+            if on_poll is not None:
+                await on_poll(value, polls, elapsed)
+            if finished(value):
+                return Polled(value, True, polls, round(elapsed, 2))
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return Polled(value, False, polls, round(elapsed, 2))
+            next_load = time.monotonic() + min(wait, remaining)
+            while (pause := next_load - time.monotonic()) > 0:
+                await asyncio.sleep(min(pause, heartbeat_s))
+                if on_poll is not None and next_load - time.monotonic() > 0:
+                    await on_poll(value, polls, time.monotonic() - start)
+            wait = min(wait * backoff, max(max_interval_s, interval_s))
+    except asyncio.CancelledError:
+        log_event("poll_cancelled", polls=polls, elapsed_s=round(time.monotonic() - start, 2))
+        raise

@@ -136,6 +136,13 @@ class Settings(BaseSettings):
         validation_alias=_env("GITHUB_MCP_READ_ONLY"),
         description="When true, write tools are not registered at all.",
     )
+    lockdown: bool = Field(
+        False,
+        validation_alias=_env("GITHUB_MCP_LOCKDOWN"),
+        description="When true, issue, pull request, review and comment text written by "
+        "authors without push access (association other than OWNER, MEMBER or "
+        "COLLABORATOR) is withheld behind a note naming the author.",
+    )
 
     # --- Write policy --------------------------------------------------------
     repo_allowlist: str = Field(

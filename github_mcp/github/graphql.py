@@ -36,6 +36,7 @@ query ReviewThreads($owner: String!, $name: String!, $number: Int!, $first: Int!
             nodes {
               databaseId
               author { __typename login }
+              authorAssociation
               body
               createdAt
             }

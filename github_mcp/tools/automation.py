@@ -31,6 +31,7 @@ from ..errors import ErrorCode, GitHubMCPError, invalid_input
 from ..params import Cursor, FullName, PrRef, parse_pr_ref
 from ..registry import Call, tool
 from .actions import CheckCountsOut, PollSeconds, TimeoutSeconds
+from .issues import AUTHOR_ASSOCIATION, WITHHELD
 from .workspace import manager
 
 TOOLSET = "automation"
@@ -63,6 +64,7 @@ class FailedJob(BaseModel):
     step: str | None = None
     tests: int
     error: str | None = None
+    note: str | None = Field(None, description="What the log parser's size budget left unread.")
 
 
 class OtherFailure(BaseModel):
@@ -201,6 +203,8 @@ async def get_failing_tests(
 
 class Reply(BaseModel):
     author: str | None = None
+    author_association: str | None = AUTHOR_ASSOCIATION
+    withheld: bool | None = WITHHELD
     body: str
 
 
@@ -210,6 +214,8 @@ class Thread(BaseModel):
     line: int | None = None
     outdated: bool | None = None
     author: str | None = None
+    author_association: str | None = AUTHOR_ASSOCIATION
+    withheld: bool | None = WITHHELD
     body: str
     replies: int | None = None
     last_reply: Reply | None = None
@@ -221,6 +227,8 @@ class Thread(BaseModel):
 class ConversationComment(BaseModel):
     id: int
     author: str | None = None
+    author_association: str | None = AUTHOR_ASSOCIATION
+    withheld: bool | None = WITHHELD
     created_at: str | None = None
     body: str
 
@@ -261,7 +269,7 @@ async def find_unresolved_comments(
     assert full_name and number
     found = await unresolved_comments(
         call.rt.github, full_name, number, include_bots=include_bots, sort=sort,
-        offset=_offset(cursor), limit=limit,
+        offset=_offset(cursor), limit=limit, lockdown=call.rt.settings.lockdown,
     )  # fmt: skip
     nxt = None
     if found["issue_comments"]:

@@ -1,7 +1,9 @@
 """Issues: list, read with paged comments, create, update, comment.
 
 User-written text is untrusted: it comes back with invisible and bidi-control
-characters removed, and capped."""
+characters removed, capped, and labelled with its author's association with
+the repository; in lockdown mode the text of authors without push access is
+withheld behind a note naming them."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from pydantic import BaseModel, Field
 from ..params import Body, Cursor, FullName, Labels, Limit, Title
 from ..registry import Call, tool
 from ..services import issues as issue_service
+from ..services.authorship import authored
 from ..services.content import cut_text, strip_invisible
 
 TOOLSET = "issues"
@@ -25,23 +28,36 @@ def clean(text: str | None, cap: int = BODY_CAP) -> tuple[str, bool]:
     return cleaned, cut
 
 
+AUTHOR_ASSOCIATION = Field(
+    None,
+    description="The author's association with the repository (OWNER, MEMBER, COLLABORATOR, "
+    "CONTRIBUTOR, FIRST_TIME_CONTRIBUTOR, FIRST_TIMER, MANNEQUIN, NONE): the text is "
+    "untrusted, more so without push access.",
+)
+WITHHELD = Field(None, description="Lockdown mode withheld this text: no push access.")
+
+
 class IssueSummary(BaseModel):
     number: int
     title: str
     state: str
     labels: list[str]
     author: str | None = None
+    author_association: str | None = AUTHOR_ASSOCIATION
+    withheld: bool | None = WITHHELD
     comments: int = 0
     updated_at: str | None = None
 
 
-def _summary(item: dict[str, Any]) -> IssueSummary:
+def _summary(item: dict[str, Any], lockdown: bool) -> IssueSummary:
+    who = authored(item, lockdown)
     return IssueSummary(
         number=item["number"],
-        title=clean(item.get("title"), 300)[0],
+        title=clean(who.text(item.get("title") or ""), 300)[0],
         state=item["state"],
         labels=[lb["name"] if isinstance(lb, dict) else lb for lb in item.get("labels", [])],
-        author=(item.get("user") or {}).get("login"),
+        author=who.login,
+        **who.fields(),
         comments=item.get("comments", 0),
         updated_at=item.get("updated_at"),
     )
@@ -65,23 +81,28 @@ async def list_issues(
     page = await issue_service.list_issues(
         call.rt.github, full_name, state=state, labels=labels, limit=limit, cursor=cursor
     )
-    items = [_summary(i) for i in page.items if "pull_request" not in i]
+    lockdown = call.rt.settings.lockdown
+    items = [_summary(i, lockdown) for i in page.items if "pull_request" not in i]
     return IssueList(issues=items, next_cursor=page.next_cursor)
 
 
 class Comment(BaseModel):
     id: int
     author: str | None = None
+    author_association: str | None = AUTHOR_ASSOCIATION
+    withheld: bool | None = WITHHELD
     created_at: str | None = None
     body: str
     truncated: bool | None = None
 
 
-def comment_model(item: dict[str, Any], cap: int = 4000) -> Comment:
-    body, cut = clean(item.get("body"), cap)
+def comment_model(item: dict[str, Any], lockdown: bool, cap: int = 4000) -> Comment:
+    who = authored(item, lockdown)
+    body, cut = clean(who.text(item.get("body") or ""), cap)
     return Comment(
         id=item["id"],
-        author=(item.get("user") or {}).get("login"),
+        author=who.login,
+        **who.fields(),
         created_at=item.get("created_at"),
         body=body,
         truncated=cut or None,
@@ -113,8 +134,9 @@ async def get_issue(
             call.rt.github, full_name, number, limit=comments_limit, cursor=comments_cursor
         ),
     )
-    body, cut = clean(issue.get("body"))
-    summary = _summary(issue)
+    lockdown = call.rt.settings.lockdown
+    body, cut = clean(authored(issue, lockdown).text(issue.get("body") or ""))
+    summary = _summary(issue, lockdown)
     return IssueDetail(
         **summary.model_dump(),
         body=body,
@@ -122,7 +144,7 @@ async def get_issue(
         assignees=[a["login"] for a in issue.get("assignees") or []],
         is_pull_request="pull_request" in issue,
         url=issue["html_url"],
-        comment_items=[comment_model(c) for c in page.items],
+        comment_items=[comment_model(c, lockdown) for c in page.items],
         next_comments_cursor=page.next_cursor,
     )
 

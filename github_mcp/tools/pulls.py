@@ -16,8 +16,9 @@ from ..errors import ErrorCode, GitHubMCPError
 from ..params import Body, Cursor, FullName, Labels, Limit, PrRef, Ref, Title
 from ..registry import Call, tool
 from ..services import issues as issue_service
+from ..services.authorship import authored
 from ..services.content import cut_text
-from .issues import Comment, CommentRef, clean, comment_model
+from .issues import AUTHOR_ASSOCIATION, WITHHELD, Comment, CommentRef, clean, comment_model
 from .writes import PullRequestRef, after_write, pr_ref_model
 
 TOOLSET = "pull_requests"
@@ -94,6 +95,8 @@ class PrOverview(BaseModel):
     state: str
     draft: bool
     author: str | None = None
+    author_association: str | None = AUTHOR_ASSOCIATION
+    withheld: bool | None = WITHHELD
     head: str
     head_sha: str
     base: str
@@ -174,15 +177,17 @@ async def get_pr_overview(
         prs.check_runs(github, full_name, sha),
         prs.combined_status(github, full_name, sha),
     )
-    body, cut = clean(data.get("body"), 600)
+    who = authored(data, call.rt.settings.lockdown)
+    body, cut = clean(who.text(data.get("body") or ""), 600)
     shown = sorted(files, key=lambda f: -(f.get("additions", 0) + f.get("deletions", 0)))[:10]
     ref = compact_pr(data)
     return PrOverview(
         number=number,
-        title=ref["title"],
+        title=clean(who.text(ref["title"]), 300)[0],
         state=ref["state"],
         draft=ref["draft"],
         author=ref["author"],
+        **who.fields(),
         head=ref["head"],
         head_sha=sha,
         base=ref["base"],
@@ -292,17 +297,18 @@ async def list_pr_comments(
         prs.review_comments(github, full_name, number, limit=limit, cursor=cursor),
         issue_service.issue_comments(github, full_name, number, limit=limit, cursor=cursor),
     )
+    lockdown = call.rt.settings.lockdown
     return PrComments(
         review_comments=[
             ReviewComment(
-                **comment_model(c).model_dump(),
+                **comment_model(c, lockdown).model_dump(),
                 path=c.get("path"),
                 line=c.get("line"),
                 in_reply_to=c.get("in_reply_to_id"),
             )
             for c in review.items
         ],
-        issue_comments=[comment_model(c) for c in issue.items],
+        issue_comments=[comment_model(c, lockdown) for c in issue.items],
         next_cursor=review.next_cursor or issue.next_cursor,
     )
 

@@ -26,6 +26,17 @@ interface GitObject {
   oid: GitObjectID!
 }
 
+enum CommentAuthorAssociation {
+  COLLABORATOR
+  CONTRIBUTOR
+  FIRST_TIMER
+  FIRST_TIME_CONTRIBUTOR
+  MANNEQUIN
+  MEMBER
+  NONE
+  OWNER
+}
+
 enum DiffSide {
   LEFT
   RIGHT
@@ -128,6 +139,7 @@ type Repository implements Node {
 
 type PullRequest implements Node {
   author: Actor
+  authorAssociation: CommentAuthorAssociation!
   baseRefName: String!
   baseRefOid: GitObjectID!
   body: String!
@@ -152,6 +164,7 @@ type PullRequest implements Node {
 
 type PullRequestReview implements Node {
   author: Actor
+  authorAssociation: CommentAuthorAssociation!
   body: String!
   databaseId: Int
   id: ID!
@@ -210,6 +223,7 @@ type PullRequestReviewCommentEdge {
 
 type PullRequestReviewComment implements Node {
   author: Actor
+  authorAssociation: CommentAuthorAssociation!
   body: String!
   createdAt: DateTime!
   databaseId: Int

@@ -15,7 +15,14 @@ from sandbox_forge.rest.auth import can_write
 from sandbox_forge.rest.routes.protection import protection_for
 from sandbox_forge.rest.shapes.users_repos import iso
 from sandbox_forge.rest.shapes.users_repos import node_id as legacy_node_id
-from sandbox_forge.stores.collab import Issue, ReviewComment, Thread, collab, node_id
+from sandbox_forge.stores.collab import (
+    Issue,
+    ReviewComment,
+    Thread,
+    author_association,
+    collab,
+    node_id,
+)
 from sandbox_forge.stores.reviews import review_summary, thread_outdated
 from sandbox_forge.stores.state import RepoRecord, UserRecord
 
@@ -135,6 +142,7 @@ class PullRequestView:
             else "CONFLICTING"
         )
         self.author = actor(ctx, issue.user)
+        self.authorAssociation = author_association(ctx.state, repo, issue.user)
         self.mergeStateStatus = (
             merge_state(repo, issue, self.headRefOid, self.baseRefOid).upper()
             if self.mergeable != "UNKNOWN" and issue.state == "open"
@@ -181,6 +189,7 @@ class ReviewView:
         self.state = review.state
         self.body = review.body
         self.author = actor(ctx, review.user)
+        self.authorAssociation = author_association(ctx.state, repo, review.user)
 
 
 class CommentView:
@@ -192,6 +201,7 @@ class CommentView:
         self.databaseId = comment.id
         self.body = comment.body
         self.author = actor(ctx, comment.user)
+        self.authorAssociation = author_association(ctx.state, repo, comment.user)
         self.createdAt = iso(comment.created_at)
         self.updatedAt = iso(comment.updated_at)
         self.url = (

@@ -19,6 +19,7 @@ from starlette.convertors import Convertor, register_url_convertor
 from sandbox_forge.rest.api import Urls
 from sandbox_forge.rest.errors import ApiError, not_found
 from sandbox_forge.rest.shapes.users_repos import iso, simple_user
+from sandbox_forge.stores import access
 from sandbox_forge.stores.state import ForgeState, RepoRecord
 
 DEFAULT_LABEL_COLOR = "ededed"
@@ -329,14 +330,9 @@ def user_or_none(state: ForgeState, urls: Urls, login: str | None) -> dict[str, 
 
 
 def author_association(state: ForgeState, repo: RepoRecord, login: str | None) -> str:
-    if not login:
-        return "NONE"
-    if login.lower() == repo.owner.lower():
-        return "OWNER"
-    owner = state.user(repo.owner)
-    if owner is not None and owner.type == "Organization":
-        return "MEMBER"
-    return "COLLABORATOR"
+    """OWNER, MEMBER (of the owning organisation), COLLABORATOR (a direct role on
+    the repository) or NONE, from the repository roles the forge keeps."""
+    return access.association(state, repo, login)
 
 
 def node_id(prefix: str, repo: RepoRecord, ident: int) -> str:

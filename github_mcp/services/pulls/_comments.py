@@ -13,6 +13,7 @@ from github_mcp.github.client import (
 from github_mcp.github.graphql import (
     review_threads,
 )
+from github_mcp.services.authorship import authored
 from github_mcp.services.content import (
     cut_text,
     strip_invisible,
@@ -43,12 +44,14 @@ class Threads:
     partial: bool
 
 
-def _thread_item(node: dict[str, Any], pr_author: str | None, label: str) -> dict[str, Any]:
+def _thread_item(
+    node: dict[str, Any], pr_author: str | None, label: str, lockdown: bool
+) -> dict[str, Any]:
     comments = (node.get("comments") or {}).get("nodes") or []
     first = comments[0] if comments else {}
     last = comments[-1] if comments else {}
-    first_author = (first.get("author") or {}).get("login")
-    last_author = (last.get("author") or {}).get("login")
+    first_who, last_who = authored(first, lockdown), authored(last, lockdown)
+    first_author, last_author = first_who.login, last_who.login
     total = (node.get("comments") or {}).get("totalCount", len(comments))
     item: dict[str, Any] = {
         "thread_id": node["id"],
@@ -56,7 +59,8 @@ def _thread_item(node: dict[str, Any], pr_author: str | None, label: str) -> dic
         "line": node.get("line") or node.get("originalLine"),
         "outdated": True if node.get("isOutdated") else None,
         "author": first_author,
-        "body": _text(first.get("body"), BODY_BYTES),
+        **first_who.fields(),
+        "body": _text(first_who.text(first.get("body") or ""), BODY_BYTES),
         "replies": max(0, total - 1) or None,
         "awaiting": "reviewer" if last_author and last_author == pr_author else "author",
         "reply": call_text("reply_to_review_thread", pr=label, thread_id=node["id"], body="…"),
@@ -65,7 +69,11 @@ def _thread_item(node: dict[str, Any], pr_author: str | None, label: str) -> dic
         "_last": last.get("createdAt") or "",
     }
     if len(comments) > 1:
-        item["last_reply"] = {"author": last_author, "body": _text(last.get("body"), REPLY_BYTES)}
+        item["last_reply"] = {
+            "author": last_author,
+            **last_who.fields(),
+            "body": _text(last_who.text(last.get("body") or ""), REPLY_BYTES),
+        }
     return item
 
 
@@ -86,9 +94,11 @@ async def unresolved_comments(
     sort: Sort = "file",
     offset: int = 0,
     limit: int = 20,
+    lockdown: bool = False,
 ) -> dict[str, Any]:
     """A page of unresolved threads and of conversation comments (from others than the PR's
-    author), with counts; `next_offset` when either list goes on."""
+    author), with counts; `next_offset` when either list goes on. Each item carries its
+    author's association; with `lockdown`, text by authors without push access is withheld."""
     pr, (nodes, decision, partial), comments = await asyncio.gather(
         get_pull(github, full_name, number),
         review_threads(github, full_name, number),
@@ -104,7 +114,7 @@ async def unresolved_comments(
         if not include_bots and is_bot(first.get("login"), first.get("__typename")):
             hidden += 1
             continue
-        threads.append(_thread_item(node, author, label))
+        threads.append(_thread_item(node, author, label, lockdown))
     threads = _order(threads, sort)
 
     conversation = []
@@ -116,12 +126,14 @@ async def unresolved_comments(
         if not include_bots and is_bot(login, user.get("type")):
             hidden += 1
             continue
+        who = authored(comment, lockdown)
         conversation.append(
             {
                 "id": comment["id"],
                 "author": login,
+                **who.fields(),
                 "created_at": comment.get("created_at"),
-                "body": _text(comment.get("body"), BODY_BYTES),
+                "body": _text(who.text(comment.get("body") or ""), BODY_BYTES),
             }
         )
     conversation.sort(key=lambda c: c.get("created_at") or "", reverse=sort == "newest")

@@ -150,14 +150,6 @@ def embedded_forge(
         forge.stop()
 
 
-def _serve(args: argparse.Namespace, settings: Settings) -> int:
-    from .runtime import Runtime
-
-    notes: list[str] = []
-    callback = _oauth_callback(args, settings)
-    with embedded_forge(
-        settings, args.sandbox_forge, oauth_callback=callback, notes=notes
-    ) as effective:
 def _forge_sign_in_notes(passwords: dict[str, str], base_url: str) -> list[str]:
     lines = [f"  Sign in on the sandbox forge ({base_url}) as:"]
     for login, password in sorted(passwords.items()):
@@ -178,6 +170,14 @@ def _oauth_callback(args: argparse.Namespace, settings: Settings) -> str | None:
     return base + CALLBACK_PATH
 
 
+def _serve(args: argparse.Namespace, settings: Settings) -> int:
+    from .runtime import Runtime
+
+    notes: list[str] = []
+    callback = _oauth_callback(args, settings)
+    with embedded_forge(
+        settings, args.sandbox_forge, oauth_callback=callback, notes=notes
+    ) as effective:
         rt = Runtime.create(effective)
         if args.transport == "stdio":
             from .server import build_mcp
@@ -191,11 +191,11 @@ def _oauth_callback(args: argparse.Namespace, settings: Settings) -> str | None:
 
         token = None
         if args.generate_token and not effective.bearer_tokens:
+            # under oauth this token only opens the operator pages (/status, /metrics)
             # A per-run bearer token gives each client a principal, so approvals stay
             # scoped to it even on session-less (2026-07-28) connections.
             token = secrets.token_urlsafe(24)
             effective = effective.with_overrides(auth_tokens=SecretStr(token))
-            # under oauth this token only opens the operator pages (/status, /metrics)
             rt = Runtime.create(effective)
         app = build_http_app(rt, host=args.host, port=args.port, stateless=args.stateless)
         if args.generate_token or os.environ.get("GITHUB_MCP_PRINT_CONFIG"):

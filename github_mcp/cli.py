@@ -107,9 +107,21 @@ def cli(argv: list[str] | None = None) -> int:
 
 
 @contextlib.contextmanager
-def embedded_forge(settings: Settings, mode: str) -> Iterator[Settings]:
-    """Start the sandbox forge when asked (or when no credentials are set)."""
-    if mode == "never" or (mode == "auto" and settings.has_github_credentials):
+def embedded_forge(
+    settings: Settings,
+    mode: str,
+    *,
+    oauth_callback: str | None = None,
+    notes: list[str] | None = None,
+) -> Iterator[Settings]:
+    """Start the sandbox forge when asked (or when no credentials are set). Under
+    GITHUB_MCP_AUTH=oauth with no app configured, the server registers its own OAuth app
+    on the forge (callback `oauth_callback`); `notes` gets the forge users to sign in as."""
+    signing_in = settings.auth_mode == "oauth"
+    has_app = bool(settings.oauth_client_id)
+    if mode == "never" or (
+        mode == "auto" and (has_app if signing_in else settings.has_github_credentials)
+    ):
         yield settings
         return
     from sandbox_forge import Forge
@@ -118,18 +130,58 @@ def embedded_forge(settings: Settings, mode: str) -> Iterator[Settings]:
     forge = Forge()
     base_url = forge.start()
     try:
-        seed_demo(forge)
+        seeded = seed_demo(forge)
         token = forge.create_token(login="octocat")
         log_event("sandbox_forge_started", url=base_url)
-        yield settings.with_overrides(github_api_url=base_url, github_token=SecretStr(token))
+        overrides: dict[str, Any] = {"github_api_url": base_url}
+        if signing_in:
+            # users act as themselves: no server token, so nothing runs as octocat
+            overrides["github_token"] = None
+            if not has_app and oauth_callback:
+                app = forge.register_oauth_app(
+                    name="GitHub MCP Controller (embedded forge)",
+                    callback_urls=[oauth_callback],
+                    expiring=True,
+                )
+                overrides["oauth_client_id"] = app["client_id"]
+                overrides["oauth_client_secret"] = SecretStr(app["client_secret"])
+            if notes is not None:
+                notes.extend(_forge_sign_in_notes(seeded.get("users") or {}, base_url))
+        else:
+            overrides["github_token"] = SecretStr(token)
+        yield settings.with_overrides(**overrides)
     finally:
         forge.stop()
+
+
+def _forge_sign_in_notes(passwords: dict[str, str], base_url: str) -> list[str]:
+    lines = [f"  Sign in on the sandbox forge ({base_url}) as:"]
+    for login, password in sorted(passwords.items()):
+        lines.append(f"    {login:8} password {password}")
+    return lines
+
+
+def _oauth_callback(args: argparse.Namespace, settings: Settings) -> str | None:
+    if settings.auth_mode != "oauth" or args.transport != "http":
+        return None
+    from .hosted import CALLBACK_PATH, PublicURLError, public_base_url
+    from .server import is_loopback
+
+    try:
+        base = public_base_url(settings, args.host, args.port, loopback=is_loopback(args.host))
+    except PublicURLError as exc:
+        raise SystemExit(str(exc)) from None
+    return base + CALLBACK_PATH
 
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
     from .runtime import Runtime
 
-    with embedded_forge(settings, args.sandbox_forge) as effective:
+    notes: list[str] = []
+    callback = _oauth_callback(args, settings)
+    with embedded_forge(
+        settings, args.sandbox_forge, oauth_callback=callback, notes=notes
+    ) as effective:
         rt = Runtime.create(effective)
         if args.transport == "stdio":
             from .server import build_mcp
@@ -143,6 +195,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
 
         token = None
         if args.generate_token and not effective.bearer_tokens:
+            # under oauth this token only opens the operator pages (/status, /metrics)
             # A per-run bearer token gives each client a principal, so approvals stay
             # scoped to it even on session-less (2026-07-28) connections.
             token = secrets.token_urlsafe(24)
@@ -150,14 +203,19 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
             rt = Runtime.create(effective)
         app = build_http_app(rt, host=args.host, port=args.port, stateless=args.stateless)
         if args.generate_token or os.environ.get("GITHUB_MCP_PRINT_CONFIG"):
-            _print_client_config(args.host, args.port, effective, token)
+            _print_client_config(args.host, args.port, effective, token, notes)
         uvicorn.run(
             app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=5
         )
     return 0
 
 
-def _print_client_config(host: str, port: int, settings: Settings, token: str | None) -> None:
+def _print_client_config(
+    host: str, port: int, settings: Settings, token: str | None, notes: list[str] | None = None
+) -> None:
+    if settings.auth_mode == "oauth":
+        _print_oauth_config(host, port, settings, token, notes or [])
+        return
     url = f"http://{host}:{port}/mcp"
     header = f"Authorization: Bearer {token}" if token else None
     remote_args = ["mcp-remote", url] + (["--header", header] if header else [])
@@ -177,7 +235,38 @@ def _print_client_config(host: str, port: int, settings: Settings, token: str | 
         f"Claude Code:    {claude_code}",
         "Claude Desktop (claude_desktop_config.json):",
         "  " + json.dumps(remote),
-        f"ChatGPT connector: URL {url}, bearer token as above",
+        "ChatGPT and Claude connectors sign in with OAuth at a public HTTPS URL, not with "
+        "a bearer token: see docs/DEPLOY.md (GITHUB_MCP_AUTH=oauth, `make run AUTH=oauth`).",
+        "Press Ctrl-C to stop.",
+        "",
+    ]
+    print("\n".join(lines), file=sys.stderr, flush=True)
+
+
+def _print_oauth_config(
+    host: str, port: int, settings: Settings, token: str | None, notes: list[str]
+) -> None:
+    from .hosted import public_base_url
+    from .server import is_loopback
+
+    base = public_base_url(settings, host, port, loopback=is_loopback(host))
+    url = f"{base}/mcp"
+    lines = [
+        "",
+        f"GitHub MCP Controller is serving at {url} (OAuth sign-in with GitHub)",
+        f"  GitHub:     {settings.web_base_url} (API {settings.github_api_url})",
+        f"  Health:     {base}/healthz",
+    ]
+    if token:
+        lines.append(f"  Status:     {base}/status  (any user, password {token})")
+    lines += notes
+    lines += [
+        f"Claude Code:  claude mcp add --transport http github {url}",
+        "              then /mcp in Claude Code opens the browser to sign in.",
+        f"MCP Inspector: npx @modelcontextprotocol/inspector, Streamable HTTP, URL {url}, "
+        "then Connect and sign in.",
+        "ChatGPT and claude.ai connectors need this server at a public HTTPS URL "
+        "(GITHUB_MCP_PUBLIC_URL): see docs/DEPLOY.md.",
         "Press Ctrl-C to stop.",
         "",
     ]

@@ -40,7 +40,8 @@ ROLE_TO_LEGACY_PERMISSION = {
     "admin": "admin",
 }
 ORG_ROLES = ("admin", "member")
-_SCRYPT = {"n": 2**14, "r": 8, "p": 1}
+# A sandbox: cheap enough that seeding stays fast, still salted and memory-hard.
+_SCRYPT = {"n": 2**12, "r": 8, "p": 1}
 
 
 def highest(*roles: str | None) -> str | None:

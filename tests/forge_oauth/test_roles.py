@@ -163,3 +163,28 @@ def test_sandbox_tokens_keep_their_old_reach_unless_bound_to_roles(people):
         refused = _put_file(bounded, DEMO, "pat.txt", "x")
         assert refused.status_code == 403
         assert refused.json()["message"] == "Resource not accessible by personal access token"
+
+
+def test_branch_protection_changes_need_admin(people):
+    writer = people.forge.create_token("bob", user_roles=True)
+    people.forge.add_collaborator(DEMO, "bob", "write")
+    rules = {
+        "required_status_checks": None,
+        "enforce_admins": False,
+        "required_pull_request_reviews": None,
+        "restrictions": None,
+    }
+    path = f"/repos/{DEMO}/branches/main/protection"
+    try:
+        with api(people.url, writer) as bob:
+            refused = bob.put(path, json=rules)
+            assert refused.status_code == 403
+            assert refused.json()["message"] == "Must have admin rights to Repository."
+            assert (
+                people.forge.state.branch_protection(
+                    people.forge.state.repo("octo-org", "demo-app"), "main"
+                )
+                is None
+            )
+    finally:
+        people.forge.add_collaborator(DEMO, "bob", "read")

@@ -276,7 +276,7 @@ def get_protection(ctx: Ctx):
 
 @endpoint
 def put_protection(ctx: Ctx):
-    repo = ctx.repo(write=True)
+    repo = ctx.repo(need="admin")  # GitHub: "Must have admin rights to Repository."
     branch = _branch(ctx, repo)
     prot = parse_protection(branch, ctx.json(), require_keys=True)
     with ctx.state.lock:
@@ -286,7 +286,7 @@ def put_protection(ctx: Ctx):
 
 @endpoint
 def delete_protection(ctx: Ctx):
-    repo = ctx.repo(write=True)
+    repo = ctx.repo(need="admin")  # GitHub: "Must have admin rights to Repository."
     branch = _branch(ctx, repo)
     if not clear_protection(ctx.state, repo, branch):
         raise not_found("Branch not protected")

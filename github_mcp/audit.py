@@ -1,4 +1,4 @@
-"""Append-only JSON-lines audit log of executed writes (DESIGN §5.5)."""
+"""Append-only JSON-lines audit log of executed writes."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from .observability import log_event, redact
+from .principal import Principal
 
 
 class AuditLog:
@@ -26,7 +27,7 @@ class AuditLog:
     def record(
         self,
         call_id: str,
-        principal: str | None,
+        principal: Principal,
         tool: str,
         repo: str | None,
         ref: str | None,
@@ -36,7 +37,9 @@ class AuditLog:
         entry = {
             "ts": round(time.time(), 3),
             "call_id": call_id,
-            "principal": principal,
+            # the authenticated identity's name (a token digest or a login), never a credential
+            "principal": principal.name,
+            "principal_kind": principal.kind,
             "tool": tool,
             "repo": repo,
             "ref": ref,

@@ -182,7 +182,16 @@ class Settings(BaseSettings):
         0,
         ge=0,
         validation_alias=_env("GITHUB_MCP_APPROVAL_TTL_SECONDS"),
-        description="Approval expiry in seconds; 0 means it lasts for the session.",
+        description="Approval expiry in seconds; 0 means it lasts for the session (for a "
+        "client without a session, until it is revoked or the server restarts).",
+    )
+    approval_prompt_timeout_seconds: float = Field(
+        120.0,
+        gt=0,
+        le=3600,
+        validation_alias=_env("GITHUB_MCP_APPROVAL_PROMPT_TIMEOUT_SECONDS"),
+        description="How long `authorize_write_actions` waits for the human to answer an "
+        "elicitation prompt (`elicit` mode) before it gives up with `timeout`, granting nothing.",
     )
     audit_log: Path = Field(
         Path("var/audit.jsonl"),

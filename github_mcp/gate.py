@@ -1,14 +1,17 @@
-"""Write policy: allow-list, effective ref, protected branches, approvals (DESIGN §5).
+"""Write policy: allow-list, effective ref, protected branches, approvals.
 
 Only this module and the registry decide whether a write may happen.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import fnmatch
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from dataclasses import dataclass
+from typing import Protocol
 
 from .config import Settings
 from .errors import ErrorCode, GitHubMCPError
@@ -20,17 +23,94 @@ DefaultBranchLookup = Callable[[str], Awaitable[str]]
 @dataclass
 class Approval:
     approved: bool
-    expires_at: float | None
+    expires_at: float | None  # time.monotonic() deadline; None lasts until dropped
+
+
+class ApprovalStore(Protocol):
+    """Where approvals live, keyed by an approval scope key. The in-process store
+    below is the default; a shared store (Redis) implements the same four calls."""
+
+    def get(self, key: str) -> Approval | None: ...
+
+    def set(self, key: str, approved: bool, ttl_seconds: float | None) -> Approval: ...
+
+    def drop(self, key: str) -> None: ...
+
+    def count_approved(self) -> int: ...
+
+
+class MemoryApprovalStore:
+    """Approvals in a dict; an expired entry is dropped when next read or counted."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._items: dict[str, Approval] = {}
+
+    def get(self, key: str) -> Approval | None:
+        approval = self._items.get(key)
+        if approval is not None and self._expired(approval):
+            self._items.pop(key, None)
+            return None
+        return approval
+
+    def set(self, key: str, approved: bool, ttl_seconds: float | None) -> Approval:
+        expires = self._clock() + ttl_seconds if (approved and ttl_seconds) else None
+        approval = Approval(approved=approved, expires_at=expires)
+        self._items[key] = approval
+        return approval
+
+    def drop(self, key: str) -> None:
+        self._items.pop(key, None)
+
+    def count_approved(self) -> int:
+        for key, approval in list(self._items.items()):
+            if self._expired(approval):
+                self._items.pop(key, None)
+        return sum(1 for a in self._items.values() if a.approved)
+
+    def _expired(self, approval: Approval) -> bool:
+        return approval.expires_at is not None and self._clock() >= approval.expires_at
+
+
+class KeyedLocks:
+    """One asyncio lock per key, forgotten when nobody holds or awaits it. Writes on
+    the same pull request take one, so a retarget cannot land between the gate
+    reading a PR's base and the merge into it."""
+
+    def __init__(self) -> None:
+        self._locks: dict[Hashable, tuple[asyncio.Lock, list[int]]] = {}
+
+    @contextlib.asynccontextmanager
+    async def hold(self, key: Hashable) -> AsyncIterator[None]:
+        lock, users = self._locks.setdefault(key, (asyncio.Lock(), [0]))
+        users[0] += 1
+        try:
+            async with lock:
+                yield
+        finally:
+            users[0] -= 1
+            if users[0] == 0:
+                self._locks.pop(key, None)
+
+    def __len__(self) -> int:
+        return len(self._locks)
 
 
 class WriteGate:
     def __init__(
-        self, settings: Settings, metrics: Metrics, default_branch_of: DefaultBranchLookup
+        self,
+        settings: Settings,
+        metrics: Metrics,
+        default_branch_of: DefaultBranchLookup,
+        approvals: ApprovalStore | None = None,
+        clock: Callable[[], float] = time.monotonic,  # injected by tests of approval expiry
     ) -> None:
         self.settings = settings
         self.metrics = metrics
         self._default_branch_of = default_branch_of
-        self._approvals: dict[str, Approval] = {}
+        self._clock = clock
+        self.approvals: ApprovalStore = approvals or MemoryApprovalStore(clock)
+        self.pr_locks = KeyedLocks()
 
     # -- 1. allow-list ------------------------------------------------------
     def repo_allowed(self, full_name: str) -> bool:
@@ -82,39 +162,37 @@ class WriteGate:
         return None
 
     # -- 4. approvals -------------------------------------------------------
+    # A scope is an ApprovalScope key (see principal.py): the authenticated
+    # principal, plus the session the server issued to it. None means nothing
+    # identifies the caller, so only GITHUB_MCP_AUTO_APPROVE applies.
     def is_approved(self, scope: str | None) -> bool:
         if self.settings.approval_mode == "env" or scope is None:
             return self.settings.auto_approve
-        approval = self._approvals.get(scope)
+        approval = self.approvals.get(scope)
         if approval is None:
-            return self.settings.auto_approve
-        if approval.expires_at is not None and time.monotonic() >= approval.expires_at:
-            del self._approvals[scope]
             return self.settings.auto_approve
         return approval.approved
 
     def active_approvals(self) -> int:
         """How many scopes hold an unexpired approval (for the status page)."""
-        now = time.monotonic()
-        return sum(
-            1
-            for a in list(self._approvals.values())
-            if a.approved and (a.expires_at is None or a.expires_at > now)
-        )
+        return self.approvals.count_approved()
 
     def approval_expires_in(self, scope: str | None) -> float | None:
-        approval = self._approvals.get(scope or "")
+        approval = self.approvals.get(scope) if scope else None
         if approval is None or approval.expires_at is None:
             return None
-        return max(0.0, round(approval.expires_at - time.monotonic(), 1))
+        return max(0.0, round(approval.expires_at - self._clock(), 1))
 
     def set_approval(self, scope: str, approved: bool) -> Approval:
-        ttl = self.settings.approval_ttl_seconds
-        expires = time.monotonic() + ttl if (approved and ttl) else None
-        approval = Approval(approved=approved, expires_at=expires)
-        self._approvals[scope] = approval
+        approval = self.approvals.set(scope, approved, self.settings.approval_ttl_seconds or None)
         log_event("write_approval_changed", scope=_short(scope), approved=approved)
         return approval
+
+    def drop_approval(self, scope: str) -> None:
+        """Forget a scope's approval (its session ended)."""
+        if self.approvals.get(scope) is not None:
+            log_event("write_approval_dropped", scope=_short(scope))
+        self.approvals.drop(scope)
 
     async def authorize(
         self,

@@ -1,4 +1,4 @@
-"""The @tool decorator, ToolSpec, and the per-call pipeline (DESIGN §3, §5).
+"""The @tool decorator, ToolSpec, and the per-call pipeline.
 
 Every tool is declared with `@tool(...)`. The decorator records whether it
 writes, its toolset, annotations and, for writes, the argument naming the
@@ -10,6 +10,7 @@ the audit log, and the error envelope. Handlers never check permissions.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import json
 import time
@@ -28,6 +29,7 @@ from .config import Toolset
 from .errors import ErrorCode, GitHubMCPError, invalid_input
 from .observability import log_event
 from .params import parse_pr_ref
+from .principal import ANONYMOUS, PROCESS, ApprovalScope, Principal, principal_from_token
 from .refnames import canonical_any_ref, canonical_branch, lookalike_problem, require_canonical
 from .refnames import write_target as canonical_write_target
 
@@ -141,6 +143,12 @@ class Call:
     ctx: Context | None = None
     repo: str | None = None
     extras: dict[str, Any] = field(default_factory=dict)
+    principal: Principal = PROCESS
+    approval: ApprovalScope | None = None
+    # The branch the gate authorised this write for; a handler that finds the real
+    # target elsewhere (a PR retargeted meanwhile) sets audit_ref to it.
+    authorized_ref: str | None = None
+    audit_ref: str | None = None
 
     async def progress(self, done: float, total: float | None = None, message: str = "") -> None:
         if self.ctx is None:
@@ -219,15 +227,78 @@ def compact_schema(node: Any) -> Any:
     return out
 
 
-def approval_scope(ctx: Context | None) -> str | None:
-    """The approval scope: the process over stdio, the session over stateful
-    HTTP, the authenticated principal over stateless HTTP (DESIGN §5.4)."""
+SESSION_OWNER_KEY = "github_mcp.session_owner"
+
+
+def caller_principal(ctx: Context | None) -> Principal:
+    """The authenticated identity behind this call: the bearer token's principal
+    (or an OAuth user's GitHub login) over HTTP, the process over stdio."""
     if ctx is None:
-        return "process"
-    try:
-        return ctx._session_scope_key()
-    except RuntimeError:
+        return PROCESS
+    from fastmcp.server.dependencies import get_access_token
+
+    token = get_access_token()
+    if token is not None:
+        return principal_from_token(token.client_id, token.claims)
+    if _over_http(ctx):
+        return ANONYMOUS
+    return PROCESS
+
+
+def approval_scope(ctx: Context | None) -> ApprovalScope | None:
+    """What an approval is keyed on: the authenticated principal, plus the session
+    id only when the server issued that session to the same principal (recorded on
+    the connection at initialize). A session header the client merely sent (the
+    stateless transport has no sessions of its own) counts for nothing. None when
+    nothing identifies the caller: unauthenticated HTTP without a server session."""
+    principal = caller_principal(ctx)
+    session_id = _issued_session(ctx, principal)
+    if principal is ANONYMOUS and session_id is None:
         return None
+    if principal.kind == "process":
+        return ApprovalScope(principal)  # one client per process
+    return ApprovalScope(principal, session_id)
+
+
+def _over_http(ctx: Context) -> bool:
+    try:
+        return ctx.transport in ("sse", "streamable-http")
+    except RuntimeError:
+        return False
+
+
+def _connection(ctx: Context | None) -> Any:
+    if ctx is None:
+        return None
+    request = ctx.request_context
+    session = request.session if request is not None else getattr(ctx, "_session", None)
+    return getattr(session, "_connection", None)
+
+
+def _issued_session(ctx: Context | None, principal: Principal) -> str | None:
+    connection = _connection(ctx)
+    session_id = getattr(connection, "session_id", None)
+    if not session_id:
+        return None
+    owner = connection.state.get(SESSION_OWNER_KEY)
+    if owner != principal:
+        if owner is not None:
+            log_event("session_principal_mismatch", owner=owner.key, caller=principal.key)
+        return None
+    return str(session_id)
+
+
+def claim_session(ctx: Context | None, on_end: Callable[[ApprovalScope], None]) -> None:
+    """At initialize: record which principal a server-issued session belongs to, and
+    call on_end with its approval scope when the session ends (however it ends)."""
+    connection = _connection(ctx)
+    session_id = getattr(connection, "session_id", None)
+    if not session_id or SESSION_OWNER_KEY in connection.state:
+        return
+    principal = caller_principal(ctx)
+    connection.state[SESSION_OWNER_KEY] = principal
+    scope = ApprovalScope(principal, str(session_id))
+    connection.exit_stack.callback(on_end, scope)
 
 
 def _apply_pr_ref(kwargs: dict[str, Any]) -> None:
@@ -310,8 +381,19 @@ async def run_tool(
 ) -> ToolResult | InputRequiredResult:
     call_id = uuid.uuid4().hex[:16]
     started = time.perf_counter()
-    scope = approval_scope(ctx)
-    call = Call(rt=rt, spec=spec, call_id=call_id, scope=scope, ctx=ctx)
+    approval = approval_scope(ctx)
+    scope = approval.key if approval is not None else None
+    principal = approval.principal if approval is not None else caller_principal(ctx)
+    call = Call(
+        rt=rt,
+        spec=spec,
+        call_id=call_id,
+        scope=scope,
+        ctx=ctx,
+        principal=principal,
+        approval=approval,
+    )
+    held = contextlib.AsyncExitStack()
     base = {"call_id": call_id, "tool": spec.name, "write": spec.write}
     log_event("tool_call_start", **base, arg_keys=sorted(kwargs))
     gate_passed = False
@@ -329,6 +411,10 @@ async def run_tool(
                     full_name, kwargs.get(spec.ref_arg)
                 )
         if spec.write:
+            if spec.pr_arg and full_name:
+                # One write at a time per PR: its base, read for the gate, stays put.
+                pr_key = (full_name.lower(), kwargs.get("number"))
+                await held.enter_async_context(rt.gate.pr_locks.hold(pr_key))
             branch = await _resolve_target(spec, call, kwargs)
             if branch is not None:
                 target_arg = spec.target if isinstance(spec.target, str) else "branch"
@@ -346,6 +432,7 @@ async def run_tool(
                 tool=spec.name, full_name=full_name, branch=branch, scope=scope, call_id=call_id
             )
             gate_passed = True
+            call.authorized_ref = branch
         result = await spec.handler(call, **kwargs)
         if isinstance(result, InputRequiredResult):
             return result  # a request for client input (elicitation), passed through as is
@@ -368,7 +455,12 @@ async def run_tool(
         )
         if gate_passed:
             rt.audit.record(
-                call_id, scope, spec.name, call.repo, branch, "error:" + error.code.value
+                call_id,
+                principal,
+                spec.name,
+                call.repo,
+                call.audit_ref or branch,
+                "error:" + error.code.value,
             )
         text = json.dumps(envelope, separators=(",", ":"), ensure_ascii=False)
         return ToolResult(
@@ -376,6 +468,8 @@ async def run_tool(
             structured_content=envelope,
             is_error=True,
         )
+    finally:
+        await held.aclose()  # the per-PR write lock, if taken
     payload = result.model_dump(mode="json", exclude_none=True)
     text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
     duration = (time.perf_counter() - started) * 1000
@@ -392,7 +486,13 @@ async def run_tool(
     )
     if spec.write:
         rt.audit.record(
-            call_id, scope, spec.name, call.repo, branch, "ok", **_outcome_refs(payload)
+            call_id,
+            principal,
+            spec.name,
+            call.repo,
+            call.audit_ref or branch,
+            "ok",
+            **_outcome_refs(payload),
         )
     return ToolResult(content=[TextContent(type="text", text=text)], structured_content=payload)
 

@@ -26,7 +26,8 @@ from . import tools as _tools  # noqa: F401 - importing registers the tools
 from .config import Settings
 from .errors import ErrorCode, GitHubMCPError
 from .observability import log_event
-from .registry import bind_tools
+from .principal import PRINCIPAL_KIND_CLAIM, PRINCIPAL_NAME_CLAIM
+from .registry import bind_tools, claim_session
 from .runtime import VERSION, Runtime
 
 INSTRUCTIONS = (
@@ -80,8 +81,23 @@ def _error_result(error: GitHubMCPError) -> ToolResult:
     )
 
 
+class SessionOwnerMiddleware(Middleware):
+    """At initialize, record which principal a server-issued session belongs to, and
+    drop that session's approval when it ends (client DELETE, idle timeout, crash)."""
+
+    def __init__(self, rt: Runtime) -> None:
+        self.rt = rt
+
+    async def on_initialize(self, context: MiddlewareContext, call_next: Any) -> Any:
+        result = await call_next(context)
+        gate = self.rt.gate
+        claim_session(context.fastmcp_context, lambda scope: gate.drop_approval(scope.key))
+        return result
+
+
 class BearerTokens(TokenVerifier):
-    """Static bearer tokens, compared in constant time; the principal is a hash."""
+    """Static bearer tokens, compared in constant time. The principal is named by a
+    digest of the token, so logs and the audit trail never hold the token itself."""
 
     def __init__(self, tokens: tuple[str, ...]) -> None:
         super().__init__()
@@ -98,7 +114,10 @@ class BearerTokens(TokenVerifier):
         principal = self.principal_for(token)
         if principal is None:
             return None
-        return AccessToken(token=token, client_id=principal, scopes=[], expires_at=None)
+        claims = {PRINCIPAL_NAME_CLAIM: principal, PRINCIPAL_KIND_CLAIM: "bearer"}
+        return AccessToken(
+            token=token, client_id=principal, scopes=[], expires_at=None, claims=claims
+        )
 
 
 EXTENSION_MODULE = "extra_tools"
@@ -121,7 +140,7 @@ def build_mcp(rt: Runtime, *, http_auth: bool = False, sign_in: Any = None) -> F
         auth = sign_in
     elif http_auth and rt.settings.auth_mode == "bearer" and rt.settings.bearer_tokens:
         auth = BearerTokens(rt.settings.bearer_tokens)
-    middleware: list[Middleware] = [ArgumentErrorMiddleware()]
+    middleware: list[Middleware] = [ArgumentErrorMiddleware(), SessionOwnerMiddleware(rt)]
     if sign_in is not None:
         from .hosted import ActAsSignedInUser
 
@@ -207,11 +226,19 @@ class HttpGuard:
             return
         length = headers.get("content-length")
         limit = self.settings.max_body_bytes
+        too_large = JSONResponse({"error": "request body too large"}, status_code=413)
         if length and length.isdigit() and int(length) > limit:
-            await JSONResponse({"error": "request body too large"}, status_code=413)(
-                scope, receive, send
-            )
+            await too_large(scope, receive, send)
             return
+        if length is None and "chunked" in headers.get("transfer-encoding", "").lower():
+            # No declared length: read the body here, up to the cap, so an oversized
+            # one is answered 413 before the app has started on it.
+            buffered = await _read_capped(receive, limit)
+            if buffered is None:
+                log_event("http_denied", status=413, path=path, reason="body too large")
+                await too_large(scope, receive, send)
+                return
+            receive = _replay(buffered, receive)
         await self.app(scope, _capped_receive(receive, limit), send)
 
     def _check(self, headers: dict[str, str], path: str) -> tuple[int, str] | None:
@@ -259,6 +286,31 @@ class HttpGuard:
             return is_loopback(urlsplit(normalized).hostname or "")
         except ValueError:
             return False
+
+
+async def _read_capped(receive: Receive, limit: int) -> list[Message] | None:
+    """The request's body messages, or None once they pass `limit` bytes."""
+    messages: list[Message] = []
+    size = 0
+    while True:
+        message = await receive()
+        messages.append(message)
+        if message["type"] != "http.request":
+            return messages  # the client went away; the app sees the disconnect
+        size += len(message.get("body", b""))
+        if size > limit:
+            return None
+        if not message.get("more_body", False):
+            return messages
+
+
+def _replay(messages: list[Message], receive: Receive) -> Receive:
+    pending = list(messages)
+
+    async def replayed() -> Message:
+        return pending.pop(0) if pending else await receive()
+
+    return replayed
 
 
 def _capped_receive(receive: Receive, limit: int) -> Receive:

@@ -66,6 +66,29 @@ def test_body_size_cap(http_server):
         assert big.status_code == 413
 
 
+def test_chunked_body_over_the_cap_gets_413_not_500(http_server):
+    """A body without Content-Length (chunked) is counted as it streams in."""
+
+    def stream():
+        for _ in range(40):  # 40 x 1 KiB against a 4 KiB cap
+            yield b"x" * 1024
+
+    auth = {"Authorization": f"Bearer {TOKEN_A}", "Content-Type": "application/json"}
+    with http_server(max_body_bytes=4096) as (url, _):
+        big = httpx.post(url + "/mcp", content=stream(), headers=auth)
+        assert big.status_code == 413 and "too large" in big.text
+        assert big.request.headers.get("transfer-encoding") == "chunked"
+        small = httpx.post(
+            url + "/mcp",
+            content=iter([b'{"jsonrpc":"2.0",', b'"id":1,"method":"ping"}']),
+            headers=auth | {"Accept": "application/json, text/event-stream"},
+        )
+        assert small.request.headers.get("transfer-encoding") == "chunked"
+        assert small.status_code != 413 and small.status_code < 500
+        health = httpx.get(url + "/healthz")
+        assert health.status_code == 200  # the server kept serving
+
+
 def test_healthz_and_metrics(http_server):
     with http_server(controller_repo=DEMO_REPO, controller_branch="main") as (url, rt):
         health = httpx.get(url + "/healthz")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
@@ -250,7 +251,11 @@ async def validate_tool_args(call: Call, name: ToolName, args: dict[str, Any]) -
 class ApprovalState(BaseModel):
     approved: bool
     mode: str
-    scope: str
+    scope: Literal["process", "session", "principal"] = Field(
+        description="What the approval belongs to: this server process (stdio), this "
+        "session, or the authenticated principal (a client without a session)."
+    )
+    principal: str
     expires_in_s: float | None = None
 
 
@@ -265,7 +270,7 @@ async def authorize_write_actions(call: Call, approved: bool) -> ApprovalState:
             "Approval is controlled by the operator (GITHUB_MCP_APPROVAL_MODE=env).",
             hint="Ask the operator to set GITHUB_MCP_AUTO_APPROVE.",
         )
-    if call.scope is None:
+    if call.scope is None or call.approval is None:
         raise GitHubMCPError(
             ErrorCode.FORBIDDEN,
             "This connection has no session or principal to scope an approval to.",
@@ -279,7 +284,8 @@ async def authorize_write_actions(call: Call, approved: bool) -> ApprovalState:
     return ApprovalState(
         approved=gate.is_approved(call.scope),
         mode=s.approval_mode,
-        scope="process" if call.scope == "process" else "session",
+        scope=call.approval.label,
+        principal=call.principal.name,
         expires_in_s=gate.approval_expires_in(call.scope),
     )
 
@@ -337,8 +343,16 @@ async def _ask_human(call: Call) -> Any:
         if getattr(answer, "action", None) != "accept" or content.get("approve") is not True:
             raise _refusal()
         return None
+    wait_s = call.rt.settings.approval_prompt_timeout_seconds
     try:
-        result = await ctx.elicit(APPROVAL_QUESTION, response_type=bool)
+        async with asyncio.timeout(wait_s):
+            result = await ctx.elicit(APPROVAL_QUESTION, response_type=bool)
+    except TimeoutError:
+        raise GitHubMCPError(
+            ErrorCode.TIMEOUT,
+            f"Nobody answered the approval prompt within {wait_s:g} s; nothing was approved.",
+            hint="Ask the human to answer the prompt, then call authorize_write_actions again.",
+        ) from None
     except Exception:
         raise _no_elicitation() from None
     if getattr(result, "action", None) != "accept" or result.data is not True:

@@ -69,6 +69,16 @@ async def pr_head_branch(call: Call, kwargs: dict[str, Any]) -> str | None:
     return (await _pr(call, kwargs["full_name"], kwargs["number"]))["head"]["ref"]
 
 
+async def pr_update_target(call: Call, kwargs: dict[str, Any]) -> str | None:
+    """Retargeting a PR onto a protected base is gated like a write to that base
+    (a merge there would follow); any other update is gated by the PR's head."""
+    head = await pr_head_branch(call, kwargs)
+    base = kwargs.get("base")
+    if base and await call.rt.gate.protection_reason(kwargs["full_name"], base) is not None:
+        return base
+    return head
+
+
 class ChangedFile(BaseModel):
     path: str
     status: str
@@ -332,7 +342,7 @@ async def create_pull_request(
     return pr_ref_model(pr, existed)
 
 
-@tool(toolset=TOOLSET, write=True, target=pr_head_branch)
+@tool(toolset=TOOLSET, write=True, target=pr_update_target)
 async def update_pull_request(
     call: Call,
     pr: PrRef | None = None,
@@ -342,7 +352,7 @@ async def update_pull_request(
     body: Body | None = None,
     base: Ref | None = None,
 ) -> PullRequestRef:
-    """Change a PR's title, body or base branch."""
+    """Change a PR's title, body or base branch (a protected base needs approval)."""
     payload = {
         k: v for k, v in {"title": title, "body": body, "base": base}.items() if v is not None
     }
@@ -355,6 +365,7 @@ class MergeResult(BaseModel):
     sha: str
     message: str
     method: str
+    base: str | None = Field(None, description="The base branch merged into.")
 
 
 @tool(toolset=TOOLSET, write=True, target=pr_base_branch, destructive=True)
@@ -370,22 +381,30 @@ async def merge_pull_request(
 ) -> MergeResult:
     """Merge a PR into its base (gated by the base branch); expected_head_sha guards races."""
     assert full_name and number
-    data = await _pr(call, full_name, number)
-    result = await merge_pull(
-        call.rt.github,
-        full_name,
-        number,
-        method=merge_method,
-        expected_head_sha=expected_head_sha,
-        commit_title=commit_title,
-        commit_message=commit_message,
-    )
-    await after_write(call, full_name, data["base"]["ref"])
+    authorized = call.authorized_ref or (await _pr(call, full_name, number))["base"]["ref"]
+    try:
+        result = await merge_pull(
+            call.rt.github,
+            full_name,
+            number,
+            method=merge_method,
+            expected_head_sha=expected_head_sha,
+            commit_title=commit_title,
+            commit_message=commit_message,
+            expected_base=authorized,
+        )
+    except GitHubMCPError as exc:
+        call.audit_ref = exc.details.get("actual_base")  # the audit names the real base
+        raise
+    base = result.get("base") or authorized
+    call.audit_ref = base
+    await after_write(call, full_name, base)
     return MergeResult(
         merged=bool(result.get("merged")),
         sha=result.get("sha", ""),
         message=result.get("message", ""),
         method=merge_method,
+        base=base,
     )
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import call_tool, error_code, mcp_client
+from tests.conftest import call_tool, error_code, mcp_client, traversable
 
 REPO = "octo-org/ws-demo"
 FILES = {
@@ -29,7 +29,7 @@ def ws_repo(forge):
 
 @pytest.fixture
 def ws_runtime(make_runtime, tmp_path):
-    return make_runtime(workspace_dir=tmp_path / "ws")
+    return make_runtime(workspace_dir=traversable(tmp_path) / "ws")
 
 
 async def test_clone_run_and_env_has_no_secrets(
@@ -38,7 +38,7 @@ async def test_clone_run_and_env_has_no_secrets(
     monkeypatch.setenv("GITHUB_TOKEN", forge_token)
     monkeypatch.setenv("GITHUB_MCP_AUTH_TOKENS", "mcp-bearer-secret-123456")
     monkeypatch.setenv("SOME_API_KEY", "shhh-key-0123456789")
-    rt = make_runtime(workspace_dir=tmp_path / "ws")
+    rt = make_runtime(workspace_dir=traversable(tmp_path) / "ws")
     async with mcp_client(rt) as client:
         is_error, clone = await call_tool(
             client, "ensure_workspace_clone", {"full_name": ws_repo, "ref": "feature"}
@@ -49,7 +49,15 @@ async def test_clone_run_and_env_has_no_secrets(
         config = (path / ".git" / "config").read_text()
         assert forge_token not in config and "x-access-token" not in config
         filter_value = subprocess.run(
-            ["git", "-C", str(path), "config", "remote.origin.partialclonefilter"],
+            [
+                "git",
+                "-c",
+                "safe.directory=*",
+                "-C",
+                str(path),
+                "config",
+                "remote.origin.partialclonefilter",
+            ],
             capture_output=True,
             text=True,
         ).stdout.strip()
@@ -64,7 +72,8 @@ async def test_clone_run_and_env_has_no_secrets(
 
 
 async def test_run_tests_reports_failures(make_runtime, ws_repo, tmp_path):
-    rt = make_runtime(workspace_dir=tmp_path / "ws")
+    # pytest lives in the server's own interpreter, which the sandbox does not show.
+    rt = make_runtime(workspace_dir=traversable(tmp_path) / "ws", workspace_sandbox="none")
     async with mcp_client(rt) as client:
         is_error, result = await call_tool(
             client,
@@ -83,7 +92,7 @@ async def test_run_tests_reports_failures(make_runtime, ws_repo, tmp_path):
 
 
 async def test_workdir_escape_and_bad_ref_are_refused(make_runtime, ws_repo, tmp_path):
-    rt = make_runtime(workspace_dir=tmp_path / "ws")
+    rt = make_runtime(workspace_dir=traversable(tmp_path) / "ws")
     marker = Path(f"/tmp/pwned-{uuid.uuid4().hex}")
     async with mcp_client(rt) as client:
         is_error, payload = await call_tool(
@@ -114,7 +123,7 @@ async def test_workdir_escape_and_bad_ref_are_refused(make_runtime, ws_repo, tmp
 
 
 async def test_default_branch_workspace_needs_approval(make_runtime, ws_repo, tmp_path):
-    rt = make_runtime(workspace_dir=tmp_path / "ws")
+    rt = make_runtime(workspace_dir=traversable(tmp_path) / "ws")
     async with mcp_client(rt) as client:
         is_error, payload = await call_tool(
             client, "terminal_command", {"full_name": ws_repo, "command": "true"}
@@ -122,8 +131,65 @@ async def test_default_branch_workspace_needs_approval(make_runtime, ws_repo, tm
         assert error_code(payload) == "write_not_allowed"
 
 
+def _head(forge, full_name: str, branch: str) -> str | None:
+    owner, name = full_name.split("/")
+    return forge.state.repo(owner, name).git.read_ref(f"refs/heads/{branch}")
+
+
+async def test_cloning_is_a_read_pushing_is_the_gated_write(make_runtime, forge, tmp_path):
+    repo = "octo-org/ws-gate"
+    forge.seed_repo(repo, FILES)
+    main = _head(forge, repo, "main")
+    rt = make_runtime(workspace_dir=traversable(tmp_path) / "ws")
+    async with mcp_client(rt) as client:
+        # Any ref, branch or SHA, clones without approval: reading code is a read.
+        for ref in (None, "main", main):
+            args = {"full_name": repo} if ref is None else {"full_name": repo, "ref": ref}
+            is_error, clone = await call_tool(client, "ensure_workspace_clone", args)
+            assert not is_error, clone
+            assert clone["head_sha"] == main
+        # Pushing to the protected default branch is the write the gate stops.
+        Path(clone["path"]).joinpath("x.txt").write_text("x\n")
+        is_error, payload = await call_tool(
+            client,
+            "commit_workspace",
+            {"full_name": repo, "ref": "main", "message": "x", "push": True},
+        )
+        assert error_code(payload) == "write_not_allowed"
+    assert _head(forge, repo, "main") == main
+
+
+async def test_commit_workspace_never_forces_unless_asked(make_runtime, forge, tmp_path):
+    repo = "octo-org/ws-force"
+    forge.seed_repo(repo, FILES, branches={"work": FILES})
+    rt = make_runtime(workspace_dir=traversable(tmp_path) / "ws")
+    args = {"full_name": repo, "ref": "work"}
+    async with mcp_client(rt) as client:
+        await call_tool(client, "ensure_workspace_clone", args)
+        await call_tool(client, "terminal_command", {**args, "command": "echo 1 > one.txt"})
+        is_error, first = await call_tool(
+            client, "commit_workspace", {**args, "message": "one", "push": True}
+        )
+        assert not is_error and first["forced"] is False, first
+        # Rewrite the pushed commit locally, then try to push the rewrite.
+        rewrite = "git -c user.name=a -c user.email=a@b commit -q --amend -m 'one, reworded'"
+        await call_tool(client, "terminal_command", {**args, "command": rewrite})
+        await call_tool(client, "terminal_command", {**args, "command": "echo 2 > two.txt"})
+        is_error, payload = await call_tool(
+            client, "commit_workspace", {**args, "message": "two", "push": True}
+        )
+        assert error_code(payload) == "conflict" and "force" in payload["error"]["hint"]
+        assert _head(forge, repo, "work") == first["commit_sha"]
+        await call_tool(client, "terminal_command", {**args, "command": "echo 3 > three.txt"})
+        is_error, forced = await call_tool(
+            client, "commit_workspace", {**args, "message": "three", "push": True, "force": True}
+        )
+        assert not is_error and forced["forced"] is True, forced
+    assert _head(forge, repo, "work") == forced["commit_sha"]
+
+
 async def test_timeout_leaves_no_process(make_runtime, ws_repo, tmp_path):
-    rt = make_runtime(workspace_dir=tmp_path / "ws")
+    rt = make_runtime(workspace_dir=traversable(tmp_path) / "ws")
     token = uuid.uuid4().hex
     async with mcp_client(rt) as client:
         is_error, out = await call_tool(
@@ -146,7 +212,7 @@ async def test_commit_workspace_push_and_refresh_after_api_commit(
 ):
     forge.seed_repo("octo-org/ws-push", FILES, branches={"work": FILES})
     repo = "octo-org/ws-push"
-    rt = make_runtime(workspace_dir=tmp_path / "ws")
+    rt = make_runtime(workspace_dir=traversable(tmp_path) / "ws")
     async with mcp_client(rt) as client:
         await call_tool(client, "ensure_workspace_clone", {"full_name": repo, "ref": "work"})
         await call_tool(
@@ -168,7 +234,7 @@ async def test_commit_workspace_push_and_refresh_after_api_commit(
             {"full_name": repo, "ref": "work", "message": "ws change", "push": True},
         )
         assert not is_error, commit
-        assert commit["pushed"] is True
+        assert commit["pushed"] is True and commit["forced"] is False
         is_error, head = await call_tool(
             client, "list_commits", {"full_name": repo, "ref": "work", "limit": 1}
         )
@@ -193,7 +259,7 @@ async def test_commit_workspace_push_and_refresh_after_api_commit(
 
 
 async def test_long_command_sends_progress_notifications(make_runtime, ws_repo, tmp_path):
-    rt = make_runtime(workspace_dir=tmp_path / "ws")
+    rt = make_runtime(workspace_dir=traversable(tmp_path) / "ws")
     seen: list[tuple[float, float | None, str | None]] = []
 
     async def on_progress(progress, total, message):

@@ -84,7 +84,7 @@ def _revoke(ctx: Ctx, token: str, every_token_of_user: bool) -> None:
         if grant.access_token in revoked:
             grant.used = True  # its refresh token dies with it
     if every_token_of_user:
-        state.oauth.grants.pop((record.login.lower(), record.client_id), None)
+        state.oauth.grants.pop((record.login.lower(), ctx.params["client_id"]), None)
 
 
 @endpoint

@@ -87,4 +87,9 @@ from .metrics import Metrics  # noqa: E402 - re-exported for existing importers
 
 __all__ = [
     "CURRENT_CALL_ID",
-    "Metrics", "configure_logging", "log_event", "redact", "register_secret"]
+    "Metrics",
+    "configure_logging",
+    "log_event",
+    "redact",
+    "register_secret",
+]

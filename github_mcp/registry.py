@@ -25,6 +25,8 @@ from fastmcp.tools import Tool, ToolResult
 from mcp.types import InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import BaseModel
 
+from . import client_log
+from .call_scope import tool_call_scope
 from .config import Toolset
 from .errors import ErrorCode, GitHubMCPError, invalid_input
 from .observability import log_event
@@ -379,7 +381,36 @@ async def _resolve_target(spec: ToolSpec, call: Call, kwargs: dict[str, Any]) ->
 async def run_tool(
     spec: ToolSpec, rt: Runtime, kwargs: dict[str, Any], ctx: Context | None = None
 ) -> ToolResult | InputRequiredResult:
+    """One call: its call_id, client log and trace span around the pipeline below."""
     call_id = uuid.uuid4().hex[:16]
+    async with tool_call_scope(spec.name, call_id, write=spec.write, ctx=ctx) as trace:
+        await client_log.debug(f"{spec.name}: started (call_id {call_id})")
+        result = await _run_pipeline(spec, rt, kwargs, ctx, call_id)
+        failure = _envelope_error(result)
+        repo = kwargs.get(spec.repo_arg) if spec.repo_arg else None
+        trace.finish(repo=repo if isinstance(repo, str) else None, error_code=failure.get("code"))
+        if failure:
+            await client_log.error(
+                f"{spec.name} failed: {failure.get('code')}: {failure.get('message', '')}",
+            )
+        return result
+
+
+def _envelope_error(result: Any) -> dict[str, Any]:
+    if isinstance(result, ToolResult) and getattr(result, "is_error", False):
+        content = result.structured_content or {}
+        error = content.get("error") if isinstance(content, dict) else None
+        return error if isinstance(error, dict) else {"code": "internal"}
+    return {}
+
+
+async def _run_pipeline(
+    spec: ToolSpec,
+    rt: Runtime,
+    kwargs: dict[str, Any],
+    ctx: Context | None,
+    call_id: str,
+) -> ToolResult | InputRequiredResult:
     started = time.perf_counter()
     approval = approval_scope(ctx)
     scope = approval.key if approval is not None else None

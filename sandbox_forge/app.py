@@ -23,6 +23,7 @@ from sandbox_forge.git import smart_http as git_http
 from sandbox_forge.graphql import endpoint as graphql_api
 from sandbox_forge.rest.errors import ApiError, error_body, json_response
 from sandbox_forge.rest.middleware import ForgeMiddleware
+from sandbox_forge.rest.moved import MovedRepositories
 from sandbox_forge.rest.routes import (
     access as routes_access,
 )
@@ -132,7 +133,10 @@ def build_app(state: ForgeState, features: list[ModuleType] | None = None) -> St
     routes.sort(key=_catch_all_last)
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(ForgeMiddleware, state=state)],
+        middleware=[
+            Middleware(ForgeMiddleware, state=state),
+            Middleware(MovedRepositories, state=state),  # renamed/transferred repositories
+        ],
         exception_handlers={ApiError: _api_error, HTTPException: _http_error},
     )
     app.state.forge = state

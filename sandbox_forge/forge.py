@@ -248,6 +248,21 @@ class Forge:
         )
         return repo_summary(repo)
 
+    def rename_repo(self, full_name: str, new_name: str) -> dict[str, Any]:
+        """Rename a repository as GitHub does: the old name answers 301/307 to
+        /repositories/{id} until a repository takes that name again."""
+        from sandbox_forge.rest.moved import move_repo
+
+        owner = full_name.partition("/")[0]
+        return repo_summary(move_repo(self.state, full_name, f"{owner}/{new_name}"))
+
+    def transfer_repo(self, full_name: str, new_owner: str) -> dict[str, Any]:
+        """Transfer a repository to another owner; the old name redirects like a rename."""
+        from sandbox_forge.rest.moved import move_repo
+
+        name = full_name.partition("/")[2]
+        return repo_summary(move_repo(self.state, full_name, f"{new_owner}/{name}"))
+
     def add_fault(
         self,
         path: str = ".*",

@@ -17,6 +17,7 @@ from urllib.parse import unquote, urlsplit
 
 import httpx2 as httpx
 
+from .. import client_log, tracing
 from ..cache import Cache
 from ..config import Settings
 from ..errors import ErrorCode, GitHubMCPError
@@ -35,6 +36,11 @@ from .urls import (
 USER_AGENT = "github-mcp-controller/0.1"
 RETRY_STATUSES = {500, 502, 503, 504}
 IDEMPOTENT_METHODS = {"GET", "HEAD", "OPTIONS"}
+# GitHub answers a renamed or transferred repository's URL with one of these; its own
+# clients follow them for reads. A write is never replayed elsewhere.
+REDIRECT_STATUSES = {301, 302, 307, 308}
+SAFE_METHODS = {"GET", "HEAD"}
+MAX_REDIRECTS = 3
 
 
 class GitHubClient:
@@ -138,11 +144,13 @@ class GitHubClient:
         headers: dict[str, str] | None = None,
         idempotent: bool | None = None,
         stream: bool = False,
+        follow_redirects: bool = True,
     ) -> AsyncIterator[httpx.Response]:
         retryable = method in IDEMPOTENT_METHODS if idempotent is None else idempotent
         route = route_template(urlsplit(path).path if path.startswith("http") else path)
         url = self._url(path)
         attempt = 0
+        redirects = 0
         while True:
             attempt += 1
             request_headers = await self._headers(accept, headers)
@@ -153,7 +161,18 @@ class GitHubClient:
                 async with self._semaphore():
                     self.metrics.github_in_flight(1)
                     try:
-                        response = await self.http.send(request, stream=stream)
+                        with tracing.span(
+                            f"GitHub {method} {route}",
+                            **{
+                                "http.request.method": method,
+                                "url.template": route,
+                                "github.attempt": attempt,
+                            },
+                        ) as request_span:
+                            response = await self.http.send(request, stream=stream)
+                            tracing.annotate(
+                                request_span, **{"http.response.status_code": response.status_code}
+                            )
                     finally:
                         self.metrics.github_in_flight(-1)
             except httpx.TimeoutException:
@@ -161,6 +180,10 @@ class GitHubClient:
                 self.metrics.record_github(route, method, "timeout")
                 if retryable and attempt < 3:
                     self.metrics.record_retry("timeout")
+                    await client_log.warning(
+                        f"GitHub did not answer {method} {route} in time; retrying "
+                        f"(attempt {attempt + 1} of 3)"
+                    )
                     await self._backoff(attempt)
                     continue
                 raise GitHubMCPError(
@@ -170,6 +193,9 @@ class GitHubClient:
                 self.metrics.record_github(route, method, "network_error")
                 if retryable and attempt < 3:
                     self.metrics.record_retry("network_error")
+                    await client_log.warning(
+                        f"Network error on {method} {route}; retrying (attempt {attempt + 1} of 3)"
+                    )
                     await self._backoff(attempt)
                     continue
                 log_event("github_network_error", route=route, error=type(exc).__name__)
@@ -186,12 +212,30 @@ class GitHubClient:
                 if wait is not None and attempt < 4:
                     self.metrics.record_retry("secondary_rate_limit")
                     await response.aclose()
+                    await client_log.warning(
+                        f"GitHub's secondary rate limit: waiting {wait:g} s before retrying "
+                        f"{method} {route}"
+                    )
                     await asyncio.sleep(wait)
                     continue
             if status in RETRY_STATUSES and retryable and attempt < 3:
                 self.metrics.record_retry("server_error")
                 await response.aclose()
+                await client_log.info(
+                    f"GitHub answered {status} to {method} {route}; retrying "
+                    f"(attempt {attempt + 1} of 3)"
+                )
                 await self._backoff(attempt)
+                continue
+            if 300 <= status < 400 and status != 304 and follow_redirects:
+                target = await self._redirect_target(response, method, route, stream)
+                redirects += 1
+                if redirects > MAX_REDIRECTS:
+                    raise GitHubMCPError(
+                        ErrorCode.UPSTREAM_ERROR,
+                        f"GitHub redirected {method} {route} more than {MAX_REDIRECTS} times.",
+                    )
+                url, params, attempt = target, None, 0  # the Location carries its query
                 continue
             try:
                 if status >= 400 and status != 304:
@@ -202,6 +246,52 @@ class GitHubClient:
             finally:
                 await response.aclose()
             return
+
+    async def _redirect_target(
+        self, response: httpx.Response, method: str, route: str, stream: bool
+    ) -> str:
+        """Where to go next after a 3xx, or a clear error. Followed only for GET and HEAD,
+        only to the API host itself (so the token never reaches another host)."""
+        status = response.status_code
+        location = response.headers.get("location", "")
+        if stream:
+            await response.aread()
+        await response.aclose()
+        target = str(httpx.URL(str(response.request.url)).join(location)) if location else ""
+        base = urlsplit(self.base_url)
+        where = urlsplit(target)
+        same_host = (where.scheme, where.netloc) == (base.scheme, base.netloc) and (
+            where.path + "/"
+        ).startswith(base.path.rstrip("/") + "/")
+        shown = redact(where.path or location)[:200]
+        if status not in REDIRECT_STATUSES or not target:
+            raise GitHubMCPError(
+                ErrorCode.UPSTREAM_ERROR,
+                f"GitHub answered an unexpected {status} to {method} {route}.",
+                status=status,
+            )
+        if not same_host:
+            log_event("github_redirect_refused", route=route, status=status, host=where.netloc)
+            raise GitHubMCPError(
+                ErrorCode.UPSTREAM_ERROR,
+                f"GitHub redirected {method} {route} to another host ({where.netloc}); "
+                "not followed, so the credentials stay with the API host.",
+                status=status,
+            )
+        if method not in SAFE_METHODS:
+            raise GitHubMCPError(
+                ErrorCode.NOT_FOUND,
+                f"GitHub answered {status} to {method} {route}: the resource moved to {shown}. "
+                "A write is not replayed at a new address.",
+                hint="The repository was probably renamed or transferred: get_repository "
+                "on the old name reports the new one; repeat the write with it.",
+                status=status,
+                moved_to=shown,
+            )
+        refuse_unstable_path(target)
+        log_event("github_redirect_followed", route=route, status=status, to=shown)
+        await client_log.notice(f"GitHub redirected {method} {route} ({status}) to {shown}")
+        return target
 
     async def _backoff(self, attempt: int) -> None:
         delay = self.retry_base_delay * (2 ** (attempt - 1))
@@ -322,8 +412,13 @@ class GitHubClient:
         *,
         params: dict[str, Any] | None = None,
         accept: str = "application/vnd.github.raw",
+        follow_redirects: bool = True,
     ) -> tuple[str, dict[str, str]]:
-        async with self._send(method, path, params=params, accept=accept) as response:
+        """The body as text, with the headers. `follow_redirects=False` hands a 3xx back
+        as is (a job log's Location points at signed storage on another host)."""
+        async with self._send(
+            method, path, params=params, accept=accept, follow_redirects=follow_redirects
+        ) as response:
             return response.text, dict(response.headers)
 
     async def get_json(

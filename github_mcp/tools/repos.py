@@ -33,6 +33,11 @@ class Repository(BaseModel):
     fork: bool = False
     permissions: Permissions | None = None
     html_url: str
+    moved_to: str | None = Field(
+        None,
+        description="Set when the repository was renamed or transferred: its name now "
+        "(GitHub redirects the old one). Use it from here on.",
+    )
 
 
 @tool(toolset=TOOLSET)
@@ -40,8 +45,10 @@ async def get_repository(call: Call, full_name: FullName) -> Repository:
     """Repository facts: default branch, visibility and your permissions."""
     data = await get_repo(call.rt.github, full_name)
     perms = data.get("permissions")
+    current = data["full_name"]
     return Repository(
-        full_name=data["full_name"],
+        moved_to=current if current.lower() != full_name.lower() else None,
+        full_name=current,
         default_branch=data["default_branch"],
         private=data["private"],
         visibility=data.get("visibility"),

@@ -166,7 +166,9 @@ async def fetch_job_log(
     """A job's log text (its last max_bytes). GitHub answers 302 to signed storage."""
     path = f"{repo_path(full_name)}/actions/jobs/{job_id}/logs"
     try:
-        text, headers = await github.request_text("GET", path, accept="application/vnd.github+json")
+        text, headers = await github.request_text(
+            "GET", path, accept="application/vnd.github+json", follow_redirects=False
+        )
     except GitHubMCPError as exc:
         if exc.code == ErrorCode.NOT_FOUND:
             raise GitHubMCPError(

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
+import time
 import uuid
 from pathlib import Path
 
@@ -275,3 +278,54 @@ async def test_long_command_sends_progress_notifications(make_runtime, ws_repo, 
     assert not result.is_error and result.structured_content["stdout"].strip() == "done"
     assert seen, "expected progress notifications while the command ran"
     assert all(p >= 0 for p, _, _ in seen)
+
+
+async def test_stale_git_locks_heal_and_reset_always_recovers(make_runtime, forge, tmp_path):
+    repo = "octo-org/ws-heal"
+    forge.seed_repo(repo, FILES, branches={"work": FILES})
+    rt = make_runtime(workspace_dir=traversable(tmp_path) / "ws")
+    args = {"full_name": repo, "ref": "work"}
+    async with mcp_client(rt) as client:
+        is_error, clone = await call_tool(client, "ensure_workspace_clone", args)
+        assert not is_error, clone
+        path = Path(clone["path"])
+        (path / "edit.txt").write_text("e\n")
+        locks = [
+            ".git/index.lock",
+            ".git/HEAD.lock",
+            ".git/refs/heads/work.lock",
+            ".git/gc.log.lock",
+        ]
+        # A git-like holder in the clone, then a container-style kill of its whole group.
+        holder = subprocess.Popen(
+            ["sh", "-c", " ".join(f": > {lock};" for lock in locks) + " exec sleep 600"],
+            cwd=path,
+            start_new_session=True,
+        )
+        try:
+            deadline = time.monotonic() + 10
+            while not all((path / lock).exists() for lock in locks):
+                assert time.monotonic() < deadline
+                time.sleep(0.01)
+            # While it lives, its locks are not stale: nothing is removed.
+            is_error, payload = await call_tool(
+                client, "commit_workspace", {**args, "message": "m", "push": True}
+            )
+            assert is_error, payload
+            assert all((path / lock).exists() for lock in locks)
+        finally:
+            os.killpg(holder.pid, signal.SIGKILL)
+            holder.wait()
+        is_error, commit = await call_tool(
+            client, "commit_workspace", {**args, "message": "after the kill", "push": True}
+        )
+        assert not is_error, commit
+        assert not any((path / lock).exists() for lock in locks)
+        owner, name = repo.split("/")
+        assert forge.state.repo(owner, name).git.read_ref("refs/heads/work") == commit["commit_sha"]
+        # A clone broken beyond a lock: reset=true re-clones it.
+        (path / ".git" / "HEAD").write_text("garbage\n")
+        (path / ".git" / "index").write_bytes(b"not an index")
+        is_error, fresh = await call_tool(client, "ensure_workspace_clone", {**args, "reset": True})
+        assert not is_error, fresh
+        assert fresh["head_sha"] == commit["commit_sha"] and fresh["dirty"] is False

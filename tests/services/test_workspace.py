@@ -327,3 +327,18 @@ async def test_workspace_dirs_are_distinct_and_safe(tmp_path):
     assert a.name.startswith("feature_x-")
     odd = mgr.workspace_dir("o/r", "we+ird=ref")
     assert odd.parent.name == "o__r" and odd.name.startswith("we_ird_ref-")
+
+
+async def test_start_up_removes_locks_left_by_a_killed_run(tmp_path, remote, caplog):
+    mgr = new_manager(tmp_path)
+    state = await mgr.ensure_clone(REPO, "main")
+    git_dir = Path(state.path) / ".git"
+    for lock in ("index.lock", "gc.log.lock", "refs/heads/main.lock"):
+        (git_dir / lock).write_text("")
+    with caplog.at_level("WARNING"):
+        restarted = new_manager(tmp_path)  # a new server process over the same root
+    assert not any(git_dir.rglob("*.lock"))
+    assert "workspace_stale_lock_removed" in caplog.text
+    (Path(state.path) / "n.txt").write_text("n\n")
+    result = await restarted.commit(REPO, "main", "after restart", push=True)
+    assert remote.head() == result["commit_sha"]

@@ -224,9 +224,13 @@ class WorkspaceManager:
         try:
             try:
                 await self._ops.prepare(ws)
+                if reset and not await self._ops.healthy(ws):
+                    raise GitHubMCPError(ErrorCode.INTERNAL, "the clone's repository is damaged")
                 await self._ops.fetch(ws, on_progress)
             except GitHubMCPError as err:
-                if reset and err.code not in _NOT_THE_CLONES_FAULT:
+                if reset and (
+                    err.code not in _NOT_THE_CLONES_FAULT or not await self._ops.healthy(ws)
+                ):
                     raise _LocalFailure(err) from err
                 raise
             if reset:

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from github_mcp import client_log
 from github_mcp.errors import ErrorCode, GitHubMCPError
 from github_mcp.services.workspace._git import (
     HEX_SHA,
@@ -117,6 +118,16 @@ class RepoOps:
             sep = "" if not current or current.endswith("\n") else "\n"
             atomic_write(exclude, f"{current}{sep}{line}\n")
 
+    async def healthy(self, ws: Workspace) -> bool:
+        """Whether git can still read the clone locally (HEAD, objects, index)."""
+        for args in (
+            ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"],
+            ["status", "--porcelain", "-z", "--untracked-files=no"],
+        ):
+            if (await self.run(ws, args)).rc != 0:
+                return False
+        return True
+
     async def kind(self, ws: Workspace) -> RefKind:
         if ws.kind is None:
             kind: RefKind = "commit"
@@ -181,6 +192,7 @@ class RepoOps:
         auth = await self.auth(ws)
         url = auth["url"]
         base = ["clone", "--filter=blob:none"]
+        await client_log.info(f"cloning {ws.full_name} at {ws.ref}")
         try:
             await self.with_progress(
                 [*base, "--single-branch", "--branch", ws.ref, "--", url, str(dest)],
@@ -225,6 +237,7 @@ class RepoOps:
             refspec = f"+refs/heads/{ws.ref}:refs/remotes/origin/{ws.ref}"
         else:
             refspec = f"+refs/tags/{ws.ref}:refs/tags/{ws.ref}"
+        await client_log.info(f"fetching {ws.full_name} at {ws.ref}")
         await self.with_progress(
             ["fetch", "--no-write-fetch-head", "origin", refspec],
             cwd=ws.repo,

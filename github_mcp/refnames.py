@@ -135,6 +135,22 @@ def require_canonical(value: Any, *, branch: bool, arg: str) -> str:
         ) from None
 
 
+_PULL_REF = re.compile(r"^refs/pull/[1-9][0-9]{0,9}/(?:head|merge)$")
+
+
+def require_remote_ref(value: Any) -> str:
+    """A full remote ref the server itself fetches: refs/heads/NAME, refs/tags/NAME, or a pull
+    request's refs/pull/N/head (or /merge). Raises invalid_input."""
+    if isinstance(value, str) and _PULL_REF.match(value):
+        return value
+    if isinstance(value, str) and value.startswith((HEADS_PREFIX, TAGS_PREFIX)):
+        name = value.split("/", 2)[2]
+        problem = ref_problem(name) or ref_problem(value)
+        if problem is None:
+            return value
+    raise invalid_input(f"remote ref {str(value)[:80]!r} is not a full branch, tag or pull ref")
+
+
 def write_target(value: str, arg: str) -> str:
     """A branch a write goes to: canonical, and never a tag or a symbolic name."""
     name = require_canonical(value, branch=False, arg=arg)

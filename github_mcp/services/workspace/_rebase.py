@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from github_mcp.errors import ErrorCode, GitHubMCPError
+from github_mcp.refnames import require_remote_ref
 from github_mcp.services.workspace._git import (
     GitResult,
     GitRunner,
@@ -168,7 +169,7 @@ class ScratchRepos:
     async def fetch(self, full_name: str, refs: list[str]) -> dict[str, str]:
         """Fetch remote refs (refs/heads/x, refs/pull/N/head); returns ref -> commit SHA."""
         for ref in refs:
-            validate_ref(ref)
+            require_remote_ref(ref)
         await self._ensure(full_name)
         spec = [f"+{ref}:{_mirror(ref)}" for ref in refs]
         args = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--filter=blob:none"]

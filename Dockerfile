@@ -1,6 +1,8 @@
 # GitHub MCP Controller over streamable HTTP, as an unprivileged user.
 #   docker build -t github-mcp .
 #   docker run -p 8000:8000 -v github-mcp-data:/data \
+#     --security-opt seccomp=unconfined --security-opt apparmor=unconfined \
+#     --security-opt systempaths=unconfined \
 #     -e GITHUB_TOKEN=... -e GITHUB_MCP_AUTH_TOKENS=... github-mcp
 # Off loopback the server requires GITHUB_MCP_AUTH_TOKENS (see docs/DEPLOY.md).
 FROM python:3.11-slim
@@ -12,9 +14,11 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     GITHUB_MCP_AUDIT_LOG=/data/audit.jsonl \
     GITHUB_MCP_WORKSPACE_DIR=/data/workspaces
 
-# git for the workspace tools; ca-certificates for TLS to GitHub.
+# git for the workspace tools, bubblewrap for their command sandbox (the default; it
+XX
+# venv for run_tests; ca-certificates for TLS to GitHub.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends git ca-certificates \
+    && apt-get install -y --no-install-recommends git bubblewrap ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --system --gid 10001 mcp \
     && useradd --system --uid 10001 --gid mcp --home-dir /home/mcp --create-home \

@@ -341,8 +341,11 @@ async def test_uid_drop_hands_the_tree_over_and_hides_the_server(open_tmp, monke
 
 # --- bubblewrap -----------------------------------------------------------------------
 
-_BWRAP = bwrap_usable()
-needs_bwrap = pytest.mark.skipif(_BWRAP is not None, reason=_BWRAP or "")
+
+def test_bubblewrap_can_build_its_namespaces_here():
+    """The sandbox is the default: its absence fails the suite, it never skips it."""
+    problem = bwrap_usable()
+    assert problem is None, problem
 
 
 def _listener() -> socket.socket:
@@ -352,7 +355,6 @@ def _listener() -> socket.socket:
     return sock
 
 
-@needs_bwrap
 @pytest.mark.parametrize("user", [None, "nobody"])
 async def test_bwrap_jail(open_tmp, monkeypatch, user):
     if user and os.geteuid() != 0:
@@ -392,7 +394,6 @@ async def test_bwrap_jail(open_tmp, monkeypatch, user):
         sock.close()
 
 
-@needs_bwrap
 async def test_bwrap_run_tests_with_venv(tmp_path):
     make_remote(
         tmp_path,

@@ -9,6 +9,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from .. import client_log
 from ..errors import ErrorCode, GitHubMCPError
 from ..github.client import GitHubClient, encode_path
 from ..observability import log_event
@@ -57,6 +58,8 @@ async def read_file(
         ttl=None,
         repo=full_name,
     )
+    if read.truncated:
+        await client_log.warning(f"{path}: truncated to the first {max_bytes} bytes")
     return FileRead(**{**read.__dict__, "ref": ref})
 
 
@@ -138,6 +141,7 @@ async def _metadata(github: GitHubClient, url: str, commit_sha: str) -> tuple[in
         return int(meta.get("size", -1)), meta.get("sha")
     except (GitHubMCPError, ValueError, AttributeError):
         log_event("read_file_metadata_fallback_failed", url=url)
+        await client_log.warning("the file's size and blob sha are unknown (metadata read failed)")
         return -1, None
 
 

@@ -18,6 +18,7 @@ from urllib.parse import quote, urlsplit
 
 import httpx2 as httpx
 
+from github_mcp import client_log
 from github_mcp.errors import (
     ErrorCode,
     GitHubMCPError,
@@ -432,7 +433,11 @@ async def poll(
                 return Polled(value, True, polls, round(elapsed, 2))
             remaining = deadline - time.monotonic()
             if remaining <= 0:
+                await client_log.warning(f"stopped waiting after {elapsed:.0f} s: not finished")
                 return Polled(value, False, polls, round(elapsed, 2))
+            await client_log.info(
+                f"waiting for CI: not finished after {polls} checks ({elapsed:.0f} s)"
+            )
             next_load = time.monotonic() + min(wait, remaining)
             while (pause := next_load - time.monotonic()) > 0:
                 await asyncio.sleep(min(pause, heartbeat_s))

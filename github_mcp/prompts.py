@@ -9,17 +9,16 @@ backticks, and a test checks that each one is in tools/list.
 # No `from __future__ import annotations`: fastmcp reads the prompt and resource
 # signatures at runtime, and string annotations of module aliases would not resolve.
 import base64
-import json
 import mimetypes
 from typing import TYPE_CHECKING, Any
 
 from fastmcp import Context
-from fastmcp.exceptions import PromptError, ResourceError
 from fastmcp.resources import ResourceContent, ResourceResult
 from fastmcp.tools import ToolResult
 
 from .errors import GitHubMCPError
 from .params import check_full_name, check_path, check_ref, parse_pr_ref
+from .protocol_errors import PromptArgumentError, ResourceFailure
 from .services.repos import repo_path
 
 if TYPE_CHECKING:
@@ -303,7 +302,7 @@ def _pr_arg(pr: str) -> str:
     try:
         full_name, number = parse_pr_ref(pr.strip())
     except GitHubMCPError as exc:
-        raise PromptError(exc.message) from None
+        raise PromptArgumentError(exc.message) from None
     return f"{full_name}#{number}"
 
 
@@ -352,9 +351,9 @@ def register_prompts_and_resources(mcp: "FastMCP", rt: "Runtime") -> None:
         try:
             name = check_full_name(full_name.strip())
         except ValueError as exc:
-            raise PromptError(str(exc)) from None
+            raise PromptArgumentError(str(exc)) from None
         if not 1 <= len(goal.strip()) <= MAX_GOAL_CHARS:
-            raise PromptError(f"goal must be 1-{MAX_GOAL_CHARS} characters")
+            raise PromptArgumentError(f"goal must be 1-{MAX_GOAL_CHARS} characters")
         return texts.ship_change(name, goal.strip())
 
     @mcp.resource(
@@ -396,17 +395,15 @@ def _register_blob_template(mcp: "FastMCP", rt: "Runtime") -> None:
         }
         problem = _check_blob_args(arguments)
         if problem:
-            raise ResourceError(
-                json.dumps({"error": {"code": "invalid_input", "message": problem}})
-            )
+            raise ResourceFailure({"error": {"code": "invalid_input", "message": problem}})
         result = await run_tool(spec, rt, arguments, ctx)
         if not isinstance(result, ToolResult):  # a read never asks the user; say so if it does
-            raise ResourceError(
-                json.dumps({"error": {"code": "internal", "message": "a read asked for input"}})
+            raise ResourceFailure(
+                {"error": {"code": "internal", "message": "a read asked for input"}}
             )
         payload = result.structured_content or {}
         if result.is_error:
-            raise ResourceError(json.dumps(payload, separators=(",", ":")))
+            raise ResourceFailure(payload)
         meta: dict[str, Any] = {
             k: payload[k]
             for k in ("ref", "sha", "truncated", "total_bytes", "size")

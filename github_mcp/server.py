@@ -27,6 +27,7 @@ from .config import Settings
 from .errors import ErrorCode, GitHubMCPError
 from .observability import log_event
 from .principal import PRINCIPAL_KIND_CLAIM, PRINCIPAL_NAME_CLAIM
+from .protocol_errors import ProtocolErrorMiddleware
 from .registry import bind_tools, claim_session
 from .runtime import VERSION, Runtime
 
@@ -140,7 +141,11 @@ def build_mcp(rt: Runtime, *, http_auth: bool = False, sign_in: Any = None) -> F
         auth = sign_in
     elif http_auth and rt.settings.auth_mode == "bearer" and rt.settings.bearer_tokens:
         auth = BearerTokens(rt.settings.bearer_tokens)
-    middleware: list[Middleware] = [ArgumentErrorMiddleware(), SessionOwnerMiddleware(rt)]
+    middleware: list[Middleware] = [
+        ArgumentErrorMiddleware(),
+        SessionOwnerMiddleware(rt),
+        ProtocolErrorMiddleware(),
+    ]
     if sign_in is not None:
         from .hosted import ActAsSignedInUser
 

@@ -4,7 +4,6 @@ completions, through a real MCP client against the forge."""
 from __future__ import annotations
 
 import base64
-import json
 import re
 
 import mcp_types
@@ -192,8 +191,9 @@ async def test_file_template_errors_carry_the_envelope(make_runtime, res_repo, u
     async with mcp_client(rt) as client:
         with pytest.raises(McpError) as info:
             await client.read_resource(uri.format(repo=res_repo))
-    envelope = json.loads(str(info.value))
+    envelope = info.value.error.data
     assert envelope["error"]["code"] == code
+    assert info.value.error.code == -32602  # every one is the caller's to fix (SEP-2164)
     if code == "binary_file":
         assert envelope["error"]["magic_hex"].startswith("89504e47")
         assert "allow_binary" in envelope["error"]["hint"]

@@ -16,10 +16,10 @@ from fastmcp import Context
 from fastmcp.resources import ResourceContent, ResourceResult
 from fastmcp.tools import ToolResult
 
+from .completions import Completer
 from .errors import GitHubMCPError
 from .params import check_full_name, check_path, check_ref, parse_pr_ref
 from .protocol_errors import PromptArgumentError, ResourceFailure
-from .services.repos import repo_path
 
 if TYPE_CHECKING:
     from fastmcp import FastMCP
@@ -367,7 +367,7 @@ def register_prompts_and_resources(mcp: "FastMCP", rt: "Runtime") -> None:
 
     if "get_file_contents" in rt.bound_specs:
         _register_blob_template(mcp, rt)
-    mcp.add_completion_handler(_completions(rt))
+    mcp.add_completion_handler(Completer(rt, BLOB_TEMPLATE))
 
 
 def _register_blob_template(mcp: "FastMCP", rt: "Runtime") -> None:
@@ -437,31 +437,3 @@ def _check_blob_args(arguments: dict[str, Any]) -> str | None:
     if not 1 <= arguments["max_bytes"] <= 1024 * 1024:
         return "max_bytes must be between 1 and 1048576"
     return None
-
-
-def _completions(rt: "Runtime") -> Any:
-    """Branch names for the template's {ref}; one cached GitHub request per repository."""
-
-    async def complete(ref: Any, argument: Any, context: Any) -> list[str]:
-        uri = getattr(ref, "uri", None)
-        if uri != BLOB_TEMPLATE or argument.name != "ref":
-            return []
-        values = dict(getattr(context, "arguments", None) or {})
-        full_name = f"{values.get('owner', '')}/{values.get('repo', '')}"
-        try:
-            check_full_name(full_name)
-        except ValueError:
-            return []
-        if not rt.gate.repo_allowed(full_name):
-            return []
-        try:
-            branches = await rt.github.get_json(
-                f"{repo_path(full_name)}/branches", params={"per_page": 100}, repo=full_name
-            )
-        except GitHubMCPError:
-            return []
-        prefix = argument.value or ""
-        names = [b["name"] for b in branches or [] if b.get("name", "").startswith(prefix)]
-        return sorted(names)[:100]
-
-    return complete

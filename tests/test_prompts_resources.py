@@ -216,7 +216,8 @@ async def test_ref_completion_lists_branches(make_runtime, res_repo):
         no_repo = await client.complete(template, {"name": "ref", "value": ""}, None)
     assert everything.values == ["feature/x", "main"]
     assert feature.values == ["feature/x"]
-    assert other_arg.values == [] and no_repo.values == []
+    assert "README.md" in other_arg.values  # paths complete too (tests/ops/test_completions.py)
+    assert no_repo.values == []
     rt_narrow = make_runtime(repo_allowlist="octo-org/demo-app")
     async with mcp_client(rt_narrow) as client:
         denied = await client.complete(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import pwd
 import secrets
 import socket
 import threading
@@ -207,14 +208,35 @@ async def test_replaced_git_dir_is_refused(tmp_path, remote):
 # --- containment ----------------------------------------------------------------------
 
 
+def _idle_user() -> str:
+    """A system user that owns no process here (falls back to nobody)."""
+    busy = set()
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                busy.add(os.stat(f"/proc/{name}").st_uid)
+            except OSError:
+                pass
+    for candidate in ("games", "daemon", "lp", "news", "uucp", "man"):
+        try:
+            entry = pwd.getpwnam(candidate)
+        except KeyError:
+            continue
+        if entry.pw_uid not in busy:
+            return candidate
+    return "nobody"
+
+
 def _containment_modes() -> list:
     modes = [pytest.param({}, id="default")]
     root = os.geteuid() == 0
     modes.append(
         pytest.param(
-            # RLIMIT_NPROC as the only cap: the unsandboxed mode's fallback for root.
-            {"use_cgroups": False, "run_as_user": "nobody", "sandbox": "none"},
-            id="uid-nobody",
+            # RLIMIT_NPROC as the only cap: the unsandboxed mode's fallback for root. The
+            # limit counts every task of the uid on the host, so use a uid nothing else runs
+            # as (sandboxed commands of parallel runs are `nobody`).
+            {"use_cgroups": False, "run_as_user": _idle_user(), "sandbox": "none"},
+            id="uid-drop",
             marks=pytest.mark.skipif(not root, reason="dropping to nobody needs root"),
         )
     )

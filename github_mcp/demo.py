@@ -492,6 +492,9 @@ async def run(
             auth_tokens=BEARER,
             audit_log=Path(tmp) / "audit.jsonl",
             workspace_dir=Path(tmp) / "workspaces",
+            # The demo's tests need this interpreter's pytest, which the bubblewrap sandbox
+            # (the server's default) does not show; the demo is one local, trusted user.
+            workspace_sandbox="none",
         )
         rt = Runtime.create(settings)
         try:

@@ -163,6 +163,9 @@ class Bench:
                 github_token=self.token,
                 workspace_dir=base / "ws",
                 audit_log=base / "audit.jsonl",
+                # The runs use this interpreter's pytest, which the bubblewrap sandbox (the
+                # default) does not show: these figures are for the unsandboxed mode.
+                workspace_sandbox="none",
             )
         )
         self.stack.push_async_callback(rt.aclose)

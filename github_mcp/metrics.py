@@ -13,6 +13,10 @@ from bisect import bisect_left
 from collections import defaultdict, deque
 from typing import Any
 
+GAUGE_HELP = {
+    "mcp_ready": "1 when /readyz would answer 200 (at its last evaluation)",
+    "mcp_github_up": "1 when GitHub answered the last health check",
+}
 LATENCY_BUCKETS = (0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300)
 
 
@@ -72,6 +76,7 @@ class Metrics:
             "mcp_gate_decisions", "Write-gate decisions", ("decision", "reason")
         )
         self.in_flight = 0
+        self.gauges: dict[str, float] = {}  # set_gauge: readiness, GitHub up
         self.rate_limit: dict[str, Any] = {}
         self.recent_denials: deque[dict[str, Any]] = deque(maxlen=20)
         self.call_times: deque[float] = deque(maxlen=2000)
@@ -111,6 +116,10 @@ class Metrics:
     def record_timeout(self) -> None:
         with self._lock:
             self.gh_timeouts.inc()
+
+    def set_gauge(self, name: str, value: float) -> None:
+        with self._lock:
+            self.gauges[name] = value
 
     def observe_rate_limit(
         self, remaining: int, limit: int | None, reset: int | None, resource: str | None
@@ -260,6 +269,12 @@ class _Collector:
                     m.rate_limit.get("reset"),
                 ),
                 ("mcp_github_in_flight", "GitHub requests in flight", m.in_flight),
+                (
+                    "mcp_github_rate_limit_limit",
+                    "Last x-ratelimit-limit",
+                    m.rate_limit.get("limit"),
+                ),
+                *((name, GAUGE_HELP.get(name, name), v) for name, v in sorted(m.gauges.items())),
             )
             for name, help_text, value in gauges:
                 if value is not None:

@@ -181,7 +181,7 @@ def is_loopback(host: str) -> bool:
 class HttpGuard:
     """Bearer auth, Host/Origin checks (DNS rebinding) and a body-size cap."""
 
-    OPEN_PATHS = ("/healthz", "/health")
+    OPEN_PATHS = ("/healthz", "/health", "/readyz")
     BROWSER_PATHS = ("/status", "/metrics")
 
     def __init__(

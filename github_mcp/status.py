@@ -1,4 +1,4 @@
-"""Operator endpoints: /healthz (alias /health), /metrics and the /status page.
+"""Operator endpoints: /healthz (alias /health), /readyz, /metrics and the /status page.
 
 /status is plain HTML that reloads itself every few seconds (a meta refresh; no
 script at all, and the Content-Security-Policy forbids any), with inline SVG
@@ -8,7 +8,6 @@ audit log is redacted when written, and principals are shortened here.
 
 from __future__ import annotations
 
-import asyncio
 import html
 import time
 from collections.abc import Iterable, Sequence
@@ -18,10 +17,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from .errors import GitHubMCPError
+from .health import HealthProbe, UpstreamState, readiness
 from .runtime import VERSION, Runtime
 
-SUCCESS_MEMO_S = 1.0
+NO_STORE = {"Cache-Control": "no-store"}
 REFRESH_S = 10
 RATE_WINDOW_MIN = 30
 AUDIT_ROWS = 20
@@ -34,41 +33,19 @@ STATUS_HEADERS = {
 }
 
 
-class HealthProbe:
-    """GitHub reachability, memoised asymmetrically: success for 1 s, failure never."""
-
-    def __init__(self, rt: Runtime) -> None:
-        self.rt = rt
-        self._ok_until = 0.0
-        self._lock = asyncio.Lock()
-        self.checks = 0
-
-    async def check(self) -> tuple[bool, str]:
-        if time.monotonic() < self._ok_until:
-            return True, "ok"
-        async with self._lock:
-            if time.monotonic() < self._ok_until:
-                return True, "ok"
-            self.checks += 1
-            try:
-                await asyncio.wait_for(
-                    self.rt.github.request_json("GET", "/rate_limit"), timeout=3.0
-                )
-            except (GitHubMCPError, TimeoutError) as exc:
-                code = exc.code.value if isinstance(exc, GitHubMCPError) else "timeout"
-                return False, code
-            self._ok_until = time.monotonic() + SUCCESS_MEMO_S
-            return True, "ok"
-
-
-def health_payload(rt: Runtime, github_ok: bool, github_state: str) -> dict[str, Any]:
+def health_payload(rt: Runtime, upstream: UpstreamState) -> dict[str, Any]:
     settings = rt.settings
     return {
-        "status": "ok" if github_ok else "degraded",
+        "status": "ok",
         "uptime_seconds": round(time.time() - rt.started_at, 1),
         "version": VERSION,
         "github_token_present": settings.has_github_credentials,
-        "github": {"reachable": github_ok, "state": github_state, "credential_kind": rt.token_kind},
+        "github": {
+            "reachable": upstream.reachable,
+            "state": upstream.state,
+            "credential_kind": rt.token_kind,
+            "checked_at": round(upstream.checked_at, 3),
+        },
         "controller": {
             "repo": settings.controller_repo,
             "default_branch": settings.controller_branch,
@@ -78,12 +55,16 @@ def health_payload(rt: Runtime, github_ok: bool, github_state: str) -> dict[str,
 
 
 def health_routes(rt: Runtime) -> list[Route]:
-    probe = HealthProbe(rt)
-    rt.health_probe = probe
+    probe = readiness(rt)
 
     async def healthz(request: Request) -> Response:
-        ok, state = await probe.check()
-        return JSONResponse(health_payload(rt, ok, state), status_code=200 if ok else 503)
+        # Liveness: 200 while this process serves; GitHub's state is information only.
+        return JSONResponse(health_payload(rt, await probe.upstream()), headers=NO_STORE)
+
+    async def readyz(request: Request) -> Response:
+        ready, checks = await probe.readiness()
+        body = {"status": "ready" if ready else "not_ready", "checks": checks}
+        return JSONResponse(body, status_code=200 if ready else 503, headers=NO_STORE)
 
     async def metrics(request: Request) -> Response:
         return Response(
@@ -96,6 +77,7 @@ def health_routes(rt: Runtime) -> list[Route]:
     return [
         Route("/healthz", healthz, methods=["GET"]),
         Route("/health", healthz, methods=["GET"]),
+        Route("/readyz", readyz, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
         Route("/status", status, methods=["GET"]),
     ]
@@ -427,3 +409,6 @@ def render_status(rt: Runtime) -> str:
 <section class="wide"><h2>Audit log (last {AUDIT_ROWS} writes)</h2>{audit}</section>
 </main></body></html>
 """
+
+
+__all__ = ["HealthProbe", "health_payload", "health_routes", "render_status"]

@@ -131,6 +131,24 @@ class GitHubClient:
         except ValueError:
             return response.status_code, {}
 
+    async def probe(self, path: str, *, timeout_s: float) -> int | str:
+        """One GET with a short timeout and no retry, for health checks: the status
+        code, or "timeout" / "unreachable"."""
+        route = route_template(path)
+        try:
+            response = await self.http.get(
+                self._url(path), headers=await self._headers(None, None), timeout=timeout_s
+            )
+        except httpx.TimeoutException:
+            self.metrics.record_github(route, "GET", "timeout")
+            return "timeout"
+        except httpx.TransportError:
+            self.metrics.record_github(route, "GET", "network_error")
+            return "unreachable"
+        self.metrics.record_github(route, "GET", response.status_code)
+        self._observe_rate_limit(response)
+        return response.status_code
+
     # -- core request with retries ------------------------------------------
     @asynccontextmanager
     async def _send(

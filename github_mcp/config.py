@@ -317,6 +317,23 @@ class Settings(BaseSettings):
         validation_alias=_env("GITHUB_MCP_MAX_BODY_BYTES"),
         description="Largest HTTP request body accepted.",
     )
+    session_idle_timeout_seconds: float = Field(
+        600.0,
+        gt=0,
+        le=86400,
+        validation_alias=_env("GITHUB_MCP_SESSION_IDLE_TIMEOUT_SECONDS"),
+        description="Streamable HTTP: a session with no request in flight and no open "
+        "stream for this long is closed and its memory freed (its approval ends with it); "
+        "its client then gets 404 and starts a new session.",
+    )
+    max_sessions: int = Field(
+        1000,
+        ge=1,
+        validation_alias=_env("GITHUB_MCP_MAX_SESSIONS"),
+        description="Streamable HTTP: most sessions open at once (each idle one holds about "
+        "50 KB). Past it a new session is refused with HTTP 503 and a JSON-RPC error; open "
+        "sessions keep working, and room frees up as they end or time out.",
+    )
     log_level: str = Field(
         "INFO",
         validation_alias=_env("GITHUB_MCP_LOG_LEVEL"),

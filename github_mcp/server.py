@@ -358,11 +358,22 @@ def build_http_app(
     check_http_exposure(rt.settings, host)
     sign_in, public_url = _sign_in(rt.settings, host, port)
     mcp = build_mcp(rt, http_auth=True, sign_in=sign_in)
+    from .http_sessions import SessionLimits
     from .status import health_routes
 
-    for route in health_routes(rt):
+    sessions = SessionLimits(
+        idle_timeout_s=rt.settings.session_idle_timeout_seconds,
+        max_sessions=rt.settings.max_sessions,
+        stateless=stateless,
+    )
+    for route in health_routes(rt, sessions):
         mcp._additional_http_routes.append(route)
-    app = mcp.http_app(path="/mcp", stateless_http=stateless)
+    app = mcp.http_app(
+        path="/mcp",
+        stateless_http=stateless,
+        session_idle_timeout=rt.settings.session_idle_timeout_seconds,
+    )
+    sessions.attach(app)
     if sign_in is None:
         # legacy SSE; not under OAuth, whose tokens are bound to the one resource /mcp
         sse_app = mcp.http_app(path="/sse", transport="sse")

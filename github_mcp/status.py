@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import time
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
@@ -19,6 +19,9 @@ from starlette.routing import Route
 
 from .health import HealthProbe, UpstreamState, readiness
 from .runtime import VERSION, Runtime
+
+if TYPE_CHECKING:
+    from .http_sessions import SessionLimits
 
 NO_STORE = {"Cache-Control": "no-store"}
 REFRESH_S = 10
@@ -54,7 +57,7 @@ def health_payload(rt: Runtime, upstream: UpstreamState) -> dict[str, Any]:
     }
 
 
-def health_routes(rt: Runtime) -> list[Route]:
+def health_routes(rt: Runtime, sessions: SessionLimits | None = None) -> list[Route]:
     probe = readiness(rt)
 
     async def healthz(request: Request) -> Response:
@@ -72,7 +75,7 @@ def health_routes(rt: Runtime) -> list[Route]:
         )
 
     async def status(request: Request) -> Response:
-        return HTMLResponse(render_status(rt), headers=STATUS_HEADERS)
+        return HTMLResponse(render_status(rt, sessions), headers=STATUS_HEADERS)
 
     return [
         Route("/healthz", healthz, methods=["GET"]),
@@ -224,7 +227,35 @@ code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}
 """
 
 
-def render_status(rt: Runtime) -> str:
+def _sessions_html(sessions: SessionLimits | None) -> str:
+    """Open sessions against the cap, and the idle timeout that reaps abandoned ones."""
+    if sessions is None:
+        return _dl("sessions", [("transport", "not served over HTTP")])
+    if sessions.stateless:
+        return _dl("sessions", [("transport", "stateless HTTP: no sessions are kept")])
+    open_now = sessions.open_sessions()
+    cap = sessions.max_sessions
+    full = open_now is not None and open_now >= cap
+    count = "-" if open_now is None else str(open_now)
+    return _dl(
+        "sessions",
+        [
+            (
+                "open sessions",
+                f'<strong id="sessions-open" class="{"bad" if full else ""}">{count}</strong>'
+                f' of <span id="sessions-max">{cap}</span> allowed'
+                + (" (new sessions are refused)" if full else ""),
+            ),
+            (
+                "idle timeout",
+                f'<span id="sessions-idle-timeout">{sessions.idle_timeout_s:g}</span> s '
+                "without a request closes a session",
+            ),
+        ],
+    )
+
+
+def render_status(rt: Runtime, sessions: SessionLimits | None = None) -> str:
     esc = html.escape
     s = rt.settings
     now = time.time()
@@ -402,6 +433,7 @@ def render_status(rt: Runtime) -> str:
 <main>
 <section id="overview"><h2>Activity</h2>{overview}</section>
 <section><h2>Write gate</h2>{gate}</section>
+<section><h2>Sessions</h2>{_sessions_html(sessions)}</section>
 <section class="wide"><h2>Tools</h2>{tools}</section>
 <section><h2>GitHub</h2>{github_html}</section>
 <section><h2>Cache</h2>{cache}</section>

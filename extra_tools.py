@@ -1,7 +1,10 @@
 """Less common or destructive tools, registered with the same @tool decorator.
 
 This is also the place operators add their own tools: declare them with
-`github_mcp.registry.tool`, naming the toolset and, for writes, the target.
+`github_mcp.registry.tool`, naming the toolset and, for writes, the target. After a write
+succeeds, the pipeline drops the repository's cached reads; a result with a
+`written(repo)` method (`github_mcp.effects.Written`) names the branch that moved, and a
+clean workspace clone of it is fast-forwarded. A handler does neither itself.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from github_mcp.params import Branch, CommitMessage, FullName, RepoPath
 from github_mcp.registry import Call, tool
 from github_mcp.services.branches import branch_head, delete_branch
 from github_mcp.services.commits import Change, read_head
-from github_mcp.tools.writes import CommitResult, Verification, after_write, verified_commit
+from github_mcp.tools.writes import CommitResult, Verification, verified_commit
 
 
 @tool(toolset="writes", write=True, target="branch", ref_arg="branch", destructive=True)
@@ -67,7 +70,6 @@ async def move_file(
 async def delete_remote_branch(call: Call, full_name: FullName, branch: Branch) -> CommitResult:
     """Delete a branch on GitHub (never the default or a protected branch without approval)."""
     sha = await delete_branch(call.rt.github, full_name, branch)
-    await after_write(call, full_name, branch)
     # Verified means read back: the branch is gone. If something re-created it meanwhile,
     # the answer says so (branch_sha) rather than failing a delete that happened.
     remaining = await branch_head(call.rt.github, full_name, branch)

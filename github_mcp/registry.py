@@ -17,7 +17,7 @@ import time
 import typing
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fastmcp import Context
@@ -26,13 +26,16 @@ from mcp.types import InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import BaseModel
 
 from . import client_log
+from .arguments import apply_pr_ref, canonicalize_refs, check_lookalike
+from .arguments import ref_params as ref_params  # the gate's tests walk every ref argument
 from .call_scope import tool_call_scope
+from .caller import approval_scope, caller_principal
+from .caller import claim_session as claim_session  # server.py claims sessions through here
 from .config import Toolset
-from .errors import ErrorCode, GitHubMCPError, invalid_input
+from .effects import ReportsRefresh, ReportsWrite, Target, Written
+from .errors import ErrorCode, GitHubMCPError
 from .observability import log_event
-from .params import parse_pr_ref
-from .principal import ANONYMOUS, PROCESS, ApprovalScope, Principal, principal_from_token
-from .refnames import canonical_any_ref, canonical_branch, lookalike_problem, require_canonical
+from .principal import PROCESS, ApprovalScope, Principal
 from .refnames import write_target as canonical_write_target
 
 if TYPE_CHECKING:
@@ -40,7 +43,8 @@ if TYPE_CHECKING:
 
     from .runtime import Runtime
 
-TargetResolver = Callable[["Call", dict[str, Any]], Awaitable[str | None]]
+# Reads the call's arguments (never changes them) and says where the write lands.
+TargetResolver = Callable[["Call", dict[str, Any]], Awaitable[Target]]
 _REQUIRED: Any = object()
 
 
@@ -144,7 +148,6 @@ class Call:
     scope: str | None
     ctx: Context | None = None
     repo: str | None = None
-    extras: dict[str, Any] = field(default_factory=dict)
     principal: Principal = PROCESS
     approval: ApprovalScope | None = None
     # The branch the gate authorised this write for; a handler that finds the real
@@ -229,153 +232,35 @@ def compact_schema(node: Any) -> Any:
     return out
 
 
-SESSION_OWNER_KEY = "github_mcp.session_owner"
-
-
-def caller_principal(ctx: Context | None) -> Principal:
-    """The authenticated identity behind this call: the bearer token's principal
-    (or an OAuth user's GitHub login) over HTTP, the process over stdio."""
-    if ctx is None:
-        return PROCESS
-    from fastmcp.server.dependencies import get_access_token
-
-    token = get_access_token()
-    if token is not None:
-        return principal_from_token(token.client_id, token.claims)
-    if _over_http(ctx):
-        return ANONYMOUS
-    return PROCESS
-
-
-def approval_scope(ctx: Context | None) -> ApprovalScope | None:
-    """What an approval is keyed on: the authenticated principal, plus the session
-    id only when the server issued that session to the same principal (recorded on
-    the connection at initialize). A session header the client merely sent (the
-    stateless transport has no sessions of its own) counts for nothing. None when
-    nothing identifies the caller: unauthenticated HTTP without a server session."""
-    principal = caller_principal(ctx)
-    session_id = _issued_session(ctx, principal)
-    if principal is ANONYMOUS and session_id is None:
-        return None
-    if principal.kind == "process":
-        return ApprovalScope(principal)  # one client per process
-    return ApprovalScope(principal, session_id)
-
-
-def _over_http(ctx: Context) -> bool:
-    try:
-        return ctx.transport in ("sse", "streamable-http")
-    except RuntimeError:
-        return False
-
-
-def _connection(ctx: Context | None) -> Any:
-    if ctx is None:
-        return None
-    request = ctx.request_context
-    session = request.session if request is not None else getattr(ctx, "_session", None)
-    return getattr(session, "_connection", None)
-
-
-def _issued_session(ctx: Context | None, principal: Principal) -> str | None:
-    connection = _connection(ctx)
-    session_id = getattr(connection, "session_id", None)
-    if not session_id:
-        return None
-    owner = connection.state.get(SESSION_OWNER_KEY)
-    if owner != principal:
-        if owner is not None:
-            log_event("session_principal_mismatch", owner=owner.key, caller=principal.key)
-        return None
-    return str(session_id)
-
-
-def claim_session(ctx: Context | None, on_end: Callable[[ApprovalScope], None]) -> None:
-    """At initialize: record which principal a server-issued session belongs to, and
-    call on_end with its approval scope when the session ends (however it ends)."""
-    connection = _connection(ctx)
-    session_id = getattr(connection, "session_id", None)
-    if not session_id or SESSION_OWNER_KEY in connection.state:
-        return
-    principal = caller_principal(ctx)
-    connection.state[SESSION_OWNER_KEY] = principal
-    scope = ApprovalScope(principal, str(session_id))
-    connection.exit_stack.callback(on_end, scope)
-
-
-def _apply_pr_ref(kwargs: dict[str, Any]) -> None:
-    pr = kwargs.get("pr")
-    if pr:
-        full_name, number = parse_pr_ref(pr)
-        given = kwargs.get("full_name")
-        if given and given.lower() != full_name.lower():
-            raise invalid_input("pr and full_name name different repositories")
-        if kwargs.get("number") not in (None, number):
-            raise invalid_input("pr and number name different pull requests")
-        kwargs["full_name"], kwargs["number"] = full_name, number
-    elif not kwargs.get("full_name") or not kwargs.get("number"):
-        raise invalid_input("give pr ('owner/repo#N' or URL) or full_name and number")
-
-
-_REF_PARAMS: dict[str, tuple[tuple[str, bool], ...]] = {}
-
-
-def ref_params(spec: ToolSpec) -> tuple[tuple[str, bool], ...]:
-    """(argument, is_branch) for every parameter typed as params.Ref or params.Branch."""
-    found = _REF_PARAMS.get(spec.name)
-    if found is None:
-        params, _ = spec.signature()
-        found = tuple(
-            (p.name, kind == "branch") for p in params if (kind := _ref_kind(p.annotation))
-        )
-        _REF_PARAMS[spec.name] = found
-    return found
-
-
-def _ref_kind(hint: Any) -> str | None:
-    for meta in getattr(hint, "__metadata__", ()):
-        func = getattr(meta, "func", None)
-        if func is canonical_branch:
-            return "branch"
-        if func is canonical_any_ref:
-            return "ref"
-    for inner in typing.get_args(hint):  # Optional[...] and other unions
-        kind = _ref_kind(inner)
-        if kind:
-            return kind
-    return None
-
-
-def _canonicalize_refs(spec: ToolSpec, kwargs: dict[str, Any]) -> None:
-    """Every branch and ref argument in its one canonical spelling, before anything else
-    (the allow-list, the effective ref, the gate and the audit log) reads it."""
-    for name, is_branch in ref_params(spec):
-        value = kwargs.get(name)
-        if value is not None:
-            kwargs[name] = require_canonical(value, branch=is_branch, arg=name)
-
-
-async def _check_lookalike(rt: Runtime, full_name: str | None, branch: str) -> None:
-    if branch.isascii() or not full_name:
-        return  # the common case costs nothing
-    gate = rt.gate
-    protected = [await gate.default_branch(full_name)]
-    if gate.is_controller_repo(full_name):
-        protected.append(rt.settings.controller_branch)
-    problem = lookalike_problem(branch, protected, rt.settings.protected_globs)
-    if problem:
-        raise invalid_input(
-            f"branch {branch!r} is refused: {problem}",
-            hint="Use a branch name in one writing system that does not imitate another.",
-        )
-
-
-async def _resolve_target(spec: ToolSpec, call: Call, kwargs: dict[str, Any]) -> str | None:
+async def _resolve_target(spec: ToolSpec, call: Call, kwargs: dict[str, Any]) -> Target:
     if spec.target is None:
-        return None
+        return Target(None)
     if isinstance(spec.target, str):
-        return kwargs.get(spec.target)
+        return Target(kwargs.get(spec.target))
     return await spec.target(call, kwargs)
+
+
+async def _after_write(rt: Runtime, call: Call, result: BaseModel) -> Written | None:
+    """The one place a write's effects happen, after it succeeded: the repository's cached
+    reads go, and a clean workspace clone of the branch that moved is fast-forwarded. The
+    write happened, so nothing here may turn the answer into a failure."""
+    if isinstance(result, ReportsWrite):
+        written = result.written(call.repo) if call.repo else None
+    else:
+        written = Written(call.repo) if call.repo else None
+    if written is None:
+        return None
+    rt.invalidate_repo(written.repo)
+    if written.branch is None:
+        return written
+    try:
+        state = await rt.refresh_clone(written.repo, written.branch)
+    except Exception as exc:  # a clone that cannot follow stays as it is
+        state = "refresh_failed"
+        log_event("clone_refresh_failed", repo=written.repo, detail=_safe_detail(exc))
+    if isinstance(result, ReportsRefresh):
+        result.clone_refreshed(state)
+    return written
 
 
 async def run_tool(
@@ -425,14 +310,14 @@ async def _run_pipeline(
         approval=approval,
     )
     held = contextlib.AsyncExitStack()
-    base = {"call_id": call_id, "tool": spec.name, "write": spec.write}
+    base: dict[str, Any] = {"call_id": call_id, "tool": spec.name, "write": spec.write}
     log_event("tool_call_start", **base, arg_keys=sorted(kwargs))
     gate_passed = False
     branch: str | None = None
     try:
-        _canonicalize_refs(spec, kwargs)
+        canonicalize_refs(spec, kwargs)
         if spec.pr_arg:
-            _apply_pr_ref(kwargs)
+            apply_pr_ref(kwargs)
         full_name = kwargs.get(spec.repo_arg) if spec.repo_arg else None
         call.repo = full_name
         if full_name:
@@ -446,19 +331,21 @@ async def _run_pipeline(
                 # One write at a time per PR: its base, read for the gate, stays put.
                 pr_key = (full_name.lower(), kwargs.get("number"))
                 await held.enter_async_context(rt.gate.pr_locks.hold(pr_key))
-            branch = await _resolve_target(spec, call, kwargs)
+            target = await _resolve_target(spec, call, kwargs)
+            branch = target.branch
             if branch is not None:
                 target_arg = spec.target if isinstance(spec.target, str) else "branch"
                 branch = canonical_write_target(branch, target_arg)
                 if isinstance(spec.target, str):
                     kwargs[spec.target] = branch
-            resolved_repo = kwargs.get(spec.repo_arg) if spec.repo_arg else None
-            if resolved_repo and resolved_repo != full_name:
+            if target.repo and target.repo != full_name:
                 # the resolver named the repository (e.g. from PR references)
-                rt.gate.check_repo_allowed(resolved_repo)
-                full_name = call.repo = resolved_repo
+                rt.gate.check_repo_allowed(target.repo)
+                full_name = call.repo = target.repo
+                if spec.repo_arg:
+                    kwargs[spec.repo_arg] = target.repo
             if branch is not None:
-                await _check_lookalike(rt, full_name, branch)
+                await check_lookalike(rt, full_name, branch)
             await rt.gate.authorize(
                 tool=spec.name, full_name=full_name, branch=branch, scope=scope, call_id=call_id
             )
@@ -467,6 +354,8 @@ async def _run_pipeline(
         result = await spec.handler(call, **kwargs)
         if isinstance(result, InputRequiredResult):
             return result  # a request for client input (elicitation), passed through as is
+        if spec.write:
+            await _after_write(rt, call, result)
     except Exception as exc:
         error = _as_tool_error(exc, call_id)
         envelope = error.envelope(call_id)
@@ -485,6 +374,8 @@ async def _run_pipeline(
             detail=_safe_detail(exc),
         )
         if gate_passed:
+            if call.repo:
+                rt.invalidate_repo(call.repo)  # a failed write may have half happened
             rt.audit.record(
                 call_id,
                 principal,

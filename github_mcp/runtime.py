@@ -139,14 +139,18 @@ class Runtime:
             found = self._user_workspaces[login] = WorkspaceManager(config, credentials)
         return found
 
-    @property
-    def started_workspaces(self) -> WorkspaceManager | None:
-        """The workspace manager if a tool has used it, else None (nothing to refresh);
-        for a signed-in user, theirs."""
+    async def refresh_clone(self, full_name: str, branch: str) -> str:
+        """After a write moved `branch`: fast-forward a clean workspace clone of it (a dirty
+        or busy one is left as it is). Clones outlive the process, so the manager is built
+        here when its root exists, even if no workspace tool has run yet."""
         user = acting_user()
+        root, started = Path(self.settings.workspace_dir), self._workspaces
         if user is not None:
-            return self._user_workspaces.get(user.login.lower())
-        return self._workspaces
+            login = user.login.lower()
+            root, started = root / "users" / login, self._user_workspaces.get(login)
+        if started is None and not root.is_dir():
+            return "no_clone"
+        return await self.workspaces.refresh_after_api_commit(full_name, branch)
 
     @property
     def token_kind(self) -> str:

@@ -32,11 +32,9 @@ async def create_branch(
                 hint="Use another branch name, or work on the existing branch.",
                 existing_sha=current,
             ) from None
-        github.cache.invalidate_repo(full_name)
         # After a 422 it was there before us; after a lost answer it is our creation.
         created = exc.code != ErrorCode.UNPROCESSABLE
         return {"branch": branch, "sha": sha, "created": created}
-    github.cache.invalidate_repo(full_name)
     return {"branch": branch, "sha": sha, "created": True}
 
 
@@ -57,7 +55,6 @@ async def delete_branch(github: GitHubClient, full_name: str, branch: str) -> st
     ref_path = f"{repo_path(full_name)}/git/refs/heads/{encode_path(branch)}"
     current = await github.request_json("GET", ref_path.replace("/git/refs/", "/git/ref/"))
     await github.request_json("DELETE", ref_path)
-    github.cache.invalidate_repo(full_name)
     return current["object"]["sha"]
 
 

@@ -326,7 +326,6 @@ async def commit_changes(
         rebased.append(moved_to.commit_sha)
     else:
         raise conflict(f"{branch} kept moving; gave up after {MAX_REBASES} re-applications.")
-    github.cache.invalidate_repo(full_name)
     verification, files = await verify_commit(
         github, full_name, branch, commit_sha, branch_sha, blobs, changes
     )

@@ -46,7 +46,6 @@ async def create_issue(
     github: GitHubClient, full_name: str, fields: dict[str, Any]
 ) -> dict[str, Any]:
     issue = await github.request_json("POST", f"{repo_path(full_name)}/issues", json_body=fields)
-    github.cache.invalidate_repo(full_name)
     return issue
 
 
@@ -56,7 +55,6 @@ async def update_issue(
     issue = await github.request_json(
         "PATCH", f"{repo_path(full_name)}/issues/{number}", json_body=fields
     )
-    github.cache.invalidate_repo(full_name)
     return issue
 
 
@@ -73,7 +71,6 @@ async def add_comment(
         if found is None:
             raise
         comment = found
-    github.cache.invalidate_repo(full_name)
     return comment
 
 
@@ -99,5 +96,4 @@ async def add_labels(
     data = await github.request_json(
         "POST", f"{repo_path(full_name)}/issues/{number}/labels", json_body={"labels": labels}
     )
-    github.cache.invalidate_repo(full_name)
     return data

@@ -12,6 +12,7 @@ from github_mcp.services import ci
 from github_mcp.services.ci import DEFAULT_MAX_BYTES, MIN_MAX_BYTES, select
 from github_mcp.services.pulls import call_text
 
+from ..effects import Target
 from ..params import Cursor, FullName, Limit, Ref
 from ..registry import Call, tool
 
@@ -300,7 +301,6 @@ async def trigger_workflow_dispatch(
     """Start a workflow_dispatch run of a workflow on a branch (gated by that branch)."""
     assert ref is not None
     found = await ci.dispatch_workflow(call.rt.github, full_name, workflow, ref, inputs)
-    call.rt.invalidate_repo(full_name)
     run_id = found.get("run_id")
     nxt = (
         call_text("wait_for_workflow_run", full_name=full_name, run_id=run_id)
@@ -315,11 +315,10 @@ async def trigger_workflow_dispatch(
     )  # fmt: skip
 
 
-async def run_branch(call: Call, kwargs: dict[str, Any]) -> str | None:
+async def run_branch(call: Call, kwargs: dict[str, Any]) -> Target:
     """Gate target of a re-run: the branch the run was for."""
     run = await ci.get_run(call.rt.github, kwargs["full_name"], kwargs["run_id"])
-    call.extras["run"] = run
-    return run.get("head_branch")
+    return Target(run.get("head_branch"))
 
 
 class RerunResult(BaseModel):
@@ -333,7 +332,6 @@ class RerunResult(BaseModel):
 async def rerun_failed_jobs(call: Call, full_name: FullName, run_id: RunId) -> RerunResult:
     """Re-run the failed jobs of a completed run, as a new attempt (gated by its branch)."""
     run = await ci.rerun_failed_jobs(call.rt.github, full_name, run_id)
-    call.rt.invalidate_repo(full_name)
     return RerunResult(
         run_id=run_id,
         attempt=run.get("run_attempt"),

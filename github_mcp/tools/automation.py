@@ -4,31 +4,30 @@ writes they point to (toolset pull_requests)."""
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from github_mcp.services import ci
-from github_mcp.services.ci import collect_failures, job_summary
 from github_mcp.services.paging import cursor_for_offset as _cursor
 from github_mcp.services.paging import offset_from_cursor as _offset
 from github_mcp.services.pulls import (
+    FailingTestsPage,
+    StackRun,
     call_text,
     check_readiness,
     detect_conflicts,
-    execute_stack,
+    failing_tests,
     get_pull,
-    plan_stack,
+    manage_stack,
     pr_label,
-    reply_to_thread,
-    set_thread_resolved,
-    thread_resolution_in_pull,
+    reply_in_thread,
+    resolve_thread,
+    stack_refs,
     unresolved_comments,
 )
 
-from ..errors import ErrorCode, GitHubMCPError, invalid_input
-from ..params import Cursor, FullName, PrRef, parse_pr_ref
+from ..effects import Target, Written
+from ..params import Cursor, FullName, PrRef
 from ..registry import Call, tool
 from .actions import CheckCountsOut, PollSeconds, TimeoutSeconds
 from .issues import AUTHOR_ASSOCIATION, WITHHELD
@@ -89,11 +88,38 @@ class FailingTests(BaseModel):
     next: list[str] | None = None
 
 
-def _run_tests_hint(full_name: str, ref: str, rerun: str) -> str:
-    match = re.match(r"^cd (\S+) && (.+)$", rerun)
-    workdir, command = (match.group(1), match.group(2)) if match else (None, rerun)
-    return call_text(
-        "run_tests", full_name=full_name, ref=ref, test_command=command, workdir=workdir
+def _failing_tests(found: FailingTestsPage) -> FailingTests:
+    counts = found.counts
+    return FailingTests(
+        pr=found.number,
+        head_sha=found.head_sha,
+        status=found.status,  # type: ignore[arg-type]
+        checks=CheckCountsOut(
+            total=counts.total, passed=counts.passed, failed=counts.failed, pending=counts.pending
+        ),
+        failures=[
+            FailingTest(
+                test=t.test,
+                file=None if t.file and t.test.startswith(t.file) else t.file,
+                line=t.line,
+                message=t.message,
+                job=t.job,
+                runner=t.runner,
+                rerun=t.rerun,
+            )
+            for t in found.tests
+        ],
+        total_failures=found.total,
+        failed_jobs=[FailedJob(**j) for j in found.jobs] or None,
+        other_failures=[
+            OtherFailure(check=c.name, kind=c.kind, detail=c.detail, url=c.url)
+            for c in found.other_failures
+        ]
+        or None,
+        pending=counts.waiting[:20] or None,
+        waited_s=found.waited_s,
+        next_cursor=_cursor(found.next_offset),
+        next=found.next_calls or None,
     )
 
 
@@ -114,88 +140,12 @@ async def get_failing_tests(
     the command that reruns it; wait=true waits (bounded) for CI, returning at the first
     failure under bail_on_first."""
     assert full_name and number
-    github = call.rt.github
-    data = await get_pull(github, full_name, number)
-    sha = data["head"]["sha"]
-    waited = None
-    done = True
-    if wait:
-
-        def finished(checks: list[ci.Check]) -> bool:
-            if bail_on_first and any(c.state == "failed" for c in checks):
-                return True
-            return bool(checks) and all(c.state != "pending" for c in checks)
-
-        async def report(checks: list[ci.Check], polls: int, elapsed: float) -> None:
-            counts = ci.count_checks(checks)
-            await call.progress(
-                round(elapsed, 2),
-                timeout_seconds,
-                f"{counts.total - counts.pending}/{counts.total} checks done, "
-                f"{counts.failed} failed",
-            )
-
-        polled = await ci.poll(
-            lambda: ci.commit_checks(github, full_name, sha),
-            finished,
-            timeout_s=timeout_seconds,
-            interval_s=poll_interval_seconds,
-            on_poll=report,
-        )
-        checks, done, waited = polled.value, polled.done, polled.elapsed_s
-    else:
-        checks = await ci.commit_checks(github, full_name, sha)
-    found = await collect_failures(github, full_name, sha, checks)
-    counts = found.counts
-    offset = _offset(cursor)
-    page = found.tests[offset : offset + limit]
-    more = offset + limit < len(found.tests)
-    nxt: list[str] = []
-    first_rerun = next((t.rerun for t in page if t.rerun), None)
-    if first_rerun:
-        nxt.append("Reproduce: " + _run_tests_hint(full_name, data["head"]["ref"], first_rerun))
-    for job in found.jobs:
-        if not job.tests:
-            nxt.append(
-                call_text("get_job_logs", full_name=full_name, job_id=job.job_id,
-                          failed_steps_only=True)
-            )  # fmt: skip
-    if not done:
-        nxt.append(call_text("get_failing_tests", pr=pr_label(full_name, number), wait=True))
-    status = "failed" if found.tests else found.status
-    if not done:
-        status = "pending"  # the wait hit its deadline; what failed so far is listed
-    return FailingTests(
-        pr=number,
-        head_sha=sha,
-        status=status,  # type: ignore[arg-type]
-        checks=CheckCountsOut(
-            total=counts.total, passed=counts.passed, failed=counts.failed, pending=counts.pending
-        ),
-        failures=[
-            FailingTest(
-                test=t.test,
-                file=None if t.file and t.test.startswith(t.file) else t.file,
-                line=t.line,
-                message=t.message,
-                job=t.job,
-                runner=t.runner,
-                rerun=t.rerun,
-            )
-            for t in page
-        ],
-        total_failures=len(found.tests),
-        failed_jobs=[FailedJob(**j) for j in job_summary(found.jobs)] or None,
-        other_failures=[
-            OtherFailure(check=c.name, kind=c.kind, detail=c.detail, url=c.url)
-            for c in found.other_failures
-        ]
-        or None,
-        pending=counts.waiting[:20] or None,
-        waited_s=waited,
-        next_cursor=_cursor(offset + limit if more else None),
-        next=nxt[:4] or None,
-    )
+    found = await failing_tests(
+        call.rt.github, full_name, number, wait=wait, bail_on_first=bail_on_first,
+        timeout_s=timeout_seconds, interval_s=poll_interval_seconds, on_progress=call.progress,
+        offset=_offset(cursor), limit=limit,
+    )  # fmt: skip
+    return _failing_tests(found)
 
 
 # --- find_unresolved_comments -----
@@ -296,6 +246,9 @@ class ThreadResolution(BaseModel):
     resolved: bool
     changed: bool
 
+    def written(self, repo: str) -> Written | None:
+        return Written(repo) if self.changed else None
+
 
 @tool(toolset="pull_requests", write=True, target=None, idempotent=True)
 async def resolve_review_thread(
@@ -308,12 +261,9 @@ async def resolve_review_thread(
 ) -> ThreadResolution:
     """Resolve a PR review thread (or unresolve it)."""
     assert full_name and number
-    was = await thread_resolution_in_pull(call.rt.github, full_name, number, thread_id)
-    want = not unresolve
-    now = was
-    if was != want:
-        now = await set_thread_resolved(call.rt.github, thread_id, want)
-        call.rt.invalidate_repo(full_name)
+    was, now = await resolve_thread(
+        call.rt.github, full_name, number, thread_id, resolved=not unresolve
+    )
     return ThreadResolution(thread_id=thread_id, resolved=now, changed=now != was)
 
 
@@ -334,9 +284,7 @@ async def reply_to_review_thread(
 ) -> ThreadReply:
     """Reply in a PR review thread."""
     assert full_name and number
-    await thread_resolution_in_pull(call.rt.github, full_name, number, thread_id)
-    comment = await reply_to_thread(call.rt.github, thread_id, body)
-    call.rt.invalidate_repo(full_name)
+    comment = await reply_in_thread(call.rt.github, full_name, number, thread_id, body)
     return ThreadReply(
         thread_id=thread_id, comment_id=comment.get("databaseId"), url=comment.get("url")
     )
@@ -453,7 +401,6 @@ async def check_merge_readiness(
 # --- manage_stacked_prs -----
 
 
-_NUMBER = re.compile(r"^#?(\d+)$")
 StackRef = Annotated[
     str,
     Field(
@@ -464,40 +411,15 @@ StackRef = Annotated[
 ]
 
 
-def _stack_refs(kwargs: dict[str, Any]) -> tuple[str, int, int]:
-    """(full_name, base number, dependent number) from the two PR references."""
-    given = kwargs.get("full_name")
-    repos = {given.lower()} if given else set()
-    numbers: dict[str, int] = {}
-    for role in ("base", "dependent"):
-        ref = str(kwargs.get(f"{role}_pr") or "").strip()
-        bare = _NUMBER.match(ref)
-        if bare:
-            numbers[role] = int(bare.group(1))
-            continue
-        repo, numbers[role] = parse_pr_ref(ref)
-        repos.add(repo.lower())
-        given = given or repo
-    if not given:
-        raise invalid_input("give full_name, or the PRs as 'owner/repo#N'")
-    if len(repos) > 1:
-        raise invalid_input("base_pr and dependent_pr must be in the same repository")
-    if min(numbers.values()) < 1:
-        raise invalid_input("PR numbers start at 1")
-    return given, numbers["base"], numbers["dependent"]
-
-
-async def stack_target(call: Call, kwargs: dict[str, Any]) -> str | None:
-    """Gate target: the dependent PR's head branch. It also settles which repository the
-    PRs are in and applies the allow-list when only PR refs named it."""
-    full_name, base_number, dependent_number = _stack_refs(kwargs)
-    if not kwargs.get("full_name"):
-        call.rt.gate.check_repo_allowed(full_name)
-        call.repo = full_name
-    kwargs.update(full_name=full_name)
-    call.extras["stack"] = (base_number, dependent_number)
+async def stack_target(call: Call, kwargs: dict[str, Any]) -> Target:
+    """Gate target: the dependent PR's head branch, in the repository the PR references
+    name (the allow-list applies before that repository is read)."""
+    full_name, _, dependent_number = stack_refs(
+        kwargs.get("full_name"), kwargs["base_pr"], kwargs["dependent_pr"]
+    )
+    call.rt.gate.check_repo_allowed(full_name)
     dependent = await get_pull(call.rt.github, full_name, dependent_number)
-    return dependent["head"]["ref"]
+    return Target(dependent["head"]["ref"], repo=full_name)
 
 
 class StackPr(BaseModel):
@@ -533,6 +455,17 @@ class StackResult(BaseModel):
     executed: Executed | None = None
     next: str | None = None
 
+    def written(self, repo: str) -> Written | None:
+        if self.executed is None:
+            return None  # a plan writes nothing
+        if not self.executed.pushed:
+            return Written(repo)  # a retarget may still have changed the PR
+        return Written(repo, self.dependent_pr.head, self.executed.new_head_sha)
+
+    def clone_refreshed(self, state: str) -> None:
+        if self.executed is not None and state != "no_clone":
+            self.executed.workspace = state
+
 
 def _stack_pr(data: dict[str, Any]) -> StackPr:
     state = "merged" if data.get("merged_at") else data.get("state", "open")
@@ -556,12 +489,29 @@ async def manage_stacked_prs(
     """Check that dependent_pr is stacked on base_pr, count the commits to carry and give the
     exact rebase commands (rebase --onto after a squash merge); execute=true rebases in a
     scratch clone and pushes with --force-with-lease (on conflict: the files, branch untouched)."""
-    assert full_name
-    base_number, dependent_number = call.extras["stack"]
-    github = call.rt.github
-    plan = await plan_stack(github, full_name, base_number, dependent_number)
-    label = pr_label(full_name, dependent_number)
-    result = StackResult(
+    full_name, base_number, dependent_number = stack_refs(full_name, base_pr, dependent_pr)
+    run = await manage_stack(
+        call.rt.github, lambda: manager(call).scratch(), full_name, base_number,
+        dependent_number, execute=execute,
+    )  # fmt: skip
+    return _stack_result(run)
+
+
+def _stack_result(run: StackRun) -> StackResult:
+    plan, outcome = run.plan, run.outcome
+    executed = None
+    if outcome is not None:
+        executed = Executed(
+            status=outcome.status,  # type: ignore[arg-type]
+            old_head_sha=outcome.old_sha,
+            new_head_sha=outcome.new_sha,
+            replayed=outcome.replayed,
+            pushed=outcome.pushed,
+            retargeted_to=plan.retarget_to if run.retargeted else None,
+            conflicts=outcome.conflicts or None,
+            failed_commit=outcome.failed_commit,
+        )
+    return StackResult(
         stacked=plan.stacked,
         status=plan.status,
         detail=plan.detail,
@@ -571,40 +521,6 @@ async def manage_stacked_prs(
         commits_to_carry=plan.commits_to_carry,
         base_commits_missing=plan.base_commits_missing,
         commands=plan.commands or None,
+        executed=executed,
+        next=run.next,
     )
-    if not execute:
-        if plan.actionable:
-            result.next = call_text(
-                "manage_stacked_prs", full_name=full_name, base_pr=str(base_number),
-                dependent_pr=str(dependent_number), execute=True,
-            )  # fmt: skip
-        return result
-    if not plan.stacked:
-        raise GitHubMCPError(ErrorCode.UNPROCESSABLE, plan.detail, hint="Fix the stack first.")
-    if not plan.actionable:
-        return result
-    workspace = manager(call)
-    outcome, retargeted = await execute_stack(github, workspace.scratch(), plan)
-    call.rt.invalidate_repo(full_name)
-    refreshed = None
-    if outcome.pushed:
-        refreshed = await workspace.refresh_after_api_commit(full_name, plan.dependent_branch)
-    result.executed = Executed(
-        status=outcome.status,  # type: ignore[arg-type]
-        old_head_sha=outcome.old_sha,
-        new_head_sha=outcome.new_sha,
-        replayed=outcome.replayed,
-        pushed=outcome.pushed,
-        retargeted_to=plan.retarget_to if retargeted else None,
-        conflicts=outcome.conflicts or None,
-        failed_commit=outcome.failed_commit,
-        workspace=refreshed if refreshed not in (None, "no_clone") else None,
-    )
-    if outcome.status == "conflict":
-        result.next = (
-            "Nothing was pushed. Rebase by hand with the commands above and resolve: "
-            + ", ".join(outcome.conflicts[:10])
-        )
-    elif outcome.pushed:
-        result.next = call_text("get_failing_tests", pr=label, wait=True)
-    return result

@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 from github_mcp.services import pulls as prs
 from github_mcp.services.pulls import compact_pr, get_pull, merge_pull, open_pull_request
 
+from ..effects import Target, Written
 from ..errors import ErrorCode, GitHubMCPError
 from ..params import Body, Cursor, FullName, Labels, Limit, PrRef, Ref, Title
 from ..registry import Call, tool
@@ -19,7 +20,7 @@ from ..services import issues as issue_service
 from ..services.authorship import authored
 from ..services.content import cut_text
 from .issues import AUTHOR_ASSOCIATION, WITHHELD, Comment, CommentRef, clean, comment_model
-from .writes import PullRequestRef, after_write, pr_ref_model
+from .writes import PullRequestRef, pr_ref_model
 
 TOOLSET = "pull_requests"
 Number = Annotated[int, Field(ge=1)]
@@ -53,30 +54,24 @@ async def list_pull_requests(
     )
 
 
-async def _pr(call: Call, full_name: str, number: int) -> dict[str, Any]:
-    cached = call.extras.get("pr")
-    if cached is None:
-        cached = await get_pull(call.rt.github, full_name, number)
-        call.extras["pr"] = cached
-    return cached
+async def _pr_branch(call: Call, kwargs: dict[str, Any], side: str) -> str:
+    pull = await get_pull(call.rt.github, kwargs["full_name"], kwargs["number"])
+    return str(pull[side]["ref"])
 
 
-async def pr_base_branch(call: Call, kwargs: dict[str, Any]) -> str | None:
-    return (await _pr(call, kwargs["full_name"], kwargs["number"]))["base"]["ref"]
+async def pr_base_branch(call: Call, kwargs: dict[str, Any]) -> Target:
+    """Gate target of a merge: the PR's base branch."""
+    return Target(await _pr_branch(call, kwargs, "base"))
 
 
-async def pr_head_branch(call: Call, kwargs: dict[str, Any]) -> str | None:
-    return (await _pr(call, kwargs["full_name"], kwargs["number"]))["head"]["ref"]
-
-
-async def pr_update_target(call: Call, kwargs: dict[str, Any]) -> str | None:
+async def pr_update_target(call: Call, kwargs: dict[str, Any]) -> Target:
     """Retargeting a PR onto a protected base is gated like a write to that base
     (a merge there would follow); any other update is gated by the PR's head."""
-    head = await pr_head_branch(call, kwargs)
+    head = await _pr_branch(call, kwargs, "head")
     base = kwargs.get("base")
     if base and await call.rt.gate.protection_reason(kwargs["full_name"], base) is not None:
-        return base
-    return head
+        return Target(base)
+    return Target(head)
 
 
 class ChangedFile(BaseModel):
@@ -179,7 +174,7 @@ async def get_pr_overview(
     """One call: metadata, changed files, checks, latest review per reviewer, mergeability."""
     assert full_name and number
     github = call.rt.github
-    data = await _pr(call, full_name, number)
+    data = await get_pull(github, full_name, number)
     sha = data["head"]["sha"]
     files, reviews, runs, status = await asyncio.gather(
         prs.all_pull_files(github, full_name, number),
@@ -338,7 +333,6 @@ async def create_pull_request(
     pr, existed = await open_pull_request(
         call.rt.github, full_name, head=head, base=base, title=title, body=body, draft=draft
     )
-    call.rt.invalidate_repo(full_name)
     return pr_ref_model(pr, existed)
 
 
@@ -367,6 +361,9 @@ class MergeResult(BaseModel):
     method: str
     base: str | None = Field(None, description="The base branch merged into.")
 
+    def written(self, repo: str) -> Written:
+        return Written(repo, self.base, self.sha) if self.merged else Written(repo)
+
 
 @tool(toolset=TOOLSET, write=True, target=pr_base_branch, destructive=True)
 async def merge_pull_request(
@@ -381,7 +378,8 @@ async def merge_pull_request(
 ) -> MergeResult:
     """Merge a PR into its base (gated by the base branch); expected_head_sha guards races."""
     assert full_name and number
-    authorized = call.authorized_ref or (await _pr(call, full_name, number))["base"]["ref"]
+    assert call.authorized_ref is not None  # the gate authorised the PR's base
+    authorized = call.authorized_ref
     try:
         result = await merge_pull(
             call.rt.github,
@@ -398,7 +396,6 @@ async def merge_pull_request(
         raise
     base = result.get("base") or authorized
     call.audit_ref = base
-    await after_write(call, full_name, base)
     return MergeResult(
         merged=bool(result.get("merged")),
         sha=result.get("sha", ""),

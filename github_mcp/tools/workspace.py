@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, Field
 
+from ..effects import Written
 from ..params import CommitMessage, FullName, Ref
 from ..registry import Call, tool
 
@@ -75,6 +76,9 @@ class CommandOutput(BaseModel):
     duration_s: float
     killed_by: str | None = None
 
+    def written(self, repo: str) -> Written | None:
+        return None  # commands change the clone only: they hold no credential to push
+
 
 @tool(toolset=TOOLSET, write=True, target="ref", ref_arg="ref")
 async def terminal_command(
@@ -121,6 +125,9 @@ class TestRun(BaseModel):
     timed_out: bool
     output_tail: str
     parsed_from: str | None = None
+
+    def written(self, repo: str) -> Written | None:
+        return None  # tests change the clone only
 
 
 @tool(toolset=TOOLSET, write=True, target="ref", ref_arg="ref")
@@ -208,7 +215,6 @@ async def commit_workspace(
     last fetched); the result's `forced` says whether history was replaced."""
     assert ref is not None
     data = await manager(call).commit(full_name, ref, message, paths=paths, push=push, force=force)
-    call.rt.invalidate_repo(full_name)
     return WorkspaceCommit(
         commit_sha=data["commit_sha"],
         pushed=bool(data.get("pushed")),

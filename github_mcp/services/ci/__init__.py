@@ -18,6 +18,7 @@ from ._joblogs import (
 from ._runs import (
     FAILED_CONCLUSIONS,
     Check,
+    CheckCounts,
     branch_head,
     commit_checks,
     compact_job,
@@ -44,6 +45,7 @@ __all__ = [
     "FAILED_CONCLUSIONS",
     "MIN_MAX_BYTES",
     "Check",
+    "CheckCounts",
     "branch_head",
     "collect_failures",
     "commit_checks",

@@ -362,7 +362,6 @@ async def dispatch_workflow(
             raise
         body.pop("return_run_details")
         answer = await github.request_json("POST", path, json_body=body)
-    github.cache.invalidate_repo(full_name)
     run_id = (answer or {}).get("workflow_run_id")
     if run_id:
         return {"run_id": int(run_id), "run_id_source": "github"}
@@ -387,7 +386,6 @@ async def rerun_failed_jobs(github: GitHubClient, full_name: str, run_id: int) -
                 hint="wait_for_workflow_run, then re-run its failed jobs.",
             ) from None
         raise
-    github.cache.invalidate_repo(full_name)
     return await get_run(github, full_name, run_id)
 
 

@@ -16,6 +16,10 @@ from ._comments import (
 from ._conflicts import (
     detect_conflicts,
 )
+from ._failing import (
+    FailingTestsPage,
+    failing_tests,
+)
 from ._readiness import (
     check_readiness,
 )
@@ -36,16 +40,23 @@ from ._service import (
     update_pull,
 )
 from ._stack import (
+    StackRun,
     execute_stack,
+    manage_stack,
     plan_stack,
+    stack_refs,
 )
 from ._threads import (
+    reply_in_thread,
     reply_to_thread,
+    resolve_thread,
     set_thread_resolved,
     thread_resolution_in_pull,
 )
 
 __all__ = [
+    "FailingTestsPage",
+    "StackRun",
     "all_pull_files",
     "call_text",
     "check_readiness",
@@ -55,18 +66,23 @@ __all__ = [
     "create_review",
     "detect_conflicts",
     "execute_stack",
+    "failing_tests",
     "find_open_pr",
     "get_pull",
     "list_pulls",
+    "manage_stack",
     "merge_pull",
     "open_pull_request",
     "plan_stack",
     "pr_label",
     "pull_files",
     "pull_reviews",
+    "reply_in_thread",
     "reply_to_thread",
+    "resolve_thread",
     "review_comments",
     "set_thread_resolved",
+    "stack_refs",
     "thread_resolution_in_pull",
     "unresolved_comments",
     "update_pull",

@@ -35,7 +35,6 @@ async def merged_after_failure(
         return None
     if expected_head_sha and pr.get("head", {}).get("sha") != expected_head_sha:
         return None
-    github.cache.invalidate_repo(full_name)
     return {
         "merged": True,
         "sha": pr["merge_commit_sha"],

@@ -69,7 +69,6 @@ async def open_pull_request(
                     "draft": draft,
                 },
             )
-            github.cache.invalidate_repo(full_name)
             return pr, False
         except GitHubMCPError as exc:
             last = exc
@@ -137,7 +136,6 @@ async def merge_pull(
                 hint="check_merge_readiness lists what blocks it.",
             ) from None
         raise
-    github.cache.invalidate_repo(full_name)
     if expected_base is not None:
         result = {**result, "base": await _base_after_merge(github, full_name, number)}
     return result
@@ -225,7 +223,6 @@ async def update_pull(
     data = await github.request_json(
         "PATCH", f"{repo_path(full_name)}/pulls/{number}", json_body=fields
     )
-    github.cache.invalidate_repo(full_name)
     return data
 
 
@@ -235,5 +232,4 @@ async def create_review(
     data = await github.request_json(
         "POST", f"{repo_path(full_name)}/pulls/{number}/reviews", json_body=payload
     )
-    github.cache.invalidate_repo(full_name)
     return data

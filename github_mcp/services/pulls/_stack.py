@@ -16,7 +16,9 @@ that was planned from; on conflict nothing is pushed.
 from __future__ import annotations
 
 import asyncio
+import re
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
@@ -24,10 +26,12 @@ from urllib.parse import quote
 from github_mcp.errors import (
     ErrorCode,
     GitHubMCPError,
+    invalid_input,
 )
 from github_mcp.github.client import (
     GitHubClient,
 )
+from github_mcp.params import parse_pr_ref
 from github_mcp.services.pulls._automation import call_text, pr_label
 from github_mcp.services.pulls._service import get_pull
 from github_mcp.services.repos import (
@@ -201,7 +205,6 @@ async def execute_stack(
         upstream_ref=plan.upstream_ref,
         expected_sha=plan.dependent_sha,
     )
-    github.cache.invalidate_repo(plan.full_name)
     retargeted = False
     if outcome.status != "conflict" and plan.retarget_to:
         await github.request_json(
@@ -211,3 +214,76 @@ async def execute_stack(
         )
         retargeted = True
     return outcome, retargeted
+
+
+_NUMBER = re.compile(r"^#?(\d+)$")
+
+
+def stack_refs(full_name: str | None, base_pr: str, dependent_pr: str) -> tuple[str, int, int]:
+    """(full_name, base number, dependent number) from two PR references: 'owner/repo#N',
+    a PR URL, or a bare number (then `full_name` names the repository)."""
+    given = full_name
+    repos = {given.lower()} if given else set()
+    numbers: dict[str, int] = {}
+    for role, ref in (("base", base_pr), ("dependent", dependent_pr)):
+        ref = str(ref or "").strip()
+        bare = _NUMBER.match(ref)
+        if bare:
+            numbers[role] = int(bare.group(1))
+            continue
+        repo, numbers[role] = parse_pr_ref(ref)
+        repos.add(repo.lower())
+        given = given or repo
+    if not given:
+        raise invalid_input("give full_name, or the PRs as 'owner/repo#N'")
+    if len(repos) > 1:
+        raise invalid_input("base_pr and dependent_pr must be in the same repository")
+    if min(numbers.values()) < 1:
+        raise invalid_input("PR numbers start at 1")
+    return given, numbers["base"], numbers["dependent"]
+
+
+@dataclass
+class StackRun:
+    """A stack's plan and, when executed, what the rebase did and what to call next."""
+
+    plan: StackPlan
+    outcome: RebaseOutcome | None = None
+    retargeted: bool = False
+    next: str | None = None
+
+
+async def manage_stack(
+    github: GitHubClient,
+    scratch: Callable[[], ScratchRepos],
+    full_name: str,
+    base_number: int,
+    dependent_number: int,
+    *,
+    execute: bool = False,
+) -> StackRun:
+    """Plan the stack and, with `execute`, rebase and push it in a scratch clone (taken
+    from `scratch` only then)."""
+    plan = await plan_stack(github, full_name, base_number, dependent_number)
+    if not execute:
+        nxt = None
+        if plan.actionable:
+            nxt = call_text(
+                "manage_stacked_prs", full_name=full_name, base_pr=str(base_number),
+                dependent_pr=str(dependent_number), execute=True,
+            )  # fmt: skip
+        return StackRun(plan, next=nxt)
+    if not plan.stacked:
+        raise GitHubMCPError(ErrorCode.UNPROCESSABLE, plan.detail, hint="Fix the stack first.")
+    if not plan.actionable:
+        return StackRun(plan)
+    outcome, retargeted = await execute_stack(github, scratch(), plan)
+    nxt = None
+    if outcome.status == "conflict":
+        nxt = (
+            "Nothing was pushed. Rebase by hand with the commands above and resolve: "
+            + ", ".join(outcome.conflicts[:10])
+        )
+    elif outcome.pushed:
+        nxt = call_text("get_failing_tests", pr=pr_label(full_name, dependent_number), wait=True)
+    return StackRun(plan, outcome, retargeted, nxt)

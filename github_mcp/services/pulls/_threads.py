@@ -36,3 +36,22 @@ async def set_thread_resolved(github: GitHubClient, thread_id: str, resolved: bo
 async def reply_to_thread(github: GitHubClient, thread_id: str, body: str) -> dict[str, Any]:
     """Add a reply to a thread; returns {databaseId, url} of the new comment."""
     return await graphql.reply_to_thread(github, thread_id, body)
+
+
+async def resolve_thread(
+    github: GitHubClient, full_name: str, number: int, thread_id: str, resolved: bool
+) -> tuple[bool, bool]:
+    """Set a thread of this PR resolved (or not); returns its resolution (before, after).
+    A thread already in that state is left alone."""
+    was = await thread_resolution_in_pull(github, full_name, number, thread_id)
+    if was == resolved:
+        return was, was
+    return was, await set_thread_resolved(github, thread_id, resolved)
+
+
+async def reply_in_thread(
+    github: GitHubClient, full_name: str, number: int, thread_id: str, body: str
+) -> dict[str, Any]:
+    """Reply in a thread of this PR; returns {databaseId, url} of the new comment."""
+    await thread_resolution_in_pull(github, full_name, number, thread_id)
+    return await reply_to_thread(github, thread_id, body)

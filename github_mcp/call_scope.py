@@ -51,11 +51,21 @@ class CallTrace:
             tracing.mark_error(self.span, error_code)
 
 
+class _InFlight:
+    """Tool calls running now (a shutdown waits for them)."""
+
+    count = 0
+
+
+IN_FLIGHT = _InFlight()
+
+
 @asynccontextmanager
 async def tool_call_scope(
     tool: str, call_id: str, *, write: bool, ctx: Context | None
 ) -> AsyncIterator[CallTrace]:
     token = CURRENT_CALL_ID.set(call_id)
+    IN_FLIGHT.count += 1
     try:
         sink = session_sink(ctx, call_id)
         with (
@@ -67,4 +77,5 @@ async def tool_call_scope(
         ):
             yield CallTrace(current)
     finally:
+        IN_FLIGHT.count -= 1
         CURRENT_CALL_ID.reset(token)

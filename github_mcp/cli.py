@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import SecretStr, ValidationError
 
+from . import tracing
 from .config import Settings
 from .observability import configure_logging, log_event
 from .secrets_handoff import take_secrets
@@ -90,7 +91,16 @@ def cli(argv: list[str] | None = None) -> int:
         return 2
     configure_logging(settings.log_level)
     if args.command == "serve":
-        return _serve(args, settings)
+        from .shutdown import sigterm_exits
+
+        tracing.configure_from_env()
+        try:
+            # SIGTERM is a normal exit, so the embedded forge's temporary directory goes
+            # too (over HTTP the server's own handler takes over once it serves).
+            with sigterm_exits():
+                return _serve(args, settings)
+        finally:
+            tracing.shutdown()
     if args.command == "check":
         return _check(settings)
     if args.command == "tools":
@@ -128,8 +138,8 @@ def embedded_forge(
     from sandbox_forge.admin.seed import seed_demo
 
     forge = Forge()
-    base_url = forge.start()
-    try:
+    try:  # from here on the forge's temporary directory is removed however we leave
+        base_url = forge.start()
         seeded = seed_demo(forge)
         token = forge.create_token(login="octocat")
         log_event("sandbox_forge_started", url=base_url)
@@ -189,9 +199,8 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
             mcp = build_mcp(rt)
             asyncio.run(mcp.run_async(transport="stdio", show_banner=False))
             return 0
-        import uvicorn
-
         from .server import build_http_app
+        from .shutdown import serve_http
 
         token = None
         if args.generate_token and not effective.bearer_tokens:
@@ -204,9 +213,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
         app = build_http_app(rt, host=args.host, port=args.port, stateless=args.stateless)
         if args.generate_token or os.environ.get("GITHUB_MCP_PRINT_CONFIG"):
             _print_client_config(args.host, args.port, effective, token, notes)
-        uvicorn.run(
-            app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=5
-        )
+        serve_http(app, rt, host=args.host, port=args.port)
     return 0
 
 

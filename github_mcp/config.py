@@ -339,6 +339,14 @@ class Settings(BaseSettings):
         validation_alias=_env("GITHUB_MCP_LOG_LEVEL"),
         description="Log level for the JSON logs on stderr.",
     )
+    shutdown_grace_seconds: float = Field(
+        20.0,
+        ge=0,
+        le=3600,
+        validation_alias=_env("GITHUB_MCP_SHUTDOWN_GRACE_SECONDS"),
+        description="On SIGTERM, how long in-flight tool calls may take to finish before "
+        "they are cancelled; running workspace commands are ended a little before that.",
+    )
 
     # --- Hosted sign-in (OAuth) ----------------------------------------------
     auth_mode: Literal["bearer", "oauth", "none"] = Field(

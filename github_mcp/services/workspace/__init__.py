@@ -10,6 +10,9 @@ from ._manager import (
     WorkspaceConfig,
     WorkspaceManager,
 )
+from ._procs import (
+    terminate_running,
+)
 from ._rebase import (
     RebaseOutcome,
     ScratchRepos,
@@ -24,4 +27,5 @@ __all__ = [
     "WorkspaceConfig",
     "WorkspaceManager",
     "basic_auth_header",
+    "terminate_running",
 ]

@@ -30,8 +30,10 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
+from github_mcp import tracing
 from github_mcp.errors import ErrorCode, GitHubMCPError
 from github_mcp.refnames import require_canonical
 
@@ -322,7 +324,15 @@ class GitRunner:
             env[f"GIT_CONFIG_VALUE_{i}"] = value
         return env
 
-    async def __call__(
+    async def __call__(self, args: list[str], **kw: Any) -> GitResult:
+        """Run git (one trace span per process: the subcommand and its exit code)."""
+        subcommand = next((a for a in args if not a.startswith("-")), "")
+        with tracing.span(f"git {subcommand}", **{"process.command": "git"}) as current:
+            result = await self._run(args, **kw)
+            tracing.annotate(current, **{"process.exit_code": result.rc})
+            return result
+
+    async def _run(
         self,
         args: list[str],
         *,

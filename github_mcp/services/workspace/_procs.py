@@ -27,6 +27,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from github_mcp import tracing
 from github_mcp.errors import ErrorCode, GitHubMCPError
 from github_mcp.services.workspace._cgroups import CgroupPlan, CommandCgroup
 
@@ -354,8 +355,33 @@ def signal_cause(rc: int, oom: int) -> str | None:
         return f"signal:{sig}"
 
 
+# The commands running now, so a shutdown can end them cleanly (terminate_running).
+RUNNING: set[_Tracker] = set()
+
+
+async def terminate_running(grace_s: float) -> int:
+    """End every running workspace command: SIGTERM to its whole tree, SIGKILL after
+    grace_s. Each command's call then returns its result (killed by the signal)."""
+    trackers = list(RUNNING)
+    await asyncio.gather(*(t.terminate(grace_s) for t in trackers), return_exceptions=True)
+    return len(trackers)
+
+
 async def run_contained(spec: ProcSpec) -> ProcResult:
     """Run spec.argv to completion or timeout; kill whatever it leaves behind."""
+    with tracing.span(
+        f"workspace {spec.label}",
+        **{"process.label": spec.label, "process.timeout_s": spec.timeout_s},
+    ) as current:
+        result = await _run_contained(spec)
+        tracing.annotate(
+            current,
+            **{"process.exit_code": result.exit_code, "process.killed_by": result.killed_by},
+        )
+        return result
+
+
+async def _run_contained(spec: ProcSpec) -> ProcResult:
     run_id = secrets.token_hex(8)
     env = dict(spec.env)
     env[RUN_MARKER] = run_id
@@ -428,6 +454,7 @@ async def _supervise(
     ]
     waiter = asyncio.create_task(_leader_exit(proc))
     tracker = _Tracker(proc.pid, run_id, cgroup)
+    RUNNING.add(tracker)
     timed_out = False
     try:
         deadline = start + spec.timeout_s
@@ -455,11 +482,13 @@ async def _supervise(
         await proc.wait()
     except BaseException:
         # Cancelled by the caller (or failing): nothing may survive us.
+        RUNNING.discard(tracker)
         tracker.kill_now()
         waiter.cancel()
         for task in readers:
             task.cancel()
         raise
+    RUNNING.discard(tracker)
     rc = proc.returncode if proc.returncode is not None else -signal.SIGKILL
     oom = cgroup.oom_kills() if cgroup else 0
     killed_by = "timeout" if timed_out else signal_cause(rc, oom)

@@ -360,41 +360,24 @@ async def wait_for_workflow_run(
 ) -> WaitResult:
     """Wait (bounded, with backoff and progress notifications) for a run to complete; at the
     deadline it returns status 'pending'."""
-    github = call.rt.github
-
-    async def load() -> dict[str, Any]:
-        return await ci.get_run(github, full_name, run_id)
-
-    async def report(run: dict[str, Any], polls: int, elapsed: float) -> None:
-        await call.progress(
-            round(elapsed, 2), timeout_seconds, f"run {run_id}: {run.get('status')} (poll {polls})"
-        )
-
-    polled = await ci.poll(
-        load,
-        lambda run: run.get("status") == "completed",
-        timeout_s=timeout_seconds,
-        interval_s=poll_interval_seconds,
-        on_poll=report,
-    )
-    run = polled.value
-    failed = None
+    waited = await ci.wait_for_run(
+        call.rt.github, full_name, run_id, timeout_s=timeout_seconds,
+        interval_s=poll_interval_seconds, on_progress=call.progress,
+    )  # fmt: skip
+    run, failed = waited.run, [JobSummary(**j) for j in waited.failed_jobs]
     nxt = None
-    if polled.done and run.get("conclusion") in ci.FAILED_CONCLUSIONS:
-        jobs = [ci.compact_job(j) for j in await ci.run_jobs(github, full_name, run_id)]
-        failed = [JobSummary(**j) for j in jobs if j.get("conclusion") in ci.FAILED_CONCLUSIONS]
-        if failed:
-            nxt = call_text(
-                "get_job_logs", full_name=full_name, job_id=failed[0].id, failed_steps_only=True
-            )
-    elif not polled.done:
+    if failed:
+        nxt = call_text(
+            "get_job_logs", full_name=full_name, job_id=failed[0].id, failed_steps_only=True
+        )
+    elif not waited.done:
         nxt = call_text("wait_for_workflow_run", full_name=full_name, run_id=run_id)
     return WaitResult(
-        status="completed" if polled.done else "pending",
-        conclusion=run.get("conclusion") if polled.done else None,
+        status="completed" if waited.done else "pending",
+        conclusion=run.get("conclusion") if waited.done else None,
         run=RunSummary(**ci.compact_run(run)),
         failed_jobs=failed or None,
-        polls=polled.polls,
-        waited_s=polled.elapsed_s,
+        polls=waited.polls,
+        waited_s=waited.elapsed_s,
         next=nxt,
     )

@@ -12,6 +12,7 @@ from ..params import FullName
 from ..registry import Call, tool
 from ..runtime import VERSION
 from ..services import account
+from ..services.environment import check_environment
 
 TOOLSET = "meta"
 
@@ -83,57 +84,12 @@ class EnvironmentReport(BaseModel):
 @tool(toolset=TOOLSET, repo_arg=None)
 async def validate_environment(call: Call, probe_github: bool = True) -> EnvironmentReport:
     """Check credentials, controller repo, workspace and HTTP settings; optionally probe GitHub."""
-    s = call.rt.settings
-    checks: list[Check] = []
-    if s.has_github_credentials:
-        checks.append(Check(name="github_credentials", level="ok", detail=call.rt.token_kind))
-    else:
-        checks.append(
-            Check(
-                name="github_credentials",
-                level="warning",
-                detail="no token: anonymous, read-only and low rate limit",
-            )
-        )
-    if probe_github:
-        try:
-            await account.rate_limit(call.rt.github)
-            checks.append(Check(name="github_api", level="ok", detail=s.github_api_url))
-        except GitHubMCPError as exc:
-            checks.append(Check(name="github_api", level="error", detail=exc.message))
-        if s.controller_repo:
-            try:
-                branch = await call.rt.gate.default_branch(s.controller_repo)
-                checks.append(
-                    Check(
-                        name="controller_repo",
-                        level="ok",
-                        detail=f"{s.controller_repo} (default {branch})",
-                    )
-                )
-            except GitHubMCPError as exc:
-                checks.append(Check(name="controller_repo", level="error", detail=exc.message))
-    try:
-        s.workspace_dir.mkdir(parents=True, exist_ok=True)
-        checks.append(Check(name="workspace_dir", level="ok", detail=str(s.workspace_dir)))
-    except OSError as exc:
-        checks.append(Check(name="workspace_dir", level="error", detail=type(exc).__name__))
-    if s.auto_approve:
-        checks.append(
-            Check(
-                name="auto_approve",
-                level="warning",
-                detail="protected-branch writes are pre-approved",
-            )
-        )
-    if s.allow_unauthenticated:
-        checks.append(
-            Check(
-                name="http_auth",
-                level="warning",
-                detail="unauthenticated HTTP allowed off loopback",
-            )
-        )
+    rt = call.rt
+    found = await check_environment(
+        rt.github, rt.settings, rt.gate.default_branch,
+        credential_kind=rt.token_kind, probe_github=probe_github,
+    )  # fmt: skip
+    checks = [Check(name=c.name, level=c.level, detail=c.detail) for c in found]
     counts = {level: sum(c.level == level for c in checks) for level in ("ok", "warning", "error")}
     return EnvironmentReport(
         ok=counts["ok"], warnings=counts["warning"], errors=counts["error"], checks=checks

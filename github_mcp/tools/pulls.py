@@ -173,28 +173,25 @@ async def get_pr_overview(
 ) -> PrOverview:
     """One call: metadata, changed files, checks, latest review per reviewer, mergeability."""
     assert full_name and number
-    github = call.rt.github
-    data = await get_pull(github, full_name, number)
-    sha = data["head"]["sha"]
-    files, reviews, runs, status = await asyncio.gather(
-        prs.all_pull_files(github, full_name, number),
-        prs.pull_reviews(github, full_name, number),
-        prs.check_runs(github, full_name, sha),
-        prs.combined_status(github, full_name, sha),
-    )
-    who = authored(data, call.rt.settings.lockdown)
+    found = await prs.pull_overview(call.rt.github, full_name, number)
+    return _overview(found, call.rt.settings.lockdown)
+
+
+def _overview(found: prs.PullOverview, lockdown: bool) -> PrOverview:
+    data, files = found.pull, found.files
+    who = authored(data, lockdown)
     body, cut = clean(who.text(data.get("body") or ""), 600)
     shown = sorted(files, key=lambda f: -(f.get("additions", 0) + f.get("deletions", 0)))[:10]
     ref = compact_pr(data)
     return PrOverview(
-        number=number,
+        number=data["number"],
         title=clean(who.text(ref["title"]), 300)[0],
         state=ref["state"],
         draft=ref["draft"],
         author=ref["author"],
         **who.fields(),
         head=ref["head"],
-        head_sha=sha,
+        head_sha=data["head"]["sha"],
         base=ref["base"],
         url=ref["url"],
         body=body,
@@ -215,8 +212,8 @@ async def get_pr_overview(
             for f in shown
         ],
         more_files=(len(files) - len(shown)) or None,
-        checks=summarize_checks(runs, status.get("statuses", [])),
-        reviews=latest_reviews(reviews),
+        checks=summarize_checks(found.check_runs, found.statuses),
+        reviews=latest_reviews(found.reviews),
     )
 
 

@@ -33,6 +33,7 @@ from ._runs import (
     poll,
     rerun_failed_jobs,
     run_jobs,
+    wait_for_run,
 )
 from ._test_output import (
     parse_counts,
@@ -66,4 +67,5 @@ __all__ = [
     "rerun_failed_jobs",
     "run_jobs",
     "select",
+    "wait_for_run",
 ]

@@ -445,3 +445,44 @@ async def poll(
     except asyncio.CancelledError:
         log_event("poll_cancelled", polls=polls, elapsed_s=round(time.monotonic() - start, 2))
         raise
+
+
+@dataclass
+class RunWait:
+    """A run once completed (or as it stood at the deadline), with its failed jobs."""
+
+    run: dict[str, Any]
+    done: bool
+    polls: int
+    elapsed_s: float
+    failed_jobs: list[dict[str, Any]] = field(default_factory=list)
+
+
+async def wait_for_run(
+    github: GitHubClient,
+    full_name: str,
+    run_id: int,
+    *,
+    timeout_s: float,
+    interval_s: float,
+    on_progress: Callable[[float, float | None, str], Awaitable[None]] | None = None,
+) -> RunWait:
+    """Wait (bounded, with backoff and progress) for a workflow run to complete."""
+
+    async def report(run: dict[str, Any], polls: int, elapsed: float) -> None:
+        if on_progress is not None:
+            message = f"run {run_id}: {run.get('status')} (poll {polls})"
+            await on_progress(round(elapsed, 2), timeout_s, message)
+
+    polled = await poll(
+        lambda: get_run(github, full_name, run_id),
+        lambda run: run.get("status") == "completed",
+        timeout_s=timeout_s,
+        interval_s=interval_s,
+        on_poll=report,
+    )
+    failed: list[dict[str, Any]] = []
+    if polled.done and polled.value.get("conclusion") in FAILED_CONCLUSIONS:
+        jobs = [compact_job(j) for j in await run_jobs(github, full_name, run_id)]
+        failed = [j for j in jobs if j.get("conclusion") in FAILED_CONCLUSIONS]
+    return RunWait(polled.value, polled.done, polled.polls, polled.elapsed_s, failed)

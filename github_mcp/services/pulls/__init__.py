@@ -20,6 +20,10 @@ from ._failing import (
     FailingTestsPage,
     failing_tests,
 )
+from ._overview import (
+    PullOverview,
+    pull_overview,
+)
 from ._readiness import (
     check_readiness,
 )
@@ -56,6 +60,7 @@ from ._threads import (
 
 __all__ = [
     "FailingTestsPage",
+    "PullOverview",
     "StackRun",
     "all_pull_files",
     "call_text",
@@ -76,6 +81,7 @@ __all__ = [
     "plan_stack",
     "pr_label",
     "pull_files",
+    "pull_overview",
     "pull_reviews",
     "reply_in_thread",
     "reply_to_thread",

@@ -40,12 +40,8 @@ def configure_from_env(environ: Mapping[str, str] = os.environ) -> bool:
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-    from .runtime import VERSION
-
     service = environ.get("OTEL_SERVICE_NAME") or "github-mcp-controller"
-    provider = TracerProvider(
-        resource=Resource.create({"service.name": service, "service.version": VERSION})
-    )
+    provider = TracerProvider(resource=Resource.create({"service.name": service}))
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
     # fastmcp's own protocol spans (tools/call, resources/read) then share the provider.
     trace.set_tracer_provider(provider)

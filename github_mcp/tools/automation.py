@@ -1,6 +1,6 @@
-"""PR automation (the resolve-pr tools): failing tests with rerun commands, unresolved review
-threads, merge conflicts by file, merge readiness, and stacked PRs. Also the review-thread
-writes they point to (toolset pull_requests)."""
+"""PR automation (the resolve-pr tools): failing tests with rerun commands, merge conflicts
+by file, merge readiness, and stacked PRs. Unresolved review threads, and the writes that
+answer them, are in review_threads.py."""
 
 from __future__ import annotations
 
@@ -13,34 +13,22 @@ from github_mcp.services.paging import offset_from_cursor as _offset
 from github_mcp.services.pulls import (
     FailingTestsPage,
     StackRun,
-    call_text,
     check_readiness,
     detect_conflicts,
     failing_tests,
     get_pull,
     manage_stack,
-    pr_label,
-    reply_in_thread,
-    resolve_thread,
     stack_refs,
-    unresolved_comments,
 )
 
 from ..effects import Target, Written
 from ..params import Cursor, FullName, PrRef
 from ..registry import Call, tool
 from .actions import CheckCountsOut, PollSeconds, TimeoutSeconds
-from .issues import AUTHOR_ASSOCIATION, WITHHELD
 from .workspace import manager
 
 TOOLSET = "automation"
 Number = Annotated[int, Field(ge=1)]
-ThreadId = Annotated[
-    str,
-    Field(
-        min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_=-]+$", description="Review thread id."
-    ),
-]
 
 
 # --- get_failing_tests -----
@@ -146,148 +134,6 @@ async def get_failing_tests(
         offset=_offset(cursor), limit=limit,
     )  # fmt: skip
     return _failing_tests(found)
-
-
-# --- find_unresolved_comments -----
-
-
-class Reply(BaseModel):
-    author: str | None = None
-    author_association: str | None = AUTHOR_ASSOCIATION
-    withheld: bool | None = WITHHELD
-    body: str
-
-
-class Thread(BaseModel):
-    thread_id: str
-    path: str | None = None
-    line: int | None = None
-    outdated: bool | None = None
-    author: str | None = None
-    author_association: str | None = AUTHOR_ASSOCIATION
-    withheld: bool | None = WITHHELD
-    body: str
-    replies: int | None = None
-    last_reply: Reply | None = None
-    awaiting: Literal["author", "reviewer"]
-    reply: str
-    resolve: str
-
-
-class ConversationComment(BaseModel):
-    id: int
-    author: str | None = None
-    author_association: str | None = AUTHOR_ASSOCIATION
-    withheld: bool | None = WITHHELD
-    created_at: str | None = None
-    body: str
-
-
-class CommentCounts(BaseModel):
-    threads: int
-    unresolved: int
-    resolved: int
-    outdated: int | None = None
-    issue_comments: int
-    bots_hidden: int | None = None
-
-
-class UnresolvedComments(BaseModel):
-    pr: int
-    threads: list[Thread]
-    issue_comments: list[ConversationComment]
-    counts: CommentCounts
-    review_decision: str | None = None
-    partial: bool | None = None
-    next_cursor: str | None = None
-    next: str | None = None
-
-
-@tool(toolset=TOOLSET)
-async def find_unresolved_comments(
-    call: Call,
-    pr: PrRef | None = None,
-    full_name: FullName | None = None,
-    number: Number | None = None,
-    include_bots: bool = False,
-    sort: Literal["file", "newest", "oldest"] = "file",
-    limit: Annotated[int, Field(ge=1, le=50)] = 20,
-    cursor: Cursor | None = None,
-) -> UnresolvedComments:
-    """Unresolved review threads (with the reply and resolve calls for each) and the
-    conversation comments of others, listed separately."""
-    assert full_name and number
-    found = await unresolved_comments(
-        call.rt.github, full_name, number, include_bots=include_bots, sort=sort,
-        offset=_offset(cursor), limit=limit, lockdown=call.rt.settings.lockdown,
-    )  # fmt: skip
-    nxt = None
-    if found["issue_comments"]:
-        nxt = "Answer a conversation comment: " + call_text(
-            "comment_on_pull_request", pr=pr_label(full_name, number), body="…"
-        )
-    return UnresolvedComments(
-        pr=number,
-        threads=[Thread(**t) for t in found["threads"]],
-        issue_comments=[ConversationComment(**c) for c in found["issue_comments"]],
-        counts=CommentCounts(**found["counts"]),
-        review_decision=found["review_decision"],
-        partial=found["partial"],
-        next_cursor=_cursor(found["next_offset"]),
-        next=nxt,
-    )
-
-
-# --- review-thread writes (toolset pull_requests) ----------------------------------------------
-
-
-class ThreadResolution(BaseModel):
-    thread_id: str
-    resolved: bool
-    changed: bool
-
-    def written(self, repo: str) -> Written | None:
-        return Written(repo) if self.changed else None
-
-
-@tool(toolset="pull_requests", write=True, target=None, idempotent=True)
-async def resolve_review_thread(
-    call: Call,
-    thread_id: ThreadId,
-    pr: PrRef | None = None,
-    full_name: FullName | None = None,
-    number: Number | None = None,
-    unresolve: bool = False,
-) -> ThreadResolution:
-    """Resolve a PR review thread (or unresolve it)."""
-    assert full_name and number
-    was, now = await resolve_thread(
-        call.rt.github, full_name, number, thread_id, resolved=not unresolve
-    )
-    return ThreadResolution(thread_id=thread_id, resolved=now, changed=now != was)
-
-
-class ThreadReply(BaseModel):
-    thread_id: str
-    comment_id: int | None = None
-    url: str | None = None
-
-
-@tool(toolset="pull_requests", write=True, target=None)
-async def reply_to_review_thread(
-    call: Call,
-    thread_id: ThreadId,
-    body: Annotated[str, Field(min_length=1, max_length=65536)],
-    pr: PrRef | None = None,
-    full_name: FullName | None = None,
-    number: Number | None = None,
-) -> ThreadReply:
-    """Reply in a PR review thread."""
-    assert full_name and number
-    comment = await reply_in_thread(call.rt.github, full_name, number, thread_id, body)
-    return ThreadReply(
-        thread_id=thread_id, comment_id=comment.get("databaseId"), url=comment.get("url")
-    )
 
 
 # --- detect_merge_conflicts -----

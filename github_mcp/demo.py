@@ -27,113 +27,17 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, TextIO
 
+from .demo_transcript import DemoReport, Session, StepFailed, shorten
 from .loopback import CHROMIUM_FLAGS, serve_in_thread
 
 REPO = "octo-org/demo-app"
 BRANCH = "demo/multiply"
 BEARER = "demo-bearer-token-0123456789"
 CI_JOBS = ("test-python", "test-js", "lint")
-
-
-class StepFailed(Exception):
-    """A step did not behave as the script expects."""
-
-
-@dataclass
-class CallRecord:
-    step: int
-    tool: str
-    ok: bool
-    error_code: str | None
-    ms: float
-    payload_bytes: int
-    wire_bytes: int
-
-
-@dataclass
-class DemoReport:
-    ok: bool = False
-    failure: str | None = None
-    wall_s: float = 0.0
-    tools_list_bytes: int = 0
-    tools: int = 0
-    calls: list[CallRecord] = field(default_factory=list)
-
-
-def _short(value: Any, limit: int = 160) -> str:
-    text = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-class Session:
-    """Calls tools, prints the transcript, records sizes and checks expectations."""
-
-    def __init__(self, client: Any, out: TextIO, report: DemoReport) -> None:
-        self.client = client
-        self.out = out
-        self.report = report
-        self.step = 0
-
-    def say(self, text: str = "") -> None:
-        print(text, file=self.out, flush=True)
-
-    def heading(self, title: str) -> None:
-        self.step += 1
-        self.say()
-        self.say(f"── {self.step}. {title} " + "─" * max(4, 66 - len(title)))
-
-    def world(self, text: str) -> None:
-        self.say(f"   [world] {text}")
-
-    async def call(
-        self,
-        tool: str,
-        args: dict[str, Any],
-        summarize: Callable[[dict[str, Any]], str],
-        *,
-        expect_error: str | None = None,
-        check: Callable[[dict[str, Any]], str | None] | None = None,
-    ) -> dict[str, Any]:
-        shown = {
-            k: (_short(v, 60) if isinstance(v, str) and "\n" in v else v) for k, v in args.items()
-        }
-        self.say(f"   → {tool} {_short(shown, 200)}")
-        started = time.perf_counter()
-        result = await self.client.call_tool_mcp(tool, args)
-        ms = (time.perf_counter() - started) * 1000
-        text = "".join(getattr(c, "text", "") for c in result.content)
-        payload = result.structuredContent or json.loads(text or "{}")
-        wire = len(result.model_dump_json(by_alias=True, exclude_none=True).encode())
-        code = payload.get("error", {}).get("code") if result.isError else None
-        self.report.calls.append(
-            CallRecord(
-                self.step, tool, not result.isError, code, round(ms, 1), len(text.encode()), wire
-            )
-        )
-        status = f"error {code}" if result.isError else "ok"
-        self.say(f"   ← {status} in {ms:.0f} ms · {len(text.encode()):,} bytes")
-        problem: str | None = None
-        if expect_error:
-            if code != expect_error:
-                problem = f"expected error {expect_error}, got {status}: {_short(payload)}"
-            else:
-                self.say(f"     {payload['error']['message']}")
-                if payload["error"].get("hint"):
-                    self.say(f"     hint: {payload['error']['hint']}")
-        elif result.isError:
-            problem = f"{tool} failed: {_short(payload, 400)}"
-        else:
-            for line in summarize(payload).splitlines():
-                self.say(f"     {line}")
-            problem = check(payload) if check else None
-        if problem:
-            self.say(f"   ✗ {problem}")
-            raise StepFailed(f"step {self.step} ({tool}): {problem}")
-        return payload
 
 
 # -- the world outside the server -------------------------------------------------------------
@@ -164,7 +68,9 @@ def capture_status_page(html_text: str, screenshot: Path) -> None:
     """Render the status page's HTML in headless Chromium and save a PNG."""
     binary = shutil.which("chromium") or shutil.which("chromium-browser")
     if binary is None:
-        raise RuntimeError("chromium is not installed (tests/install_system_packages.sh installs it)")
+        raise RuntimeError(
+            "chromium is not installed (tests/install_system_packages.sh installs it)"
+        )
     with tempfile.TemporaryDirectory(prefix="demo-status-") as tmp:
         page = Path(tmp) / "status.html"
         page.write_text(html_text, encoding="utf-8")
@@ -344,7 +250,7 @@ async def session(
         check=lambda p: (
             None
             if p["failed"] == 0 and p["errors"] == 0 and p["passed"] >= 3
-            else f"expected every test to pass: {_short(p, 300)}"
+            else f"expected every test to pass: {shorten(p, 300)}"
         ),
     )
 
@@ -356,7 +262,7 @@ async def session(
             f"checks failed, {p['total_failures']} failing tests"
         ]
         for t in p["failures"][:4]:
-            lines.append(f"✗ {t['test']} [{t['runner']}, {t['job']}]: {_short(t['message'], 90)}")
+            lines.append(f"✗ {t['test']} [{t['runner']}, {t['job']}]: {shorten(t['message'], 90)}")
         lines += [f"next: {n}" for n in (p.get("next") or [])[:1]]
         return "\n".join(lines)
 
@@ -382,7 +288,7 @@ async def session(
         for t in p["threads"]:
             lines.append(
                 f"• {t['path']}:{t.get('line')} {t.get('author')}: "
-                f"{_short(t['body'], 70)} (awaiting {t['awaiting']})"
+                f"{shorten(t['body'], 70)} (awaiting {t['awaiting']})"
             )
         return "\n".join(lines)
 
@@ -420,7 +326,7 @@ async def session(
         "check_merge_readiness",
         {"pr": pr_ref},
         readiness,
-        check=lambda p: None if p["verdict"] == "ready" else f"not ready: {_short(p, 300)}",
+        check=lambda p: None if p["verdict"] == "ready" else f"not ready: {shorten(p, 300)}",
     )
 
     s.heading(f"Merge #{number}")

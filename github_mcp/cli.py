@@ -185,6 +185,7 @@ def _oauth_callback(args: argparse.Namespace, settings: Settings) -> str | None:
 
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
+    from .gc_tuning import tune_for_serving
     from .runtime import Runtime
 
     notes: list[str] = []
@@ -197,6 +198,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
             from .server import build_mcp
 
             mcp = build_mcp(rt)
+            tune_for_serving()
             asyncio.run(mcp.run_async(transport="stdio", show_banner=False))
             return 0
         from .server import build_http_app
@@ -213,6 +215,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
         app = build_http_app(rt, host=args.host, port=args.port, stateless=args.stateless)
         if args.generate_token or os.environ.get("GITHUB_MCP_PRINT_CONFIG"):
             _print_client_config(args.host, args.port, effective, token, notes)
+        tune_for_serving()
         serve_http(app, rt, host=args.host, port=args.port)
     return 0
 

@@ -35,10 +35,32 @@ def register_secret(value: str | None) -> None:
             _SECRETS.add(value)
 
 
+# Every alternative of _TOKEN_PATTERNS contains one of these (in ASCII lower case): a
+# line without any is left alone without running the pattern (every log line is redacted).
+_TOKEN_MARKERS = (
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "authorization",
+    "bearer",
+    "token",
+    "basic",
+    "eyj",
+    "-----begin",
+)
+
+
 def redact(text: str) -> str:
     for secret in tuple(_SECRETS):
         if secret in text:
             text = text.replace(secret, "[REDACTED]")
+    if text.isascii():  # non-ASCII: case-insensitive matching may fold other letters
+        lowered = text.lower()
+        if not any(marker in lowered for marker in _TOKEN_MARKERS):
+            return text
     return _TOKEN_PATTERNS.sub("[REDACTED]", text)
 
 
@@ -77,6 +99,8 @@ def configure_logging(level: str = "INFO") -> None:
 
 
 def log_event(event: str, *, level: int = logging.INFO, **fields: Any) -> None:
+    if not _LOGGER.isEnabledFor(level):
+        return
     clean = {k: v for k, v in fields.items() if v is not None}
     if "call_id" not in clean and (call_id := CURRENT_CALL_ID.get()) is not None:
         clean["call_id"] = call_id

@@ -198,8 +198,13 @@ async def test_job_logs_are_cleaned_bounded_and_say_what_was_cut(make_runtime, f
         _, tail = await call_tool(
             client, "get_job_logs", {"full_name": DEMO_REPO, "job_id": job_id, "tail_lines": 3}
         )
-        is_error, refused = await call_tool(
+        # Patterns run on RE2 (linear time): a classic backtracking bomb is harmless and
+        # accepted, while what RE2 cannot run (a backreference) is refused up front.
+        bomb_error, _ = await call_tool(
             client, "get_job_logs", {"full_name": DEMO_REPO, "job_id": job_id, "grep": "(a+)+$"}
+        )
+        is_error, refused = await call_tool(
+            client, "get_job_logs", {"full_name": DEMO_REPO, "job_id": job_id, "grep": r"(a)\1"}
         )
     log = full["log"]
     assert not re.search(r"^\d{4}-\d\d-\d\dT", log, re.M), "timestamps must be stripped"
@@ -219,6 +224,7 @@ async def test_job_logs_are_cleaned_bounded_and_say_what_was_cut(make_runtime, f
     ), grepped["log"]
     assert "KeyError" in grepped["cut"]
     assert tail["lines_shown"] == 3 and tail["log"].splitlines()[0].startswith("error:")
+    assert not bomb_error
     assert is_error and error_code(refused) == "invalid_input"
 
 

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
-from urllib.parse import quote, urlsplit
+from urllib.parse import urlsplit
 
 import httpx2 as httpx
 
@@ -322,7 +322,7 @@ def count_checks(checks: list[Check]) -> CheckCounts:
 
 async def branch_head(github: GitHubClient, full_name: str, branch: str) -> dict[str, Any]:
     return await github.request_json(
-        "GET", f"{repo_path(full_name)}/branches/{quote(branch, safe='')}"
+        "GET", f"{repo_path(full_name)}/branches/{encode_path(branch)}"
     )
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote
 
 from github_mcp.errors import (
     ErrorCode,
@@ -26,6 +25,7 @@ from github_mcp.github.client import (
 from github_mcp.github.graphql import (
     review_threads,
 )
+from github_mcp.github.urls import encode_path
 from github_mcp.services import ci
 from github_mcp.services.pulls._automation import (
     ProgressFn,
@@ -52,7 +52,7 @@ class Protection:
 
 
 async def read_protection(github: GitHubClient, full_name: str, branch: str) -> Protection:
-    path = f"{repo_path(full_name)}/branches/{quote(branch, safe='')}"
+    path = f"{repo_path(full_name)}/branches/{encode_path(branch)}"
     try:
         data = await github.request_json("GET", f"{path}/protection")
     except GitHubMCPError as exc:
@@ -128,7 +128,7 @@ async def check_readiness(
         pull_reviews(github, full_name, number),
         ci.commit_checks(github, full_name, sha),
         github.request_json(
-            "GET", f"{repo_path(full_name)}/compare/{quote(base, safe='')}...{sha}",
+            "GET", f"{repo_path(full_name)}/compare/{encode_path(base)}...{sha}",
             params={"per_page": 1},
         ),
         review_threads(github, full_name, number),

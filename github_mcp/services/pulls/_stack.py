@@ -21,7 +21,6 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote
 
 from github_mcp.errors import (
     ErrorCode,
@@ -31,6 +30,7 @@ from github_mcp.errors import (
 from github_mcp.github.client import (
     GitHubClient,
 )
+from github_mcp.github.urls import encode_path
 from github_mcp.params import parse_pr_ref
 from github_mcp.services.pulls._automation import call_text, pr_label
 from github_mcp.services.pulls._service import get_pull
@@ -72,7 +72,7 @@ class StackPlan:
 
 
 async def _compare(github: GitHubClient, full_name: str, base: str, head: str) -> dict[str, Any]:
-    path = f"{repo_path(full_name)}/compare/{quote(base, safe='')}...{quote(head, safe='')}"
+    path = f"{repo_path(full_name)}/compare/{encode_path(base)}...{encode_path(head)}"
     return await github.request_json("GET", path, params={"per_page": 1})
 
 

@@ -62,6 +62,9 @@ class ToolSpec:
     destructive: bool
     idempotent: bool
     read_only_hint: bool | None = None
+    # The handler takes ref=None as "the default branch" and resolves it in the same
+    # request as its read, so the pipeline does not spend a round trip looking it up.
+    lazy_default_ref: bool = False
 
     @property
     def annotations(self) -> ToolAnnotations:
@@ -106,6 +109,7 @@ def tool(
     idempotent: bool = False,
     name: str | None = None,
     read_only_hint: bool | None = None,
+    lazy_default_ref: bool = False,
 ) -> Callable[[Callable[..., Awaitable[BaseModel]]], Callable[..., Awaitable[BaseModel]]]:
     """Declare a tool in one of the `Toolset`s (an unknown name fails here, at import).
     Writes must say what they write to: `target` is the argument holding the branch, a
@@ -132,6 +136,7 @@ def tool(
             destructive=destructive,
             idempotent=idempotent,
             read_only_hint=read_only_hint,
+            lazy_default_ref=lazy_default_ref,
         )
         return fn
 
@@ -322,7 +327,9 @@ async def _run_pipeline(
         call.repo = full_name
         if full_name:
             rt.gate.check_repo_allowed(full_name)
-            if spec.ref_arg:
+            if spec.ref_arg and spec.lazy_default_ref:
+                kwargs[spec.ref_arg] = _known_ref(rt, full_name, kwargs.get(spec.ref_arg))
+            elif spec.ref_arg:
                 kwargs[spec.ref_arg] = await rt.gate.effective_ref(
                     full_name, kwargs.get(spec.ref_arg)
                 )
@@ -417,6 +424,14 @@ async def _run_pipeline(
             **_outcome_refs(payload),
         )
     return ToolResult(content=[TextContent(type="text", text=text)], structured_content=payload)
+
+
+def _known_ref(rt: Runtime, full_name: str, ref: str | None) -> str | None:
+    """The ref a lazy-default read uses without asking GitHub: the given one or a
+    configured override; None leaves the default branch to the read's own request."""
+    if rt.gate.is_controller_repo(full_name) and (not ref or ref == "main"):
+        return rt.settings.controller_branch
+    return ref or rt.settings.repo_default_overrides.get(full_name.lower())
 
 
 def _ref_of(spec: ToolSpec, kwargs: dict[str, Any]) -> str | None:

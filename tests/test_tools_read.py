@@ -506,7 +506,8 @@ async def test_invalidate_repo_cache_forces_refetch(make_runtime, forge, tree_re
         _, again = await call_tool(client, "get_file_contents", args)
         refetched = settled_requests(forge)
     assert again["content"] == FILES["lines.txt"]
-    assert any("/contents/lines.txt" in e["path"] and e["status"] == 200 for e in refetched)
+    # Read again from GitHub: commit and blob come back in one GraphQL request.
+    assert any(e["path"] == "/graphql" and e["status"] == 200 for e in refetched)
 
 
 # --- get_file_slice -----------------------------------------------------------------------
@@ -565,8 +566,8 @@ async def test_fetch_files_30_paths(make_runtime, forge, many_repo):
     assert batch["ok"] == 30 and batch["failed"] == 0
     assert [f["path"] for f in batch["files"]] == wanted  # in the order asked
     assert [f["content"] for f in batch["files"]] == [f"file {i}\n" for i in range(30)]
-    contents = [e for e in settled_requests(forge) if "/contents/" in e["path"]]
-    assert len(contents) == 30
+    # One GraphQL request reads the default branch's commit and all 30 blobs.
+    assert [e["path"] for e in settled_requests(forge)] == ["/graphql"]
 
 
 async def test_fetch_files_31_paths_refused_without_requests(make_runtime, forge, many_repo):

@@ -90,7 +90,12 @@ def hash_object(data: str | bytes) -> str:
 
 
 def write_requests(forge: Forge) -> list[dict[str, Any]]:
-    return [r for r in settled_requests(forge) if r["method"] in WRITE_METHODS]
+    """Requests that can change state: GraphQL queries are POSTs too, but only read."""
+    return [
+        r
+        for r in settled_requests(forge)
+        if r["method"] in WRITE_METHODS and r.get("graphql") != "query"
+    ]
 
 
 def assert_verified(

@@ -1,11 +1,12 @@
-"""The few GraphQL operations the controller uses (review threads, replies, resolution).
-
-REST has no notion of a review thread's resolution, so these go through GraphQL. Each
+"""The GraphQL operations the controller uses: review threads, replies and resolution (REST
+has no notion of a thread's resolution), and reads that GraphQL does in one round trip
+where REST needs several (files at a ref with the ref's commit). Each
 operation is a constant plus a small function returning plain data; the caller shapes it.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ErrorCode, GitHubMCPError
@@ -143,3 +144,90 @@ async def reply_to_thread(github: GitHubClient, thread_id: str, body: str) -> di
     """Add a reply to a thread; returns {databaseId, url} of the new comment."""
     data = await github.graphql(REPLY_TO_THREAD, {"id": thread_id, "body": body})
     return ((data or {}).get("addPullRequestReviewThreadReply") or {}).get("comment") or {}
+
+
+# --- files at a ref, in one query ----------------------------------------------------------
+
+MAX_FILES_PER_QUERY = 30  # fetch_files' cap: one aliased file field per path
+BLOB_FIELDS = "type oid object { ... on Blob { byteSize isBinary isTruncated text } }"
+
+
+def files_query(count: int, by: str) -> str:
+    """One query reading `count` files ($p0, $p1, ...) at a commit, with the commit's oid.
+
+    `by` chooses how the commit is named: "oid" ($oid), "ref" ($head and $tag, the
+    refs/heads/ and refs/tags/ spellings of one name, both asked at once so a tag costs no
+    second round trip) or "default" (the default branch, with its name). Each file comes
+    from the same commit object as the oid, so content and commit always agree."""
+    params = ["$owner: String!", "$name: String!"]
+    params += [f"$p{i}: String!" for i in range(count)]
+    files = " ".join(f"f{i}: file(path: $p{i}) {{ {BLOB_FIELDS} }}" for i in range(count))
+    at = f"oid ... on Commit {{ {files} }}"
+    if by == "oid":
+        params.append("$oid: GitObjectID!")
+        body = f"object(oid: $oid) {{ {at} }}"
+    elif by == "ref":
+        params += ["$head: String!", "$tag: String!"]
+        body = (
+            f"head: ref(qualifiedName: $head) {{ target {{ {at} }} }} "
+            f"tag: ref(qualifiedName: $tag) {{ target {{ {at} "
+            f"... on Tag {{ target {{ {at} }} }} }} }}"
+        )
+    elif by == "default":
+        body = f"defaultBranchRef {{ name target {{ {at} }} }}"
+    else:
+        raise ValueError(f"unknown commit selector {by!r}")
+    return (
+        f"query Files({', '.join(params)}) {{ "
+        f"repository(owner: $owner, name: $name) {{ {body} }} }}"
+    )
+
+
+@dataclass
+class FilesAt:
+    """What one files query found. `commit` is None when the ref or oid names nothing
+    (`other_object` when it names something that is not a commit, such as a tag of a tag:
+    the caller resolves that one another way); `branch` is the default branch's name when
+    it was asked for; `entries` holds each path's tree entry, or None where there is none."""
+
+    commit: str | None
+    branch: str | None
+    entries: list[dict[str, Any] | None]
+    other_object: bool = False
+
+
+async def files_at(
+    github: GitHubClient, full_name: str, paths: list[str], *, ref: str | None, oid: str | None
+) -> FilesAt:
+    """Read `paths` at a commit in one request. `oid` wins over `ref`; neither means the
+    default branch."""
+    owner, name = full_name.split("/", 1)
+    variables: dict[str, Any] = {"owner": owner, "name": name}
+    variables |= {f"p{i}": path for i, path in enumerate(paths)}
+    by = "oid" if oid else "ref" if ref else "default"
+    if oid:
+        variables["oid"] = oid
+    elif ref:
+        variables |= {"head": f"refs/heads/{ref}", "tag": f"refs/tags/{ref}"}
+    data = await github.graphql(files_query(len(paths), by), variables)
+    repo = (data or {}).get("repository")
+    if repo is None:
+        raise GitHubMCPError(ErrorCode.NOT_FOUND, f"Repository {full_name} was not found.")
+    branch: str | None = None
+    if by == "oid":
+        commit = repo.get("object")
+    elif by == "default":
+        default = repo.get("defaultBranchRef") or {}
+        branch, commit = default.get("name"), default.get("target")
+    else:
+        commit = (repo.get("head") or {}).get("target")
+        if commit is None:
+            tag = (repo.get("tag") or {}).get("target") or None
+            # An annotated tag names a Tag object: its target is the commit (or, rarely,
+            # another tag, which has no file fields and is resolved another way).
+            commit = tag.get("target") if tag and "target" in tag else tag
+    if not commit:
+        return FilesAt(None, branch, [None] * len(paths))
+    if "f0" not in commit:
+        return FilesAt(None, branch, [None] * len(paths), other_object=True)
+    return FilesAt(commit["oid"], branch, [commit.get(f"f{i}") for i in range(len(paths))])

@@ -1,20 +1,23 @@
-"""Reading files at a ref: streamed raw reads, binary detection, metadata fallback,
-and caching by commit SHA (content at a commit never changes)."""
+"""Reading files at a ref: one GraphQL request for the commit and the blobs together
+(raw REST reads only for what GraphQL cannot give whole), binary detection, metadata
+fallback, and caching by commit SHA (content at a commit never changes); a branch or tag
+maps to its commit for the cache TTL."""
 
 from __future__ import annotations
 
 import asyncio
 import base64
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .. import client_log
 from ..errors import ErrorCode, GitHubMCPError
 from ..github.client import GitHubClient, encode_path
+from ..github.graphql import files_at
 from ..observability import log_event
 from .content import detect_and_decode, git_blob_sha
-from .repos import repo_path, resolve_commit_sha
+from .repos import DEFAULT_BRANCH_TTL, SHA_RE, repo_path, resolve_commit_sha
 
 MAX_READ_BYTES = 1024 * 1024
 DEFAULT_READ_BYTES = 64 * 1024
@@ -42,25 +45,266 @@ async def read_file(
     github: GitHubClient,
     full_name: str,
     path: str,
-    ref: str,
+    ref: str | None,
     *,
     max_bytes: int = DEFAULT_READ_BYTES,
     allow_binary: bool = False,
 ) -> FileRead:
+    """One file at a branch, tag or SHA (None: the default branch). A first read is one
+    GraphQL request (commit and blob together); a repeat within the ref's TTL is none."""
+    _, [read] = await _read_batch(
+        github, full_name, [path], ref, max_bytes, allow_binary, prime_ref=True
+    )
+    if isinstance(read, GitHubMCPError):
+        raise read
+    return read
+
+
+async def read_many(
+    github: GitHubClient,
+    full_name: str,
+    paths: list[str],
+    ref: str | None,
+    *,
+    max_bytes: int,
+) -> tuple[str, list[FileRead | GitHubMCPError]]:
+    """Several files at one commit in one GraphQL request (plus, concurrently, a raw read
+    for each file GraphQL cannot give whole); one failure does not fail the batch.
+    Returns the ref read (the default branch's name when `ref` is None) and the reads."""
+    return await _read_batch(github, full_name, paths, ref, max_bytes, False)
+
+
+def _content_key(full_name: str, commit: str, path: str, max_bytes: int, binary: bool) -> str:
+    return json.dumps([full_name.lower(), commit, path, max_bytes, binary])
+
+
+def _ref_key(full_name: str, ref: str) -> str:
+    return json.dumps([full_name.lower(), ref])
+
+
+async def _read_batch(
+    github: GitHubClient,
+    full_name: str,
+    paths: list[str],
+    ref: str | None,
+    max_bytes: int,
+    allow_binary: bool,
+    *,
+    prime_ref: bool = False,
+) -> tuple[str, list[FileRead | GitHubMCPError]]:
     if not 1 <= max_bytes <= MAX_READ_BYTES:
         raise GitHubMCPError(ErrorCode.INVALID_INPUT, "max_bytes must be between 1 and 1048576.")
-    commit_sha = await resolve_commit_sha(github, full_name, ref)
-    key = json.dumps([full_name.lower(), commit_sha, path, max_bytes, allow_binary])
-    read = await github.cache.get_or_load(
-        "content",
-        key,
-        lambda: _read_at_commit(github, full_name, path, commit_sha, max_bytes, allow_binary),
-        ttl=None,
-        repo=full_name,
+    cache = github.cache
+    if ref is None:
+        hit, cached_default = cache.lookup("default_branch", full_name.lower())
+        ref = cached_default if hit else None
+    commit: str | None = None
+    if ref is not None and SHA_RE.match(ref):
+        commit = ref
+    elif ref is not None:
+        stale = cache.peek_stale("ref_commit", _ref_key(full_name, ref))
+        commit = cache.lookup("ref_commit", _ref_key(full_name, ref))[1]
+        if commit is None and stale is not None:
+            # Read before and expired: revalidate the ref with its ETag (a 304 is free);
+            # the content cached for its commit usually answers the rest.
+            commit = await resolve_commit_sha(github, full_name, ref)
+            _remember_ref(github, full_name, ref, commit)
+    found: dict[int, FileRead | GitHubMCPError] = {}
+    if commit:
+        for i, path in enumerate(paths):
+            key = _content_key(full_name, commit, path, max_bytes, allow_binary)
+            hit, read = cache.lookup("content", key)
+            if hit:
+                found[i] = read
+    missing = [i for i in range(len(paths)) if i not in found]
+    if missing:
+        ref, commit = await _load(
+            github,
+            full_name,
+            paths,
+            missing,
+            ref,
+            commit,
+            max_bytes,
+            allow_binary,
+            found,
+            prime_ref=prime_ref,
+        )
+    assert ref is not None
+    reads = [found[i] for i in range(len(paths))]
+    for read in reads:
+        if isinstance(read, FileRead) and read.truncated:
+            await client_log.warning(f"{read.path}: truncated to the first {max_bytes} bytes")
+    return ref, [r if isinstance(r, GitHubMCPError) else replace(r, ref=ref) for r in reads]
+
+
+async def _load(
+    github: GitHubClient,
+    full_name: str,
+    paths: list[str],
+    missing: list[int],
+    ref: str | None,
+    commit: str | None,
+    max_bytes: int,
+    allow_binary: bool,
+    found: dict[int, FileRead | GitHubMCPError],
+    *,
+    prime_ref: bool,
+) -> tuple[str, str]:
+    """Read the `missing` paths (one GraphQL request, then raw reads for what GraphQL cannot
+    give whole), filling `found`; returns the ref's name and the commit read. With
+    `prime_ref`, a branch's REST ref is read alongside (same round trip), so that once the
+    TTL runs out the ref is revalidated by ETag for free."""
+    wanted = [paths[i] for i in missing]
+    lookup = files_at(github, full_name, wanted, ref=ref, oid=commit)
+    if prime_ref and ref is not None and commit is None:
+        at, _ = await asyncio.gather(lookup, _prime(github, full_name, ref))
+    else:
+        at = await lookup
+    if at.other_object and ref is not None:
+        # A tag of a tag: peel it through REST, then read at the commit.
+        commit = await resolve_commit_sha(github, full_name, ref)
+        at = await files_at(github, full_name, wanted, ref=None, oid=commit)
+    if at.commit is None and not commit:
+        if ref is None:
+            raise GitHubMCPError(
+                ErrorCode.NOT_FOUND,
+                f"{full_name} has no default branch (the repository is empty).",
+            )
+        raise GitHubMCPError(
+            ErrorCode.NOT_FOUND,
+            f"Ref {ref!r} was not found in {full_name}.",
+            hint="list_branches shows the branches; tags and full SHAs work too.",
+        )
+    commit = at.commit or commit
+    assert commit is not None
+    if ref is None:
+        ref = at.branch or commit
+        github.cache.set("default_branch", full_name.lower(), ref, ttl=DEFAULT_BRANCH_TTL)
+    if not SHA_RE.match(ref):
+        _remember_ref(github, full_name, ref, commit)
+    raw: list[int] = []
+    for i, entry in zip(missing, at.entries, strict=True):
+        try:
+            read = _from_entry(full_name, paths[i], commit, entry, max_bytes, allow_binary)
+        except GitHubMCPError as exc:
+            found[i] = exc
+            continue
+        if read is None:
+            raw.append(i)
+        else:
+            found[i] = read
+
+    async def raw_read(i: int) -> FileRead | GitHubMCPError:
+        try:
+            return await _read_at_commit(
+                github, full_name, paths[i], commit, max_bytes, allow_binary
+            )
+        except GitHubMCPError as exc:
+            return exc
+
+    fetched = await asyncio.gather(*(raw_read(i) for i in raw))
+    found.update(zip(raw, fetched, strict=True))
+    for i in missing:
+        outcome = found[i]
+        if isinstance(outcome, FileRead):
+            key = _content_key(full_name, commit, paths[i], max_bytes, allow_binary)
+            github.cache.set("content", key, outcome, ttl=None, repo=full_name)
+    return ref, commit
+
+
+def _remember_ref(github: GitHubClient, full_name: str, ref: str, commit: str) -> None:
+    ttl = github.settings.cache_ttl_seconds
+    github.cache.set("ref_commit", _ref_key(full_name, ref), commit, ttl=ttl, repo=full_name)
+
+
+async def _prime(github: GitHubClient, full_name: str, ref: str) -> None:
+    """GET the branch's ref through the ETag cache; a tag or a failure is left alone."""
+    try:
+        await github.get_json(
+            f"{repo_path(full_name)}/git/ref/heads/{encode_path(ref)}", repo=full_name
+        )
+    except GitHubMCPError:
+        pass
+
+
+def _not_found(full_name: str, path: str, commit: str) -> GitHubMCPError:
+    return GitHubMCPError(
+        ErrorCode.NOT_FOUND,
+        f"{path} does not exist in {full_name} at {commit[:12]}.",
+        hint="list_repository_tree shows the files at this ref.",
     )
-    if read.truncated:
-        await client_log.warning(f"{path}: truncated to the first {max_bytes} bytes")
-    return FileRead(**{**read.__dict__, "ref": ref})
+
+
+_REPLACEMENT = "\ufffd".encode()
+
+
+def _from_entry(
+    full_name: str,
+    path: str,
+    commit: str,
+    entry: dict[str, Any] | None,
+    max_bytes: int,
+    allow_binary: bool,
+) -> FileRead | None:
+    """The read GraphQL's tree entry gives, or None when only the raw bytes will do: a
+    binary blob (text is null), text GitHub cut at 512,000 bytes before max_bytes, text
+    that may have lost bytes (a replacement character, or a length that disagrees with
+    byteSize), or a submodule."""
+    if entry is None:
+        raise _not_found(full_name, path, commit)
+    if entry.get("type") == "tree":
+        raise GitHubMCPError(
+            ErrorCode.NOT_A_FILE,
+            f"{path} is a directory.",
+            hint="Use list_repository_tree with this path.",
+        )
+    blob = entry.get("object") or {}
+    text = blob.get("text")
+    if entry.get("type") != "blob" or text is None or "byteSize" not in blob:
+        return None
+    try:
+        encoded = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: GitHub could not decode the bytes
+        return None
+    total = int(blob["byteSize"])
+    if blob.get("isTruncated"):
+        # Only a prefix with a whole character to spare beyond max_bytes is certain.
+        if len(encoded) < max_bytes + 4:
+            return None
+    elif len(encoded) != total:
+        return None
+    data = encoded[:max_bytes]
+    if _REPLACEMENT in encoded[: max_bytes + 4]:
+        return None
+    return _shaped(path, commit, data, len(encoded) > max_bytes, total, entry["oid"], allow_binary)
+
+
+def _shaped(
+    path: str,
+    commit: str,
+    data: bytes,
+    truncated: bool,
+    total: int,
+    sha: str | None,
+    allow_binary: bool,
+) -> FileRead:
+    """A read from a file's first bytes: text, or base64 for an allowed binary file."""
+    decoded = detect_and_decode(data, truncated=truncated)
+    if decoded.is_binary:
+        if not allow_binary:
+            raise GitHubMCPError(
+                ErrorCode.BINARY_FILE,
+                f"{path} is a binary file.",
+                hint="Pass allow_binary=true to get base64.",
+                total_bytes=total,
+                magic_hex=decoded.magic_hex,
+            )
+        content = base64.b64encode(data).decode()
+        return FileRead(path, "", commit, content, "base64", truncated, total, sha, len(data))
+    text = decoded.text or ""
+    size = len(text.encode("utf-8"))
+    return FileRead(path, "", commit, text, "utf-8", truncated, total, sha, size)
 
 
 async def _read_at_commit(
@@ -78,11 +322,7 @@ async def _read_at_commit(
         )
     except GitHubMCPError as exc:
         if exc.code == ErrorCode.NOT_FOUND:
-            raise GitHubMCPError(
-                ErrorCode.NOT_FOUND,
-                f"{path} does not exist in {full_name} at {commit_sha[:12]}.",
-                hint="list_repository_tree shows the files at this ref.",
-            ) from None
+            raise _not_found(full_name, path, commit_sha) from None
         raise
     if content_type.startswith("application/json") and _looks_like_listing(data, truncated):
         raise GitHubMCPError(
@@ -95,31 +335,7 @@ async def _read_at_commit(
         total, sha = await _metadata(github, url, commit_sha)
     else:
         sha = git_blob_sha(data)
-    decoded = detect_and_decode(data, truncated=truncated)
-    if decoded.is_binary:
-        if not allow_binary:
-            raise GitHubMCPError(
-                ErrorCode.BINARY_FILE,
-                f"{path} is a binary file.",
-                hint="Pass allow_binary=true to get base64.",
-                total_bytes=total,
-                magic_hex=decoded.magic_hex,
-            )
-        return FileRead(
-            path,
-            "",
-            commit_sha,
-            base64.b64encode(data).decode(),
-            "base64",
-            truncated,
-            total,
-            sha,
-            len(data),
-        )
-    text = decoded.text or ""
-    return FileRead(
-        path, "", commit_sha, text, "utf-8", truncated, total, sha, len(text.encode("utf-8"))
-    )
+    return _shaped(path, commit_sha, data, truncated, total, sha, allow_binary)
 
 
 def _looks_like_listing(data: bytes, truncated: bool) -> bool:
@@ -143,27 +359,6 @@ async def _metadata(github: GitHubClient, url: str, commit_sha: str) -> tuple[in
         log_event("read_file_metadata_fallback_failed", url=url)
         await client_log.warning("the file's size and blob sha are unknown (metadata read failed)")
         return -1, None
-
-
-async def read_many(
-    github: GitHubClient,
-    full_name: str,
-    paths: list[str],
-    ref: str,
-    *,
-    max_bytes: int,
-) -> list[FileRead | GitHubMCPError]:
-    """Read several files in parallel (the client's concurrency cap applies);
-    one failure does not fail the batch."""
-
-    async def one(p: str) -> FileRead | GitHubMCPError:
-        try:
-            return await read_file(github, full_name, p, ref, max_bytes=max_bytes)
-        except GitHubMCPError as exc:
-            return exc
-
-    await resolve_commit_sha(github, full_name, ref)  # resolve once, shared by the cache
-    return list(await asyncio.gather(*(one(p) for p in paths)))
 
 
 def file_payload(read: FileRead) -> dict[str, Any]:

@@ -102,7 +102,7 @@ class FileContents(BaseModel):
     size: int
 
 
-@tool(toolset=TOOLSET, ref_arg="ref")
+@tool(toolset=TOOLSET, ref_arg="ref", lazy_default_ref=True)
 async def get_file_contents(
     call: Call,
     full_name: FullName,
@@ -112,11 +112,10 @@ async def get_file_contents(
     allow_binary: bool = False,
 ) -> FileContents:
     """Read a text file at a ref, cut at max_bytes (never mid-character)."""
-    assert ref is not None
     read = await file_service.read_file(
         call.rt.github, full_name, path, ref, max_bytes=max_bytes, allow_binary=allow_binary
     )
-    return FileContents(ref=ref, **file_service.file_payload(read))
+    return FileContents(ref=read.ref, **file_service.file_payload(read))
 
 
 class FileSlice(BaseModel):
@@ -131,7 +130,7 @@ class FileSlice(BaseModel):
     file_truncated: bool = False
 
 
-@tool(toolset=TOOLSET, ref_arg="ref")
+@tool(toolset=TOOLSET, ref_arg="ref", lazy_default_ref=True)
 async def get_file_slice(
     call: Call,
     full_name: FullName,
@@ -142,14 +141,13 @@ async def get_file_slice(
     line_numbers: bool = False,
 ) -> FileSlice:
     """Lines [start_line, start_line + max_lines) of a file, with total_lines and the next start."""
-    assert ref is not None
     read = await file_service.read_file(
         call.rt.github, full_name, path, ref, max_bytes=file_service.MAX_READ_BYTES
     )
     part = slice_lines(read.content, start_line, max_lines, line_numbers)
     return FileSlice(
         path=path,
-        ref=ref,
+        ref=read.ref,
         sha=read.sha,
         text=part.text,
         start_line=part.start_line,
@@ -176,7 +174,7 @@ class BatchResult(BaseModel):
     failed: int
 
 
-@tool(toolset=TOOLSET, ref_arg="ref")
+@tool(toolset=TOOLSET, ref_arg="ref", lazy_default_ref=True)
 async def fetch_files(
     call: Call,
     full_name: FullName,
@@ -184,11 +182,10 @@ async def fetch_files(
     ref: Ref | None = None,
     max_bytes_per_file: MaxBytes = 32 * 1024,
 ) -> BatchResult:
-    """Read up to 30 files in parallel; each file reports its own content or error."""
-    assert ref is not None
+    """Read up to 30 files in one request; each file reports its own content or error."""
     for p in paths:
         validate_path(p)
-    reads = await file_service.read_many(
+    ref, reads = await file_service.read_many(
         call.rt.github, full_name, list(paths), ref, max_bytes=max_bytes_per_file
     )
     items = []

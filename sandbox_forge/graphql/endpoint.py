@@ -18,7 +18,9 @@ import json
 from typing import Any
 
 from graphql import (
+    FragmentDefinitionNode,
     GraphQLError,
+    GraphQLObjectType,
     GraphQLSchema,
     OperationType,
     build_schema,
@@ -31,13 +33,20 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from sandbox_forge.graphql.context import MAX_PAGE, Context, GQLFailure, connection
+from sandbox_forge.graphql.cost import query_cost
+from sandbox_forge.graphql.git_objects import commit_file, repository_object
 from sandbox_forge.graphql.mutations import (
     add_thread_reply,
     create_commit_on_branch,
     resolve_thread,
     unresolve_thread,
 )
-from sandbox_forge.graphql.resolvers import resolve_node, resolve_repository, resolve_viewer
+from sandbox_forge.graphql.resolvers import (
+    resolve_node,
+    resolve_rate_limit,
+    resolve_repository,
+    resolve_viewer,
+)
 from sandbox_forge.graphql.sdl import SDL
 from sandbox_forge.graphql.views import (
     CommentView,
@@ -70,6 +79,9 @@ def build() -> GraphQLSchema:
     query.fields["repository"].resolve = resolve_repository
     query.fields["viewer"].resolve = resolve_viewer
     query.fields["node"].resolve = resolve_node
+    query.fields["rateLimit"].resolve = resolve_rate_limit
+    _object_type(schema, "Commit").fields["file"].resolve = commit_file
+    _object_type(schema, "Repository").fields["object"].resolve = repository_object
     mutation.fields["resolveReviewThread"].resolve = resolve_thread
     mutation.fields["unresolveReviewThread"].resolve = unresolve_thread
     mutation.fields["addPullRequestReviewThreadReply"].resolve = add_thread_reply
@@ -77,6 +89,12 @@ def build() -> GraphQLSchema:
     for name in ("Node", "Actor", "GitObject"):
         schema.type_map[name].resolve_type = lambda value, _info, _type: value.typename  # type: ignore[attr-defined]
     return schema
+
+
+def _object_type(schema: GraphQLSchema, name: str) -> GraphQLObjectType:
+    found = schema.type_map[name]
+    assert isinstance(found, GraphQLObjectType)
+    return found
 
 
 SCHEMA = build()
@@ -96,7 +114,11 @@ def _error_json(error: GraphQLError) -> dict[str, Any]:
 
 
 def run_query(
-    state: ForgeState, principal: Principal, urls: Urls, payload: dict[str, Any]
+    state: ForgeState,
+    principal: Principal,
+    urls: Urls,
+    payload: dict[str, Any],
+    log_entry: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     query = payload.get("query")
     if not isinstance(query, str) or not query.strip():
@@ -119,8 +141,13 @@ def run_query(
     if problems:
         return {"errors": [_error_json(e) for e in problems]}
     operation = get_operation_ast(document, payload.get("operationName"))
+    if operation is not None and log_entry is not None:
+        # POST is GitHub's one method for both: the log tells reads from writes.
+        log_entry["graphql"] = operation.operation.value
     if operation is not None and operation.operation == OperationType.SUBSCRIPTION:
         return {"errors": [{"message": "Subscriptions are not supported"}]}
+    if operation is not None and operation.operation == OperationType.QUERY:
+        _charge(state, principal, document, operation, variables)
     result = execute_sync(
         SCHEMA,
         document,
@@ -136,6 +163,22 @@ def run_query(
     return body
 
 
+def _charge(
+    state: ForgeState,
+    principal: Principal,
+    document: Any,
+    operation: Any,
+    variables: dict[str, Any],
+) -> None:
+    """A query costs its computed points; the request itself already paid one."""
+    fragments = {
+        d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)
+    }
+    cost = query_cost(operation, fragments, variables).cost
+    for _ in range(cost - 1):
+        state.rate.consume(principal.rate_key, "graphql", principal.anonymous)
+
+
 @endpoint
 def graphql_endpoint(ctx: Ctx) -> Response:
     if ctx.principal.anonymous:
@@ -148,7 +191,8 @@ def graphql_endpoint(ctx: Ctx) -> Response:
         raise ApiError(400, "Problems parsing JSON") from None
     if not isinstance(payload, dict):
         raise ApiError(400, "Problems parsing JSON")
-    return json_response(run_query(ctx.state, ctx.principal, ctx.urls, payload))
+    entry = ctx.request.scope.get("forge.log_entry")
+    return json_response(run_query(ctx.state, ctx.principal, ctx.urls, payload, entry))
 
 
 def routes(state: ForgeState) -> list[Route]:

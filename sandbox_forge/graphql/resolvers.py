@@ -7,6 +7,7 @@ from typing import Any
 
 from sandbox_forge.git.pulls import live_head
 from sandbox_forge.graphql.context import Context, GQLFailure
+from sandbox_forge.graphql.cost import query_cost
 from sandbox_forge.graphql.views import (
     CommentView,
     PullRequestView,
@@ -14,6 +15,7 @@ from sandbox_forge.graphql.views import (
     ThreadView,
     UserView,
 )
+from sandbox_forge.rest.shapes.users_repos import iso
 from sandbox_forge.stores.collab import Thread, collab, parse_node_id, repo_by_id
 from sandbox_forge.stores.reviews import thread_outdated
 from sandbox_forge.stores.state import RepoRecord
@@ -76,3 +78,18 @@ def resolve_viewer(root: Any, info: Any) -> UserView:
     if ctx.principal.login is None:
         raise GQLFailure("FORBIDDEN", "Resource not accessible by integration")
     return UserView(ctx, ctx.state.ensure_user(ctx.principal.login))
+
+
+def resolve_rate_limit(root: Any, info: Any, dryRun: bool = False) -> dict[str, Any]:
+    """The caller's GraphQL budget and what this query costs (it is charged once run)."""
+    ctx: Context = info.context
+    cost = query_cost(info.operation, info.fragments, info.variable_values or {})
+    bucket = ctx.state.rate.bucket(ctx.principal.rate_key, "graphql", ctx.principal.anonymous)
+    return {
+        "cost": cost.cost,
+        "nodeCount": cost.node_count,
+        "limit": bucket.limit,
+        "remaining": bucket.remaining,
+        "used": bucket.used,
+        "resetAt": iso(bucket.reset),
+    }

@@ -112,12 +112,64 @@ type Commit implements GitObject & Node {
   abbreviatedOid: String!
   commitUrl: URI!
   committedDate: DateTime!
+  file(path: String!): TreeEntry
   id: ID!
   message: String!
   messageBody: String!
   messageHeadline: String!
   oid: GitObjectID!
   url: URI!
+}
+
+type Blob implements GitObject & Node {
+  abbreviatedOid: String!
+  byteSize: Int!
+  commitResourcePath: URI!
+  commitUrl: URI!
+  id: ID!
+  isBinary: Boolean
+  isTruncated: Boolean!
+  oid: GitObjectID!
+  text: String
+}
+
+type Tree implements GitObject & Node {
+  abbreviatedOid: String!
+  commitResourcePath: URI!
+  commitUrl: URI!
+  id: ID!
+  oid: GitObjectID!
+}
+
+type Tag implements GitObject & Node {
+  abbreviatedOid: String!
+  commitResourcePath: URI!
+  commitUrl: URI!
+  id: ID!
+  message: String
+  name: String!
+  oid: GitObjectID!
+  target: GitObject!
+}
+
+type TreeEntry {
+  extension: String
+  mode: Int!
+  name: String!
+  object: GitObject
+  oid: GitObjectID!
+  path: String
+  size: Int!
+  type: String!
+}
+
+type RateLimit {
+  cost: Int!
+  limit: Int!
+  nodeCount: Int!
+  remaining: Int!
+  resetAt: DateTime!
+  used: Int!
 }
 
 type Ref implements Node {
@@ -132,6 +184,7 @@ type Repository implements Node {
   id: ID!
   name: String!
   nameWithOwner: String!
+  object(expression: String, oid: GitObjectID): GitObject
   pullRequest(number: Int!): PullRequest
   ref(qualifiedName: String!): Ref
   url: URI!
@@ -243,6 +296,7 @@ type PullRequestReviewComment implements Node {
 
 type Query {
   node(id: ID!): Node
+  rateLimit(dryRun: Boolean = false): RateLimit
   repository(followRenames: Boolean, name: String!, owner: String!): Repository
   viewer: User!
 }

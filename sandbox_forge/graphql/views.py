@@ -50,6 +50,7 @@ class CommitView:
     typename = "Commit"
 
     def __init__(self, ctx: Context, repo: RepoRecord, sha: str):
+        self.repo = repo
         info = repo.git.read_commit(sha)
         headline, _, rest = info.message.rstrip("\n").partition("\n")
         self.oid = sha
@@ -86,7 +87,13 @@ class RefView:
             (p for p in ("refs/heads/", "refs/tags/") if qualified.startswith(p)), "refs/"
         )
         self.name = qualified[len(self.prefix) :]
-        self.target = CommitView(ctx, repo, sha)
+        self.ctx, self.repo, self.sha = ctx, repo, sha
+
+    def target(self, info: Any) -> Any:
+        # A lightweight tag or branch names a commit; an annotated tag names a Tag object.
+        from sandbox_forge.graphql.git_objects import git_object
+
+        return git_object(self.ctx, self.repo, self.sha)
 
 
 class RepositoryView:

@@ -136,6 +136,7 @@ class ForgeMiddleware:
         }
         # Logged before answering, so a client that got its response always finds it here.
         self.state.log.add(entry)
+        scope["forge.log_entry"] = entry  # handlers may add what only they know (GraphQL)
         try:
             await self._handle(scope, receive, send, kind, entry)
         finally:

@@ -11,6 +11,7 @@ from typing import Any
 
 from github_mcp.errors import ErrorCode, GitHubMCPError
 from github_mcp.services.ci import parse_counts, parse_failures, parse_junit_xml
+from github_mcp.services.ci.runners.base import TestFailure
 from github_mcp.services.workspace._cgroups import CgroupPlan
 from github_mcp.services.workspace._git import read_nofollow
 from github_mcp.services.workspace._procs import (
@@ -264,7 +265,8 @@ def build_test_result(
 
     `runner` (from the command) is used when the output alone names no runner.
     """
-    counts, failures, source = None, [], None
+    counts, source = None, None
+    failures: list[TestFailure] = []
     if report:
         try:
             counts, failures = parse_junit_xml(report)

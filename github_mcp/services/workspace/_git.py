@@ -187,11 +187,12 @@ def render_config(entries: list[tuple[str, str]]) -> str:
         sub, _, key = rest.rpartition(".")
         sections.setdefault((section, sub or None), []).append((key, value))
     out = []
-    for (section, sub), items in sections.items():
-        if sub is None:
+    for (section, subsection), items in sections.items():
+        if subsection is None:
             out.append(f"[{section}]")
         else:
-            out.append(f'[{section} "{sub.replace(chr(92), chr(92) * 2).replace(chr(34), "")}"]')
+            quoted = subsection.replace(chr(92), chr(92) * 2).replace(chr(34), "")
+            out.append(f'[{section} "{quoted}"]')
         out.extend(f"\t{key} = {_quote(value)}" for key, value in items)
     return "\n".join(out) + "\n"
 

@@ -12,6 +12,7 @@ import stat
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from github_mcp.errors import ErrorCode, GitHubMCPError
 from github_mcp.services.workspace._procs import Identity
@@ -108,7 +109,7 @@ SANDBOX_NONE_HINT = (
 )
 
 
-def unavailable(message: str, *, hint: str, **details: object) -> GitHubMCPError:
+def unavailable(message: str, *, hint: str, **details: Any) -> GitHubMCPError:
     """The workspace tools cannot run safely on this host: the envelope names the fix."""
     return GitHubMCPError(ErrorCode.WORKSPACE_UNAVAILABLE, message, hint=hint, **details)
 

@@ -371,12 +371,12 @@ class GitHubClient:
                     hint="Wait for the reset; this server does not sleep through it.",
                 )
             if retry_after or "secondary rate limit" in upstream.lower():
-                wait = float(retry_after) if retry_after and _is_number(retry_after) else 60.0
+                backoff = float(retry_after) if retry_after and _is_number(retry_after) else 60.0
                 return GitHubMCPError(
                     ErrorCode.RATE_LIMITED,
                     "GitHub's secondary rate limit was hit.",
-                    retry_after=wait,
-                    hint=f"Retry after {int(wait)} s.",
+                    retry_after=backoff,
+                    hint=f"Retry after {int(backoff)} s.",
                 )
         code = {
             401: ErrorCode.FORBIDDEN,

@@ -15,11 +15,10 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2 as httpx
-from fastmcp.server.auth import AccessToken
 from fastmcp.server.auth.oauth_proxy import OAuthProxy
 from fastmcp.server.auth.oauth_proxy.ui import create_error_html
 from key_value.aio.protocols import AsyncKeyValue
-from mcp.server.auth.provider import RefreshToken
+from mcp.server.auth.provider import AccessToken, RefreshToken
 from mcp.server.auth.settings import RevocationOptions
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse
@@ -94,13 +93,19 @@ class GitHubSignIn(OAuthProxy):
         if not isinstance(response, RedirectResponse):
             return response
         query = parse_qs(urlsplit(response.headers.get("location", "")).query)
-        code = (query.get("code") or [None])[0]
-        if code is None:
+        codes = query.get("code")
+        if not codes:
             return response  # an error forwarded to the client (e.g. access_denied)
+        code = codes[0]
         stored = await self._code_store.get(key=code)
         token = (stored.idp_tokens.get("access_token") if stored else None) or ""
         user, _ = await self.api.user(token) if token else (None, [])
-        if user is not None and await self.api.admits(self.policy, user, token):
+        # (no stored code means no token, so no user: the refusal path below)
+        if (
+            stored is not None
+            and user is not None
+            and await self.api.admits(self.policy, user, token)
+        ):
             log_event("oauth_sign_in", login=user.login, client_id=stored.client_id)
             return response
         # refused: the code is destroyed before anyone sees it, and the GitHub grant ends
@@ -121,6 +126,8 @@ class GitHubSignIn(OAuthProxy):
 
     # -- requests: the client's own id on the token, for revocation -------------------
 
+    # The stock proxy declares the SDK token type here, against its base's fastmcp subtype
+    # (with its own ignore); this override keeps the proxy's signature.
     async def load_access_token(self, token: str) -> AccessToken | None:  # type: ignore[override]
         validated = await super().load_access_token(token)
         if validated is None:

@@ -172,11 +172,34 @@ class Settings(BaseSettings):
         validation_alias=_env("GITHUB_MCP_AUTO_APPROVE"),
         description="Initial approval state for gated writes.",
     )
-    approval_mode: Literal["tool", "elicit", "env"] = Field(
-        "tool",
+    approval_mode: Literal["auto", "tool", "elicit", "env"] = Field(
+        "auto",
         validation_alias=_env("GITHUB_MCP_APPROVAL_MODE"),
-        description="How approval is granted: `tool` (authorize_write_actions), `elicit` "
-        "(ask the human via MCP elicitation) or `env` (only GITHUB_MCP_AUTO_APPROVE).",
+        description="How a gated write is approved. `auto`: the human is asked on the "
+        "server's approval page (URL elicitation) or in the client's form (form "
+        "elicitation); over HTTP a client with neither gets a refusal carrying the page's "
+        "link for the human, and the model's own `authorize_write_actions` call never "
+        "approves; over stdio with neither, `tool` behaviour (relying on the client's own "
+        "tool confirmation). `tool`: `authorize_write_actions` toggles approval (weaker: "
+        "the model can approve its own writes unless the client asks its human first). "
+        "`elicit`: `authorize_write_actions` asks through form elicitation. `env`: only "
+        "GITHUB_MCP_AUTO_APPROVE.",
+    )
+    approval_window_minutes: int = Field(
+        15,
+        ge=1,
+        le=1440,
+        validation_alias=_env("GITHUB_MCP_APPROVAL_WINDOW_MINUTES"),
+        description="The N of the approval page's and form's 'approve for N minutes' "
+        "choice: gated writes of that principal's session pass for this long.",
+    )
+    approval_link_ttl_seconds: int = Field(
+        600,
+        ge=30,
+        le=86400,
+        validation_alias=_env("GITHUB_MCP_APPROVAL_LINK_TTL_SECONDS"),
+        description="How long an approval page link stays valid (`auto` mode). Each link "
+        "is single-use and bound to the principal whose write it approves.",
     )
     approval_ttl_seconds: int = Field(
         0,
@@ -190,8 +213,9 @@ class Settings(BaseSettings):
         gt=0,
         le=3600,
         validation_alias=_env("GITHUB_MCP_APPROVAL_PROMPT_TIMEOUT_SECONDS"),
-        description="How long `authorize_write_actions` waits for the human to answer an "
-        "elicitation prompt (`elicit` mode) before it gives up with `timeout`, granting nothing.",
+        description="How long a call waits for the human to answer an elicitation prompt "
+        "(`elicit` and `auto` modes) or to decide on the approval page it opened (`auto`) "
+        "before it gives up with `timeout`, granting nothing (a page link stays usable).",
     )
     audit_log: Path = Field(
         Path("var/audit.jsonl"),

@@ -11,13 +11,16 @@ import fnmatch
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from .config import Settings
 from .errors import ErrorCode, GitHubMCPError
 from .observability import Metrics, log_event
 
 DefaultBranchLookup = Callable[[str], Awaitable[str]]
+# Asks a human about one gated write (auto mode); True when they approved it, else it
+# raises the refusal to report. Given the gate's reason for asking.
+HumanApproval = Callable[[str], Awaitable[bool]]
 
 
 @dataclass
@@ -111,6 +114,9 @@ class WriteGate:
         self._clock = clock
         self.approvals: ApprovalStore = approvals or MemoryApprovalStore(clock)
         self.pr_locks = KeyedLocks()
+        from .approvals import PendingApprovals  # the approval page's open requests
+
+        self.pending = PendingApprovals(self, clock=clock)
 
     # -- 1. allow-list ------------------------------------------------------
     def repo_allowed(self, full_name: str) -> bool:
@@ -133,7 +139,7 @@ class WriteGate:
     # -- 2. effective ref ---------------------------------------------------
     def is_controller_repo(self, full_name: str) -> bool:
         repo = self.settings.controller_repo
-        return bool(repo) and full_name.lower() == repo.lower()
+        return bool(repo and full_name.lower() == repo.lower())
 
     async def default_branch(self, full_name: str) -> str:
         override = self.settings.repo_default_overrides.get(full_name.lower())
@@ -183,16 +189,38 @@ class WriteGate:
             return None
         return max(0.0, round(approval.expires_at - self._clock(), 1))
 
-    def set_approval(self, scope: str, approved: bool) -> Approval:
-        approval = self.approvals.set(scope, approved, self.settings.approval_ttl_seconds or None)
-        log_event("write_approval_changed", scope=_short(scope), approved=approved)
+    def set_approval(
+        self, scope: str, approved: bool, ttl_seconds: float | None = None
+    ) -> Approval:
+        """Approve (or revoke) a scope's gated writes; `ttl_seconds` (an 'approve for N
+        minutes' choice) overrides GITHUB_MCP_APPROVAL_TTL_SECONDS."""
+        ttl = ttl_seconds if ttl_seconds is not None else self.settings.approval_ttl_seconds
+        approval = self.approvals.set(scope, approved, ttl or None)
+        log_event("write_approval_changed", scope=_short(scope), approved=approved, ttl_s=ttl)
         return approval
+
+    # One write a human approved on its own: keyed on the scope and the write's
+    # fingerprint (tool and arguments), taken by the first call that matches it.
+    def grant_once(self, scope: str, fingerprint: str, ttl_seconds: float) -> None:
+        self.approvals.set(_once_key(scope, fingerprint), True, ttl_seconds)
+        log_event("write_approved_once", scope=_short(scope), write=fingerprint[:12])
+
+    def take_once(self, scope: str | None, fingerprint: str | None) -> bool:
+        if scope is None or fingerprint is None:
+            return False
+        key = _once_key(scope, fingerprint)
+        grant = self.approvals.get(key)
+        if grant is None or not grant.approved:
+            return False
+        self.approvals.drop(key)
+        return True
 
     def drop_approval(self, scope: str) -> None:
         """Forget a scope's approval (its session ended)."""
         if self.approvals.get(scope) is not None:
             log_event("write_approval_dropped", scope=_short(scope))
         self.approvals.drop(scope)
+        self.pending.forget_scope(scope)
 
     async def authorize(
         self,
@@ -202,10 +230,15 @@ class WriteGate:
         branch: str | None,
         scope: str | None,
         call_id: str,
+        fingerprint: str | None = None,
+        ask: HumanApproval | None = None,
     ) -> None:
-        """Raise write_not_allowed unless this write may proceed."""
+        """Raise write_not_allowed unless this write may proceed. A gated write passes
+        with its scope's approval, with a one-time approval of this very write
+        (`fingerprint`), or when `ask` (auto mode) gets a human's approval."""
         reason = await self.protection_reason(full_name, branch)
-        detail = {"tool": tool, "repo": full_name, "ref": branch, "call_id": call_id}
+        detail: dict[str, Any] = {"tool": tool, "repo": full_name, "ref": branch}
+        detail["call_id"] = call_id
         if reason is None:
             self.metrics.record_gate("allow", "feature_branch")
             log_event("gate_decision", decision="allow", reason="feature_branch", **detail)
@@ -213,6 +246,14 @@ class WriteGate:
         if self.is_approved(scope):
             self.metrics.record_gate("allow", f"approved_{reason}")
             log_event("gate_decision", decision="allow", reason=f"approved_{reason}", **detail)
+            return
+        if self.take_once(scope, fingerprint):
+            self.metrics.record_gate("allow", f"approved_once_{reason}")
+            log_event("gate_decision", decision="allow", reason=f"approved_once_{reason}", **detail)
+            return
+        if ask is not None and await ask(reason):
+            self.metrics.record_gate("allow", f"human_approved_{reason}")
+            log_event("gate_decision", decision="allow", reason=f"human_{reason}", **detail)
             return
         self.metrics.record_gate("deny", reason, detail)
         log_event("gate_decision", decision="deny", reason=reason, **detail)
@@ -238,11 +279,20 @@ class WriteGate:
         mode = self.settings.approval_mode
         if mode == "env":
             how = "an operator must set GITHUB_MCP_AUTO_APPROVE=true."
+        elif mode == "auto":
+            how = (
+                "ask the human to approve: call authorize_write_actions(approved=true), "
+                "which asks them (or which your client confirms with them)."
+            )
         elif mode == "elicit":
             how = "call authorize_write_actions(approved=true) so the human is asked."
         else:
             how = "ask the human to approve, then call authorize_write_actions(approved=true)."
         return branch_hint + how
+
+
+def _once_key(scope: str, fingerprint: str) -> str:
+    return f"{scope}/write:{fingerprint}"
 
 
 def _short(scope: str) -> str:

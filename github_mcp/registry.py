@@ -28,6 +28,7 @@ from pydantic import BaseModel
 from . import client_log
 from .arguments import apply_pr_ref, canonicalize_refs, check_lookalike
 from .arguments import ref_params as ref_params  # the gate's tests walk every ref argument
+from .approvals.human import human_approval, write_fingerprint
 from .call_scope import tool_call_scope
 from .caller import approval_scope, caller_principal
 from .caller import claim_session as claim_session  # server.py claims sessions through here
@@ -354,7 +355,13 @@ async def _run_pipeline(
             if branch is not None:
                 await check_lookalike(rt, full_name, branch)
             await rt.gate.authorize(
-                tool=spec.name, full_name=full_name, branch=branch, scope=scope, call_id=call_id
+                tool=spec.name,
+                full_name=full_name,
+                branch=branch,
+                scope=scope,
+                call_id=call_id,
+                fingerprint=write_fingerprint(spec.name, full_name, branch, kwargs),
+                ask=human_approval(call, kwargs, branch),
             )
             gate_passed = True
             call.authorized_ref = branch

@@ -183,6 +183,7 @@ class HttpGuard:
 
     OPEN_PATHS = ("/healthz", "/health", "/readyz")
     BROWSER_PATHS = ("/status", "/metrics")
+    APPROVAL_PREFIX = "/approvals/"  # the approval page: Basic in bearer mode, own sign-in in oauth
 
     def __init__(
         self,
@@ -223,7 +224,7 @@ class HttpGuard:
             status, message = denial
             extra = None
             if status == 401:
-                scheme = "Basic" if path in self.BROWSER_PATHS else "Bearer"
+                scheme = "Basic" if self._takes_basic(path) else "Bearer"
                 extra = {"WWW-Authenticate": f'{scheme} realm="github-mcp"'}
             response = JSONResponse({"error": message}, status_code=status, headers=extra)
             log_event("http_denied", status=status, path=path, reason=message)
@@ -273,13 +274,16 @@ class HttpGuard:
         scheme, _, value = header.partition(" ")
         if scheme.lower() == "bearer" and value:
             return self.tokens.principal_for(value)
-        if scheme.lower() == "basic" and value and path in self.BROWSER_PATHS:
+        if scheme.lower() == "basic" and value and self._takes_basic(path):
             try:
                 password = base64.b64decode(value, validate=True).decode().partition(":")[2]
             except (ValueError, UnicodeDecodeError):
                 return None
             return self.tokens.principal_for(password) if password else None
         return None
+
+    def _takes_basic(self, path: str) -> bool:
+        return path in self.BROWSER_PATHS or path.startswith(self.APPROVAL_PREFIX)
 
     def _origin_allowed(self, origin: str) -> bool:
         normalized = origin.rstrip("/").lower()
@@ -368,6 +372,8 @@ def build_http_app(
     )
     for route in health_routes(rt, sessions):
         mcp._additional_http_routes.append(route)
+    for route in _approval_routes(rt, sign_in, public_url):
+        mcp._additional_http_routes.append(route)
     app = mcp.http_app(
         path="/mcp",
         stateless_http=stateless,
@@ -388,6 +394,18 @@ def build_http_app(
         public_url=public_url,
     )
     return app
+
+
+def _approval_routes(rt: Runtime, sign_in: Any, public_url: str | None) -> list[Any]:
+    """The approval page (auto mode), signed in the way the caller's principal is."""
+    from .approvals.page import ApprovalPage
+
+    settings = rt.settings
+    rt.gate.pending.public_url = public_url or (settings.public_url or "").rstrip("/") or None
+    bearer = None
+    if settings.auth_mode == "bearer" and settings.bearer_tokens:
+        bearer = BearerTokens(settings.bearer_tokens).principal_for
+    return ApprovalPage(rt.gate.pending, bearer_principal=bearer, sign_in=sign_in).routes()
 
 
 def _sign_in(settings: Settings, host: str, port: int | None) -> tuple[Any, str | None]:

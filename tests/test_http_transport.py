@@ -24,6 +24,7 @@ serve = serve_in_thread
 def http_server(make_runtime):
     @contextlib.contextmanager
     def start(stateless: bool = False, **settings) -> Iterator[tuple[str, object]]:
+        settings.setdefault("approval_mode", "tool")  # approval scoping via the model's toggle
         rt = make_runtime(auth_tokens=f"{TOKEN_A},{TOKEN_B}", **settings)
         with serve(build_http_app(rt, stateless=stateless)) as url:
             yield url, rt

@@ -139,7 +139,9 @@ async def _exercise(url: str, client_auth: str | None = None) -> None:
 
 
 async def test_status_page_in_headless_chromium(make_runtime, status_repo, forge_token, tmp_path):
-    rt = make_runtime(protected_branches="release/*", approval_ttl_seconds=900)
+    rt = make_runtime(
+        protected_branches="release/*", approval_ttl_seconds=900, approval_mode="tool"
+    )
     with serve(build_http_app(rt)) as url:
         await _exercise(url)
         dom = rendered_dom(url + "/status")
@@ -226,7 +228,7 @@ async def test_status_page_lists_at_most_twenty_audit_entries(make_runtime, stat
 
 
 async def test_status_page_needs_the_bearer_token_off_loopback(make_runtime, status_repo):
-    rt = make_runtime(auth_tokens=TOKEN, allowed_hosts="127.0.0.1")
+    rt = make_runtime(auth_tokens=TOKEN, allowed_hosts="127.0.0.1", approval_mode="tool")
     with serve(build_http_app(rt, host="0.0.0.0")) as url:
         await _exercise(url, client_auth=TOKEN)
         # a browser logs in with HTTP Basic, the token as password

@@ -213,11 +213,20 @@ class ApprovalState(BaseModel):
     )
     principal: str
     expires_in_s: float | None = None
+    note: str | None = None
+
+
+TOOL_CONFIRMATION_NOTE = (
+    "Approved by this call: this client has no elicitation and stdio has no approval "
+    "page, so the approval relies on the client asking its human before running this tool."
+)
 
 
 @tool(toolset=TOOLSET, repo_arg=None, read_only_hint=False)
 async def authorize_write_actions(call: Call, approved: bool) -> ApprovalState:
-    """Grant or revoke approval for protected-branch and unscoped writes in this session."""
+    """Grant or revoke approval for protected-branch and unscoped writes in this session.
+    In the default `auto` mode granting asks the human (approval page or form); over HTTP
+    this call alone never approves."""
     s = call.rt.settings
     gate = call.rt.gate
     if s.approval_mode == "env":
@@ -232,17 +241,27 @@ async def authorize_write_actions(call: Call, approved: bool) -> ApprovalState:
             "This connection has no session or principal to scope an approval to.",
             hint="Use bearer authentication or a stateful HTTP session.",
         )
-    if approved and s.approval_mode == "elicit":
-        question = await _ask_human(call)
-        if question is not None:
-            return question  # the client asks the human and retries with the answer
-    gate.set_approval(call.scope, approved)
+    note = None
+    if approved and s.approval_mode == "auto":
+        from ..approvals.human import ask_human
+
+        if await ask_human(call, None, None) == "tool":
+            gate.set_approval(call.scope, True)
+            note = TOOL_CONFIRMATION_NOTE
+        # otherwise the human's decision has set (or refused) the approval
+    else:
+        if approved and s.approval_mode == "elicit":
+            question = await _ask_human(call)
+            if question is not None:
+                return question  # the client asks the human and retries with the answer
+        gate.set_approval(call.scope, approved)
     return ApprovalState(
         approved=gate.is_approved(call.scope),
         mode=s.approval_mode,
         scope=call.approval.label,
         principal=call.principal.name,
         expires_in_s=gate.approval_expires_in(call.scope),
+        note=note,
     )
 
 
@@ -311,7 +330,7 @@ async def _ask_human(call: Call) -> Any:
         ) from None
     except Exception:
         raise _no_elicitation() from None
-    if getattr(result, "action", None) != "accept" or result.data is not True:
+    if getattr(result, "action", None) != "accept" or getattr(result, "data", None) is not True:
         raise _refusal()
     return None
 

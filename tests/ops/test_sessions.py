@@ -31,6 +31,7 @@ READ = ("get_file_contents", {"full_name": DEMO_REPO, "path": "README.md", "ref"
 def http_server(make_runtime):
     @contextmanager
     def start(stateless: bool = False, **settings: Any) -> Iterator[tuple[str, Runtime]]:
+        settings.setdefault("approval_mode", "tool")  # approval scoping via the model's toggle
         rt = make_runtime(auth_tokens=TOKEN, **settings)
         with serve_in_thread(build_http_app(rt, stateless=stateless)) as url:
             yield url, rt

@@ -47,6 +47,7 @@ def repo(forge) -> str:
 def http_server(make_runtime):
     @contextlib.contextmanager
     def start(stateless: bool = False, **settings: Any) -> Iterator[tuple[str, Runtime]]:
+        settings.setdefault("approval_mode", "tool")  # approval scoping via the model's toggle
         rt = make_runtime(auth_tokens=f"{TOKEN_A},{TOKEN_B}", **settings)
         with serve_in_thread(build_http_app(rt, stateless=stateless)) as url:
             yield url, rt

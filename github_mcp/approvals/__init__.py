@@ -1,0 +1,34 @@
+"""Approvals a human gives: open requests, what they show, and (in submodules that need
+the MCP framework) asking the client and the approval page.
+
+`human` asks through the client (URL or form elicitation, or a refusal carrying the
+page's link); `page` serves the approval page. Both are imported where they are used, so
+the gate can hold its open requests without importing the MCP framework."""
+
+from __future__ import annotations
+
+from .requests import (
+    CHOICES,
+    PAGE_PATH,
+    ApprovalRequest,
+    Choice,
+    PendingApprovals,
+    RequestClosed,
+    fingerprint,
+)
+from .summary import FileChange, WriteSummary, count_lines, patch_changes, summarize
+
+__all__ = [
+    "CHOICES",
+    "PAGE_PATH",
+    "ApprovalRequest",
+    "Choice",
+    "FileChange",
+    "PendingApprovals",
+    "RequestClosed",
+    "WriteSummary",
+    "count_lines",
+    "fingerprint",
+    "patch_changes",
+    "summarize",
+]

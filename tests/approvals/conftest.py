@@ -1,0 +1,158 @@
+"""Approval-page fixtures: the server over real HTTP in bearer mode (two principals), an
+injectable clock for 'approve for N minutes', forge branch heads as evidence, and a
+headless Chromium that plays the human on the approval page."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx2 as httpx
+import pytest
+from fastmcp import Client
+from fastmcp.client.transports import StreamableHttpTransport
+
+from github_mcp.gate import WriteGate
+from github_mcp.loopback import CHROMIUM_FLAGS, serve_in_thread
+from github_mcp.runtime import Runtime
+from github_mcp.server import build_http_app
+from tests.oauth.signin import chromium_path
+
+TOKEN_A = "approver-alpha-0123456789"
+TOKEN_B = "approver-bravo-0123456789"
+_repo_numbers = itertools.count(1)
+
+
+class FakeClock:
+    """time.monotonic for the gate, moved by the test (no sleeps)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@dataclass
+class Served:
+    url: str
+    rt: Runtime
+    clock: FakeClock | None = None
+
+
+@pytest.fixture
+def approval_server(make_runtime):
+    """A factory: the server over HTTP, bearer tokens A and B, `auto` mode by default."""
+
+    @contextlib.contextmanager
+    def start(clock: FakeClock | None = None, **settings: Any) -> Iterator[Served]:
+        rt = make_runtime(auth_tokens=f"{TOKEN_A},{TOKEN_B}", **settings)
+        if clock is not None:
+            rt.gate = WriteGate(rt.settings, rt.metrics, rt.gate.default_branch, clock=clock)
+        with serve_in_thread(build_http_app(rt)) as url:
+            yield Served(url, rt, clock)
+
+    return start
+
+
+@pytest.fixture
+def fresh_repo(forge):
+    def make(files: dict[str, str] | None = None) -> str:
+        name = f"octo-org/approvals-{next(_repo_numbers)}"
+        forge.seed_repo(name, files or {"README.md": "# demo\nline two\n"})
+        return name
+
+    return make
+
+
+def branch_head(forge: Any, full_name: str, branch: str = "main") -> str | None:
+    """The branch head as the forge's REST API reports it."""
+    admin = forge.create_token(login="octocat")
+    response = httpx.get(
+        f"{forge.base_url}/repos/{full_name}/git/ref/heads/{branch}",
+        headers={"Authorization": f"Bearer {admin}"},
+    )
+    return response.json()["object"]["sha"] if response.status_code == 200 else None
+
+
+def commit_parents(forge: Any, full_name: str, sha: str) -> list[str]:
+    admin = forge.create_token(login="octocat")
+    response = httpx.get(
+        f"{forge.base_url}/repos/{full_name}/commits/{sha}",
+        headers={"Authorization": f"Bearer {admin}"},
+    )
+    return [p["sha"] for p in response.json()["parents"]]
+
+
+@contextlib.asynccontextmanager
+async def http_client(url: str, token: str, **kwargs: Any) -> AsyncIterator[Client]:
+    """A real MCP client over streamable HTTP on the handshake-era protocol (which has
+    server-to-client requests, so elicitation can happen in the middle of a call)."""
+    transport = StreamableHttpTransport(url + "/mcp", auth=token)
+    async with Client(transport, mode="legacy", **kwargs) as client:
+        yield client
+
+
+@dataclass
+class PageVisit:
+    """What the human saw and did on the approval page."""
+
+    status: int | None = None
+    text: str = ""
+    files: list[str] = field(default_factory=list)
+    outcome: str | None = None
+    outcome_status: int | None = None
+
+
+async def visit_approval_page(
+    link: str,
+    choice: str | None,
+    *,
+    basic_token: str | None = None,
+    sign_in: tuple[str, str] | None = None,
+) -> PageVisit:
+    """Open `link` in headless Chromium (HTTP Basic with `basic_token`, or signing in to
+    the forge as `sign_in` when the page sends the browser there) and click `choice`
+    (approve, approve-window, deny), or only look when `choice` is None."""
+    from playwright.async_api import async_playwright
+
+    visit = PageVisit()
+    credentials = {"username": "human", "password": basic_token} if basic_token else None
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(
+            executable_path=chromium_path(), headless=True, args=list(CHROMIUM_FLAGS)
+        )
+        try:
+            context = await browser.new_context(http_credentials=credentials)  # type: ignore[arg-type]
+            page = await context.new_page()
+            response = await page.goto(link)
+            if sign_in is not None and await page.locator("#login_field").count():
+                await page.fill("#login_field", sign_in[0])
+                await page.fill("#password", sign_in[1])
+                async with page.expect_navigation():
+                    await page.click("button[name=commit]")
+                if await page.locator("#js-oauth-authorize-btn").count():
+                    async with page.expect_navigation():
+                        await page.click("#js-oauth-authorize-btn")
+                response = None
+            await page.wait_for_load_state()
+            visit.status = response.status if response is not None else None
+            visit.text = await page.inner_text("body")
+            visit.files = [
+                await item.inner_text() for item in await page.locator("#files li").all()
+            ]
+            if choice is not None and await page.locator(f"#{choice}").count():
+                async with page.expect_navigation() as navigation:
+                    await page.click(f"#{choice}")
+                answer = await navigation.value
+                visit.outcome_status = answer.status if answer is not None else None
+                visit.outcome = await page.get_attribute("#outcome", "data-status")
+        finally:
+            await browser.close()
+    return visit

@@ -231,3 +231,90 @@ async def files_at(
     if "f0" not in commit:
         return FilesAt(None, branch, [None] * len(paths), other_object=True)
     return FilesAt(commit["oid"], branch, [commit.get(f"f{i}") for i in range(len(paths))])
+
+
+# --- a pull request's overview, in one query ---------------------------------------------
+
+PULL_OVERVIEW = """
+query PullOverview($owner: String!, $name: String!, $number: Int!, $files: Int!,
+                   $after: String, $contexts: Int!) {
+  repository(owner: $owner, name: $name) {
+    pullRequest(number: $number) {
+      number title body url state isDraft mergedAt
+      author { login } authorAssociation
+      headRefName headRefOid baseRefName
+      mergeable mergeStateStatus
+      additions deletions changedFiles
+      files(first: $files, after: $after) {
+        totalCount
+        pageInfo { hasNextPage endCursor }
+        nodes { path additions deletions changeType }
+      }
+      latestReviews(first: 100) { nodes { author { login } state } }
+      latestOpinionatedReviews(first: 100) { nodes { author { login } state } }
+      commits(last: 1) {
+        totalCount
+        nodes {
+          commit {
+            oid
+            statusCheckRollup {
+              state
+              contexts(first: $contexts) {
+                nodes {
+                  __typename
+                  ... on CheckRun { name status conclusion }
+                  ... on StatusContext { context state }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+"""
+
+PULL_FILES_PAGE = """
+query PullFiles($owner: String!, $name: String!, $number: Int!, $files: Int!, $after: String) {
+  repository(owner: $owner, name: $name) {
+    pullRequest(number: $number) {
+      files(first: $files, after: $after) {
+        pageInfo { hasNextPage endCursor }
+        nodes { path additions deletions changeType }
+      }
+    }
+  }
+}
+"""
+
+FILES_PER_PAGE = 100
+MAX_FILE_PAGES = 3  # 300 files, as the REST listing was bounded
+CONTEXTS_PER_COMMIT = 100
+
+
+async def pull_overview(github: GitHubClient, full_name: str, number: int) -> dict[str, Any]:
+    """The pull request with its files (first page; more pages only past 100 files), latest
+    reviews and head commit's check rollup, as GitHub's GraphQL returns them."""
+    owner, name = full_name.split("/", 1)
+    base = {"owner": owner, "name": name, "number": number, "files": FILES_PER_PAGE}
+    data = await github.graphql(
+        PULL_OVERVIEW, base | {"after": None, "contexts": CONTEXTS_PER_COMMIT}
+    )
+    pull = ((data or {}).get("repository") or {}).get("pullRequest")
+    if pull is None:
+        raise GitHubMCPError(
+            ErrorCode.NOT_FOUND, f"Pull request {full_name}#{number} was not found."
+        )
+    files = pull["files"]
+    for _ in range(MAX_FILE_PAGES - 1):
+        info = files.get("pageInfo") or {}
+        if not info.get("hasNextPage"):
+            break
+        more = await github.graphql(PULL_FILES_PAGE, base | {"after": info.get("endCursor")})
+        page = (((more or {}).get("repository") or {}).get("pullRequest") or {}).get("files")
+        if not page:
+            break
+        files = {**files, "pageInfo": page["pageInfo"], "nodes": files["nodes"] + page["nodes"]}
+    pull["files"] = files
+    return pull

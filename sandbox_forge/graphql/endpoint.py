@@ -41,6 +41,16 @@ from sandbox_forge.graphql.mutations import (
     resolve_thread,
     unresolve_thread,
 )
+from sandbox_forge.graphql.pull_views import (
+    latest_opinionated_reviews,
+    latest_reviews,
+    pull_additions,
+    pull_changed_files,
+    pull_commits,
+    pull_deletions,
+    pull_files,
+    status_check_rollup,
+)
 from sandbox_forge.graphql.resolvers import (
     resolve_node,
     resolve_rate_limit,
@@ -72,6 +82,17 @@ AUTH_DOCS = (
 )
 
 
+PULL_FIELDS = {
+    "files": pull_files,
+    "additions": pull_additions,
+    "deletions": pull_deletions,
+    "changedFiles": pull_changed_files,
+    "commits": pull_commits,
+    "latestReviews": latest_reviews,
+    "latestOpinionatedReviews": latest_opinionated_reviews,
+}
+
+
 def build() -> GraphQLSchema:
     schema = build_schema(SDL)
     query, mutation = schema.query_type, schema.mutation_type
@@ -82,11 +103,15 @@ def build() -> GraphQLSchema:
     query.fields["rateLimit"].resolve = resolve_rate_limit
     _object_type(schema, "Commit").fields["file"].resolve = commit_file
     _object_type(schema, "Repository").fields["object"].resolve = repository_object
+    _object_type(schema, "Commit").fields["statusCheckRollup"].resolve = status_check_rollup
+    pull = _object_type(schema, "PullRequest")
+    for field, resolver in PULL_FIELDS.items():
+        pull.fields[field].resolve = resolver
     mutation.fields["resolveReviewThread"].resolve = resolve_thread
     mutation.fields["unresolveReviewThread"].resolve = unresolve_thread
     mutation.fields["addPullRequestReviewThreadReply"].resolve = add_thread_reply
     mutation.fields["createCommitOnBranch"].resolve = create_commit_on_branch
-    for name in ("Node", "Actor", "GitObject"):
+    for name in ("Node", "Actor", "GitObject", "StatusCheckRollupContext"):
         schema.type_map[name].resolve_type = lambda value, _info, _type: value.typename  # type: ignore[attr-defined]
     return schema
 

@@ -59,6 +59,111 @@ enum MergeStateStatus {
   UNSTABLE
 }
 
+enum PatchStatus {
+  ADDED
+  CHANGED
+  COPIED
+  DELETED
+  MODIFIED
+  RENAMED
+}
+
+enum CheckStatusState {
+  COMPLETED
+  IN_PROGRESS
+  PENDING
+  QUEUED
+  REQUESTED
+  WAITING
+}
+
+enum CheckConclusionState {
+  ACTION_REQUIRED
+  CANCELLED
+  FAILURE
+  NEUTRAL
+  SKIPPED
+  STALE
+  STARTUP_FAILURE
+  SUCCESS
+  TIMED_OUT
+}
+
+enum StatusState {
+  ERROR
+  EXPECTED
+  FAILURE
+  PENDING
+  SUCCESS
+}
+
+type CheckRun implements Node {
+  conclusion: CheckConclusionState
+  databaseId: Int
+  id: ID!
+  name: String!
+  status: CheckStatusState!
+}
+
+type StatusContext implements Node {
+  context: String!
+  description: String
+  id: ID!
+  state: StatusState!
+  targetUrl: URI
+}
+
+union StatusCheckRollupContext = CheckRun | StatusContext
+
+type StatusCheckRollupContextConnection {
+  nodes: [StatusCheckRollupContext]
+  pageInfo: PageInfo!
+  totalCount: Int!
+}
+
+type StatusCheckRollup implements Node {
+  contexts(
+    after: String
+    before: String
+    first: Int
+    last: Int
+  ): StatusCheckRollupContextConnection!
+  id: ID!
+  state: StatusState!
+}
+
+type PullRequestChangedFile {
+  additions: Int!
+  changeType: PatchStatus!
+  deletions: Int!
+  path: String!
+}
+
+type PullRequestChangedFileConnection {
+  nodes: [PullRequestChangedFile]
+  pageInfo: PageInfo!
+  totalCount: Int!
+}
+
+type PullRequestCommit implements Node {
+  commit: Commit!
+  id: ID!
+  resourcePath: URI!
+  url: URI!
+}
+
+type PullRequestCommitConnection {
+  nodes: [PullRequestCommit]
+  pageInfo: PageInfo!
+  totalCount: Int!
+}
+
+type PullRequestReviewConnection {
+  nodes: [PullRequestReview]
+  pageInfo: PageInfo!
+  totalCount: Int!
+}
+
 enum PullRequestReviewDecision {
   APPROVED
   CHANGES_REQUESTED
@@ -118,6 +223,7 @@ type Commit implements GitObject & Node {
   messageBody: String!
   messageHeadline: String!
   oid: GitObjectID!
+  statusCheckRollup: StatusCheckRollup
   url: URI!
 }
 
@@ -191,17 +297,32 @@ type Repository implements Node {
 }
 
 type PullRequest implements Node {
+  additions: Int!
   author: Actor
   authorAssociation: CommentAuthorAssociation!
   baseRefName: String!
   baseRefOid: GitObjectID!
   body: String!
+  changedFiles: Int!
+  commits(after: String, before: String, first: Int, last: Int): PullRequestCommitConnection!
+  createdAt: DateTime!
+  deletions: Int!
+  files(after: String, before: String, first: Int, last: Int): PullRequestChangedFileConnection
   headRefName: String!
   headRefOid: GitObjectID!
   id: ID!
   isDraft: Boolean!
+  latestOpinionatedReviews(
+    after: String
+    before: String
+    first: Int
+    last: Int
+    writersOnly: Boolean = false
+  ): PullRequestReviewConnection
+  latestReviews(after: String, before: String, first: Int, last: Int): PullRequestReviewConnection
   mergeStateStatus: MergeStateStatus!
   mergeable: MergeableState!
+  mergedAt: DateTime
   number: Int!
   reviewDecision: PullRequestReviewDecision
   reviewThreads(
@@ -222,6 +343,7 @@ type PullRequestReview implements Node {
   databaseId: Int
   id: ID!
   state: PullRequestReviewState!
+  submittedAt: DateTime
 }
 
 type PullRequestReviewThreadConnection {

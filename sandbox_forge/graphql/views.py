@@ -156,6 +156,8 @@ class PullRequestView:
             else "UNKNOWN"
         )
         self.reviewDecision = review_decision(repo, issue)
+        self.createdAt = iso(issue.created_at)
+        self.mergedAt = iso(pull.merged_at) if pull.merged_at else None
 
     def reviewThreads(
         self,
@@ -194,6 +196,7 @@ class ReviewView:
         self.id = node_id("PRR", repo, review.id)
         self.databaseId = review.id
         self.state = review.state
+        self.submittedAt = iso(review.submitted_at) if review.submitted_at else None
         self.body = review.body
         self.author = actor(ctx, review.user)
         self.authorAssociation = author_association(ctx.state, repo, review.user)

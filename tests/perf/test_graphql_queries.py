@@ -45,6 +45,7 @@ def github_schema() -> GraphQLSchema:
 
 def test_the_controller_sends_the_operations_checked_here():
     assert {"REVIEW_THREADS", "RESOLVE_THREAD", "REPLY_TO_THREAD"} <= set(OPERATIONS)
+    assert {"PULL_OVERVIEW", "PULL_FILES_PAGE"} <= set(OPERATIONS)
     assert any(name.startswith("files_query") for name in OPERATIONS)
 
 

@@ -1,20 +1,18 @@
 """Everything a pull request overview shows, read at once: the PR, its changed files, its
-reviews, and the check runs and commit statuses of its head commit."""
+latest reviews, and the check runs and commit statuses of its head commit. One GraphQL
+query (a second only for PRs past 100 files), shaped as the REST objects the tools read."""
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from typing import Any
 
+from github_mcp.github import graphql
 from github_mcp.github.client import GitHubClient
-from github_mcp.services.pulls._service import (
-    all_pull_files,
-    check_runs,
-    combined_status,
-    get_pull,
-    pull_reviews,
-)
+
+# GitHub's PatchStatus -> the REST file status
+FILE_STATUS = {"DELETED": "removed"}
+MERGEABLE = {"MERGEABLE": True, "CONFLICTING": False}
 
 
 @dataclass
@@ -27,12 +25,65 @@ class PullOverview:
 
 
 async def pull_overview(github: GitHubClient, full_name: str, number: int) -> PullOverview:
-    pull = await get_pull(github, full_name, number)
-    sha = pull["head"]["sha"]
-    files, reviews, runs, status = await asyncio.gather(
-        all_pull_files(github, full_name, number),
-        pull_reviews(github, full_name, number),
-        check_runs(github, full_name, sha),
-        combined_status(github, full_name, sha),
+    found = await graphql.pull_overview(github, full_name, number)
+    head_commit = next(iter((found.get("commits") or {}).get("nodes") or []), None) or {}
+    rollup = (head_commit.get("commit") or {}).get("statusCheckRollup") or {}
+    contexts = [c for c in (rollup.get("contexts") or {}).get("nodes") or [] if c]
+    return PullOverview(
+        pull=_rest_pull(found),
+        files=[
+            {
+                "filename": f["path"],
+                "status": FILE_STATUS.get(f["changeType"], f["changeType"].lower()),
+                "additions": f["additions"],
+                "deletions": f["deletions"],
+            }
+            for f in found["files"]["nodes"]
+            if f
+        ],
+        # Every reviewer's latest review, then their latest opinion: a later comment does
+        # not hide an approval or a change request (the REST history gives the same).
+        reviews=[
+            {"user": r.get("author") or {}, "state": r["state"]}
+            for key in ("latestReviews", "latestOpinionatedReviews")
+            for r in (found.get(key) or {}).get("nodes") or []
+            if r
+        ],
+        check_runs=[
+            {
+                "name": c["name"],
+                "status": c["status"].lower(),
+                "conclusion": (c.get("conclusion") or "").lower() or None,
+            }
+            for c in contexts
+            if c.get("__typename") == "CheckRun"
+        ],
+        statuses=[
+            {"context": c["context"], "state": c["state"].lower()}
+            for c in contexts
+            if c.get("__typename") == "StatusContext"
+        ],
     )
-    return PullOverview(pull, files, reviews, runs, status.get("statuses", []))
+
+
+def _rest_pull(pull: dict[str, Any]) -> dict[str, Any]:
+    state = pull["state"]
+    return {
+        "number": pull["number"],
+        "title": pull["title"],
+        "body": pull.get("body"),
+        "html_url": pull["url"],
+        "state": "closed" if state in ("CLOSED", "MERGED") else "open",
+        "merged_at": pull.get("mergedAt"),
+        "draft": pull["isDraft"],
+        "user": pull.get("author") or {},
+        "author_association": pull.get("authorAssociation"),
+        "head": {"ref": pull["headRefName"], "sha": pull["headRefOid"]},
+        "base": {"ref": pull["baseRefName"]},
+        "mergeable": MERGEABLE.get(pull["mergeable"]),
+        "mergeable_state": pull["mergeStateStatus"].lower(),
+        "commits": (pull.get("commits") or {}).get("totalCount", 0),
+        "changed_files": pull["changedFiles"],
+        "additions": pull["additions"],
+        "deletions": pull["deletions"],
+    }

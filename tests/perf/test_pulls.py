@@ -1,0 +1,76 @@
+"""A pull request's overview in one GraphQL request, with the same answer the REST reads
+gave: latest opinion per reviewer, checks from check runs and commit statuses."""
+
+from __future__ import annotations
+
+import httpx2 as httpx
+import pytest
+
+from tests.conftest import call_tool, error_code, mcp_client, settled_requests
+
+REPO = "perf-org/pulls"
+
+
+def api(forge, login: str) -> httpx.Client:
+    token = forge.create_token(login=login)
+    return httpx.Client(
+        base_url=forge.base_url,
+        headers={"Authorization": f"Bearer {token}", "Accept": "application/vnd.github+json"},
+        timeout=10,
+    )
+
+
+@pytest.fixture(scope="module")
+def pull(forge):
+    forge.seed_repo(
+        REPO,
+        {"app.py": "x = 1\n"},
+        branches={"feature": {"app.py": "x = 2\ny = 3\n", "new.md": "# new\n"}},
+    )
+    forge.add_collaborator(REPO, "alice")
+    forge.add_collaborator(REPO, "bob")
+    with api(forge, "octocat") as octocat, api(forge, "alice") as alice, api(forge, "bob") as bob:
+        created = octocat.post(
+            f"/repos/{REPO}/pulls", json={"title": "Perf", "head": "feature", "base": "main"}
+        )
+        assert created.status_code == 201, created.text
+        number, head = created.json()["number"], created.json()["head"]["sha"]
+        reviews = f"/repos/{REPO}/pulls/{number}/reviews"
+        for client, event in ((alice, "APPROVE"), (alice, "COMMENT"), (bob, "REQUEST_CHANGES")):
+            sent = client.post(reviews, json={"event": event, "body": f"{event} here"})
+            assert sent.status_code == 200, sent.text
+        for state, context in (("success", "ci/unit"), ("failure", "ci/lint")):
+            status = octocat.post(
+                f"/repos/{REPO}/statuses/{head}", json={"state": state, "context": context}
+            )
+            assert status.status_code == 201, status.text
+    return number
+
+
+async def test_overview_is_one_request_with_latest_opinions_and_checks(make_runtime, forge, pull):
+    rt = make_runtime()
+    async with mcp_client(rt) as client:
+        forge.clear_requests()
+        is_error, overview = await call_tool(
+            client, "get_pr_overview", {"full_name": REPO, "number": pull}
+        )
+        requests = [e["path"] for e in settled_requests(forge)]
+        _, missing = await call_tool(client, "get_pr_overview", {"full_name": REPO, "number": 99})
+    assert not is_error, overview
+    assert requests == ["/graphql"]
+    assert overview["head"] == "feature" and overview["base"] == "main"
+    assert overview["state"] == "open" and overview["author"] == "octocat"
+    assert {f["path"]: f["status"] for f in overview["files"]} == {
+        "app.py": "modified",
+        "new.md": "added",
+    }
+    assert overview["changed_files"] == 2 and overview["commits"] >= 1
+    # alice commented after approving: her approval still stands.
+    assert overview["reviews"] == [
+        {"reviewer": "alice", "state": "APPROVED"},
+        {"reviewer": "bob", "state": "CHANGES_REQUESTED"},
+    ]
+    checks = overview["checks"]
+    assert (checks["total"], checks["passed"], checks["failed"]) == (2, 1, 1)
+    assert checks["failing"] == ["ci/lint"]
+    assert error_code(missing) == "not_found"

@@ -83,7 +83,8 @@ def cli(argv: list[str] | None = None) -> int:
         return sandbox_main(argv[1:])
     args = _parser().parse_args(argv)
     # serve: secrets leave the process environment first (re-exec; see secrets_handoff)
-    handed = take_secrets(reexec=process_entry) if args.command == "serve" else {}
+    # Any: Settings' signature mixes these field overrides with pydantic-settings' own options
+    handed: dict[str, Any] = take_secrets(reexec=process_entry) if args.command == "serve" else {}
     try:
         settings = Settings(**handed)
     except ValidationError as exc:  # e.g. an unknown toolset: refuse to start, say why

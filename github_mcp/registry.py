@@ -26,9 +26,9 @@ from mcp.types import InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import BaseModel
 
 from . import client_log
+from .approvals.human import human_approval, write_fingerprint
 from .arguments import apply_pr_ref, canonicalize_refs, check_lookalike
 from .arguments import ref_params as ref_params  # the gate's tests walk every ref argument
-from .approvals.human import human_approval, write_fingerprint
 from .call_scope import tool_call_scope
 from .caller import approval_scope, caller_principal
 from .caller import claim_session as claim_session  # server.py claims sessions through here

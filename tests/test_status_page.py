@@ -28,7 +28,9 @@ REPO = "octo-org/status-demo"
 def chromium(url: str, *extra: str) -> subprocess.CompletedProcess[str]:
     binary = shutil.which("chromium") or shutil.which("chromium-browser")
     if binary is None:
-        pytest.fail("chromium is not installed: run `bash tests/install_system_packages.sh` as root")
+        pytest.fail(
+            "chromium is not installed: run `bash tests/install_system_packages.sh` as root"
+        )
     with tempfile.TemporaryDirectory(prefix="chromium-profile-") as profile:
         proc = subprocess.run(
             [binary, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *extra, url],

@@ -156,3 +156,7 @@ async def visit_approval_page(
         finally:
             await browser.close()
     return visit
+
+
+# the OAuth-mode server factory (GitHub sign-in against the forge), shared with tests/oauth
+from tests.oauth.conftest import oauth_server as oauth_server  # noqa: E402

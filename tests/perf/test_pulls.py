@@ -74,3 +74,41 @@ async def test_overview_is_one_request_with_latest_opinions_and_checks(make_runt
     assert (checks["total"], checks["passed"], checks["failed"]) == (2, 1, 1)
     assert checks["failing"] == ["ci/lint"]
     assert error_code(missing) == "not_found"
+
+
+def waves(entries: list[dict]) -> list[list[str]]:
+    """Requests grouped into sequential round trips: overlapping spans are one wave."""
+    spans = sorted((e["ts"], e["ts"] + e["duration_ms"] / 1000, e["path"]) for e in entries)
+    grouped: list[list[str]] = []
+    end = float("-inf")
+    for start, stop, path in spans:
+        if start > end:
+            grouped.append([])
+        grouped[-1].append(path)
+        end = max(end, stop)
+    return grouped
+
+
+async def test_merge_readiness_is_two_round_trips(make_runtime, forge, pull):
+    """The PR first (its base and head name everything else), then the rest at once: the
+    protection and the branch summary that stands in for it are asked together."""
+    rt = make_runtime()
+    forge.set_latency(50)  # every request spans 50 ms, so concurrent ones overlap
+    try:
+        async with mcp_client(rt) as client:
+            forge.clear_requests()
+            is_error, ready = await call_tool(
+                client,
+                "check_merge_readiness",
+                {"full_name": REPO, "number": pull, "timeout_seconds": 0},
+            )
+            entries = settled_requests(forge)
+    finally:
+        forge.set_latency(0)
+    assert not is_error, ready
+    grouped = waves(entries)
+    assert grouped[0] == [f"/repos/{REPO}/pulls/{pull}"]
+    assert len(grouped) == 2, grouped
+    assert {f"/repos/{REPO}/branches/main/protection", f"/repos/{REPO}/branches/main"} <= set(
+        grouped[1]
+    )

@@ -52,41 +52,49 @@ class Protection:
 
 
 async def read_protection(github: GitHubClient, full_name: str, branch: str) -> Protection:
+    """The branch's protection; when it cannot be read (it needs admin rights), the
+    branch's public summary. Both are asked at once: one round trip either way."""
     path = f"{repo_path(full_name)}/branches/{encode_path(branch)}"
-    try:
-        data = await github.request_json("GET", f"{path}/protection")
-    except GitHubMCPError as exc:
-        if exc.code not in (
-            ErrorCode.NOT_FOUND,
-            ErrorCode.FORBIDDEN,
-            ErrorCode.PERMISSION_DENIED,
-        ):
-            raise
-        data = None
-    if data is not None:
-        reviews = data.get("required_pull_request_reviews") or None
-        checks = data.get("required_status_checks") or {}
-        names = list(checks.get("contexts") or [])
-        names += [c["context"] for c in checks.get("checks") or [] if c["context"] not in names]
-        return Protection(
-            source="protection",
-            required_approvals=(reviews or {}).get("required_approving_review_count")
-            if reviews
-            else None,
-            dismiss_stale=bool((reviews or {}).get("dismiss_stale_reviews")),
-            code_owners=bool((reviews or {}).get("require_code_owner_reviews")),
-            required_checks=names,
-            strict=bool(checks.get("strict")),
-            conversation_resolution=bool(
-                (data.get("required_conversation_resolution") or {}).get("enabled")
-            ),
-        )
+    answers: tuple[Any, Any] = await asyncio.gather(
+        github.request_json("GET", f"{path}/protection"),
+        github.request_json("GET", path),
+        return_exceptions=True,
+    )
+    detailed, summary = answers
+    if isinstance(detailed, BaseException):
+        unreadable = (ErrorCode.NOT_FOUND, ErrorCode.FORBIDDEN, ErrorCode.PERMISSION_DENIED)
+        if not isinstance(detailed, GitHubMCPError) or detailed.code not in unreadable:
+            raise detailed
+        detailed = None
+    if detailed is not None:
+        return _from_protection(detailed)
     # Unprotected, or protection unreadable without admin rights: the branch says which.
-    summary = await github.request_json("GET", path)
+    if isinstance(summary, BaseException):
+        raise summary
     if not summary.get("protected"):
         return Protection(source="none")
     checks = ((summary.get("protection") or {}).get("required_status_checks")) or {}
     return Protection(source="branch_summary", required_checks=list(checks.get("contexts") or []))
+
+
+def _from_protection(data: dict[str, Any]) -> Protection:
+    reviews = data.get("required_pull_request_reviews") or None
+    checks = data.get("required_status_checks") or {}
+    names = list(checks.get("contexts") or [])
+    names += [c["context"] for c in checks.get("checks") or [] if c["context"] not in names]
+    return Protection(
+        source="protection",
+        required_approvals=(reviews or {}).get("required_approving_review_count")
+        if reviews
+        else None,
+        dismiss_stale=bool((reviews or {}).get("dismiss_stale_reviews")),
+        code_owners=bool((reviews or {}).get("require_code_owner_reviews")),
+        required_checks=names,
+        strict=bool(checks.get("strict")),
+        conversation_resolution=bool(
+            (data.get("required_conversation_resolution") or {}).get("enabled")
+        ),
+    )
 
 
 @dataclass

@@ -7,6 +7,7 @@ import os
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +16,14 @@ from .principal import Principal
 
 
 class AuditLog:
-    """One fsync'd JSON line per executed write; the latest entries stay in memory."""
+    """One fsync'd JSON line per executed write; the latest entries stay in memory.
+    With replicas, `stream` also sends each entry to the shared audit stream in Redis."""
 
     def __init__(self, path: Path | None, keep: int = 50) -> None:
         self.path = path
         self._lock = threading.Lock()
         self.recent: deque[dict[str, Any]] = deque(maxlen=keep)
+        self.stream: Callable[[dict[str, Any]], None] | None = None
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
 
@@ -49,6 +52,8 @@ class AuditLog:
         line = redact(json.dumps(entry, ensure_ascii=False, default=str))
         with self._lock:
             self.recent.append(json.loads(line))
+            if self.stream is not None:
+                self.stream(self.recent[-1])
             if self.path is None:
                 return
             try:

@@ -6,6 +6,10 @@ load. A "not found" is never stored: loaders raise, and nothing is cached.
 
 While a call acts for a signed-in user (hosted sign-in), every key is partitioned by that
 user's login: one user's entries, fetched with their token, are never served to another.
+
+With replicas (GITHUB_MCP_STATE_URL), `shared` is a second level in Redis behind this one,
+and each repository has a generation there: `sync_repo` (before a call) drops local
+entries older than another replica's write, `bump_repo` (after a write) moves it on.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import asyncio
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from .github.auth import acting_user
 from .observability import Metrics
@@ -29,10 +33,40 @@ def _partitioned(key: str) -> str:
     return key if user is None else f"{user.partition}\x00{key}"
 
 
+class SharedTier(Protocol):
+    """The second level (see state/_cache.py); its failures read as misses."""
+
+    async def generation(self, repo: str) -> int | None: ...
+
+    async def bump(self, repo: str) -> int | None: ...
+
+    async def fetch(
+        self, namespace: str, key: str, repo: str | None, generation: int, *, validator: bool
+    ) -> tuple[Any, Any]: ...
+
+    async def store(
+        self,
+        namespace: str,
+        key: str,
+        value: Any,
+        *,
+        ttl: float | None,
+        repo: str | None,
+        generation: int,
+    ) -> None: ...
+
+    def store_soon(self, namespace: str, key: str, value: Any, *, ttl: float | None) -> None: ...
+
+
+SHARED_NAMESPACES = frozenset({"http", "etag"})
+
+
 class Cache:
     def __init__(self, max_entries: int, metrics: Metrics) -> None:
         self.max_entries = max_entries
         self.metrics = metrics
+        self.shared: SharedTier | None = None
+        self._generations: dict[str, int] = {}  # repo -> the shared generation seen
         self._data: OrderedDict[tuple[str, str], tuple[Any, float | None, str | None]] = (
             OrderedDict()
         )
@@ -82,6 +116,8 @@ class Cache:
             self._by_repo.setdefault(repo_key, set()).add(full)
         while len(self._data) > self.max_entries:
             self._drop(next(iter(self._data)))
+        if self.shared is not None and namespace == "etag":
+            self.shared.store_soon(namespace, full[1], value, ttl=None)
 
     async def get_or_load(
         self,
@@ -101,18 +137,69 @@ class Cache:
             return await asyncio.shield(pending)
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._inflight[full] = future
+        repo_key = repo.lower() if repo else None
+        generation = self._generations.get(repo_key, 0) if repo_key else 0
         try:
-            result = await loader()
+            result = await self._load_shared(namespace, full[1], repo_key, generation)
+            if result is _MISSING:
+                result = await loader()
+                if self.shared is not None and namespace in SHARED_NAMESPACES:
+                    await self.shared.store(
+                        namespace, full[1], result, ttl=ttl, repo=repo_key, generation=generation
+                    )
         except BaseException as exc:
             future.set_exception(exc)
             future.exception()  # mark retrieved: waiters re-raise it themselves
             raise
         else:
-            self.set(namespace, key, result, ttl=ttl, repo=repo)
+            # a write seen meanwhile (newer generation) makes this load too old to keep
+            if not repo_key or self._generations.get(repo_key, 0) == generation:
+                self.set(namespace, key, result, ttl=ttl, repo=repo)
             future.set_result(result)
             return result
         finally:
             self._inflight.pop(full, None)
+
+    async def _load_shared(
+        self, namespace: str, stored_key: str, repo: str | None, generation: int
+    ) -> Any:
+        """The second level's value (and, for a GitHub body, its ETag validator into
+        the local level, so an expired body is revalidated rather than refetched)."""
+        if self.shared is None or namespace not in SHARED_NAMESPACES:
+            return _MISSING
+        want_validator = namespace == "http" and ("etag", stored_key) not in self._data
+        value, validator = await self.shared.fetch(
+            namespace, stored_key, repo, generation, validator=want_validator
+        )
+        if validator is not None:
+            self._data[("etag", stored_key)] = (validator, None, None)
+        if value is None:
+            return _MISSING
+        self.metrics.record_cache(namespace + "_shared", True)
+        return value
+
+    async def sync_repo(self, repo: str) -> None:
+        """Before a call on `repo`: drop local entries older than the shared generation.
+        With Redis down, the local cache serves alone."""
+        if self.shared is None:
+            return
+        generation = await self.shared.generation(repo)
+        if generation is None:
+            return
+        key = repo.lower()
+        if self._generations.get(key) != generation:
+            self.invalidate_repo(repo)
+            self._generations[key] = generation
+
+    async def bump_repo(self, repo: str) -> None:
+        """After a write on `repo`, before it is acknowledged: every replica's next call
+        on it sees a newer generation."""
+        self.invalidate_repo(repo)
+        if self.shared is None:
+            return
+        generation = await self.shared.bump(repo)
+        if generation is not None:
+            self._generations[repo.lower()] = generation
 
     def invalidate_repo(self, repo: str) -> int:
         keys = self._by_repo.pop(repo.lower(), set())

@@ -432,6 +432,42 @@ class Settings(BaseSettings):
         description="Where the server keeps state across restarts: the OAuth signing key "
         "and the encrypted store of client registrations and users' GitHub tokens.",
     )
+    state_url: SecretStr | None = Field(
+        None,
+        validation_alias=_env("GITHUB_MCP_STATE_URL"),
+        description="Empty: all state in this process (one replica). `redis://…` or "
+        "`rediss://…`: state shared by replicas in Redis (OAuth clients and tokens, "
+        "approvals, the second-level response cache with per-repository generations, "
+        "rate-limit pauses, resumable event streams, write locks, idempotency records, "
+        "the audit stream). While Redis is unreachable, writes are refused (`unavailable`) "
+        "and /readyz fails.",
+    )
+    idempotency_ttl_seconds: int = Field(
+        600,
+        ge=0,
+        le=86400,
+        validation_alias=_env("GITHUB_MCP_IDEMPOTENCY_TTL_SECONDS"),
+        description="With GITHUB_MCP_STATE_URL: how long a write's result is kept under its "
+        "idempotency key (the client's `idempotency_key` in the call's `_meta`, else the "
+        "principal, tool and canonical arguments), so a retry to any replica returns the "
+        "first result instead of writing again. 0 turns this off.",
+    )
+    write_lock_lease_seconds: float = Field(
+        15.0,
+        ge=1.0,
+        le=300.0,
+        validation_alias=_env("GITHUB_MCP_WRITE_LOCK_LEASE_SECONDS"),
+        description="With GITHUB_MCP_STATE_URL: the lease of a per-branch write lock, renewed "
+        "while its holder lives; a dead replica's lock expires after it.",
+    )
+    stream_retry_ms: int = Field(
+        1000,
+        ge=100,
+        le=60000,
+        validation_alias=_env("GITHUB_MCP_STREAM_RETRY_MS"),
+        description="The SSE `retry` (milliseconds) sent in each stream's priming event: how "
+        "soon a client reconnects with Last-Event-ID after a stream breaks.",
+    )
 
     def with_overrides(self, **values: object) -> Settings:
         """A fresh Settings with some fields replaced (derived values recomputed)."""

@@ -30,10 +30,18 @@ class ErrorCode(str, enum.Enum):
     INTERNAL = "internal"
     # The workspace sandbox cannot start on this host; the hint names the fix.
     WORKSPACE_UNAVAILABLE = "workspace_unavailable"
+    # Shared state (Redis) is unreachable: a write whose coordination cannot happen is
+    # refused rather than made uncoordinated. Retry once the service is back.
+    UNAVAILABLE = "unavailable"
 
 
 # Codes a client may retry without changing its request.
-_RETRYABLE = {ErrorCode.RATE_LIMITED, ErrorCode.TIMEOUT, ErrorCode.UPSTREAM_ERROR}
+_RETRYABLE = {
+    ErrorCode.RATE_LIMITED,
+    ErrorCode.TIMEOUT,
+    ErrorCode.UPSTREAM_ERROR,
+    ErrorCode.UNAVAILABLE,
+}
 
 
 class GitHubMCPError(Exception):

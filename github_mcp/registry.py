@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from fastmcp import FastMCP
 
     from .runtime import Runtime
+    from .state import WriteClaim
 
 # Reads the call's arguments (never changes them) and says where the write lands.
 TargetResolver = Callable[["Call", dict[str, Any]], Awaitable[Target]]
@@ -256,7 +257,7 @@ async def _after_write(rt: Runtime, call: Call, result: BaseModel) -> Written | 
         written = Written(call.repo) if call.repo else None
     if written is None:
         return None
-    rt.invalidate_repo(written.repo)
+    await rt.cache.bump_repo(written.repo)  # every replica's next read sees the write
     if written.branch is None:
         return written
     try:
@@ -320,6 +321,7 @@ async def _run_pipeline(
     log_event("tool_call_start", **base, arg_keys=sorted(kwargs))
     gate_passed = False
     branch: str | None = None
+    claim: WriteClaim | None = None
     try:
         canonicalize_refs(spec, kwargs)
         if spec.pr_arg:
@@ -328,6 +330,7 @@ async def _run_pipeline(
         call.repo = full_name
         if full_name:
             rt.gate.check_repo_allowed(full_name)
+            await rt.cache.sync_repo(full_name)  # replicas: drop reads older than a write
             if spec.ref_arg and spec.lazy_default_ref:
                 kwargs[spec.ref_arg] = _known_ref(rt, full_name, kwargs.get(spec.ref_arg))
             elif spec.ref_arg:
@@ -365,6 +368,10 @@ async def _run_pipeline(
             )
             gate_passed = True
             call.authorized_ref = branch
+            if rt.shared is not None:
+                claim = await _claim_write(rt, call, spec, kwargs)
+                if claim is not None and claim.replay is not None:
+                    return _replayed(claim.replay)
         result = await spec.handler(call, **kwargs)
         if isinstance(result, InputRequiredResult):
             return result  # a request for client input (elicitation), passed through as is
@@ -387,9 +394,11 @@ async def _run_pipeline(
             exc_type=type(exc).__name__,
             detail=_safe_detail(exc),
         )
+        if claim is not None and rt.shared is not None:
+            await rt.shared.writes.abandon(claim)  # a retry may try again
         if gate_passed:
             if call.repo:
-                rt.invalidate_repo(call.repo)  # a failed write may have half happened
+                await rt.cache.bump_repo(call.repo)  # a failed write may have half happened
             rt.audit.record(
                 call_id,
                 principal,
@@ -430,7 +439,44 @@ async def _run_pipeline(
             "ok",
             **_outcome_refs(payload),
         )
+        if claim is not None and rt.shared is not None:
+            await _keep_result(rt, claim, payload)
     return ToolResult(content=[TextContent(type="text", text=text)], structured_content=payload)
+
+
+async def _claim_write(
+    rt: Runtime, call: Call, spec: ToolSpec, kwargs: dict[str, Any]
+) -> WriteClaim | None:
+    """Replicas: the write's idempotency claim (or the first call's result to replay);
+    `unavailable` when Redis cannot coordinate it."""
+    assert rt.shared is not None
+    meta = call.ctx.request_context.meta if call.ctx and call.ctx.request_context else None
+    client_key = meta.get("idempotency_key") if isinstance(meta, dict) else None
+    valid = isinstance(client_key, str) and 0 < len(client_key) <= 200
+    if client_key is not None and not valid:
+        raise GitHubMCPError(
+            ErrorCode.INVALID_INPUT, "_meta.idempotency_key must be a string of 1-200 characters."
+        )
+    return await rt.shared.claim_write(call.principal.key, spec.name, kwargs, client_key)
+
+
+def _replayed(payload: dict[str, Any]) -> ToolResult:
+    """The first call's result, for a retry of the same write (nothing written again)."""
+    log_event("write_replayed", tool_result_size=len(payload))
+    text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
+    return ToolResult(
+        content=[TextContent(type="text", text=text)],
+        structured_content=payload,
+        meta={"idempotent_replay": True},
+    )
+
+
+async def _keep_result(rt: Runtime, claim: WriteClaim, payload: dict[str, Any]) -> None:
+    assert rt.shared is not None
+    try:
+        await rt.shared.writes.complete(claim, payload)
+    except GitHubMCPError:  # the write happened: its answer stands
+        log_event("write_result_not_kept")
 
 
 def _known_ref(rt: Runtime, full_name: str, ref: str | None) -> str | None:

@@ -20,6 +20,7 @@ from .services.workspace import WorkspaceConfig, WorkspaceManager, basic_auth_he
 
 if TYPE_CHECKING:
     from .registry import ToolSpec
+    from .state import ReplicaState
     from .status import HealthProbe
 
 VERSION = "0.1.0"
@@ -80,6 +81,8 @@ class Runtime:
         default_factory=dict
     )
     health_probe: HealthProbe | None = None
+    # GITHUB_MCP_STATE_URL: the Redis-backed state shared with other replicas (None: alone)
+    shared: ReplicaState | None = None
     # Built on first use: the manager creates its directories and probes cgroups, which a
     # server that never runs a workspace tool should not pay for (nor fail on).
     _workspaces: WorkspaceManager | None = field(default=None, repr=False)
@@ -110,10 +113,26 @@ class Runtime:
         async def default_branch_of(full_name: str) -> str:
             return await default_branch(github, full_name)
 
-        gate = WriteGate(settings, metrics, default_branch_of)
+        from .state import build_replica_state
+
+        shared = build_replica_state(settings)
+        gate = WriteGate(
+            settings, metrics, default_branch_of, shared.approvals if shared else None
+        )
         audit = AuditLog(settings.audit_log)
+        if shared is not None:
+            cache.shared = shared.cache
+            github.ref_locks = shared.ref_locks
+            audit.stream = shared.audit.append
+            log_event("shared_state", replica=shared.replica)
         return cls(
-            settings=settings, metrics=metrics, cache=cache, github=github, gate=gate, audit=audit
+            settings=settings,
+            metrics=metrics,
+            cache=cache,
+            github=github,
+            gate=gate,
+            audit=audit,
+            shared=shared,
         )
 
     @property
@@ -161,3 +180,5 @@ class Runtime:
 
     async def aclose(self) -> None:
         await self.github.aclose()
+        if self.shared is not None:
+            await self.shared.aclose()

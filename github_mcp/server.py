@@ -378,8 +378,16 @@ def build_http_app(
         path="/mcp",
         stateless_http=stateless,
         session_idle_timeout=rt.settings.session_idle_timeout_seconds,
+        event_store=_event_store(rt),
+        retry_interval=rt.settings.stream_retry_ms,
     )
     sessions.attach(app)
+    if rt.shared is not None:
+        from .health import readiness
+        from .state import local_sessions
+
+        rt.shared.attach_http(app, local_sessions(app))
+        readiness(rt).add_check("redis", rt.shared.check)
     if sign_in is None:
         # legacy SSE; not under OAuth, whose tokens are bound to the one resource /mcp
         sse_app = mcp.http_app(path="/sse", transport="sse")
@@ -394,6 +402,17 @@ def build_http_app(
         public_url=public_url,
     )
     return app
+
+
+def _event_store(rt: Runtime) -> Any:
+    """Where response streams are kept for resumption (Last-Event-ID): Redis with
+    replicas, else this process's memory. Either way each stream starts with the
+    priming event and its `retry` field."""
+    if rt.shared is not None:
+        return rt.shared.events
+    from fastmcp.server.event_store import EventStore
+
+    return EventStore()
 
 
 def _approval_routes(rt: Runtime, sign_in: Any, public_url: str | None) -> list[Any]:

@@ -63,6 +63,8 @@ class GitHubClient:
         self._transport = transport
         self._clients: dict[int, httpx.AsyncClient] = {}
         self._semaphores: dict[int, asyncio.Semaphore] = {}
+        # Replicas: the shared per-branch write locks the commit engine holds (None: alone)
+        self.ref_locks: Any = None
 
     # -- plumbing ---------------------------------------------------------
     @property

@@ -25,6 +25,12 @@ def build_sign_in(settings: Settings, public_url: str) -> GitHubSignIn:
             f"of a GitHub OAuth App (or GitHub App) whose callback URL is "
             f"{public_url}{CALLBACK_PATH} (see docs/DEPLOY.md)"
         )
+    if settings.state_url is not None and settings.oauth_signing_key is None:
+        # each replica would make its own key: tokens one signs, the others would refuse
+        raise SignInConfigError(
+            "GITHUB_MCP_STATE_URL (replicas) with GITHUB_MCP_AUTH=oauth needs "
+            "GITHUB_MCP_OAUTH_SIGNING_KEY, the same on every replica"
+        )
     key = signing_key(settings)
     return GitHubSignIn(
         endpoints=GitHubOAuthEndpoints.for_settings(settings),

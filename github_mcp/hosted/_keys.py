@@ -59,18 +59,27 @@ def _load_or_create(path: Path) -> str:
 
 
 def encrypted_store(settings: Settings, key: bytes) -> AsyncKeyValue:
-    """A file store under the state directory whose values are Fernet-encrypted."""
-    directory = Path(settings.state_dir) / STORE_DIR
-    directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+    """A store whose values are Fernet-encrypted: in Redis when replicas share state
+    (GITHUB_MCP_STATE_URL), else files under the state directory."""
     storage_key = derive_jwt_key(
         high_entropy_material=key.decode(), salt="github-mcp-oauth-storage"
     )
-    files = FileTreeStore(
-        data_directory=directory,
-        key_sanitization_strategy=FileTreeV1KeySanitizationStrategy(directory),
-        collection_sanitization_strategy=FileTreeV1CollectionSanitizationStrategy(directory),
-    )
+    backend: AsyncKeyValue
+    if settings.state_url is not None and settings.state_url.get_secret_value():
+        from key_value.aio.stores.redis import RedisStore
+
+        backend = RedisStore(
+            url=settings.state_url.get_secret_value(), default_collection="ghmcp-oauth"
+        )
+    else:
+        directory = Path(settings.state_dir) / STORE_DIR
+        directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        backend = FileTreeStore(
+            data_directory=directory,
+            key_sanitization_strategy=FileTreeV1KeySanitizationStrategy(directory),
+            collection_sanitization_strategy=FileTreeV1CollectionSanitizationStrategy(directory),
+        )
     # a value that no longer decrypts (the key changed) reads as absent: users sign in again
     return FernetEncryptionWrapper(
-        key_value=files, fernet=Fernet(key=storage_key), raise_on_decryption_error=False
+        key_value=backend, fernet=Fernet(key=storage_key), raise_on_decryption_error=False
     )

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import random
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -290,42 +292,45 @@ async def commit_changes(
     entries = await _tree_entries(github, full_name, changes)
     first_parent = head.commit_sha
     rebased: list[str] = []
-    for attempt in range(MAX_REBASES + 1):
-        if attempt:
-            # Spread re-applications out so writers racing on one branch interleave.
-            await asyncio.sleep(random.uniform(0, 0.03 * attempt))
-        tree_sha = await _build_tree(github, full_name, head, entries)
-        if head.exists and tree_sha == head.tree_sha:
-            # The branch already holds exactly this content (often: a retry of a write
-            # whose answer was lost). An empty commit would only duplicate history.
-            return await _unchanged(github, full_name, head, first_parent, rebased, changes)
-        commit_sha, blobs = await _build_commit(
-            github, full_name, head, message, tree_sha, set(paths)
-        )
-        moved, branch_sha = await _move_ref(github, full_name, head, commit_sha)
-        if moved == "ok":
-            break
-        moved_to = await read_head(github, full_name, branch)
-        touched, landed = await _changed_between(
-            github, full_name, head.commit_sha, moved_to.commit_sha, commit_sha
-        )
-        if landed:
-            # Our update landed but its answer was lost, and another writer has built on
-            # it since: the repeated update was refused, yet the commit is on the branch.
-            branch_sha = moved_to.commit_sha
-            break
-        overlap = sorted(touched & set(paths))
-        if overlap:
-            raise conflict(
-                f"{branch} moved to {moved_to.commit_sha[:12]} with changes to the same files.",
-                hint="Re-read those files on the new head and redo the change.",
-                files=overlap,
-                head_sha=moved_to.commit_sha,
+    # Replicas: one writer per branch at a time, so re-applications are rare.
+    async with _branch_lock(github, full_name, branch) as fence:
+        for attempt in range(MAX_REBASES + 1):
+            if attempt:
+                # Spread re-applications out so writers racing on one branch interleave.
+                await asyncio.sleep(random.uniform(0, 0.03 * attempt))
+            tree_sha = await _build_tree(github, full_name, head, entries)
+            if head.exists and tree_sha == head.tree_sha:
+                # The branch already holds exactly this content (often: a retry of a write
+                # whose answer was lost). An empty commit would only duplicate history.
+                return await _unchanged(github, full_name, head, first_parent, rebased, changes)
+            commit_sha, blobs = await _build_commit(
+                github, full_name, head, message, tree_sha, set(paths)
             )
-        head = moved_to
-        rebased.append(moved_to.commit_sha)
-    else:
-        raise conflict(f"{branch} kept moving; gave up after {MAX_REBASES} re-applications.")
+            await fence.check()  # our lease still holds: no other replica moves the branch now
+            moved, branch_sha = await _move_ref(github, full_name, head, commit_sha)
+            if moved == "ok":
+                break
+            moved_to = await read_head(github, full_name, branch)
+            touched, landed = await _changed_between(
+                github, full_name, head.commit_sha, moved_to.commit_sha, commit_sha
+            )
+            if landed:
+                # Our update landed but its answer was lost, and another writer has built on
+                # it since: the repeated update was refused, yet the commit is on the branch.
+                branch_sha = moved_to.commit_sha
+                break
+            overlap = sorted(touched & set(paths))
+            if overlap:
+                raise conflict(
+                    f"{branch} moved to {moved_to.commit_sha[:12]} with changes to the same files.",
+                    hint="Re-read those files on the new head and redo the change.",
+                    files=overlap,
+                    head_sha=moved_to.commit_sha,
+                )
+            head = moved_to
+            rebased.append(moved_to.commit_sha)
+        else:
+            raise conflict(f"{branch} kept moving; gave up after {MAX_REBASES} re-applications.")
     verification, files = await verify_commit(
         github, full_name, branch, commit_sha, branch_sha, blobs, changes
     )
@@ -338,6 +343,22 @@ async def commit_changes(
         files=files,
         created_branch=not head.exists,
     )
+
+
+class _NoFence:
+    async def check(self) -> None:
+        return None
+
+
+@contextlib.asynccontextmanager
+async def _branch_lock(github: GitHubClient, full_name: str, branch: str) -> AsyncIterator[Any]:
+    """The shared per-(repository, branch) lock when replicas share state, else none."""
+    locks = github.ref_locks
+    if locks is None:
+        yield _NoFence()
+        return
+    async with locks.hold(full_name, branch) as fence:
+        yield fence
 
 
 async def _unchanged(

@@ -1,0 +1,191 @@
+"""State shared by replicas (GITHUB_MCP_STATE_URL): Redis behind small interfaces.
+
+Empty URL: nothing here is built and every piece of state stays in the process. A
+`redis://` or `rediss://` URL builds `ReplicaState`, whose parts plug into the places
+that keep state: the gate's approval store, the cache's second level and repository
+generations, the commit engine's per-branch lock, the pipeline's idempotent writes, the
+audit log's stream, the HTTP transport's event store (resumable streams, with the
+relay that lets another replica resume them), and readiness.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from starlette.applications import Starlette
+
+from ..config import Settings
+from ..errors import GitHubMCPError
+from ..observability import log_event
+from ._approvals import RedisApprovalStore
+from ._cache import SharedCacheTier
+from ._connection import SharedState, pending, replica_name
+from ._events import Heartbeat, RedisEventStore, ResumeRelay
+from ._idempotency import IdempotentWrites, WriteClaim, idempotency_key
+from ._locks import Fence, RedisLocks
+
+AUDIT_STREAM_MAXLEN = 100_000
+
+
+class AuditStream:
+    """Each audit entry also goes to one Redis stream (XADD) an operator reads in one
+    place (`XRANGE ghmcp:audit - +`); the fsync'd local file stays the record."""
+
+    def __init__(self, state: SharedState) -> None:
+        self._state = state
+        self.key = state.key("audit")
+        self._pending: set[asyncio.Task[None]] = set()
+
+    def append(self, entry: dict[str, Any]) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        task = loop.create_task(self._add(entry))
+        self._pending.add(task)
+        task.add_done_callback(self._pending.discard)
+
+    async def _add(self, entry: dict[str, Any]) -> None:
+        fields: dict[Any, Any] = {"replica": self._state.replica}
+        fields["entry"] = json.dumps(entry, default=str)
+        try:
+            async with self._state.op("audit_xadd") as r:
+                await r.xadd(self.key, fields, maxlen=AUDIT_STREAM_MAXLEN, approximate=True)
+        except GitHubMCPError:
+            log_event("audit_stream_failed")
+
+    async def drain(self) -> None:
+        if self._pending:
+            await asyncio.gather(*self._pending, return_exceptions=True)
+
+
+class ReplicaState:
+    def __init__(self, settings: Settings, *, replica: str | None = None) -> None:
+        assert settings.state_url is not None
+        url = settings.state_url.get_secret_value()
+        if not url.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError("GITHUB_MCP_STATE_URL must be a redis:// or rediss:// URL")
+        self.settings = settings
+        self.state = SharedState(url, replica=replica)
+        self.approvals = RedisApprovalStore(self.state)
+        self.cache = SharedCacheTier(self.state)
+        self.ref_locks = RedisLocks(
+            self.state, lease_s=settings.write_lock_lease_seconds, kind="ref"
+        )
+        self.writes = IdempotentWrites(self.state, settings.idempotency_ttl_seconds)
+        self.audit = AuditStream(self.state)
+        self.events = RedisEventStore(self.state)
+        self.heartbeat = Heartbeat(self.state)
+
+    @property
+    def replica(self) -> str:
+        return self.state.replica
+
+    async def check(self) -> tuple[bool, str]:
+        return await self.state.check()
+
+    async def claim_write(
+        self, principal: str, tool: str, arguments: dict[str, Any], client_key: str | None
+    ) -> WriteClaim | None:
+        """Before a write: its idempotency claim (None when turned off), after making
+        sure Redis answers. Raises `unavailable` when it does not: no write goes ahead
+        without its coordination."""
+        self.state.require("write")
+        if self.settings.idempotency_ttl_seconds <= 0:
+            async with self.state.op("write_ping") as r:
+                await pending(r.ping())
+            return None
+        key = idempotency_key(principal, tool, arguments, client_key)
+        return await self.writes.claim(key)
+
+    def attach_http(self, app: Starlette, is_local_session: Callable[[str], bool]) -> None:
+        """The heartbeat for the app's lifetime, and the resume relay before /mcp."""
+        _wrap_endpoint(
+            app, lambda inner: ResumeRelay(inner, self.events, self.heartbeat, is_local_session)
+        )
+        inner_lifespan = app.router.lifespan_context
+
+        @contextlib.asynccontextmanager
+        async def lifespan(running: Any) -> AsyncIterator[Any]:
+            self.heartbeat.start()
+            log_event("replica_started", replica=self.replica)
+            try:
+                async with inner_lifespan(running) as state:
+                    yield state
+            finally:
+                await self.heartbeat.stop()
+                await self.audit.drain()
+
+        app.router.lifespan_context = lifespan
+
+    async def aclose(self) -> None:
+        await self.state.aclose()
+
+
+def _wrap_endpoint(app: Starlette, wrap: Callable[[Any], Any], path: str = "/mcp") -> None:
+    """Put `wrap(endpoint)` where the streamable HTTP endpoint at `path` is, inside any
+    auth wrappers (so the relay sees the authenticated principal)."""
+    from fastmcp.server.http import StreamableHTTPASGIApp
+
+    routes: list[Any] = list(app.router.routes)
+    for route in routes:
+        if getattr(route, "path", None) != path:
+            continue
+        holder: Any = route
+        node: Any = getattr(holder, "app", None)
+        for _ in range(8):
+            if isinstance(node, StreamableHTTPASGIApp):
+                holder.app = wrap(node)
+                if holder is route and getattr(route, "endpoint", None) is node:
+                    route.endpoint = holder.app
+                return
+            holder, node = node, getattr(node, "app", None)
+    raise RuntimeError(f"no streamable HTTP endpoint at {path}")
+
+
+def local_sessions(app: Starlette, path: str = "/mcp") -> Callable[[str], bool]:
+    """Whether a session id is held by this process's session manager."""
+    from fastmcp.server.http import StreamableHTTPASGIApp
+
+    endpoints = []
+    for route in app.router.routes:
+        if getattr(route, "path", None) == path:
+            node: Any = getattr(route, "endpoint", None)
+            for _ in range(8):
+                if isinstance(node, StreamableHTTPASGIApp):
+                    endpoints.append(node)
+                    break
+                node = getattr(node, "app", None)
+
+    def is_local(session_id: str) -> bool:
+        for endpoint in endpoints:
+            manager = endpoint.session_manager
+            if manager is not None and session_id in getattr(manager, "_server_instances", {}):
+                return True
+        return False
+
+    return is_local
+
+
+def build_replica_state(settings: Settings) -> ReplicaState | None:
+    if settings.state_url is None or not settings.state_url.get_secret_value():
+        return None
+    return ReplicaState(settings)
+
+
+__all__ = [
+    "AuditStream",
+    "Fence",
+    "RedisApprovalStore",
+    "RedisEventStore",
+    "RedisLocks",
+    "ReplicaState",
+    "SharedState",
+    "WriteClaim",
+    "build_replica_state",
+    "replica_name",
+]

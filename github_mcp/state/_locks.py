@@ -1,0 +1,128 @@
+"""Leased Redis locks with fencing tokens.
+
+A lock per (repository, branch) serialises the commit engine's ref updates across
+replicas. The holder's value is `<replica>:<token>`, where the token comes from a
+per-lock counter (INCR), so every grant has a larger token than the one before. The
+lease is renewed while the holder lives; a replica that dies stops renewing and its
+lock expires after one lease. GitHub cannot check a fencing token, so the holder checks
+its own in Redis (`Fence.check`) immediately before the ref update; a holder whose lease
+ran out (paused past it) is refused there. The ref update itself stays a fast-forward
+without force, so even that window cannot lose another writer's commit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from ..errors import ErrorCode, GitHubMCPError
+from ..observability import log_event
+from ._connection import SharedState, pending
+
+# Take the lock only when free; the token is minted in the same step.
+_ACQUIRE = """
+if redis.call('exists', KEYS[1]) == 1 then return 0 end
+local token = redis.call('incr', KEYS[2])
+redis.call('set', KEYS[1], ARGV[1] .. ':' .. token, 'PX', ARGV[2])
+return token
+"""
+_RENEW = """
+if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
+return 0
+"""
+_RELEASE = """
+if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
+return 0
+"""
+_HOLDS = "return redis.call('get', KEYS[1]) == ARGV[1] and 1 or 0"
+
+
+@dataclass
+class Fence:
+    """A held lock: its fencing token, and a check that it is still ours."""
+
+    key: str
+    value: str
+    token: int
+    state: SharedState | None = None
+    lost: bool = False
+
+    async def check(self) -> None:
+        if self.state is None:
+            return
+        held = False
+        if not self.lost:
+            async with self.state.op("lock_check") as r:
+                held = bool(await pending(r.eval(_HOLDS, 1, self.key, self.value)))
+        if not held:
+            self.lost = True
+            raise GitHubMCPError(
+                ErrorCode.UNAVAILABLE,
+                "This replica's write lock expired before the update; nothing was written.",
+                hint="Retry the write.",
+            )
+
+
+class RedisLocks:
+    def __init__(
+        self, state: SharedState, *, lease_s: float, wait_s: float = 60.0, kind: str = "ref"
+    ) -> None:
+        self._state = state
+        self.lease_s = lease_s
+        self.wait_s = wait_s
+        self.kind = kind
+
+    @contextlib.asynccontextmanager
+    async def hold(self, *name: str) -> AsyncIterator[Fence]:
+        fence = await self._acquire(":".join(part.lower() for part in name))
+        renewer = asyncio.create_task(self._renew(fence))
+        try:
+            yield fence
+        finally:
+            renewer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await renewer
+            with contextlib.suppress(GitHubMCPError):
+                async with self._state.op("lock_release") as r:
+                    await pending(r.eval(_RELEASE, 1, fence.key, fence.value))
+
+    async def _acquire(self, name: str) -> Fence:
+        key = self._state.key("lock", self.kind, name)
+        counter = self._state.key("fence", self.kind, name)
+        lease_ms = str(int(self.lease_s * 1000))
+        deadline = time.monotonic() + self.wait_s
+        delay = 0.005
+        while True:
+            async with self._state.op("lock_acquire") as r:
+                token = int(
+                    await pending(r.eval(_ACQUIRE, 2, key, counter, self._state.replica, lease_ms))
+                )
+            if token:
+                return Fence(key, f"{self._state.replica}:{token}", token, self._state)
+            if time.monotonic() >= deadline:
+                raise GitHubMCPError(
+                    ErrorCode.CONFLICT,
+                    f"Another write held {name} for over {self.wait_s:g} s.",
+                    hint="Retry the write.",
+                )
+            # back off with jitter while another replica writes
+            await asyncio.sleep(delay + random.uniform(0, delay))
+            delay = min(delay * 2, 0.1)
+
+    async def _renew(self, fence: Fence) -> None:
+        lease_ms = str(int(self.lease_s * 1000))
+        while True:
+            await asyncio.sleep(self.lease_s / 3)
+            try:
+                async with self._state.op("lock_renew") as r:
+                    renewed = await pending(r.eval(_RENEW, 1, fence.key, fence.value, lease_ms))
+            except GitHubMCPError:
+                renewed = 0
+            if not renewed:
+                fence.lost = True
+                log_event("write_lock_lost", lock=fence.key, token=fence.token)
+                return

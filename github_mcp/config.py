@@ -275,6 +275,25 @@ class Settings(BaseSettings):
         validation_alias=_env("GITHUB_MCP_WORKSPACE_MAX_TIMEOUT"),
         description="Largest timeout a caller may ask for.",
     )
+    workspace_max_clones_per_user: int = Field(
+        20,
+        ge=0,
+        validation_alias=_env("GITHUB_MCP_WORKSPACE_MAX_CLONES_PER_USER"),
+        description="Most workspace clones one user may hold (each signed-in user's under "
+        "`<workspace dir>/users/<login>`; with `bearer` or `none` auth, the one shared "
+        "workspace root). A clone past it is refused with `quota_exceeded`, listing the "
+        "user's clones; `remove_workspace_clone` frees a slot. 0: no limit.",
+    )
+    workspace_max_bytes_per_user: int = Field(
+        10 * 1024**3,
+        ge=0,
+        validation_alias=_env("GITHUB_MCP_WORKSPACE_MAX_BYTES_PER_USER"),
+        description="Disk bytes one user's workspace root may use (clones, venvs, HOME "
+        "caches, build outputs). Checked before each new clone and each command: at or "
+        "over it they are refused with `quota_exceeded` (a running command may overshoot; "
+        "commits and pushes still work). `ensure_workspace_clone` with reset=true or "
+        "`remove_workspace_clone` frees space. 0: no limit.",
+    )
     tool_stdout_max_chars: int = Field(
         12000,
         ge=100,

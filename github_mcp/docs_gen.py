@@ -59,6 +59,8 @@ def tools_markdown() -> str:
         ]
         for spec in sorted(by_set[toolset], key=lambda s: s.name):
             kind = "write" + (", destructive" if spec.destructive else "") if spec.write else "read"
+            if not spec.write and spec.destructive:
+                kind = "local, destructive"  # changes only the server's side, e.g. a clone
             params, _ = spec.signature()
             args = ", ".join(p.name for p in params)
             lines.append(

@@ -30,6 +30,8 @@ class ErrorCode(str, enum.Enum):
     INTERNAL = "internal"
     # The workspace sandbox cannot start on this host; the hint names the fix.
     WORKSPACE_UNAVAILABLE = "workspace_unavailable"
+    # A workspace quota (clones or disk per user) is used up; the hint says how to free it.
+    QUOTA_EXCEEDED = "quota_exceeded"
     # Shared state (Redis) is unreachable: a write whose coordination cannot happen is
     # refused rather than made uncoordinated. Retry once the service is back.
     UNAVAILABLE = "unavailable"

@@ -73,7 +73,7 @@ class ToolSpec:
         read_only = (not self.write) if self.read_only_hint is None else self.read_only_hint
         return ToolAnnotations(
             read_only_hint=read_only,
-            destructive_hint=self.destructive if self.write else None,
+            destructive_hint=self.destructive if (self.write or self.destructive) else None,
             idempotent_hint=self.idempotent or (not self.write),
             open_world_hint=True,
         )

@@ -64,6 +64,8 @@ def workspace_config(settings: Settings) -> WorkspaceConfig:
         sandbox=settings.workspace_sandbox,
         default_timeout_s=settings.workspace_default_timeout,
         max_timeout_s=settings.workspace_max_timeout,
+        max_clones=settings.workspace_max_clones_per_user,
+        max_bytes=settings.workspace_max_bytes_per_user,
     )
 
 

@@ -221,3 +221,21 @@ async def commit_workspace(
         forced=bool(data.get("forced")),
         files=[CommittedPath(**f) for f in data.get("files", [])[:200]],
     )
+
+
+class RemovedClone(BaseModel):
+    full_name: str
+    ref: str
+    freed_bytes: int = Field(description="Disk bytes the workspace used, now free.")
+
+
+@tool(toolset=TOOLSET, ref_arg="ref", destructive=True, read_only_hint=False)
+async def remove_workspace_clone(
+    call: Call, full_name: FullName, ref: Ref | None = None
+) -> RemovedClone:
+    """Delete the workspace clone of a ref with its uncommitted work, venv and caches.
+
+    Frees a clone slot and disk within your workspace quotas. Nothing on GitHub changes:
+    commit and push first what should be kept."""
+    assert ref is not None
+    return RemovedClone(**await manager(call).remove(full_name, ref))

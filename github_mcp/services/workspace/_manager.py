@@ -26,13 +26,13 @@ The server's own git gets credentials per call and distrusts `.git/` (see `works
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import os
 import pwd
 import re
 import secrets
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +59,13 @@ from github_mcp.services.workspace._git import (
 )
 from github_mcp.services.workspace._locks import heal_all, heal_stale_locks
 from github_mcp.services.workspace._procs import ProcResult
+from github_mcp.services.workspace._quota import (
+    QuotaLimits,
+    WorkspaceQuota,
+    remove_tree,
+    tree_bytes,
+    write_identity,
+)
 from github_mcp.services.workspace._rebase import ScratchRepos, scratch_repos
 from github_mcp.services.workspace._repo import RepoOps
 from github_mcp.services.workspace._sandbox import resolve_identity, untraversable
@@ -153,6 +160,9 @@ class WorkspaceManager:
         self._ops = RepoOps(git, credentials, self._identity, config.progress_interval_s)
         self._runner = CommandRunner(config, self._identity, self._cgroups)
         self._workspaces: dict[Path, Workspace] = {}
+        self.quota = WorkspaceQuota(
+            config.root, QuotaLimits(max_clones=config.max_clones, max_bytes=config.max_bytes)
+        )
 
     def describe(self) -> dict[str, Any]:
         """How user commands are contained on this host (for diagnostics tools)."""
@@ -207,16 +217,32 @@ class WorkspaceManager:
         async with ws.lock:
             broken = not ws.cloned() or not git_dir_intact(ws.repo)
             if reset and broken and (ws.repo.exists() or ws.repo.is_symlink()):
-                _remove(ws.repo)  # a broken or tampered workspace: start again
+                remove_tree(ws.repo)  # a broken or tampered workspace: start again
                 self._ops.git.forget(ws.repo)
-            created = await self._ops.ensure_cloned(ws, on_progress)
-            if not created:
-                try:
-                    await self._refresh(ws, reset, on_progress)
-                except _LocalFailure as failure:
-                    log.warning("workspace %s: %s; cloning again", ws.dir, failure.error)
-                    created = await self._reclone(ws, on_progress)
+            created = await self._clone_if_missing(ws, on_progress)
+            try:
+                if not created:
+                    try:
+                        await self._refresh(ws, reset, on_progress)
+                    except _LocalFailure as failure:
+                        log.warning("workspace %s: %s; cloning again", ws.dir, failure.error)
+                        created = await self._reclone(ws, on_progress)
+            finally:
+                self.quota.touched(ws.dir)
             return await self._ops.state(ws, created=created, reset=reset)
+
+    async def _clone_if_missing(self, ws: Workspace, on_progress: Progress | None) -> bool:
+        """Clone when missing, inside the clone and disk quotas; True when it cloned."""
+        if ws.cloned():
+            return False
+        await self.quota.admit_clone(ws.dir)
+        try:
+            created = await self._ops.ensure_cloned(ws, on_progress)
+        finally:
+            self.quota.cloned(ws.dir)
+        if created:
+            write_identity(ws.dir, ws.full_name, ws.ref)
+        return created
 
     async def _refresh(self, ws: Workspace, reset: bool, on_progress: Progress | None) -> None:
         """Fetch (and reset). With `reset`, a failure of the clone itself (not of the
@@ -256,7 +282,7 @@ class WorkspaceManager:
         venv = old / VENV_DIR
         if venv.is_dir() and not venv.is_symlink() and not (ws.repo / VENV_DIR).exists():
             os.replace(venv, ws.repo / VENV_DIR)  # same path: its scripts stay valid
-        _remove(old)
+        remove_tree(old)
         return True
 
     async def changes_summary(self, full_name: str, ref: str) -> dict[str, Any]:
@@ -366,7 +392,8 @@ class WorkspaceManager:
     ) -> tuple[ProcResult, bytes | None]:
         await self._runner.require_sandbox()
         async with ws.lock:
-            await self._ops.ensure_cloned(ws, on_progress)
+            await self._clone_if_missing(ws, on_progress)
+            await self.quota.admit_command()
             heal_stale_locks(ws.repo, reason="before a command")
             self._runner.prepare_dirs(ws)
             cwd = resolve_workdir(ws, workdir)
@@ -374,17 +401,20 @@ class WorkspaceManager:
             if use_venv:
                 await self._runner.ensure_venv(ws, env, on_progress)
             take_file(report)  # a stale report must not pass for this run's
-            res = await self._runner.execute(
-                ws,
-                [self._runner.bash, "-c", command],
-                cwd=cwd,
-                env=env,
-                timeout_s=limit_s,
-                allow_network=allow_network,
-                on_progress=on_progress,
-                label="command",
-                keep_tail_chars=keep_tail,
-            )
+            try:
+                res = await self._runner.execute(
+                    ws,
+                    [self._runner.bash, "-c", command],
+                    cwd=cwd,
+                    env=env,
+                    timeout_s=limit_s,
+                    allow_network=allow_network,
+                    on_progress=on_progress,
+                    label="command",
+                    keep_tail_chars=keep_tail,
+                )
+            finally:
+                self.quota.touched(ws.dir)
             return res, take_file(report)
 
     def scratch(self) -> ScratchRepos:
@@ -421,6 +451,7 @@ class WorkspaceManager:
                 return await commit_changes(self._ops, ws, message, checked, push, force=force)
             finally:
                 self._ops.hand_over(ws)
+                self.quota.touched(ws.dir)
 
     async def refresh_after_api_commit(self, full_name: str, ref: str) -> str:
         """After a commit made through the API: fast-forward a clean clone, leave a dirty one.
@@ -440,10 +471,23 @@ class WorkspaceManager:
                 return await follow_remote(self._ops, ws)
             finally:
                 self._ops.hand_over(ws)
+                self.quota.touched(ws.dir)
 
-
-def _remove(path: Path) -> None:
-    if path.is_symlink() or path.is_file():
-        path.unlink()
-    else:
-        shutil.rmtree(path)
+    async def remove(self, full_name: str, ref: str) -> dict[str, Any]:
+        """Delete the workspace of (repo, ref): its clone, uncommitted work, venv, HOME and
+        scratch files. Waits for a command running in it. Frees its clone slot and disk."""
+        ws = self._ws(full_name, ref)
+        async with ws.lock:
+            if not ws.dir.exists():
+                raise GitHubMCPError(
+                    ErrorCode.NOT_FOUND,
+                    f"no workspace clone of {ws.full_name} at {ws.ref}",
+                    hint="ensure_workspace_clone makes one",
+                )
+            freed = await asyncio.to_thread(tree_bytes, ws.dir)
+            await asyncio.to_thread(remove_tree, ws.dir)
+            self._ops.git.forget(ws.repo)
+            self.quota.forget(ws.dir)
+            ws.kind = None
+        self._workspaces.pop(ws.dir, None)
+        return {"full_name": ws.full_name, "ref": ws.ref, "freed_bytes": freed}

@@ -49,6 +49,9 @@ class WorkspaceConfig:
     bwrap_path: str = "bwrap"
     sandbox_ro_binds: tuple[str, ...] = ()
     venv_python: str = "python3"
+    # Quotas on this root (see `_quota`); 0 means none.
+    max_clones: int = 0
+    max_bytes: int = 0
 
     def __post_init__(self) -> None:
         self.root = Path(self.root)

@@ -377,6 +377,8 @@ async def _run_pipeline(
             return result  # a request for client input (elicitation), passed through as is
         if spec.write:
             await _after_write(rt, call, result)
+    except ClientInputRequired as question:
+        return question.result  # the client asks its human, then retries with the answer
     except Exception as exc:
         error = _as_tool_error(exc, call_id)
         envelope = error.envelope(call_id)

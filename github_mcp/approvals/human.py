@@ -30,6 +30,16 @@ if TYPE_CHECKING:
 Outcome = Literal["approved", "tool"]
 
 
+class ClientInputRequired(Exception):
+    """On a 2026-07-28 connection the question travels back as the call's result (an
+    InputRequiredResult); the client asks its human and retries the call with the answer.
+    The pipeline returns `result` as it is."""
+
+    def __init__(self, result: Any) -> None:
+        super().__init__("client input required")
+        self.result = result
+
+
 def write_fingerprint(tool: str, repo: str | None, branch: str | None, args: dict[str, Any]) -> str:
     return fingerprint(tool, repo, branch, args)
 
@@ -40,7 +50,7 @@ def human_approval(call: Call, args: dict[str, Any], branch: str | None) -> Huma
         return None
 
     async def ask(reason: str) -> bool:
-        if _channels(call) == (False, False, False):
+        if _channels(call)[:3] == (False, False, False):
             return False  # stdio without elicitation: `tool` behaviour
         summary = await summarize(call.spec.name, args, call.repo, branch, reason, _reader(call))
         fp = write_fingerprint(call.spec.name, call.repo, branch, args)
@@ -62,8 +72,10 @@ async def ask_human(call: Call, summary: WriteSummary | None, fp: str | None) ->
             hint="Authenticate (GITHUB_MCP_AUTH=oauth or bearer tokens) or use a stateful "
             "HTTP session; or write to a feature branch.",
         )
-    http, url_ok, form_ok = _channels(call)
+    http, url_ok, form_ok, modern = _channels(call)
     pending = rt.gate.pending
+    if modern and (url_ok or form_ok):
+        return await _ask_on_retry(call, summary, fp, http and url_ok)
     if http and url_ok:
         request = pending.open(scope, summary, fp)
         link = pending.link(request, _base_url(call))
@@ -87,29 +99,28 @@ async def ask_human(call: Call, summary: WriteSummary | None, fp: str | None) ->
 # -- channels ----------------------------------------------------------------------
 
 
-def _channels(call: Call) -> tuple[bool, bool, bool]:
-    """(over HTTP, URL elicitation usable, form elicitation usable). A 2026-07-28
-    connection has no back-channel for a request in the middle of a call."""
+def _channels(call: Call) -> tuple[bool, bool, bool, bool]:
+    """(over HTTP, URL elicitation usable, form elicitation usable, 2026-07-28 protocol:
+    no request to the client mid-call, so questions travel as InputRequiredResult)."""
     ctx = call.ctx
     if ctx is None:
-        return False, False, False
+        return False, False, False, False
     try:
         http = ctx.transport in ("sse", "streamable-http")
     except RuntimeError:
         http = False
     try:
-        if ctx._is_modern_protocol():
-            return http, False, False
+        modern = ctx._is_modern_protocol()
         capabilities = ctx.session.client_capabilities
     except (RuntimeError, AttributeError):
-        return http, False, False
+        return http, False, False, False
     elicitation = getattr(capabilities, "elicitation", None)
     if elicitation is None:
-        return http, False, False
+        return http, False, False, modern
     url = elicitation.url is not None
     # an empty elicitation capability means form (its only mode before URL mode existed)
     form = elicitation.form is not None or not url
-    return http, url, form
+    return http, url, form, modern
 
 
 def _base_url(call: Call) -> str:
@@ -130,23 +141,26 @@ async def _elicit_url(
     """Ask the client to open the page; None when the connection cannot carry the
     request (stateless HTTP has no back-channel)."""
     assert call.ctx is not None
+    try:
+        return await call.ctx.session.elicit_url(
+            _url_message(summary), link, request.id, related_request_id=call.ctx.request_id
+        )
+    except Exception as exc:  # no back-channel, or the client failed the request
+        log_event("approval_url_elicitation_failed", request=request.id, error=type(exc).__name__)
+        return None
+
+
+def _url_message(summary: WriteSummary | None) -> str:
     what = (
         f"{summary.tool} on {summary.repo or 'GitHub'}"
         + (f" @ {summary.branch}" if summary.branch else "")
         if summary
         else "writes to protected branches in this session"
     )
-    message = (
+    return (
         f"Approve {what}? Open this server's approval page to see exactly what will be "
         "written, then approve or deny there."
     )
-    try:
-        return await call.ctx.session.elicit_url(
-            message, link, request.id, related_request_id=call.ctx.request_id
-        )
-    except Exception as exc:  # no back-channel, or the client failed the request
-        log_event("approval_url_elicitation_failed", request=request.id, error=type(exc).__name__)
-        return None
 
 
 async def _complete(call: Call, request: ApprovalRequest) -> None:
@@ -181,23 +195,63 @@ def _url_outcome(call: Call, request: ApprovalRequest, status: Status, link: str
     raise _refused(f"The approval request ended ({status}); nothing was approved.")
 
 
+# -- 2026-07-28: the question as the call's result, the answer with its retry ---------
+
+
+async def _ask_on_retry(
+    call: Call, summary: WriteSummary | None, fp: str | None, use_page: bool
+) -> Outcome:
+    from mcp.types import (
+        ElicitRequest,
+        ElicitRequestFormParams,
+        ElicitRequestURLParams,
+        InputRequiredResult,
+    )
+
+    assert call.ctx is not None and call.approval is not None
+    answers = call.ctx.input_responses or {}
+    pending = call.rt.gate.pending
+    if use_page:
+        request = pending.open(call.approval, summary, fp)
+        link = pending.link(request, _base_url(call))
+        key = f"approval-page-{request.id}"
+        answer = answers.get(key)
+        if answer is None:
+            params = ElicitRequestURLParams(
+                message=_url_message(summary), url=link, elicitation_id=request.id
+            )
+            question = ElicitRequest(params=params)
+            raise ClientInputRequired(InputRequiredResult(input_requests={key: question}))
+        if getattr(answer, "action", None) != "accept":
+            pending.decline(request)
+            raise _refused("The human declined to open the approval page.")
+        status = await pending.wait(request, call.rt.settings.approval_prompt_timeout_seconds)
+        return _url_outcome(call, request, status, link)
+    key = "approval-form-" + (fp or "session")[:24]
+    answer = answers.get(key)
+    if answer is None:
+        minutes = call.rt.settings.approval_window_minutes
+        form = ElicitRequestFormParams(
+            message=_form_message(summary), requested_schema=_form_schema(summary, minutes)
+        )
+        question = ElicitRequest(params=form)
+        raise ClientInputRequired(InputRequiredResult(input_requests={key: question}))
+    content = getattr(answer, "content", None) or {}
+    accepted = getattr(answer, "action", None) == "accept"
+    return _apply_choice(call, summary, content.get("value") if accepted else None)
+
+
 # -- form elicitation ----------------------------------------------------------------
 
 
 async def _ask_form(call: Call, summary: WriteSummary | None) -> Outcome:
-    assert call.ctx is not None and call.approval is not None
+    assert call.ctx is not None
     settings = call.rt.settings
-    minutes = settings.approval_window_minutes
-    subject = summary.text() if summary else "Writes to protected branches in this session."
-    choices = {
-        "approve": {"title": "Approve this write" if summary else "Approve for this session"},
-        "approve_window": {"title": f"Approve gated writes for {minutes} minutes"},
-        "deny": {"title": "Deny"},
-    }
+    schema = _form_schema(summary, settings.approval_window_minutes)
     try:
         async with asyncio.timeout(settings.approval_prompt_timeout_seconds):
-            result = await call.ctx.elicit(
-                f"Approve this write?\n\n{subject}", response_type=choices
+            result = await call.ctx.session.elicit(
+                _form_message(summary), schema, related_request_id=call.ctx.request_id
             )
     except TimeoutError:
         raise GitHubMCPError(
@@ -205,14 +259,44 @@ async def _ask_form(call: Call, summary: WriteSummary | None) -> Outcome:
             "Nobody answered the approval prompt in time; nothing was approved.",
             hint="Ask the human to answer the prompt, then call this tool again.",
         ) from None
-    except GitHubMCPError:
-        raise
     except Exception:
         raise _refused("The client could not show the approval prompt.") from None
-    choice = getattr(result, "data", None) if getattr(result, "action", None) == "accept" else None
+    content = (result.content or {}) if result.action == "accept" else {}
+    return _apply_choice(call, summary, content.get("value"))
+
+
+def _form_message(summary: WriteSummary | None) -> str:
+    subject = summary.text() if summary else "Writes to protected branches in this session."
+    return f"Approve this write?\n\n{subject}"
+
+
+def _form_schema(summary: WriteSummary | None, minutes: int) -> dict[str, Any]:
+    choices = [
+        ("approve", "Approve this write" if summary else "Approve for this session"),
+        ("approve_window", f"Approve gated writes for {minutes} minutes"),
+        ("deny", "Deny"),
+    ]
+    return {
+        "type": "object",
+        "properties": {
+            "value": {
+                "type": "string",
+                "title": "Decision",
+                "oneOf": [{"const": value, "title": title} for value, title in choices],
+            }
+        },
+        "required": ["value"],
+    }
+
+
+def _apply_choice(call: Call, summary: WriteSummary | None, choice: Any) -> Outcome:
+    """A form answer: approve (this write, or the session when asked about the session),
+    approve for N minutes, or anything else: refused."""
+    assert call.approval is not None
     scope_key = call.approval.key
     log_event("approval_form_answer", principal=call.approval.principal.key, choice=choice)
     if choice == "approve_window":
+        minutes = call.rt.settings.approval_window_minutes
         call.rt.gate.set_approval(scope_key, True, ttl_seconds=minutes * 60)
         return "approved"
     if choice == "approve":

@@ -108,3 +108,22 @@ async def test_stdio_without_elicitation_relies_on_tool_confirmation(
         assert "confirm" in state["note"] or "asking its human" in state["note"]
         assert not (await call_tool(client, "commit_files", commit_args(repo)))[0]
     assert commit_parents(forge, repo, branch_head(forge, repo)) == [before]
+
+
+async def test_current_protocol_asks_with_the_calls_result(make_runtime, forge, fresh_repo):
+    """2026-07-28 has no request to the client mid-call: the form travels back as an
+    InputRequiredResult and the client retries the call with the human's answer."""
+    repo = fresh_repo()
+    before = branch_head(forge, repo)
+    human = Human("approve", "deny")
+    rt = make_runtime()
+    async with Client(build_mcp(rt), elicitation_handler=human) as client:
+        is_error, result = await call_tool(client, "commit_files", commit_args(repo))
+        assert not is_error, result
+        after = branch_head(forge, repo)
+        is_error, payload = await call_tool(client, "commit_files", commit_args(repo, "v2\n"))
+        assert is_error and error_code(payload) == "write_not_allowed"
+    assert [p.mode for p in human.prompts] == ["form", "form"]
+    assert "commit_files" in human.prompts[0].message
+    assert commit_parents(forge, repo, after) == [before]
+    assert branch_head(forge, repo) == after

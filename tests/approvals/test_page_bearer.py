@@ -9,7 +9,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx2 as httpx
+from fastmcp import Client
 from fastmcp.client.elicitation import ElicitResult
+from fastmcp.client.transports import StreamableHttpTransport
 
 from tests.approvals.conftest import (
     TOKEN_A,
@@ -209,4 +211,31 @@ async def test_a_link_used_by_another_principal_is_refused(approval_server, forg
             owner = await visit_approval_page(link, "approve", basic_token=TOKEN_A)
             assert owner.outcome == "approved"
             assert not (await call_tool(model, "commit_files", commit_args(repo)))[0]
+    assert commit_parents(forge, repo, branch_head(forge, repo)) == [before]
+
+
+async def test_current_protocol_opens_the_page_and_waits_on_the_retry(
+    approval_server, forge, fresh_repo
+):
+    """On 2026-07-28 the URL question is the call's result; the retry carries the human's
+    consent to open the page, and waits for their click there."""
+    repo = fresh_repo()
+    before = branch_head(forge, repo)
+    asked: list[Any] = []
+    clicks: list[asyncio.Task] = []
+
+    async def human(message: str, response_type: Any, params: Any, context: Any) -> Any:
+        asked.append(params)
+        clicks.append(
+            asyncio.create_task(visit_approval_page(params.url, "approve", basic_token=TOKEN_A))
+        )
+        return ElicitResult(action="accept")
+
+    with approval_server() as served:
+        transport = StreamableHttpTransport(served.url + "/mcp", auth=TOKEN_A)
+        async with Client(transport, elicitation_handler=human) as client:
+            is_error, result = await call_tool(client, "commit_files", commit_args(repo))
+            assert not is_error, result
+            assert (await clicks[0]).outcome == "approved"
+    assert [p.mode for p in asked] == ["url"]
     assert commit_parents(forge, repo, branch_head(forge, repo)) == [before]

@@ -26,7 +26,7 @@ from mcp.types import InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import BaseModel
 
 from . import client_log
-from .approvals.human import human_approval, write_fingerprint
+from .approvals.human import ClientInputRequired, human_approval, write_fingerprint
 from .arguments import apply_pr_ref, canonicalize_refs, check_lookalike
 from .arguments import ref_params as ref_params  # the gate's tests walk every ref argument
 from .call_scope import tool_call_scope

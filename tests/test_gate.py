@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
 import pytest
 from fastmcp import Client
 
+from github_mcp.gate import WriteGate
 from github_mcp.registry import REGISTRY
 from github_mcp.server import build_mcp
 from tests.conftest import DEMO_REPO, call_tool, error_code, mcp_client
@@ -220,11 +220,15 @@ async def test_unscoped_write_needs_approval(make_runtime):
 
 async def test_approval_expires(make_runtime):
     rt = make_runtime(approval_ttl_seconds=1)
-    rt.gate.set_approval("scope-a", True)
-    assert rt.gate.is_approved("scope-a")
-    assert not rt.gate.is_approved("scope-b")
-    await asyncio.sleep(1.1)
-    assert not rt.gate.is_approved("scope-a")
+    now = [1000.0]  # the gate's clock, moved by hand instead of waiting
+    gate = WriteGate(rt.settings, rt.metrics, rt.gate.default_branch, clock=lambda: now[0])
+    gate.set_approval("scope-a", True)
+    assert gate.is_approved("scope-a")
+    assert not gate.is_approved("scope-b")
+    now[0] += 0.9
+    assert gate.is_approved("scope-a") and gate.approval_expires_in("scope-a") == 0.1
+    now[0] += 0.1
+    assert not gate.is_approved("scope-a")
 
 
 async def test_env_mode_refuses_tool_approval(make_runtime):

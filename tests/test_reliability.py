@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import pytest
@@ -104,7 +105,9 @@ async def test_commit_verifies_when_the_branch_moves_on_right_after(make_runtime
                 },
             )
         )
+        deadline = time.monotonic() + 30
         while head(forge, repo, "feature") == start and not first.done():
+            assert time.monotonic() < deadline, "the first write never moved the branch"
             await asyncio.sleep(0.01)
         is_error, second = await call_tool(
             client,

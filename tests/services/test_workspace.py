@@ -10,9 +10,9 @@ import pytest
 from github_mcp.errors import ErrorCode, GitHubMCPError
 
 try:
-    from .test_workspace_support import git, make_remote, manager, new_manager, remote
+    from .test_workspace_support import eventually, git, make_remote, manager, new_manager, remote
 except ImportError:
-    from test_workspace_support import git, make_remote, manager, new_manager, remote
+    from test_workspace_support import eventually, git, make_remote, manager, new_manager, remote
 
 __all__ = ["manager", "remote"]  # fixtures used by name
 
@@ -291,10 +291,13 @@ async def test_refresh_after_api_commit(manager, remote):
 
 
 async def test_refresh_never_waits_for_a_running_command(manager, remote):
-    await manager.ensure_clone(REPO, "main")
-    task = asyncio.create_task(manager.run(REPO, "main", "sleep 1.5"))
-    await asyncio.sleep(0.3)
+    clone = Path((await manager.ensure_clone(REPO, "main")).path)
+    # the command runs until the test lets it go: the refresh meets it mid-run
+    hold = "touch started; while [ ! -e go ]; do sleep 0.02; done"
+    task = asyncio.create_task(manager.run(REPO, "main", hold, timeout_s=120))
+    await eventually(lambda: (clone / "started").exists(), "the command to start")
     assert await manager.refresh_after_api_commit(REPO, "main") == "busy_left_behind"
+    (clone / "go").touch()
     assert (await task).exit_code == 0
 
 

@@ -15,6 +15,7 @@ from github_mcp.errors import ErrorCode, GitHubMCPError
 
 try:
     from .test_workspace_support import (
+        eventually,
         git,
         make_remote,
         manager,
@@ -24,6 +25,7 @@ try:
     )
 except ImportError:
     from test_workspace_support import (
+        eventually,
         git,
         make_remote,
         manager,
@@ -129,8 +131,7 @@ async def test_cancellation_kills_the_command(manager, remote):
     await manager.ensure_clone(REPO, "main")
     mark = f"{secrets.randbelow(10**6) + 1000}.{secrets.randbelow(10**6)}"
     task = asyncio.create_task(manager.run(REPO, "main", f"sleep {mark}"))
-    await asyncio.sleep(0.5)
-    assert processes_matching(mark)
+    await eventually(lambda: processes_matching(mark), "the command to start")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

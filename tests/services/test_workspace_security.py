@@ -24,6 +24,7 @@ try:
         GitHttpServer,
         HttpCredentials,
         bwrap_usable,
+        eventually,
         git,
         http_server,
         make_remote,
@@ -40,6 +41,7 @@ except ImportError:
         GitHttpServer,
         HttpCredentials,
         bwrap_usable,
+        eventually,
         git,
         http_server,
         make_remote,
@@ -266,7 +268,8 @@ async def test_fork_bomb_is_contained_and_others_keep_working(open_tmp, mode):
             on_progress=sample,
         )
     )
-    await asyncio.sleep(1.5)
+    # the bomb has filled its process allowance: others must still run
+    await eventually(lambda: len(processes_matching(mark)) >= 30, "the bomb to spread", 5)
     start = time.monotonic()
     other = await mgr.run("octo/other", "main", "echo ok")
     assert other.exit_code == 0 and other.stdout == "ok\n"

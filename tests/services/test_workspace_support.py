@@ -6,6 +6,7 @@ matter, over real HTTP through `git http-backend` behind Basic auth.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import os
 import shutil
@@ -13,6 +14,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -232,6 +234,14 @@ def processes_matching(marker: str) -> list[int]:
         if marker.encode() in cmdline and stat[stat.rfind(")") + 2] != "Z":
             found.append(int(name))
     return found
+
+
+async def eventually(predicate: Callable[[], object], what: str, limit_s: float = 30.0) -> None:
+    """Poll `predicate` until it holds; fail naming `what` after `limit_s` seconds."""
+    deadline = time.monotonic() + limit_s
+    while not predicate():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.01)
 
 
 def bwrap_usable() -> str | None:

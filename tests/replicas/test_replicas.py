@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import uuid
-from pathlib import Path
 from typing import Any
 
 import httpx2 as httpx
@@ -200,58 +199,3 @@ async def test_redis_down_refuses_writes_then_service_resumes(
     failed, payload, _ = await _call(r1, "commit_files", _commit(repo, "x.txt", "x", "outage"))
     assert not failed, payload
     assert _head(forge, forge_token, repo, "outage") == payload["commit_sha"]
-
-
-def _session_cluster(forge, forge_token, tmp_path: Path) -> Cluster:
-    return Cluster(
-        tmp_path,
-        api_url=forge.base_url,
-        token=forge_token,
-        stateless=False,
-        workspace_dir=traversable(tmp_path),
-        extra_env={"GITHUB_MCP_WORKSPACE_SANDBOX": "none", "GITHUB_MCP_STREAM_RETRY_MS": "200"},
-    )
-
-
-async def test_replica_killed_mid_stream_client_gets_a_clear_error(forge, forge_token, tmp_path):
-    import redis
-
-    cluster = _session_cluster(forge, forge_token, tmp_path)
-    try:
-        repo = _repo(forge)
-        shared = redis.Redis.from_url(cluster.redis.url)
-        command = "for i in $(seq 1 600); do echo tick $i; sleep 0.1; done"
-        async with client(cluster.nginx.url) as c:
-            call = asyncio.create_task(
-                c.call_tool(
-                    "terminal_command",
-                    {"full_name": repo, "command": command, "timeout_seconds": 120},
-                    raise_on_error=False,
-                )
-            )
-            owner: list[str] = []
-
-            def serving() -> bool:
-                for key in shared.scan_iter("ghmcp:ev:*"):
-                    first = shared.xrange(key, count=1)
-                    if first and first[0][1].get(b"r") and b"tools/call" not in first[0][1]:
-                        owner.append(first[0][1][b"r"].decode())
-                if call.done():
-                    raise AssertionError(f"the call ended early: {call.result()}")
-                return any(owner) and _workspace_running(tmp_path)
-
-            await asyncio.to_thread(wait_for, serving, "the command to run")
-            pid = int(owner[-1].rsplit("-", 1)[1])
-            victim = next(r for r in cluster.replicas if r.proc.pid == pid)
-            victim.kill()
-            with pytest.raises(Exception) as caught:
-                result = await asyncio.wait_for(call, 60)
-                raise AssertionError(f"the call answered after its replica died: {result}")
-        message = str(caught.value)
-        assert "replica serving this call stopped" in message, message
-    finally:
-        cluster.close()
-
-
-def _workspace_running(tmp_path: Path) -> bool:
-    return any(traversable(tmp_path).rglob(".git"))

@@ -196,11 +196,19 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     ) as effective:
         rt = Runtime.create(effective)
         if args.transport == "stdio":
+            from . import stdio_front
+            from .secrets_handoff import secret_env_names
             from .server import build_mcp
 
+            stdio_front.remember_secret_names(
+                [n for names in secret_env_names().values() for n in names]
+            )
             mcp = build_mcp(rt)
             tune_for_serving()
-            asyncio.run(mcp.run_async(transport="stdio", show_banner=False))
+            try:
+                asyncio.run(mcp.run_async(transport="stdio", show_banner=False))
+            finally:
+                stdio_front.finish()
             return 0
         from .server import build_http_app
         from .shutdown import serve_http

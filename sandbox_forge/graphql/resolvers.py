@@ -15,6 +15,7 @@ from sandbox_forge.graphql.views import (
     ThreadView,
     UserView,
 )
+from sandbox_forge.rest.moved import moved_names
 from sandbox_forge.rest.shapes.users_repos import iso
 from sandbox_forge.stores.collab import Thread, collab, parse_node_id, repo_by_id
 from sandbox_forge.stores.reviews import thread_outdated
@@ -65,6 +66,10 @@ def resolve_repository(
 ) -> Any:
     ctx: Context = info.context
     repo = ctx.state.repo(owner, name)
+    if repo is None and followRenames:
+        # A renamed or transferred repository answers under its old name, as on GitHub.
+        moved = moved_names(ctx.state).get(f"{owner}/{name}".lower())
+        repo = next((r for r in ctx.state.all_repos() if r.id == moved), None)
     if not ctx.readable(repo):
         raise GQLFailure(
             "NOT_FOUND", f"Could not resolve to a Repository with the name '{owner}/{name}'."

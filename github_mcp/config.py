@@ -457,7 +457,7 @@ class Settings(BaseSettings):
         description="Empty: all state in this process (one replica). `redis://…` or "
         "`rediss://…`: state shared by replicas in Redis (OAuth clients and tokens, "
         "approvals, the second-level response cache with per-repository generations, "
-        "rate-limit pauses, resumable event streams, write locks, idempotency records, "
+        "resumable event streams, write locks, idempotency records, "
         "the audit stream). While Redis is unreachable, writes are refused (`unavailable`) "
         "and /readyz fails.",
     )

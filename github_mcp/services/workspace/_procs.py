@@ -6,14 +6,13 @@ size, core, processes), joins its own cgroup when the host allows (see
 cancelled, every process it started is found and killed: the cgroup's members, plus a walk
 of /proc for its descendants, its session and process group, and any process whose
 environment carries the run's marker (which catches daemons that called `setsid` and were
-re-parented to init).
+re-parented to init); that walk of /proc is `_proctree`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import codecs
-import contextlib
 import inspect
 import logging
 import os
@@ -30,10 +29,15 @@ from pathlib import Path
 from github_mcp import tracing
 from github_mcp.errors import ErrorCode, GitHubMCPError
 from github_mcp.services.workspace._cgroups import CgroupPlan, CommandCgroup
+from github_mcp.services.workspace._proctree import (
+    RUN_MARKER,
+    count_user_tasks,
+    find_tree,
+    signal_all,
+)
 
 log = logging.getLogger(__name__)
 
-RUN_MARKER = "WORKSPACE_RUN_ID"
 ProgressCallback = Callable[[float, str], "Awaitable[None] | None"]
 
 
@@ -150,74 +154,7 @@ class ProcResult:
     containment: str = ""
 
 
-# --- /proc ------------------------------------------------------------------------------
-
-
-def _read_stat(pid: int) -> tuple[str, int, int, int] | None:
-    """(state, ppid, pgrp, session) from /proc/<pid>/stat."""
-    try:
-        raw = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
-        return None
-    rest = raw[raw.rfind(b")") + 2 :].split()
-    try:
-        return rest[0].decode(), int(rest[1]), int(rest[2]), int(rest[3])
-    except (IndexError, ValueError):
-        return None
-
-
-def _all_pids() -> list[int]:
-    return [int(n) for n in os.listdir("/proc") if n.isdigit()]
-
-
-def _has_marker(pid: int, marker: bytes) -> bool:
-    try:
-        return marker in b"\0" + Path(f"/proc/{pid}/environ").read_bytes() + b"\0"
-    except OSError:
-        return False
-
-
-def find_tree(leader: int, run_id: str) -> set[int]:
-    """Live processes belonging to one run (never this process or its ancestors)."""
-    me = os.getpid()
-    marker = f"\0{RUN_MARKER}={run_id}\0".encode()
-    stats = {pid: st for pid in _all_pids() if pid != me and (st := _read_stat(pid))}
-    children: dict[int, list[int]] = {}
-    found: set[int] = set()
-    for pid, (state, ppid, pgrp, sid) in stats.items():
-        children.setdefault(ppid, []).append(pid)
-        if state != "Z" and leader in (pgrp, sid):
-            found.add(pid)
-    stack = [leader]
-    while stack:
-        for child in children.get(stack.pop(), []):
-            if child not in found and stats[child][0] != "Z":
-                found.add(child)
-                stack.append(child)
-    for pid, (state, *_rest) in stats.items():
-        if pid not in found and state != "Z" and _has_marker(pid, marker):
-            found.add(pid)
-    found.discard(me)
-    return found
-
-
-def _signal_all(pids: set[int], sig: int) -> None:
-    for pid in pids:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, sig)
-
-
 # --- spawning ---------------------------------------------------------------------------
-
-
-def _count_user_tasks(uid: int) -> int:
-    """Threads owned by uid: what RLIMIT_NPROC actually counts on Linux."""
-    count = 0
-    for pid in _all_pids():
-        with contextlib.suppress(OSError):
-            if os.stat(f"/proc/{pid}").st_uid == uid:
-                count += len(os.listdir(f"/proc/{pid}/task"))
-    return count
 
 
 def _rlimits(limits: Limits, identity: Identity | None) -> list[tuple[int, int, int]]:
@@ -234,7 +171,7 @@ def _rlimits(limits: Limits, identity: Identity | None) -> list[tuple[int, int, 
         # Counted per real uid across the host, and ignored for root: give the uid headroom.
         uid = identity.uid if identity else os.getuid()
         if uid != 0:
-            n = _count_user_tasks(uid) + limits.max_processes
+            n = count_user_tasks(uid) + limits.max_processes
             out.append((resource.RLIMIT_NPROC, n, n))
     return out
 
@@ -326,12 +263,12 @@ class _Tracker:
             pids = self.members()
             if not pids:
                 return
-            _signal_all(pids, signal.SIGKILL)
+            signal_all(pids, signal.SIGKILL)
             time.sleep(0.01)
         log.warning("run %s: processes survived SIGKILL: %s", self.run_id, sorted(pids))
 
     async def terminate(self, grace_s: float) -> None:
-        _signal_all(self.members(), signal.SIGTERM)
+        signal_all(self.members(), signal.SIGTERM)
         end = time.monotonic() + grace_s
         # Nothing signals "all exited" across sessions: poll /proc and the cgroup.
         while time.monotonic() < end and self.members():  # noqa: ASYNC110

@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx2 as httpx
 import pytest
 
-from tests.conftest import call_tool, error_code, traversable
+from tests.conftest import call_tool, error_code, mcp_client, traversable
 from tests.oauth.signin import signed_in_client
 
 ORG = "quota-org"
@@ -244,3 +244,23 @@ async def test_bob_cannot_see_alices_workspace_outputs(world, oauth_server, tmp_
     assert not (alice_ws / "repo" / "o").exists()
     (bob_ws,) = clone_dirs(server, "bob")
     assert bob_ws != alice_ws and (bob_ws / "repo" / "o").exists()
+
+
+async def test_without_sign_in_the_quota_bounds_the_shared_root(world, make_runtime, tmp_path):
+    # bearer or none: one workspace root for every caller, under the same settings
+    rt = make_runtime(
+        workspace_dir=traversable(tmp_path) / "shared", workspace_max_clones_per_user=1
+    )
+    async with mcp_client(rt) as client:
+        is_error, first = await call_tool(
+            client, "ensure_workspace_clone", {"full_name": REPO, "ref": "work"}
+        )
+        assert not is_error, first
+        is_error, refused = await call_tool(
+            client, "ensure_workspace_clone", {"full_name": REPO, "ref": "main"}
+        )
+        assert is_error and error_code(refused) == "quota_exceeded", refused
+    root = Path(rt.settings.workspace_dir)
+    assert not (root / "users").exists()
+    clones = [d for d in (root / "quota-org__shared-app").iterdir() if (d / "repo").is_dir()]
+    assert len(clones) == 1

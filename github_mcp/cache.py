@@ -2,7 +2,8 @@
 
 Entries keyed by immutable things (a blob or commit SHA) are stored without
 expiry; everything else gets a TTL. Concurrent misses for one key share one
-load. A "not found" is never stored: loaders raise, and nothing is cached.
+load: the first caller reserves the key, loads it and fills the reservation (or
+fails it, and nothing is stored: a "not found" is never cached).
 
 While a call acts for a signed-in user (hosted sign-in), every key is partitioned by that
 user's login: one user's entries, fetched with their token, are never served to another.
@@ -17,13 +18,11 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 from .github.auth import acting_user
 from .observability import Metrics
 
-T = TypeVar("T")
 _MISSING = object()
 
 
@@ -119,46 +118,40 @@ class Cache:
         if self.shared is not None and namespace == "etag":
             self.shared.store_soon(namespace, full[1], value, ttl=None)
 
-    async def get_or_load(
-        self,
-        namespace: str,
-        key: str,
-        loader: Callable[[], Awaitable[T]],
-        *,
-        ttl: float | None,
-        repo: str | None = None,
-    ) -> T:
+    async def reserve(
+        self, namespace: str, key: str, *, ttl: float | None, repo: str | None = None
+    ) -> Reservation:
+        """A hit, or the right to load this key: the caller loads it, then `fill`s (or
+        `fail`s) the reservation, and concurrent callers of the same key wait for that one
+        load. The caller keeps control of the load, so no callback runs from in here."""
         value = self.get(namespace, key)
         if value is not _MISSING:
-            return value
+            return Reservation.hit(value)
         full = (namespace, _partitioned(key))
         pending = self._inflight.get(full)
         if pending is not None:
-            return await asyncio.shield(pending)
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._inflight[full] = future
+            return Reservation.hit(await asyncio.shield(pending))
         repo_key = repo.lower() if repo else None
-        generation = self._generations.get(repo_key, 0) if repo_key else 0
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        slot = Reservation(
+            cache=self,
+            namespace=namespace,
+            key=key,
+            ttl=ttl,
+            repo=repo,
+            generation=self._generations.get(repo_key, 0) if repo_key else 0,
+            future=future,
+        )
+        self._inflight[full] = future
         try:
-            result = await self._load_shared(namespace, full[1], repo_key, generation)
-            if result is _MISSING:
-                result = await loader()
-                if self.shared is not None and namespace in SHARED_NAMESPACES:
-                    await self.shared.store(
-                        namespace, full[1], result, ttl=ttl, repo=repo_key, generation=generation
-                    )
+            shared = await self._load_shared(namespace, full[1], repo_key, slot.generation)
         except BaseException as exc:
-            future.set_exception(exc)
-            future.exception()  # mark retrieved: waiters re-raise it themselves
+            slot.fail(exc)
             raise
-        else:
-            # a write seen meanwhile (newer generation) makes this load too old to keep
-            if not repo_key or self._generations.get(repo_key, 0) == generation:
-                self.set(namespace, key, result, ttl=ttl, repo=repo)
-            future.set_result(result)
-            return result
-        finally:
-            self._inflight.pop(full, None)
+        if shared is _MISSING:
+            return slot
+        slot.settle(shared)
+        return Reservation.hit(shared)
 
     async def _load_shared(
         self, namespace: str, stored_key: str, repo: str | None, generation: int
@@ -219,3 +212,72 @@ class Cache:
                 keys.discard(full)
                 if not keys:
                     del self._by_repo[item[2]]
+
+
+class Reservation:
+    """One load of a cache key: a hit (`found`), or a miss its caller fills."""
+
+    def __init__(
+        self,
+        *,
+        cache: Cache | None = None,
+        namespace: str = "",
+        key: str = "",
+        ttl: float | None = None,
+        repo: str | None = None,
+        generation: int = 0,
+        future: asyncio.Future[Any] | None = None,
+        found: bool = False,
+        value: Any = None,
+    ) -> None:
+        self.cache, self.namespace, self.key, self.ttl = cache, namespace, key, ttl
+        self.repo, self.generation, self.future = repo, generation, future
+        self.found, self.value = found, value
+
+    @classmethod
+    def hit(cls, value: Any) -> Reservation:
+        return cls(found=True, value=value)
+
+    async def fill(self, value: Any) -> None:
+        """Store a freshly loaded value (in the shared level too) and wake the waiters."""
+        cache = self.cache
+        assert cache is not None and not self.found
+        if cache.shared is not None and self.namespace in SHARED_NAMESPACES:
+            repo_key = self.repo.lower() if self.repo else None
+            try:
+                await cache.shared.store(
+                    self.namespace,
+                    _partitioned(self.key),
+                    value,
+                    ttl=self.ttl,
+                    repo=repo_key,
+                    generation=self.generation,
+                )
+            except BaseException as exc:
+                self.fail(exc)
+                raise
+        self.settle(value)
+
+    def settle(self, value: Any) -> None:
+        """Keep `value` locally unless a write was seen meanwhile, and wake the waiters."""
+        cache = self.cache
+        assert cache is not None and self.future is not None
+        repo_key = self.repo.lower() if self.repo else None
+        # a write seen meanwhile (newer generation) makes this load too old to keep
+        if not repo_key or cache._generations.get(repo_key, 0) == self.generation:
+            cache.set(self.namespace, self.key, value, ttl=self.ttl, repo=self.repo)
+        self.found, self.value = True, value
+        if not self.future.done():
+            self.future.set_result(value)
+        self._release()
+
+    def fail(self, exc: BaseException) -> None:
+        """The load failed: nothing is stored, and the waiters get the same error."""
+        if self.future is not None and not self.future.done():
+            self.future.set_exception(exc)
+            self.future.exception()  # mark retrieved: waiters re-raise it themselves
+        self._release()
+
+    def _release(self) -> None:
+        if self.cache is not None:
+            self.cache._inflight.pop((self.namespace, _partitioned(self.key)), None)

@@ -65,6 +65,8 @@ class GitHubClient:
         self._semaphores: dict[int, asyncio.Semaphore] = {}
         # Replicas: the shared per-branch write locks the commit engine holds (None: alone)
         self.ref_locks: Any = None
+        # Replicas: rate-limit back-offs shared by every replica (None: alone)
+        self.rate_limits: Any = None
 
     # -- plumbing ---------------------------------------------------------
     @property
@@ -173,6 +175,8 @@ class GitHubClient:
         redirects = 0
         while True:
             attempt += 1
+            if self.rate_limits is not None:
+                await self.rate_limits.wait_turn(await self.token(), route)
             request_headers = await self._headers(accept, headers)
             request = self.http.build_request(
                 method, url, params=params, json=json_body, headers=request_headers
@@ -227,6 +231,10 @@ class GitHubClient:
             self.metrics.record_github(route, method, response.status_code)
             self._observe_rate_limit(response)
             status = response.status_code
+            if self.rate_limits is not None and (
+                status in (403, 429) or response.headers.get("x-ratelimit-remaining") == "0"
+            ):
+                await self._share_rate_limit(response, status, stream)
             if status in (403, 429):
                 wait = await self._rate_limit_wait(response, stream)
                 if wait is not None and attempt < 4:
@@ -329,6 +337,13 @@ class GitHubClient:
             int(reset) if reset and reset.isdigit() else None,
             response.headers.get("x-ratelimit-resource"),
         )
+
+    async def _share_rate_limit(self, response: httpx.Response, status: int, stream: bool) -> None:
+        """Publish a back-off GitHub asked for, so the other replicas wait too."""
+        if stream and status in (403, 429):
+            await response.aread()
+        message = _message_of(response) if status in (403, 429) else ""
+        await self.rate_limits.observe(await self.token(), status, response.headers, message)
 
     async def _rate_limit_wait(self, response: httpx.Response, stream: bool) -> float | None:
         """Seconds to wait before retrying a secondary limit, or None (not one)."""
@@ -454,22 +469,22 @@ class GitHubClient:
         """GET with caching: immutable results forever; others for `ttl`
         seconds, then revalidated with If-None-Match (a 304 is free)."""
         key = self._url(path) + "?" + json.dumps(params or {}, sort_keys=True) + (accept or "")
-        if immutable:
-            return await self.cache.get_or_load(
-                "http",
-                key,
-                lambda: self.request_json("GET", path, params=params, accept=accept),
-                ttl=None,
-                repo=repo,
-            )
         fresh_ttl = self.settings.cache_ttl_seconds if ttl is None else ttl
-        return await self.cache.get_or_load(
-            "http",
-            key,
-            lambda: self._revalidate(path, params, key, repo, accept),
-            ttl=fresh_ttl,
-            repo=repo,
+        slot = await self.cache.reserve(
+            "http", key, ttl=None if immutable else fresh_ttl, repo=repo
         )
+        if slot.found:
+            return slot.value
+        try:
+            if immutable:
+                body = await self.request_json("GET", path, params=params, accept=accept)
+            else:
+                body = await self._revalidate(path, params, key, repo, accept)
+        except BaseException as exc:
+            slot.fail(exc)
+            raise
+        await slot.fill(body)
+        return body
 
     async def _revalidate(
         self,

@@ -25,12 +25,16 @@ async def default_branch(github: GitHubClient, full_name: str) -> str:
     """Cached apart from the repo's other reads: writes do not change it, so they
     do not invalidate it (it expires on its own after ten minutes)."""
 
-    async def load() -> str:
-        return (await github.request_json("GET", repo_path(full_name)))["default_branch"]
-
-    return await github.cache.get_or_load(
-        "default_branch", full_name.lower(), load, ttl=DEFAULT_BRANCH_TTL
-    )
+    slot = await github.cache.reserve("default_branch", full_name.lower(), ttl=DEFAULT_BRANCH_TTL)
+    if slot.found:
+        return str(slot.value)
+    try:
+        name = str((await github.request_json("GET", repo_path(full_name)))["default_branch"])
+    except BaseException as exc:
+        slot.fail(exc)
+        raise
+    await slot.fill(name)
+    return name
 
 
 async def resolve_commit_sha(github: GitHubClient, full_name: str, ref: str) -> str:

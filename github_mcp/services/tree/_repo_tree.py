@@ -46,13 +46,19 @@ class GitHubTreeSource:
 
     async def get_blob_text(self, blob_sha: str) -> str:
         # Blobs are content-addressed: cached without expiry, shared by every repo.
-        async def load() -> str:
+        slot = await self.github.cache.reserve("blob", blob_sha, ttl=None)
+        if slot.found:
+            return str(slot.value)
+        try:
             data, _, _ = await self.github.read_raw(
                 f"{self.base}/git/blobs/{blob_sha}", max_bytes=512 * 1024
             )
-            return detect_and_decode(data, truncated=False).text or ""
-
-        return await self.github.cache.get_or_load("blob", blob_sha, load, ttl=None)
+            text = detect_and_decode(data, truncated=False).text or ""
+        except BaseException as exc:
+            slot.fail(exc)
+            raise
+        await slot.fill(text)
+        return text
 
 
 async def list_tree(

@@ -207,13 +207,15 @@ async def test_pr_created_but_answer_lost_is_not_duplicated(make_runtime, forge)
 
 async def test_read_retries_5xx(make_runtime, forge):
     repo = new_repo(forge, {"a.txt": "alpha\n"}, prefix="reliability-org")
-    forge.add_fault(method="GET", path=r".*/contents/a\.txt$", status=503, times=2)
+    # First reads are one GraphQL query (the REST contents API only for bytes GraphQL cannot
+    # give whole), so the faults go where the read really goes.
+    forge.add_fault(method="POST", path=r".*/graphql$", status=503, times=2)
     rt = make_runtime()
     async with mcp_client(rt) as client:
         is_error, read = await call_tool(
             client, "get_file_contents", {"full_name": repo, "path": "a.txt", "ref": "main"}
         )
-        forge.add_fault(method="GET", path=r".*/contents/a\.txt$", status=502, times=None)
+        forge.add_fault(method="POST", path=r".*/graphql$", status=502, times=None)
         _, failing = await call_tool(
             client, "get_file_contents", {"full_name": repo, "path": "a.txt", "ref": "feature"}
         )

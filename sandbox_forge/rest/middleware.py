@@ -224,6 +224,8 @@ class ForgeMiddleware:
             await _send_json(send, err.status, body, {**common, **anon.headers()})
             return
         scope["forge.principal"] = principal
+        if principal.login:
+            entry["login"] = principal.login  # who asked: tests tell users' requests apart
         resource = resource_for(scope["path"])
         counted = scope["path"] not in UNCOUNTED_PATHS
         bucket = state.rate.bucket(principal.rate_key, resource, principal.anonymous)

@@ -123,6 +123,7 @@ class Runtime:
         if shared is not None:
             cache.shared = shared.cache
             github.ref_locks = shared.ref_locks
+            github.rate_limits = shared.rate_limits
             audit.stream = shared.audit.append
             log_event("shared_state", replica=shared.replica)
         return cls(

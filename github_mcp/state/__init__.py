@@ -3,7 +3,8 @@
 Empty URL: nothing here is built and every piece of state stays in the process. A
 `redis://` or `rediss://` URL builds `ReplicaState`, whose parts plug into the places
 that keep state: the gate's approval store, the cache's second level and repository
-generations, the commit engine's per-branch lock, the pipeline's idempotent writes, the
+generations, the GitHub client's rate-limit back-offs, the commit engine's per-branch
+lock, the workspace manager's per-clone lock, the pipeline's idempotent writes, the
 audit log's stream, the HTTP transport's event store (resumable streams, with the
 relay that lets another replica resume them), and readiness.
 """
@@ -27,6 +28,7 @@ from ._connection import SharedState, pending, replica_name
 from ._events import Heartbeat, RedisEventStore, ResumeRelay
 from ._idempotency import IdempotentWrites, WriteClaim, idempotency_key
 from ._locks import Fence, RedisLocks
+from ._ratelimits import SharedRateLimits
 
 AUDIT_STREAM_MAXLEN = 100_000
 
@@ -76,6 +78,7 @@ class ReplicaState:
         self.ref_locks = RedisLocks(
             self.state, lease_s=settings.write_lock_lease_seconds, kind="ref"
         )
+        self.rate_limits = SharedRateLimits(self.state, max_wait_s=settings.github_max_retry_wait)
         self.writes = IdempotentWrites(self.state, settings.idempotency_ttl_seconds)
         self.audit = AuditStream(self.state)
         self.events = RedisEventStore(self.state)
@@ -184,6 +187,7 @@ __all__ = [
     "RedisEventStore",
     "RedisLocks",
     "ReplicaState",
+    "SharedRateLimits",
     "SharedState",
     "WriteClaim",
     "build_replica_state",

@@ -131,6 +131,14 @@ class Settings(BaseSettings):
         + ", ".join(TOOLSETS)
         + ".",
     )
+    tools: Literal["all", "core"] = Field(
+        "all",
+        validation_alias=_env("GITHUB_MCP_TOOLS"),
+        description="`core`: a session whose client follows tool list changes (it declares "
+        "`experimental.tools.listChanged`) first lists a core set plus `find_tools` and "
+        "`enable_toolset`; enabling a toolset lists it for that session and sends "
+        "`notifications/tools/list_changed`. Other clients, and `all`, get every tool.",
+    )
     read_only: bool = Field(
         False,
         validation_alias=_env("GITHUB_MCP_READ_ONLY"),

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fastmcp import Context
-from fastmcp.tools import Tool, ToolResult
+from fastmcp.tools import FunctionTool, Tool, ToolResult
 from mcp.types import InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import BaseModel
 
@@ -70,12 +70,16 @@ class ToolSpec:
 
     @property
     def annotations(self) -> ToolAnnotations:
+        """Only the hints that differ from MCP's defaults (read-only false, destructive
+        true, idempotent false, open world true): the tool list is context paid on every
+        turn, and a default said again tells a client nothing."""
         read_only = (not self.write) if self.read_only_hint is None else self.read_only_hint
+        if read_only and not self.destructive:
+            return ToolAnnotations(read_only_hint=True)
         return ToolAnnotations(
-            read_only_hint=read_only,
-            destructive_hint=self.destructive if (self.write or self.destructive) else None,
-            idempotent_hint=self.idempotent or (not self.write),
-            open_world_hint=True,
+            read_only_hint=True if read_only else None,
+            destructive_hint=None if self.destructive else False,
+            idempotent_hint=True if self.idempotent else None,
         )
 
     @property
@@ -207,7 +211,7 @@ def _fastmcp_tool(spec: ToolSpec, rt: Runtime) -> Tool:
     entry.__name__ = spec.name
     entry.__doc__ = spec.description
     tags = {spec.toolset, "write" if spec.write else "read"}
-    registered = Tool.from_function(
+    registered = _CompactTool.from_function(
         entry,
         name=spec.name,
         description=spec.description,
@@ -220,15 +224,32 @@ def _fastmcp_tool(spec: ToolSpec, rt: Runtime) -> Tool:
     return registered
 
 
+class _CompactTool(FunctionTool):
+    """Listed without the title derived from the name (the name says it) and without the
+    library's `_meta` (its tags): no MCP client uses either."""
+
+    def to_mcp_tool(self, **overrides: Any) -> Any:
+        listed = super().to_mcp_tool(**overrides)
+        return listed.model_copy(update={"title": None, "meta": None})
+
+
+# A pattern longer than this is left to the server's own validation (which applies it
+# all the same): a caller cannot do much with 300 characters of regular expression.
+LONG_PATTERN = 100
+
+
 def compact_schema(node: Any) -> Any:
-    """Shrink a JSON schema without changing what it accepts from a caller:
-    `anyOf: [X, null]` with `default: null` becomes X (the field stays optional,
-    and outputs never carry nulls). The tool list is context paid on every turn."""
+    """Shrink a JSON schema without changing what the server accepts from a caller:
+    `anyOf: [X, null]` with `default: null` becomes X (the field stays optional, and
+    outputs never carry nulls); a pattern past LONG_PATTERN characters is not advertised
+    (the server still applies it). The tool list is context paid on every turn."""
     if isinstance(node, list):
         return [compact_schema(item) for item in node]
     if not isinstance(node, dict):
         return node
     out = {key: compact_schema(value) for key, value in node.items()}
+    if isinstance(out.get("pattern"), str) and len(out["pattern"]) > LONG_PATTERN:
+        out.pop("pattern")
     variants = out.get("anyOf")
     if isinstance(variants, list) and len(variants) == 2 and {"type": "null"} in variants:
         other = next(v for v in variants if v != {"type": "null"})

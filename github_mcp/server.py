@@ -30,6 +30,7 @@ from .principal import PRINCIPAL_KIND_CLAIM, PRINCIPAL_NAME_CLAIM
 from .protocol_errors import ProtocolErrorMiddleware
 from .registry import bind_tools, claim_session
 from .runtime import VERSION, Runtime
+from .tool_catalog import ToolCatalogMiddleware
 
 INSTRUCTIONS = (
     "GitHub MCP Controller: read repositories cheaply, change code on feature branches with "
@@ -145,6 +146,7 @@ def build_mcp(rt: Runtime, *, http_auth: bool = False, sign_in: Any = None) -> F
         ArgumentErrorMiddleware(),
         SessionOwnerMiddleware(rt),
         ProtocolErrorMiddleware(),
+        ToolCatalogMiddleware(rt),
     ]
     if sign_in is not None:
         from .hosted import ActAsSignedInUser

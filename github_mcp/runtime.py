@@ -146,6 +146,7 @@ class Runtime:
         if self._workspaces is None:
             credentials = ServerGitCredentials(self.github, self.settings.web_base_url)
             self._workspaces = WorkspaceManager(workspace_config(self.settings), credentials)
+            self._share_workspace_lock(self._workspaces)
         return self._workspaces
 
     def _user_workspace(self, login: str) -> WorkspaceManager:
@@ -157,7 +158,14 @@ class Runtime:
             )
             credentials = ServerGitCredentials(self.github, self.settings.web_base_url)
             found = self._user_workspaces[login] = WorkspaceManager(config, credentials)
+            self._share_workspace_lock(found)
         return found
+
+    def _share_workspace_lock(self, manager: WorkspaceManager) -> None:
+        """Replicas: git and commands in a clone also hold its lock in Redis, so a shared
+        workspace volume never has two replicas working in one clone."""
+        if self.shared is not None:
+            manager.shared_lock = self.shared.workspace_lock(Path(self.settings.workspace_dir))
 
     async def refresh_clone(self, full_name: str, branch: str) -> str:
         """After a write moved `branch`: fast-forward a clean workspace clone of it (a dirty

@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
@@ -31,6 +32,7 @@ from ._locks import Fence, RedisLocks
 from ._ratelimits import SharedRateLimits
 
 AUDIT_STREAM_MAXLEN = 100_000
+_LeaseHold = contextlib.AbstractAsyncContextManager[Fence | None]
 
 
 class AuditStream:
@@ -78,6 +80,13 @@ class ReplicaState:
         self.ref_locks = RedisLocks(
             self.state, lease_s=settings.write_lock_lease_seconds, kind="ref"
         )
+        # held for a whole command: waiters wait as long as the longest command may run
+        self.workspace_locks = RedisLocks(
+            self.state,
+            lease_s=settings.write_lock_lease_seconds,
+            wait_s=settings.workspace_max_timeout + 120,
+            kind="workspace",
+        )
         self.rate_limits = SharedRateLimits(self.state, max_wait_s=settings.github_max_retry_wait)
         self.writes = IdempotentWrites(self.state, settings.idempotency_ttl_seconds)
         self.audit = AuditStream(self.state)
@@ -87,6 +96,21 @@ class ReplicaState:
     @property
     def replica(self) -> str:
         return self.state.replica
+
+    def workspace_lock(self, root: Path) -> Callable[[Path, bool], _LeaseHold]:
+        """The workspace manager's shared lock: one per workspace directory, named by its
+        path under `root` (the workspace volume, mounted anywhere on each replica)."""
+
+        def lock(
+            workspace: Path, wait: bool
+        ) -> contextlib.AbstractAsyncContextManager[Fence | None]:
+            try:
+                name = workspace.resolve().relative_to(root.resolve()).as_posix()
+            except ValueError:
+                name = workspace.resolve().as_posix()
+            return self.workspace_locks.hold_if(name, wait=wait)
+
+        return lock
 
     async def check(self) -> tuple[bool, str]:
         return await self.state.check()

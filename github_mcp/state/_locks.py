@@ -1,13 +1,15 @@
 """Leased Redis locks with fencing tokens.
 
 A lock per (repository, branch) serialises the commit engine's ref updates across
-replicas. The holder's value is `<replica>:<token>`, where the token comes from a
-per-lock counter (INCR), so every grant has a larger token than the one before. The
-lease is renewed while the holder lives; a replica that dies stops renewing and its
-lock expires after one lease. GitHub cannot check a fencing token, so the holder checks
-its own in Redis (`Fence.check`) immediately before the ref update; a holder whose lease
-ran out (paused past it) is refused there. The ref update itself stays a fast-forward
-without force, so even that window cannot lose another writer's commit.
+replicas; a lock per workspace directory keeps two replicas on a shared workspace volume
+from running git or commands in one clone at once. The holder's value is
+`<replica>:<token>`, where the token comes from a per-lock counter (INCR), so every
+grant has a larger token than the one before. The lease is renewed while the holder
+lives; a replica that dies stops renewing and its lock expires after one lease. GitHub
+cannot check a fencing token, so the holder checks its own in Redis (`Fence.check`)
+immediately before the ref update (and before work in a workspace); a holder whose
+lease ran out (paused past it) is refused there. The ref update itself stays a
+fast-forward without force, so even that window cannot lose another writer's commit.
 """
 
 from __future__ import annotations
@@ -78,7 +80,17 @@ class RedisLocks:
 
     @contextlib.asynccontextmanager
     async def hold(self, *name: str) -> AsyncIterator[Fence]:
-        fence = await self._acquire(":".join(part.lower() for part in name))
+        async with self.hold_if(*name, wait=True) as fence:
+            assert fence is not None
+            yield fence
+
+    @contextlib.asynccontextmanager
+    async def hold_if(self, *name: str, wait: bool) -> AsyncIterator[Fence | None]:
+        """`hold`; with `wait=False`, yields None at once when another holder has it."""
+        fence = await self._acquire(":".join(part.lower() for part in name), wait=wait)
+        if fence is None:
+            yield None
+            return
         renewer = asyncio.create_task(self._renew(fence))
         try:
             yield fence
@@ -90,7 +102,7 @@ class RedisLocks:
                 async with self._state.op("lock_release") as r:
                     await pending(r.eval(_RELEASE, 1, fence.key, fence.value))
 
-    async def _acquire(self, name: str) -> Fence:
+    async def _acquire(self, name: str, *, wait: bool = True) -> Fence | None:
         key = self._state.key("lock", self.kind, name)
         counter = self._state.key("fence", self.kind, name)
         lease_ms = str(int(self.lease_s * 1000))
@@ -103,6 +115,8 @@ class RedisLocks:
                 )
             if token:
                 return Fence(key, f"{self._state.replica}:{token}", token, self._state)
+            if not wait:
+                return None
             if time.monotonic() >= deadline:
                 raise GitHubMCPError(
                     ErrorCode.CONFLICT,

@@ -16,16 +16,54 @@ Each removal is logged with the lock's age.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import os
 import re
 import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
+from typing import Protocol
 
 from github_mcp.observability import log_event
 
 log = logging.getLogger(__name__)
+
+
+class HeldLease(Protocol):
+    """A lock held across processes: `check` raises unless this holder still has it."""
+
+    async def check(self) -> None: ...
+
+
+# Replicas sharing a workspace volume: the lock of one workspace directory, held across
+# processes (leased, renewed, fenced); with wait=False it yields None at once when
+# another process holds it.
+SharedWorkspaceLock = Callable[[Path, bool], AbstractAsyncContextManager[HeldLease | None]]
+
+
+class WorkspaceBusy(Exception):
+    """Another replica is working in this workspace (only when not waiting for it)."""
+
+
+@contextlib.asynccontextmanager
+async def hold_workspace(
+    local: asyncio.Lock, workspace: Path, shared: SharedWorkspaceLock | None, *, wait: bool
+) -> AsyncIterator[None]:
+    """The workspace to ourselves: this process's lock, then (replicas on a shared
+    volume) the shared one, whose holder is checked still to be us before the work."""
+    async with local:
+        if shared is None:
+            yield
+            return
+        async with shared(workspace, wait) as lease:
+            if lease is None:
+                raise WorkspaceBusy(str(workspace))
+            await lease.check()
+            yield
+
 
 # Loose-object fan-out directories hold no locks worth a walk.
 _FANOUT = re.compile(r"^[0-9a-f]{2}$")

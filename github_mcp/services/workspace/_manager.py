@@ -33,6 +33,7 @@ import os
 import pwd
 import re
 import secrets
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +58,13 @@ from github_mcp.services.workspace._git import (
     validate_full_name,
     validate_ref,
 )
-from github_mcp.services.workspace._locks import heal_all, heal_stale_locks
+from github_mcp.services.workspace._locks import (
+    SharedWorkspaceLock,
+    WorkspaceBusy,
+    heal_all,
+    heal_stale_locks,
+    hold_workspace,
+)
 from github_mcp.services.workspace._procs import ProcResult
 from github_mcp.services.workspace._quota import (
     QuotaLimits,
@@ -160,6 +167,9 @@ class WorkspaceManager:
         self._ops = RepoOps(git, credentials, self._identity, config.progress_interval_s)
         self._runner = CommandRunner(config, self._identity, self._cgroups)
         self._workspaces: dict[Path, Workspace] = {}
+        # Replicas on a shared workspace volume: a lock per workspace held across
+        # processes (None: this process is alone with its clones)
+        self.shared_lock: SharedWorkspaceLock | None = None
         self.quota = WorkspaceQuota(
             config.root, QuotaLimits(max_clones=config.max_clones, max_bytes=config.max_bytes)
         )
@@ -201,6 +211,9 @@ class WorkspaceManager:
             ws = self._workspaces[path] = Workspace(full_name, ref, path)
         return ws
 
+    def _hold(self, ws: Workspace, *, wait: bool = True) -> AbstractAsyncContextManager[None]:
+        return hold_workspace(ws.lock, ws.dir, self.shared_lock, wait=wait)
+
     # --- clones -----------------------------------------------------------------------
 
     async def ensure_clone(
@@ -214,7 +227,7 @@ class WorkspaceManager:
         """
         ws = self._ws(full_name, ref)
         await self._runner.require_sandbox()
-        async with ws.lock:
+        async with self._hold(ws):
             broken = not ws.cloned() or not git_dir_intact(ws.repo)
             if reset and broken and (ws.repo.exists() or ws.repo.is_symlink()):
                 remove_tree(ws.repo)  # a broken or tampered workspace: start again
@@ -289,7 +302,7 @@ class WorkspaceManager:
         """Branch, ahead/behind, per-file status and a diffstat of the uncommitted work."""
         ws = self._ws(full_name, ref)
         await self._runner.require_sandbox()
-        async with ws.lock:
+        async with self._hold(ws):
             ws.require_clone()
             await self._ops.prepare(ws)
             ops = self._ops
@@ -391,7 +404,7 @@ class WorkspaceManager:
         keep_tail: int,
     ) -> tuple[ProcResult, bytes | None]:
         await self._runner.require_sandbox()
-        async with ws.lock:
+        async with self._hold(ws):
             await self._clone_if_missing(ws, on_progress)
             await self.quota.admit_command()
             heal_stale_locks(ws.repo, reason="before a command")
@@ -444,7 +457,7 @@ class WorkspaceManager:
         checked = validate_commit_args(message, paths)
         ws = self._ws(full_name, ref)
         await self._runner.require_sandbox()
-        async with ws.lock:
+        async with self._hold(ws):
             ws.require_clone()
             await self._ops.prepare(ws)
             try:
@@ -465,19 +478,22 @@ class WorkspaceManager:
             return "no_clone"
         if ws.lock.locked():
             return "busy_left_behind"
-        async with ws.lock:
-            await self._ops.prepare(ws)
-            try:
-                return await follow_remote(self._ops, ws)
-            finally:
-                self._ops.hand_over(ws)
-                self.quota.touched(ws.dir)
+        try:
+            async with self._hold(ws, wait=False):
+                await self._ops.prepare(ws)
+                try:
+                    return await follow_remote(self._ops, ws)
+                finally:
+                    self._ops.hand_over(ws)
+                    self.quota.touched(ws.dir)
+        except WorkspaceBusy:
+            return "busy_left_behind"
 
     async def remove(self, full_name: str, ref: str) -> dict[str, Any]:
         """Delete the workspace of (repo, ref): its clone, uncommitted work, venv, HOME and
         scratch files. Waits for a command running in it. Frees its clone slot and disk."""
         ws = self._ws(full_name, ref)
-        async with ws.lock:
+        async with self._hold(ws):
             if not ws.dir.exists():
                 raise GitHubMCPError(
                     ErrorCode.NOT_FOUND,

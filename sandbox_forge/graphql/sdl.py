@@ -1,8 +1,13 @@
 """The GraphQL schema's SDL: the subset of GitHub's public schema the forge serves, with
 GitHub's type, field and argument names and types (tests/forge_collab checks them against
-@octokit/graphql-schema). endpoint.py builds it and attaches the resolvers."""
+@octokit/graphql-schema). endpoint.py builds it and attaches the resolvers.
 
-SDL = """
+This module holds the shared scalars, interfaces and roots, repositories, git objects, refs,
+commit status checks and createCommitOnBranch; sdl_pulls.py holds the pull-request types."""
+
+from sandbox_forge.graphql.sdl_pulls import PULL_REQUEST_SDL
+
+_REPOSITORY_SDL = """
 scalar Base64String
 scalar DateTime
 scalar GitObjectID
@@ -24,48 +29,6 @@ interface GitObject {
   commitUrl: URI!
   id: ID!
   oid: GitObjectID!
-}
-
-enum CommentAuthorAssociation {
-  COLLABORATOR
-  CONTRIBUTOR
-  FIRST_TIMER
-  FIRST_TIME_CONTRIBUTOR
-  MANNEQUIN
-  MEMBER
-  NONE
-  OWNER
-}
-
-enum DiffSide {
-  LEFT
-  RIGHT
-}
-
-enum MergeableState {
-  CONFLICTING
-  MERGEABLE
-  UNKNOWN
-}
-
-enum MergeStateStatus {
-  BEHIND
-  BLOCKED
-  CLEAN
-  DIRTY
-  DRAFT
-  HAS_HOOKS
-  UNKNOWN
-  UNSTABLE
-}
-
-enum PatchStatus {
-  ADDED
-  CHANGED
-  COPIED
-  DELETED
-  MODIFIED
-  RENAMED
 }
 
 enum CheckStatusState {
@@ -130,63 +93,6 @@ type StatusCheckRollup implements Node {
   ): StatusCheckRollupContextConnection!
   id: ID!
   state: StatusState!
-}
-
-type PullRequestChangedFile {
-  additions: Int!
-  changeType: PatchStatus!
-  deletions: Int!
-  path: String!
-}
-
-type PullRequestChangedFileConnection {
-  nodes: [PullRequestChangedFile]
-  pageInfo: PageInfo!
-  totalCount: Int!
-}
-
-type PullRequestCommit implements Node {
-  commit: Commit!
-  id: ID!
-  resourcePath: URI!
-  url: URI!
-}
-
-type PullRequestCommitConnection {
-  nodes: [PullRequestCommit]
-  pageInfo: PageInfo!
-  totalCount: Int!
-}
-
-type PullRequestReviewConnection {
-  nodes: [PullRequestReview]
-  pageInfo: PageInfo!
-  totalCount: Int!
-}
-
-enum PullRequestReviewDecision {
-  APPROVED
-  CHANGES_REQUESTED
-  REVIEW_REQUIRED
-}
-
-enum PullRequestState {
-  CLOSED
-  MERGED
-  OPEN
-}
-
-enum PullRequestReviewState {
-  APPROVED
-  CHANGES_REQUESTED
-  COMMENTED
-  DISMISSED
-  PENDING
-}
-
-enum PullRequestReviewThreadSubjectType {
-  FILE
-  LINE
 }
 
 type PageInfo {
@@ -296,163 +202,11 @@ type Repository implements Node {
   url: URI!
 }
 
-type PullRequest implements Node {
-  additions: Int!
-  author: Actor
-  authorAssociation: CommentAuthorAssociation!
-  baseRefName: String!
-  baseRefOid: GitObjectID!
-  body: String!
-  changedFiles: Int!
-  commits(after: String, before: String, first: Int, last: Int): PullRequestCommitConnection!
-  createdAt: DateTime!
-  deletions: Int!
-  files(after: String, before: String, first: Int, last: Int): PullRequestChangedFileConnection
-  headRefName: String!
-  headRefOid: GitObjectID!
-  id: ID!
-  isDraft: Boolean!
-  latestOpinionatedReviews(
-    after: String
-    before: String
-    first: Int
-    last: Int
-    writersOnly: Boolean = false
-  ): PullRequestReviewConnection
-  latestReviews(after: String, before: String, first: Int, last: Int): PullRequestReviewConnection
-  mergeStateStatus: MergeStateStatus!
-  mergeable: MergeableState!
-  mergedAt: DateTime
-  number: Int!
-  reviewDecision: PullRequestReviewDecision
-  reviewThreads(
-    after: String
-    before: String
-    first: Int
-    last: Int
-  ): PullRequestReviewThreadConnection!
-  state: PullRequestState!
-  title: String!
-  url: URI!
-}
-
-type PullRequestReview implements Node {
-  author: Actor
-  authorAssociation: CommentAuthorAssociation!
-  body: String!
-  databaseId: Int
-  id: ID!
-  state: PullRequestReviewState!
-  submittedAt: DateTime
-}
-
-type PullRequestReviewThreadConnection {
-  edges: [PullRequestReviewThreadEdge]
-  nodes: [PullRequestReviewThread]
-  pageInfo: PageInfo!
-  totalCount: Int!
-}
-
-type PullRequestReviewThreadEdge {
-  cursor: String!
-  node: PullRequestReviewThread
-}
-
-type PullRequestReviewThread implements Node {
-  comments(
-    after: String
-    before: String
-    first: Int
-    last: Int
-    skip: Int
-  ): PullRequestReviewCommentConnection!
-  diffSide: DiffSide!
-  id: ID!
-  isCollapsed: Boolean!
-  isOutdated: Boolean!
-  isResolved: Boolean!
-  line: Int
-  originalLine: Int
-  path: String!
-  pullRequest: PullRequest!
-  resolvedBy: User
-  startDiffSide: DiffSide
-  startLine: Int
-  subjectType: PullRequestReviewThreadSubjectType!
-  viewerCanReply: Boolean!
-  viewerCanResolve: Boolean!
-  viewerCanUnresolve: Boolean!
-}
-
-type PullRequestReviewCommentConnection {
-  edges: [PullRequestReviewCommentEdge]
-  nodes: [PullRequestReviewComment]
-  pageInfo: PageInfo!
-  totalCount: Int!
-}
-
-type PullRequestReviewCommentEdge {
-  cursor: String!
-  node: PullRequestReviewComment
-}
-
-type PullRequestReviewComment implements Node {
-  author: Actor
-  authorAssociation: CommentAuthorAssociation!
-  body: String!
-  createdAt: DateTime!
-  databaseId: Int
-  diffHunk: String!
-  id: ID!
-  line: Int
-  originalLine: Int
-  outdated: Boolean!
-  path: String!
-  pullRequest: PullRequest!
-  pullRequestReview: PullRequestReview
-  replyTo: PullRequestReviewComment
-  startLine: Int
-  updatedAt: DateTime!
-  url: URI!
-}
-
 type Query {
   node(id: ID!): Node
   rateLimit(dryRun: Boolean = false): RateLimit
   repository(followRenames: Boolean, name: String!, owner: String!): Repository
   viewer: User!
-}
-
-input ResolveReviewThreadInput {
-  clientMutationId: String
-  threadId: ID!
-}
-
-type ResolveReviewThreadPayload {
-  clientMutationId: String
-  thread: PullRequestReviewThread
-}
-
-input UnresolveReviewThreadInput {
-  clientMutationId: String
-  threadId: ID!
-}
-
-type UnresolveReviewThreadPayload {
-  clientMutationId: String
-  thread: PullRequestReviewThread
-}
-
-input AddPullRequestReviewThreadReplyInput {
-  body: String!
-  clientMutationId: String
-  pullRequestReviewId: ID
-  pullRequestReviewThreadId: ID!
-}
-
-type AddPullRequestReviewThreadReplyPayload {
-  clientMutationId: String
-  comment: PullRequestReviewComment
 }
 
 input CommittableBranch {
@@ -503,3 +257,5 @@ type Mutation {
   unresolveReviewThread(input: UnresolveReviewThreadInput!): UnresolveReviewThreadPayload
 }
 """
+
+SDL = _REPOSITORY_SDL + PULL_REQUEST_SDL

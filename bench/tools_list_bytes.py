@@ -37,11 +37,12 @@ def listing(root: Path, capabilities: dict[str, Any], **env: str) -> dict[str, A
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
     ]
     with tempfile.TemporaryDirectory() as tmp:
-        proc = subprocess.run(
+        proc = subprocess.Popen(
             [sys.executable, "main.py", "serve"],
             cwd=root,
-            input=b"".join(json.dumps(m).encode() + b"\n" for m in messages),
-            capture_output=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
             env={
                 "PATH": os.environ["PATH"],
                 "HOME": tmp,
@@ -49,12 +50,21 @@ def listing(root: Path, capabilities: dict[str, Any], **env: str) -> dict[str, A
                 "GITHUB_MCP_AUDIT_LOG": f"{tmp}/a.jsonl",
                 **env,
             },
-            timeout=60,
         )
-    for line in proc.stdout.splitlines():
-        frame = json.loads(line)
-        if frame.get("id") == 2:
-            return frame["result"]
+        assert proc.stdin and proc.stdout
+        proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in messages))
+        proc.stdin.flush()
+        found = None
+        for line in proc.stdout:  # stdin stays open until the answer is in
+            frame = json.loads(line)
+            if frame.get("id") == 2:
+                found = frame["result"]
+                break
+        proc.stdin.close()
+        proc.stdout.read()
+        proc.wait(timeout=30)
+    if found is not None:
+        return found
     raise RuntimeError("no tools/list answer")
 
 

@@ -70,15 +70,15 @@ class ToolSpec:
 
     @property
     def annotations(self) -> ToolAnnotations:
-        """Only the hints that differ from MCP's defaults (read-only false, destructive
-        true, idempotent false, open world true): the tool list is context paid on every
-        turn, and a default said again tells a client nothing."""
+        """The hints a client acts on: read-only, and for anything else whether it is
+        destructive, both said either way; idempotent only when true and open world
+        never (MCP's defaults). The tool list is context paid on every turn."""
         read_only = (not self.write) if self.read_only_hint is None else self.read_only_hint
         if read_only and not self.destructive:
             return ToolAnnotations(read_only_hint=True)
         return ToolAnnotations(
-            read_only_hint=True if read_only else None,
-            destructive_hint=None if self.destructive else False,
+            read_only_hint=read_only,
+            destructive_hint=self.destructive,
             idempotent_hint=True if self.idempotent else None,
         )
 

@@ -1,5 +1,6 @@
 """Async GitHub REST client: auth headers, retries, rate limits, ETag
-revalidation, a process-wide concurrency cap, and pagination (DESIGN §7).
+revalidation, a process-wide concurrency cap, and pagination. The retry and
+rate-limit policy is in retries.py, redirects in redirects.py, the path guard in paths.py.
 
 It knows nothing of MCP. Failures surface as `GitHubMCPError` with a code.
 """
@@ -9,11 +10,10 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
 import httpx2 as httpx
 
@@ -23,6 +23,17 @@ from ..config import Settings
 from ..errors import ErrorCode, GitHubMCPError
 from ..observability import Metrics, log_event, redact
 from .auth import Credentials, effective_token
+from .paths import refuse_unstable_path
+from .redirects import MAX_REDIRECTS, redirect_target
+from .retries import (
+    IDEMPOTENT_METHODS,
+    RETRY_STATUSES,
+    backoff_delay,
+    error_for,
+    message_of,
+    observe_rate_limit,
+    secondary_limit_wait,
+)
 from .urls import (
     Page,
     decode_cursor,
@@ -34,13 +45,6 @@ from .urls import (
 )
 
 USER_AGENT = "github-mcp-controller/0.1"
-RETRY_STATUSES = {500, 502, 503, 504}
-IDEMPOTENT_METHODS = {"GET", "HEAD", "OPTIONS"}
-# GitHub answers a renamed or transferred repository's URL with one of these; its own
-# clients follow them for reads. A write is never replayed elsewhere.
-REDIRECT_STATUSES = {301, 302, 307, 308}
-SAFE_METHODS = {"GET", "HEAD"}
-MAX_REDIRECTS = 3
 
 
 class GitHubClient:
@@ -150,7 +154,7 @@ class GitHubClient:
             self.metrics.record_github(route, "GET", "network_error")
             return "unreachable"
         self.metrics.record_github(route, "GET", response.status_code)
-        self._observe_rate_limit(response)
+        observe_rate_limit(self.metrics, response)
         return response.status_code
 
     # -- core request with retries ------------------------------------------
@@ -229,14 +233,16 @@ class GitHubClient:
                     retryable=True,
                 ) from None
             self.metrics.record_github(route, method, response.status_code)
-            self._observe_rate_limit(response)
+            observe_rate_limit(self.metrics, response)
             status = response.status_code
             if self.rate_limits is not None and (
                 status in (403, 429) or response.headers.get("x-ratelimit-remaining") == "0"
             ):
                 await self._share_rate_limit(response, status, stream)
             if status in (403, 429):
-                wait = await self._rate_limit_wait(response, stream)
+                wait = await secondary_limit_wait(
+                    response, stream, self.metrics, self.settings.github_max_retry_wait
+                )
                 if wait is not None and attempt < 4:
                     self.metrics.record_retry("secondary_rate_limit")
                     await response.aclose()
@@ -256,7 +262,7 @@ class GitHubClient:
                 await self._backoff(attempt)
                 continue
             if 300 <= status < 400 and status != 304 and follow_redirects:
-                target = await self._redirect_target(response, method, route, stream)
+                target = await redirect_target(response, method, route, stream, self.base_url)
                 redirects += 1
                 if redirects > MAX_REDIRECTS:
                     raise GitHubMCPError(
@@ -269,153 +275,22 @@ class GitHubClient:
                 if status >= 400 and status != 304:
                     if stream:
                         await response.aread()
-                    raise self._error_for(response, method, route)
+                    raise error_for(response, method, route, self.metrics)
                 yield response
             finally:
                 await response.aclose()
             return
 
-    async def _redirect_target(
-        self, response: httpx.Response, method: str, route: str, stream: bool
-    ) -> str:
-        """Where to go next after a 3xx, or a clear error. Followed only for GET and HEAD,
-        only to the API host itself (so the token never reaches another host)."""
-        status = response.status_code
-        location = response.headers.get("location", "")
-        if stream:
-            await response.aread()
-        await response.aclose()
-        target = str(httpx.URL(str(response.request.url)).join(location)) if location else ""
-        base = urlsplit(self.base_url)
-        where = urlsplit(target)
-        same_host = (where.scheme, where.netloc) == (base.scheme, base.netloc) and (
-            where.path + "/"
-        ).startswith(base.path.rstrip("/") + "/")
-        shown = redact(where.path or location)[:200]
-        if status not in REDIRECT_STATUSES or not target:
-            raise GitHubMCPError(
-                ErrorCode.UPSTREAM_ERROR,
-                f"GitHub answered an unexpected {status} to {method} {route}.",
-                status=status,
-            )
-        if not same_host:
-            log_event("github_redirect_refused", route=route, status=status, host=where.netloc)
-            raise GitHubMCPError(
-                ErrorCode.UPSTREAM_ERROR,
-                f"GitHub redirected {method} {route} to another host ({where.netloc}); "
-                "not followed, so the credentials stay with the API host.",
-                status=status,
-            )
-        if method not in SAFE_METHODS:
-            raise GitHubMCPError(
-                ErrorCode.NOT_FOUND,
-                f"GitHub answered {status} to {method} {route}: the resource moved to {shown}. "
-                "A write is not replayed at a new address.",
-                hint="The repository was probably renamed or transferred: get_repository "
-                "on the old name reports the new one; repeat the write with it.",
-                status=status,
-                moved_to=shown,
-            )
-        refuse_unstable_path(target)
-        log_event("github_redirect_followed", route=route, status=status, to=shown)
-        await client_log.notice(f"GitHub redirected {method} {route} ({status}) to {shown}")
-        return target
-
     async def _backoff(self, attempt: int) -> None:
-        delay = self.retry_base_delay * (2 ** (attempt - 1))
+        delay = backoff_delay(self.retry_base_delay, attempt)
         await asyncio.sleep(delay + random.uniform(0, delay / 2))
-
-    def _observe_rate_limit(self, response: httpx.Response) -> None:
-        remaining = response.headers.get("x-ratelimit-remaining")
-        if remaining is None or not remaining.isdigit():
-            return
-        limit = response.headers.get("x-ratelimit-limit")
-        reset = response.headers.get("x-ratelimit-reset")
-        self.metrics.observe_rate_limit(
-            int(remaining),
-            int(limit) if limit and limit.isdigit() else None,
-            int(reset) if reset and reset.isdigit() else None,
-            response.headers.get("x-ratelimit-resource"),
-        )
 
     async def _share_rate_limit(self, response: httpx.Response, status: int, stream: bool) -> None:
         """Publish a back-off GitHub asked for, so the other replicas wait too."""
         if stream and status in (403, 429):
             await response.aread()
-        message = _message_of(response) if status in (403, 429) else ""
+        message = message_of(response) if status in (403, 429) else ""
         await self.rate_limits.observe(await self.token(), status, response.headers, message)
-
-    async def _rate_limit_wait(self, response: httpx.Response, stream: bool) -> float | None:
-        """Seconds to wait before retrying a secondary limit, or None (not one)."""
-        if stream:
-            await response.aread()
-        message = _message_of(response).lower()
-        retry_after = response.headers.get("retry-after")
-        remaining = response.headers.get("x-ratelimit-remaining")
-        if remaining == "0" and not retry_after:
-            return None  # primary limit: fail fast in _error_for
-        is_secondary = retry_after is not None or "secondary rate limit" in message
-        if not is_secondary:
-            return None
-        self.metrics.record_rate_limit_event("secondary")
-        wait = float(retry_after) if retry_after and _is_number(retry_after) else 60.0
-        if wait > self.settings.github_max_retry_wait:
-            return None
-        return wait
-
-    def _error_for(self, response: httpx.Response, method: str, route: str) -> GitHubMCPError:
-        status = response.status_code
-        upstream = redact(_message_of(response))[:300]
-        detail = f" ({upstream})" if upstream else ""
-        if status in (403, 429):
-            remaining = response.headers.get("x-ratelimit-remaining")
-            reset = response.headers.get("x-ratelimit-reset")
-            retry_after = response.headers.get("retry-after")
-            if remaining == "0" and not retry_after:
-                self.metrics.record_rate_limit_event("primary")
-                reset_at = int(reset) if reset and reset.isdigit() else None
-                wait = max(0, reset_at - int(time.time())) if reset_at else None
-                return GitHubMCPError(
-                    ErrorCode.RATE_LIMITED,
-                    "GitHub's rate limit is exhausted"
-                    + (
-                        f"; it resets at {time.strftime('%H:%M:%SZ', time.gmtime(reset_at))}."
-                        if reset_at
-                        else "."
-                    ),
-                    retry_after=wait,
-                    reset_at=reset_at,
-                    hint="Wait for the reset; this server does not sleep through it.",
-                )
-            if retry_after or "secondary rate limit" in upstream.lower():
-                backoff = float(retry_after) if retry_after and _is_number(retry_after) else 60.0
-                return GitHubMCPError(
-                    ErrorCode.RATE_LIMITED,
-                    "GitHub's secondary rate limit was hit.",
-                    retry_after=backoff,
-                    hint=f"Retry after {int(backoff)} s.",
-                )
-        code = {
-            401: ErrorCode.FORBIDDEN,
-            403: ErrorCode.PERMISSION_DENIED,
-            404: ErrorCode.NOT_FOUND,
-            410: ErrorCode.NOT_FOUND,
-            409: ErrorCode.CONFLICT,
-            422: ErrorCode.UNPROCESSABLE,
-            405: ErrorCode.UNPROCESSABLE,
-        }.get(status, ErrorCode.UPSTREAM_ERROR if status >= 500 else ErrorCode.UNPROCESSABLE)
-        hint = {
-            401: "The GitHub credentials were rejected.",
-            403: "GitHub refused this for lack of permission: the signed-in user (or the "
-            "server's token) may not do this on the repository.",
-            404: "Check the repository, ref and path (private repos also answer 404).",
-        }.get(status)
-        return GitHubMCPError(
-            code,
-            f"GitHub answered {status} to {method} {route}{detail}.",
-            hint=hint,
-            status=status,
-        )
 
     # -- public API -----------------------------------------------------------
     async def request_json(
@@ -601,67 +476,12 @@ class GitHubClient:
         return body.get("data")
 
 
-def refuse_unstable_path(path: str) -> None:
-    """Refuse a request path that URL normalisation would change (RFC 3986 dot segments,
-    also percent-encoded; an encoded '/' or a backslash inside a segment; an empty inner
-    segment; a fragment). The HTTP stack or a proxy would otherwise send a different
-    path from the one the write gate saw, e.g. `refs/heads/./main` as `refs/heads/main`.
-    Raised before any network I/O."""
-    raw = urlsplit(path).path if path.startswith(("http://", "https://")) else path
-    problem = None
-    if "#" in path or "\\" in path:
-        problem = "a '#' or a backslash"
-    else:
-        raw = raw.split("?", 1)[0]
-        segments = raw.split("/")[1:] if raw.startswith("/") else raw.split("/")
-        for index, segment in enumerate(segments):
-            decoded = unquote(segment)
-            if decoded in (".", "..") or "/" in decoded or "\\" in decoded:
-                problem = f"the segment {segment[:40]!r}"
-                break
-            if not segment and index != len(segments) - 1:
-                problem = "an empty segment"
-                break
-    if problem:
-        log_event("github_path_refused", route=route_template(raw)[:200])
-        raise GitHubMCPError(
-            ErrorCode.INVALID_INPUT,
-            f"Refusing to send a request whose path would change under URL normalisation "
-            f"({problem}).",
-            hint="Branch, ref and path arguments may not contain '.' or '..' segments.",
-        )
-
-
-def _message_of(response: httpx.Response) -> str:
-    try:
-        data = response.json()
-    except ValueError:
-        return ""
-    if isinstance(data, dict):
-        message = str(data.get("message", ""))
-        errors = data.get("errors")
-        if isinstance(errors, list) and errors:
-            first = errors[0]
-            extra = first.get("message") or first.get("code") if isinstance(first, dict) else first
-            if extra:
-                message = f"{message}: {extra}"
-        return message
-    return ""
-
-
-def _is_number(value: str) -> bool:
-    try:
-        float(value)
-    except ValueError:
-        return False
-    return True
-
-
 __all__ = [
     "GitHubClient",
     "Page",
     "decode_cursor",
     "encode_cursor",
     "encode_path",
+    "refuse_unstable_path",
     "route_template",
 ]

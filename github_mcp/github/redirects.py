@@ -1,0 +1,67 @@
+"""Redirect handling of the GitHub client: a renamed or transferred repository answers 3xx;
+reads follow it on the API host only (the token never leaves it), writes are refused with
+the new address rather than replayed."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+import httpx2 as httpx
+
+from .. import client_log
+from ..errors import ErrorCode, GitHubMCPError
+from ..observability import log_event, redact
+from .paths import refuse_unstable_path
+
+# GitHub answers a renamed or transferred repository's URL with one of these; its own
+# clients follow them for reads. A write is never replayed elsewhere.
+REDIRECT_STATUSES = {301, 302, 307, 308}
+SAFE_METHODS = {"GET", "HEAD"}
+MAX_REDIRECTS = 3
+
+
+async def redirect_target(
+    response: httpx.Response, method: str, route: str, stream: bool, base_url: str
+) -> str:
+    """Where to go next after a 3xx, or a clear error. Followed only for GET and HEAD,
+    only to the API host itself (so the token never reaches another host)."""
+    status = response.status_code
+    location = response.headers.get("location", "")
+    if stream:
+        await response.aread()
+    await response.aclose()
+    target = str(httpx.URL(str(response.request.url)).join(location)) if location else ""
+    base = urlsplit(base_url)
+    where = urlsplit(target)
+    same_host = (where.scheme, where.netloc) == (base.scheme, base.netloc) and (
+        where.path + "/"
+    ).startswith(base.path.rstrip("/") + "/")
+    shown = redact(where.path or location)[:200]
+    if status not in REDIRECT_STATUSES or not target:
+        raise GitHubMCPError(
+            ErrorCode.UPSTREAM_ERROR,
+            f"GitHub answered an unexpected {status} to {method} {route}.",
+            status=status,
+        )
+    if not same_host:
+        log_event("github_redirect_refused", route=route, status=status, host=where.netloc)
+        raise GitHubMCPError(
+            ErrorCode.UPSTREAM_ERROR,
+            f"GitHub redirected {method} {route} to another host ({where.netloc}); "
+            "not followed, so the credentials stay with the API host.",
+            status=status,
+        )
+    if method not in SAFE_METHODS:
+        raise GitHubMCPError(
+            ErrorCode.NOT_FOUND,
+            f"GitHub answered {status} to {method} {route}: the resource moved to {shown}. "
+            "A write is not replayed at a new address.",
+            hint="The repository was probably renamed or transferred: get_repository "
+            "on the old name reports the new one; repeat the write with it.",
+            status=status,
+            moved_to=shown,
+        )
+    refuse_unstable_path(target)
+    log_event("github_redirect_followed", route=route, status=status, to=shown)
+    await client_log.notice(f"GitHub redirected {method} {route} ({status}) to {shown}")
+    return target

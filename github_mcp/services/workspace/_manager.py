@@ -39,6 +39,7 @@ from typing import Any
 
 from github_mcp.errors import ErrorCode, GitHubMCPError
 from github_mcp.services.workspace._cgroups import detect_cgroups
+from github_mcp.services.workspace._clones import CloneKeeper
 from github_mcp.services.workspace._commit import (
     commit_changes,
     follow_remote,
@@ -53,7 +54,6 @@ from github_mcp.services.workspace._exec import (
 )
 from github_mcp.services.workspace._git import (
     GitRunner,
-    git_dir_intact,
     read_nofollow,
     validate_full_name,
     validate_ref,
@@ -71,7 +71,6 @@ from github_mcp.services.workspace._quota import (
     WorkspaceQuota,
     remove_tree,
     tree_bytes,
-    write_identity,
 )
 from github_mcp.services.workspace._rebase import ScratchRepos, scratch_repos
 from github_mcp.services.workspace._repo import RepoOps
@@ -96,24 +95,6 @@ from github_mcp.services.workspace._types import (
 )
 
 log = logging.getLogger(__name__)
-
-# Errors a fresh clone would meet again: re-cloning cannot recover from them.
-_NOT_THE_CLONES_FAULT = {
-    ErrorCode.NOT_FOUND,
-    ErrorCode.FORBIDDEN,
-    ErrorCode.TIMEOUT,
-    ErrorCode.UPSTREAM_ERROR,
-    ErrorCode.WORKSPACE_UNAVAILABLE,
-}
-
-
-class _LocalFailure(Exception):
-    """A clone that cannot be fetched or reset for reasons of its own."""
-
-    def __init__(self, error: GitHubMCPError) -> None:
-        super().__init__(error.message)
-        self.error = error
-
 
 __all__ = [
     "VENV_DIR",
@@ -173,6 +154,7 @@ class WorkspaceManager:
         self.quota = WorkspaceQuota(
             config.root, QuotaLimits(max_clones=config.max_clones, max_bytes=config.max_bytes)
         )
+        self._clones = CloneKeeper(self._ops, self.quota)
 
     def describe(self) -> dict[str, Any]:
         """How user commands are contained on this host (for diagnostics tools)."""
@@ -228,75 +210,8 @@ class WorkspaceManager:
         ws = self._ws(full_name, ref)
         await self._runner.require_sandbox()
         async with self._hold(ws):
-            broken = not ws.cloned() or not git_dir_intact(ws.repo)
-            if reset and broken and (ws.repo.exists() or ws.repo.is_symlink()):
-                remove_tree(ws.repo)  # a broken or tampered workspace: start again
-                self._ops.git.forget(ws.repo)
-            created = await self._clone_if_missing(ws, on_progress)
-            try:
-                if not created:
-                    try:
-                        await self._refresh(ws, reset, on_progress)
-                    except _LocalFailure as failure:
-                        log.warning("workspace %s: %s; cloning again", ws.dir, failure.error)
-                        created = await self._reclone(ws, on_progress)
-            finally:
-                self.quota.touched(ws.dir)
+            created = await self._clones.bring_up(ws, reset=reset, on_progress=on_progress)
             return await self._ops.state(ws, created=created, reset=reset)
-
-    async def _clone_if_missing(self, ws: Workspace, on_progress: Progress | None) -> bool:
-        """Clone when missing, inside the clone and disk quotas; True when it cloned."""
-        if ws.cloned():
-            return False
-        await self.quota.admit_clone(ws.dir)
-        try:
-            created = await self._ops.ensure_cloned(ws, on_progress)
-        finally:
-            self.quota.cloned(ws.dir)
-        if created:
-            write_identity(ws.dir, ws.full_name, ws.ref)
-        return created
-
-    async def _refresh(self, ws: Workspace, reset: bool, on_progress: Progress | None) -> None:
-        """Fetch (and reset). With `reset`, a failure of the clone itself (not of the
-        network or the credentials) raises _LocalFailure, so the caller can re-clone."""
-        try:
-            try:
-                await self._ops.prepare(ws)
-                if reset and not await self._ops.healthy(ws):
-                    raise GitHubMCPError(ErrorCode.INTERNAL, "the clone's repository is damaged")
-                await self._ops.fetch(ws, on_progress)
-            except GitHubMCPError as err:
-                if reset and (
-                    err.code not in _NOT_THE_CLONES_FAULT or not await self._ops.healthy(ws)
-                ):
-                    raise _LocalFailure(err) from err
-                raise
-            if reset:
-                try:
-                    await self._ops.reset(ws)
-                except GitHubMCPError as err:
-                    raise _LocalFailure(err) from err
-        finally:
-            self._ops.hand_over(ws)
-
-    async def _reclone(self, ws: Workspace, on_progress: Progress | None) -> bool:
-        """Clone afresh beside the old clone; swap only when the new one is complete."""
-        old = ws.dir / f".broken-{secrets.token_hex(4)}"
-        os.replace(ws.repo, old)
-        self._ops.git.forget(ws.repo)
-        ws.kind = None
-        try:
-            await self._ops.ensure_cloned(ws, on_progress)
-        except BaseException:
-            if not ws.repo.exists():
-                os.replace(old, ws.repo)  # nothing lost: the old clone is back
-            raise
-        venv = old / VENV_DIR
-        if venv.is_dir() and not venv.is_symlink() and not (ws.repo / VENV_DIR).exists():
-            os.replace(venv, ws.repo / VENV_DIR)  # same path: its scripts stay valid
-        remove_tree(old)
-        return True
 
     async def changes_summary(self, full_name: str, ref: str) -> dict[str, Any]:
         """Branch, ahead/behind, per-file status and a diffstat of the uncommitted work."""
@@ -405,7 +320,7 @@ class WorkspaceManager:
     ) -> tuple[ProcResult, bytes | None]:
         await self._runner.require_sandbox()
         async with self._hold(ws):
-            await self._clone_if_missing(ws, on_progress)
+            await self._clones.clone_if_missing(ws, on_progress)
             await self.quota.admit_command()
             heal_stale_locks(ws.repo, reason="before a command")
             self._runner.prepare_dirs(ws)

@@ -28,8 +28,12 @@ OPINIONS = {"APPROVED", "CHANGES_REQUESTED", "DISMISSED"}
 
 
 def _diffs(pr: PullRequestView) -> list[Any]:
-    head, base = live_ends(pr.repo, pr.issue)
-    return pr.repo.git.diff(diff_base(pr.repo.git, base, head), head)
+    """The PR's diff, computed once per query however many fields ask for it."""
+    cached = pr.__dict__.get("_diffs")
+    if cached is None:
+        head, base = live_ends(pr.repo, pr.issue)
+        cached = pr.__dict__["_diffs"] = pr.repo.git.diff(diff_base(pr.repo.git, base, head), head)
+    return cached
 
 
 def pull_files(pr: PullRequestView, info: Any, **page: Any) -> dict[str, Any]:

@@ -5,7 +5,8 @@ writes, its toolset, annotations and, for writes, the argument naming the
 branch it writes to (`target`). `bind_tools` registers the selected specs on a
 FastMCP server; each call then goes through `run_tool`, which applies, in
 order: the allow-list, effective-ref remapping, the write gate, the handler,
-the audit log, and the error envelope. Handlers never check permissions.
+the audit log, and the error envelope (shaped in call_outcome.py). Handlers never check
+permissions.
 """
 
 from __future__ import annotations
@@ -29,12 +30,21 @@ from . import client_log
 from .approvals.human import ClientInputRequired, human_approval, write_fingerprint
 from .arguments import apply_pr_ref, canonicalize_refs, check_lookalike
 from .arguments import ref_params as ref_params  # the gate's tests walk every ref argument
+from .call_outcome import (
+    after_write,
+    as_tool_error,
+    claim_write,
+    envelope_error,
+    keep_result,
+    outcome_refs,
+    replayed,
+    safe_detail,
+)
 from .call_scope import tool_call_scope
 from .caller import approval_scope, caller_principal
 from .caller import claim_session as claim_session  # server.py claims sessions through here
 from .config import Toolset
-from .effects import ReportsRefresh, ReportsWrite, Target, Written
-from .errors import ErrorCode, GitHubMCPError
+from .effects import Target
 from .observability import log_event
 from .principal import PROCESS, ApprovalScope, Principal
 from .refnames import write_target as canonical_write_target
@@ -268,29 +278,6 @@ async def _resolve_target(spec: ToolSpec, call: Call, kwargs: dict[str, Any]) ->
     return await spec.target(call, kwargs)
 
 
-async def _after_write(rt: Runtime, call: Call, result: BaseModel) -> Written | None:
-    """The one place a write's effects happen, after it succeeded: the repository's cached
-    reads go, and a clean workspace clone of the branch that moved is fast-forwarded. The
-    write happened, so nothing here may turn the answer into a failure."""
-    if isinstance(result, ReportsWrite):
-        written = result.written(call.repo) if call.repo else None
-    else:
-        written = Written(call.repo) if call.repo else None
-    if written is None:
-        return None
-    await rt.cache.bump_repo(written.repo)  # every replica's next read sees the write
-    if written.branch is None:
-        return written
-    try:
-        state = await rt.refresh_clone(written.repo, written.branch)
-    except Exception as exc:  # a clone that cannot follow stays as it is
-        state = "refresh_failed"
-        log_event("clone_refresh_failed", repo=written.repo, detail=_safe_detail(exc))
-    if isinstance(result, ReportsRefresh):
-        result.clone_refreshed(state)
-    return written
-
-
 async def run_tool(
     spec: ToolSpec, rt: Runtime, kwargs: dict[str, Any], ctx: Context | None = None
 ) -> ToolResult | InputRequiredResult:
@@ -299,7 +286,7 @@ async def run_tool(
     async with tool_call_scope(spec.name, call_id, write=spec.write, ctx=ctx) as trace:
         await client_log.debug(f"{spec.name}: started (call_id {call_id})")
         result = await _run_pipeline(spec, rt, kwargs, ctx, call_id)
-        failure = _envelope_error(result)
+        failure = envelope_error(result)
         repo = kwargs.get(spec.repo_arg) if spec.repo_arg else None
         trace.finish(repo=repo if isinstance(repo, str) else None, error_code=failure.get("code"))
         if failure:
@@ -307,14 +294,6 @@ async def run_tool(
                 f"{spec.name} failed: {failure.get('code')}: {failure.get('message', '')}",
             )
         return result
-
-
-def _envelope_error(result: Any) -> dict[str, Any]:
-    if isinstance(result, ToolResult) and getattr(result, "is_error", False):
-        content = result.structured_content or {}
-        error = content.get("error") if isinstance(content, dict) else None
-        return error if isinstance(error, dict) else {"code": "internal"}
-    return {}
 
 
 async def _run_pipeline(
@@ -390,18 +369,18 @@ async def _run_pipeline(
             gate_passed = True
             call.authorized_ref = branch
             if rt.shared is not None:
-                claim = await _claim_write(rt, call, spec, kwargs)
+                claim = await claim_write(rt, call, spec, kwargs)
                 if claim is not None and claim.replay is not None:
-                    return _replayed(claim.replay)
+                    return replayed(claim.replay)
         result = await spec.handler(call, **kwargs)
         if isinstance(result, InputRequiredResult):
             return result  # a request for client input (elicitation), passed through as is
         if spec.write:
-            await _after_write(rt, call, result)
+            await after_write(rt, call, result)
     except ClientInputRequired as question:
         return question.result  # the client asks its human, then retries with the answer
     except Exception as exc:
-        error = _as_tool_error(exc, call_id)
+        error = as_tool_error(exc, call_id)
         envelope = error.envelope(call_id)
         duration = (time.perf_counter() - started) * 1000
         rt.metrics.record_tool(spec.name, spec.write, duration, error.code.value)
@@ -415,7 +394,7 @@ async def _run_pipeline(
             status="error",
             error_type=error.code.value,
             exc_type=type(exc).__name__,
-            detail=_safe_detail(exc),
+            detail=safe_detail(exc),
         )
         if claim is not None and rt.shared is not None:
             await rt.shared.writes.abandon(claim)  # a retry may try again
@@ -460,46 +439,11 @@ async def _run_pipeline(
             call.repo,
             call.audit_ref or branch,
             "ok",
-            **_outcome_refs(payload),
+            **outcome_refs(payload),
         )
         if claim is not None and rt.shared is not None:
-            await _keep_result(rt, claim, payload)
+            await keep_result(rt, claim, payload)
     return ToolResult(content=[TextContent(type="text", text=text)], structured_content=payload)
-
-
-async def _claim_write(
-    rt: Runtime, call: Call, spec: ToolSpec, kwargs: dict[str, Any]
-) -> WriteClaim | None:
-    """Replicas: the write's idempotency claim (or the first call's result to replay);
-    `unavailable` when Redis cannot coordinate it."""
-    assert rt.shared is not None
-    meta = call.ctx.request_context.meta if call.ctx and call.ctx.request_context else None
-    client_key = meta.get("idempotency_key") if isinstance(meta, dict) else None
-    valid = isinstance(client_key, str) and 0 < len(client_key) <= 200
-    if client_key is not None and not valid:
-        raise GitHubMCPError(
-            ErrorCode.INVALID_INPUT, "_meta.idempotency_key must be a string of 1-200 characters."
-        )
-    return await rt.shared.claim_write(call.principal.key, spec.name, kwargs, client_key)
-
-
-def _replayed(payload: dict[str, Any]) -> ToolResult:
-    """The first call's result, for a retry of the same write (nothing written again)."""
-    log_event("write_replayed", tool_result_size=len(payload))
-    text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
-    return ToolResult(
-        content=[TextContent(type="text", text=text)],
-        structured_content=payload,
-        meta={"idempotent_replay": True},
-    )
-
-
-async def _keep_result(rt: Runtime, claim: WriteClaim, payload: dict[str, Any]) -> None:
-    assert rt.shared is not None
-    try:
-        await rt.shared.writes.complete(claim, payload)
-    except GitHubMCPError:  # the write happened: its answer stands
-        log_event("write_result_not_kept")
 
 
 def _known_ref(rt: Runtime, full_name: str, ref: str | None) -> str | None:
@@ -515,30 +459,3 @@ def _ref_of(spec: ToolSpec, kwargs: dict[str, Any]) -> str | None:
         if key and isinstance(kwargs.get(key), str):
             return kwargs[key]
     return None
-
-
-def _outcome_refs(payload: dict[str, Any]) -> dict[str, Any]:
-    found: dict[str, Any] = {}
-    for key in ("commit_sha", "sha", "number", "url", "html_url"):
-        if key in payload and isinstance(payload[key], str | int):
-            found[key] = payload[key]
-    return found
-
-
-def _as_tool_error(exc: BaseException, call_id: str) -> GitHubMCPError:
-    if isinstance(exc, GitHubMCPError):
-        return exc
-    if isinstance(exc, TimeoutError):
-        return GitHubMCPError(ErrorCode.TIMEOUT, "The operation timed out.")
-    return GitHubMCPError(
-        ErrorCode.INTERNAL,
-        "Internal error; details are in the server log under this call_id.",
-        hint=f"call_id {call_id}",
-    )
-
-
-def _safe_detail(exc: BaseException) -> str | None:
-    """Exception text for the stderr log only, with secrets redacted."""
-    from .observability import redact
-
-    return redact(str(exc))[:500] if str(exc) else None

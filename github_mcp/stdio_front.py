@@ -146,7 +146,7 @@ def start_if_serving_stdio(argv: list[str]) -> None:
     if not _serves_stdio(argv) or _will_reexec(environ):
         return
     try:
-        cache_dir().mkdir(parents=True, exist_ok=True)
+        cache_dir().mkdir(mode=0o700, parents=True, exist_ok=True)
         key = base_key(argv, environ)
     except OSError:
         return
@@ -160,8 +160,18 @@ def finish() -> None:
         _FRONT.finish()
 
 
+def _trusted(path: Path) -> bool:
+    """A cached answer is served only from a file and folder this user owns and no one
+    else can write: a planted tool list would put words in the model's context."""
+    for item in (path.parent, path):
+        info = os.stat(item)
+        if info.st_uid != os.getuid() or info.st_mode & 0o022:
+            return False
+    return True
+
+
 def _write_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -303,6 +313,8 @@ class Front:
         key = session_key(self.base, params if isinstance(params, dict) else {})
         path = cache_dir() / f"listing-{key}.json"
         try:
+            if not _trusted(path):
+                raise ValueError("not ours alone")
             entry = json.loads(path.read_text())
             if entry.get("format") != CACHE_FORMAT:
                 raise ValueError("old format")

@@ -126,3 +126,15 @@ def test_a_secret_in_the_environment_still_reaches_a_working_server(tmp_path):
         assert set(answers) == {1, 2, 3} and answers[2]["result"]["tools"]
     for path in cache_files(tmp_path):
         assert "ghp_" not in path.read_text()
+
+
+def test_a_cache_file_others_can_write_is_not_served(tmp_path):
+    env = environment(tmp_path)
+    serve(env, OPENING)
+    [cached] = cache_files(tmp_path)
+    entry = json.loads(cached.read_text())
+    entry["tools_list"]["tools"] = entry["tools_list"]["tools"][:1]
+    cached.write_text(json.dumps(entry))
+    cached.chmod(0o666)  # planted, or writable by anyone: the server answers instead
+    answers = by_id(serve(env, OPENING))
+    assert len(answers[2]["result"]["tools"]) > 1

@@ -1,0 +1,147 @@
+"""Settings fields: GitHub access (credentials, endpoints, request limits) and the tool surface
+(toolsets, core listing, read-only, lockdown).
+Mixed into `Settings` in github_mcp/config.py."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Toolset(StrEnum):
+    """The groups tools are registered in; GITHUB_MCP_TOOLSETS picks among them."""
+
+    META = "meta"
+    REPOS = "repos"
+    FILES = "files"
+    WRITES = "writes"
+    ISSUES = "issues"
+    PULL_REQUESTS = "pull_requests"
+    ACTIONS = "actions"
+    AUTOMATION = "automation"
+    WORKSPACE = "workspace"
+    SEARCH = "search"
+
+    @classmethod
+    def parse(cls, name: str) -> Toolset:
+        """The toolset called `name`; ValueError naming the valid ones otherwise."""
+        try:
+            return cls(name)
+        except ValueError:
+            raise ValueError(f"unknown toolset {name!r}; valid: {', '.join(TOOLSETS)}") from None
+
+
+TOOLSETS: tuple[str, ...] = tuple(t.value for t in Toolset)
+
+
+def env(name: str, *more: str) -> AliasChoices:
+    return AliasChoices(name, *more)
+
+
+class GitHubAccessSettings(BaseSettings):
+    """How the server reaches GitHub: credentials, endpoints, limits."""
+
+    model_config = SettingsConfigDict(populate_by_name=True)  # as Settings: by name too
+
+    github_token: SecretStr | None = Field(
+        None,
+        validation_alias=env("GITHUB_TOKEN", "GITHUB_PAT"),
+        description="Personal access token (classic, fine-grained or OAuth). "
+        "`GITHUB_PAT` is accepted as an alias.",
+    )
+    github_app_id: str | None = Field(
+        None, validation_alias=env("GITHUB_APP_ID"), description="GitHub App ID."
+    )
+    github_app_installation_id: str | None = Field(
+        None,
+        validation_alias=env("GITHUB_APP_INSTALLATION_ID"),
+        description="Installation ID of the GitHub App on the target account.",
+    )
+    github_app_private_key_path: Path | None = Field(
+        None,
+        validation_alias=env("GITHUB_APP_PRIVATE_KEY_PATH"),
+        description="Path to the App's PEM private key.",
+    )
+    github_app_private_key: SecretStr | None = Field(
+        None,
+        validation_alias=env("GITHUB_APP_PRIVATE_KEY"),
+        description="The App's PEM private key inline (takes precedence over the path).",
+    )
+    github_api_url: str = Field(
+        "https://api.github.com",
+        validation_alias=env("GITHUB_API_URL"),
+        description="REST base URL. GitHub Enterprise Server: `https://HOST/api/v3`.",
+    )
+    github_graphql_url: str | None = Field(
+        None,
+        validation_alias=env("GITHUB_GRAPHQL_URL"),
+        description="GraphQL endpoint; derived from the API URL when unset.",
+    )
+    github_api_version: str = Field(
+        "2022-11-28",
+        validation_alias=env("GITHUB_API_VERSION"),
+        description="Value of the `X-GitHub-Api-Version` header.",
+    )
+    github_max_concurrency: int = Field(
+        10,
+        ge=1,
+        le=100,
+        validation_alias=env("GITHUB_MAX_CONCURRENCY"),
+        description="Most GitHub requests in flight at once, across the process.",
+    )
+    github_max_retry_wait: float = Field(
+        30.0,
+        ge=0,
+        validation_alias=env("GITHUB_MAX_RETRY_WAIT"),
+        description="Longest `Retry-After` (seconds) the client waits before retrying; "
+        "a longer one returns `rate_limited`.",
+    )
+    github_request_timeout: float = Field(
+        30.0,
+        gt=0,
+        validation_alias=env("GITHUB_REQUEST_TIMEOUT"),
+        description="Per-request timeout in seconds.",
+    )
+    github_repo_defaults: str = Field(
+        "",
+        validation_alias=env("GITHUB_REPO_DEFAULTS"),
+        description='JSON object overriding default branches, e.g. `{"o/r": "develop"}`.',
+    )
+
+
+class ToolSurfaceSettings(BaseSettings):
+    """Which tools are listed and how much untrusted text they show."""
+
+    model_config = SettingsConfigDict(populate_by_name=True)  # as Settings: by name too
+
+    toolsets: str = Field(
+        "all",
+        validation_alias=env("GITHUB_MCP_TOOLSETS"),
+        description="Comma-separated toolsets to register, or `all`. Known: "
+        + ", ".join(TOOLSETS)
+        + ".",
+    )
+    tools: Literal["all", "core"] = Field(
+        "all",
+        validation_alias=env("GITHUB_MCP_TOOLS"),
+        description="`core`: a session whose client follows tool list changes (it declares "
+        "`experimental.tools.listChanged`) first lists a core set plus `find_tools` and "
+        "`enable_toolset`; enabling a toolset lists it for that session and sends "
+        "`notifications/tools/list_changed`. Other clients, and `all`, get every tool.",
+    )
+    read_only: bool = Field(
+        False,
+        validation_alias=env("GITHUB_MCP_READ_ONLY"),
+        description="When true, write tools are not registered at all.",
+    )
+    lockdown: bool = Field(
+        False,
+        validation_alias=env("GITHUB_MCP_LOCKDOWN"),
+        description="When true, issue, pull request, review and comment text written by "
+        "authors without push access (association other than OWNER, MEMBER or "
+        "COLLABORATOR) is withheld behind a note naming the author.",
+    )

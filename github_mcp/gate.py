@@ -251,10 +251,18 @@ class WriteGate:
             self.metrics.record_gate("allow", f"approved_once_{reason}")
             log_event("gate_decision", decision="allow", reason=f"approved_once_{reason}", **detail)
             return
-        if ask is not None and await ask(reason):
-            self.metrics.record_gate("allow", f"human_approved_{reason}")
-            log_event("gate_decision", decision="allow", reason=f"human_{reason}", **detail)
-            return
+        if ask is not None:
+            try:
+                approved = await ask(reason)
+            except GitHubMCPError:
+                # refused while asking (no channel, declined, timed out): still a denial
+                self.metrics.record_gate("deny", reason, detail)
+                log_event("gate_decision", decision="deny", reason=reason, **detail)
+                raise
+            if approved:
+                self.metrics.record_gate("allow", f"human_approved_{reason}")
+                log_event("gate_decision", decision="allow", reason=f"human_{reason}", **detail)
+                return
         self.metrics.record_gate("deny", reason, detail)
         log_event("gate_decision", decision="deny", reason=reason, **detail)
         where = {

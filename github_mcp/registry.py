@@ -198,13 +198,17 @@ def bind_tools(mcp: FastMCP, rt: Runtime) -> list[ToolSpec]:
     """Register the selected tools on `mcp`; returns what was registered."""
     specs = selected_specs(rt)
     for spec in specs:
-        registered = mcp.add_tool(_fastmcp_tool(spec, rt))
+        listed, validation_schema = _fastmcp_tool(spec, rt)
+        registered = mcp.add_tool(listed)
         rt.tool_schemas[spec.name] = (registered.parameters, registered.output_schema)
+        rt.validation_schemas[spec.name] = validation_schema
     rt.bound_specs = {spec.name: spec for spec in specs}
     return specs
 
 
-def _fastmcp_tool(spec: ToolSpec, rt: Runtime) -> Tool:
+def _fastmcp_tool(spec: ToolSpec, rt: Runtime) -> tuple[Tool, dict[str, Any]]:
+    """The listed tool (compact schemas), and its whole input schema, long patterns
+    included, for `validate_tool_args` to agree with the call."""
     params, output_model = spec.signature()
 
     async def entry(ctx: Context, **kwargs: Any) -> ToolResult | InputRequiredResult:
@@ -228,10 +232,11 @@ def _fastmcp_tool(spec: ToolSpec, rt: Runtime) -> Tool:
         annotations=spec.annotations,
         tags=tags,
     )
+    validation_schema = compact_schema(registered.parameters, keep_long_patterns=True)
     registered.parameters = compact_schema(registered.parameters)
     if registered.output_schema is not None:
         registered.output_schema = compact_schema(registered.output_schema)
-    return registered
+    return registered, validation_schema
 
 
 class _CompactTool(FunctionTool):
@@ -248,17 +253,21 @@ class _CompactTool(FunctionTool):
 LONG_PATTERN = 100
 
 
-def compact_schema(node: Any) -> Any:
+def compact_schema(node: Any, *, keep_long_patterns: bool = False) -> Any:
     """Shrink a JSON schema without changing what the server accepts from a caller:
     `anyOf: [X, null]` with `default: null` becomes X (the field stays optional, and
     outputs never carry nulls); a pattern past LONG_PATTERN characters is not advertised
     (the server still applies it). The tool list is context paid on every turn."""
     if isinstance(node, list):
-        return [compact_schema(item) for item in node]
+        return [compact_schema(item, keep_long_patterns=keep_long_patterns) for item in node]
     if not isinstance(node, dict):
         return node
-    out = {key: compact_schema(value) for key, value in node.items()}
-    if isinstance(out.get("pattern"), str) and len(out["pattern"]) > LONG_PATTERN:
+    out = {
+        key: compact_schema(value, keep_long_patterns=keep_long_patterns)
+        for key, value in node.items()
+    }
+    long_pattern = isinstance(out.get("pattern"), str) and len(out["pattern"]) > LONG_PATTERN
+    if long_pattern and not keep_long_patterns:
         out.pop("pattern")
     variants = out.get("anyOf")
     if isinstance(variants, list) and len(variants) == 2 and {"type": "null"} in variants:

@@ -82,6 +82,8 @@ class Runtime:
     tool_schemas: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = field(
         default_factory=dict
     )
+    # input schemas with every constraint (the listed ones leave long patterns out)
+    validation_schemas: dict[str, dict[str, Any]] = field(default_factory=dict)
     health_probe: HealthProbe | None = None
     # GITHUB_MCP_STATE_URL: the Redis-backed state shared with other replicas (None: alone)
     shared: ReplicaState | None = None

@@ -195,7 +195,7 @@ async def validate_tool_args(call: Call, name: ToolName, args: dict[str, Any]) -
     import jsonschema  # lazy: keeps server start-up fast
 
     _spec(call, name)
-    schema = call.rt.tool_schemas[name][0]
+    schema = call.rt.validation_schemas[name]
     validator = jsonschema.Draft202012Validator(schema)
     errors = [
         f"{'/'.join(str(p) for p in err.absolute_path) or '<root>'}: {err.message}"[:300]

@@ -6,7 +6,8 @@ RUNTIME_STAMP := $(VENV)/.runtime-installed
 DEV_STAMP := $(VENV)/.dev-installed
 OPENAPI_SPEC := .cache/openapi/node_modules/@octokit/openapi/generated/api.github.com.json
 GRAPHQL_SCHEMA := .cache/graphql-schema/node_modules/@octokit/graphql-schema/schema.graphql
-PYTEST_ARGS ?=
+# Two workers: the suite is mostly waiting on subprocesses (git, bubblewrap, servers).
+PYTEST_ARGS ?= -n 2
 
 .PHONY: run test lint format bench demo docs snapshots venv clean
 

@@ -1,4 +1,4 @@
-"""Error codes and the ToolError envelope (DESIGN §3).
+"""Error codes and the ToolError envelope (docs/ARCHITECTURE_AND_SAFETY.md §2, "A tool call").
 
 Services and the GitHub client raise `GitHubMCPError`; the server turns it into
 an MCP tool error whose text and structured content are the same JSON envelope.

@@ -1,4 +1,4 @@
-"""PR automation (the resolve-pr tools): failing tests with rerun commands, merge conflicts
+"""PR automation (driving a pull request to merge): failing tests with rerun commands, merge conflicts
 by file, merge readiness, and stacked PRs. Unresolved review threads, and the writes that
 answer them, are in review_threads.py."""
 

@@ -1,5 +1,5 @@
-"""PR automation (driving a pull request to merge): failing tests with rerun commands, merge conflicts
-by file, merge readiness, and stacked PRs. Unresolved review threads, and the writes that
+"""PR automation, driving a pull request to merge: failing tests with rerun commands, merge
+conflicts by file, merge readiness, and stacked PRs. Unresolved review threads, and the writes that
 answer them, are in review_threads.py."""
 
 from __future__ import annotations

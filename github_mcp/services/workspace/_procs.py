@@ -351,8 +351,11 @@ async def _run_contained(spec: ProcSpec) -> ProcResult:
     )
     start = time.monotonic()
     try:
-        try:
-            proc = await asyncio.create_subprocess_exec(
+        # The spawn is shielded: cancelled half-way, asyncio would kill only the leader
+        # and wait on it, which can hang; here a cancelled start is finished, its whole
+        # process tree killed and reaped, and the cancellation passed on.
+        spawn = asyncio.ensure_future(
+            asyncio.create_subprocess_exec(
                 *spec.argv,
                 cwd=spec.cwd,
                 env=env,
@@ -362,6 +365,12 @@ async def _run_contained(spec: ProcSpec) -> ProcResult:
                 start_new_session=True,
                 preexec_fn=preexec,
             )
+        )
+        try:
+            proc = await asyncio.shield(spawn)
+        except asyncio.CancelledError:
+            await _kill_started(spawn, run_id, cgroup)
+            raise
         except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
             raise GitHubMCPError(
                 ErrorCode.INTERNAL,
@@ -373,6 +382,23 @@ async def _run_contained(spec: ProcSpec) -> ProcResult:
     finally:
         if cgroup is not None:
             await asyncio.to_thread(cgroup.destroy)
+
+
+async def _kill_started(
+    spawn: asyncio.Future[asyncio.subprocess.Process], run_id: str, cgroup: CommandCgroup | None
+) -> None:
+    """After a cancelled start: let the spawn finish, then kill everything it began."""
+    try:
+        proc = await spawn
+    except Exception:
+        return  # it never started
+    tracker = _Tracker(proc.pid, run_id, cgroup)
+    await asyncio.to_thread(tracker.kill_now)
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        pass
+    await proc.wait()
 
 
 async def _supervise(

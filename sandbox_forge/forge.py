@@ -73,8 +73,14 @@ class Forge:
             "rate_limit": rate_limit,
             "record_responses": record_responses,
         }
-        self.state = ForgeState(Path(data_dir), **self._settings)  # type: ignore[arg-type]
-        self.app = build_app(self.state)
+        try:
+            self.state = ForgeState(Path(data_dir), **self._settings)  # type: ignore[arg-type]
+            self.app = build_app(self.state)
+        except BaseException:
+            # e.g. SIGTERM while the app is still being built: nobody will call stop()
+            if self._tmp is not None:
+                shutil.rmtree(self._tmp, ignore_errors=True)
+            raise
         self.base_url: str | None = None
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None

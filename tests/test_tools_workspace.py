@@ -329,3 +329,27 @@ async def test_stale_git_locks_heal_and_reset_always_recovers(make_runtime, forg
         is_error, fresh = await call_tool(client, "ensure_workspace_clone", {**args, "reset": True})
         assert not is_error, fresh
         assert fresh["head_sha"] == commit["commit_sha"] and fresh["dirty"] is False
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"full_name": "../outside", "ref": "main"},
+        {"full_name": "octo-org/..", "ref": "main"},
+        {"full_name": "octo-org/x", "ref": "../../outside"},
+        {"full_name": "octo-org/x", "ref": "./main"},
+        {"full_name": "octo-org/x", "ref": "main/../../outside"},
+    ],
+)
+async def test_remove_workspace_clone_cannot_leave_the_workspace(ws_runtime, ws_repo, args):
+    """The one tool that deletes a directory: traversal spellings are refused before any
+    path is built, and the directory beside the workspace root is still there."""
+    root = ws_runtime.settings.workspace_dir
+    root.mkdir(parents=True, exist_ok=True)
+    sentinel = root.parent / "outside"
+    sentinel.mkdir(exist_ok=True)
+    (sentinel / "keep.txt").write_text("keep\n")
+    async with mcp_client(ws_runtime) as client:
+        is_error, payload = await call_tool(client, "remove_workspace_clone", args)
+    assert is_error and error_code(payload) == "invalid_input", payload
+    assert (sentinel / "keep.txt").read_text() == "keep\n"

@@ -35,27 +35,28 @@ from urllib.parse import urlsplit
 
 from github_mcp import tracing
 from github_mcp.errors import ErrorCode, GitHubMCPError
+from github_mcp.params import check_full_name
 from github_mcp.refnames import require_canonical
 
 log = logging.getLogger(__name__)
 
-_FULL_NAME = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 HEX_SHA = re.compile(r"^[0-9a-fA-F]{7,64}$")
 
 
 def validate_full_name(full_name: object) -> str:
+    """`owner/repo` by the rule every tool argument follows (github_mcp.params)."""
     if not isinstance(full_name, str):
         raise GitHubMCPError(ErrorCode.INVALID_INPUT, "full_name must be a string")
     name = full_name.strip()
-    if len(name) > 140 or not _FULL_NAME.match(name):
+    try:
+        return check_full_name(name)
+    except ValueError as exc:
         raise GitHubMCPError(
             ErrorCode.INVALID_INPUT,
-            "full_name must look like owner/repo",
-            hint="letters, digits, '.', '_' and '-' only, at most 140 characters",
-        )
-    if any(part.strip(".") == "" for part in name.split("/")):
-        raise GitHubMCPError(ErrorCode.INVALID_INPUT, "full_name parts cannot be only dots")
-    return name
+            f"{exc}: {name[:140]!r}",
+            hint="letters, digits, '.', '_' and '-' only (no part of only dots), "
+            "at most 140 characters",
+        ) from None
 
 
 def validate_ref(ref: object) -> str:

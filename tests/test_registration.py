@@ -115,7 +115,9 @@ def test_an_extension_tool_with_an_unknown_toolset_stops_the_server(tmp_path, mo
 
 
 def test_an_absent_extension_module_is_skipped():
+    before = dict(REGISTRY)
     import_extension_tools("no_such_extension_module_here")
+    assert REGISTRY == before
 
 
 def test_the_shipped_extension_module_registers_its_tools():

@@ -80,7 +80,10 @@ def _ready(url: str) -> bool:
 
 
 def _marker(tmp_path: Path, name: str) -> bool:
-    return any((traversable(tmp_path) / "ws").rglob(name))
+    # os.walk skips directories that vanish mid-walk (a clone renames its folders while
+    # it settles); Path.rglob raised FileNotFoundError there under load.
+    root = traversable(tmp_path) / "ws"
+    return any(name in files or name in dirs for _, dirs, files in os.walk(root))
 
 
 async def _run_command_then_sigterm(tmp_path, proc, url: str, command: str, marker: str):

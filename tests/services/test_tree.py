@@ -359,7 +359,8 @@ def test_bad_user_patterns(patterns):
 
 
 def test_limits_are_inclusive():
-    filter_entries([], ignore_patterns=["x" * 1024] * 100)
+    kept = filter_entries([blob("x" * 1024), blob("y")], ignore_patterns=["x" * 1024] * 100)
+    assert [e.path for e in kept.file_tree] == ["y"]
 
 
 def test_gitignore_paths_needed():

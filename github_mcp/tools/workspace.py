@@ -8,7 +8,7 @@ Commands run in the bubblewrap sandbox: they never see a credential.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -49,6 +49,17 @@ class CloneInfo(BaseModel):
     changed_files_total: int
     created: bool
     reset: bool
+    refresh: Literal[
+        "cloned",
+        "reset",
+        "fast_forwarded",
+        "up_to_date",
+        "dirty_left_behind",
+        "diverged_left_behind",
+    ] = Field(description="What this call did to a reused clone; *_left_behind: still stale.")
+    previous_head_sha: str | None = None
+    new_commits: int = Field(0, description="Commits fast-forwarded (or still behind).")
+    stale_reason: str | None = None
 
 
 @tool(toolset=TOOLSET, ref_arg="ref")
@@ -57,8 +68,10 @@ async def ensure_workspace_clone(
 ) -> CloneInfo:
     """Clone (blobless) or fetch the workspace for a ref; reset=true discards local changes.
 
-    A read for every ref. reset=true always recovers the clone (stale git locks removed,
-    re-cloned as the last resort)."""
+    A reused clone of a branch is fast-forwarded to the branch's current head; with local
+    changes or commits in the way it is left as it is and reported stale (`refresh`,
+    `stale_reason`). A read for every ref. reset=true always recovers the clone (stale git
+    locks removed, re-cloned as the last resort)."""
     assert ref is not None
     state = await manager(call).ensure_clone(
         full_name, ref, reset=reset, on_progress=_progress(call)

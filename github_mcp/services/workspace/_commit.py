@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from typing import Any
 
 from github_mcp.errors import ErrorCode, GitHubMCPError
@@ -164,18 +165,43 @@ async def push_commit(ops: RepoOps, ws: Workspace, sha: str, *, force: bool = Fa
     raise err
 
 
+@dataclass(frozen=True)
+class CatchUp:
+    """How a reused clone met its branch's fetched head: `state` is fast_forwarded,
+    up_to_date, or a left-behind state with `reason` saying why it was left behind."""
+
+    state: str
+    old_sha: str | None = None
+    new_sha: str | None = None
+    commits: int = 0  # commits the fast-forward brought in (or the clone is behind)
+    reason: str | None = None
+
+
 async def follow_remote(ops: RepoOps, ws: Workspace) -> str:
     """Fetch, then fast-forward a clean clone that is on the branch and has no own commits."""
     if await ops.kind(ws) != "branch":
         return "no_clone"
     await ops.fetch(ws, None)
-    if await ops.status(ws):
-        return "dirty_left_behind"
+    return (await catch_up(ops, ws)).state
+
+
+async def catch_up(ops: RepoOps, ws: Workspace) -> CatchUp:
+    """Fast-forward a fetched branch clone to the remote head when nothing local is in the
+    way. Uncommitted changes, own commits or a HEAD moved off the branch are never
+    touched: the clone is left behind, and the answer says why."""
     head, remote = await ops.head(ws), await ops.target(ws)
-    if head == remote:
-        return "up_to_date"
-    ancestor = await ops.run(ws, ["merge-base", "--is-ancestor", head, remote])
-    if ancestor.rc != 0 or await ops.branch(ws) != ws.ref:
-        return "diverged_left_behind"
+    if await ops.kind(ws) != "branch" or not remote or head == remote:
+        return CatchUp("up_to_date", head, head)
+    ahead, behind = await ops.ahead_behind(ws, remote)
+    if behind == 0:
+        return CatchUp("up_to_date", head, head)  # the remote head is in HEAD already
+    stale = CatchUp("", head, remote, behind)
+    if changes := await ops.status(ws):
+        why = f"{len(changes)} uncommitted change(s) in the clone"
+        return replace(stale, state="dirty_left_behind", reason=why)
+    on_branch = await ops.branch(ws) == ws.ref
+    if ahead or not on_branch:
+        why = f"{ahead} local commit(s) not on {ws.ref}" if ahead else f"HEAD is not on {ws.ref}"
+        return replace(stale, state="diverged_left_behind", reason=why)
     await ops.out(ws, ["merge", "--ff-only", "-q", remote], "fast-forward", **(await ops.auth(ws)))
-    return "fast_forwarded"
+    return replace(stale, state="fast_forwarded")

@@ -41,6 +41,8 @@ from github_mcp.errors import ErrorCode, GitHubMCPError
 from github_mcp.services.workspace._cgroups import detect_cgroups
 from github_mcp.services.workspace._clones import CloneKeeper
 from github_mcp.services.workspace._commit import (
+    CatchUp,
+    catch_up,
     commit_changes,
     follow_remote,
     validate_commit_args,
@@ -211,7 +213,26 @@ class WorkspaceManager:
         await self._runner.require_sandbox()
         async with self._hold(ws):
             created = await self._clones.bring_up(ws, reset=reset, on_progress=on_progress)
-            return await self._ops.state(ws, created=created, reset=reset)
+            caught = None if (created or reset) else await self._catch_up(ws)
+            state = await self._ops.state(ws, created=created, reset=reset)
+        if caught is None:
+            state.refresh = "cloned" if created else "reset"
+        else:
+            state.refresh, state.stale_reason = caught.state, caught.reason
+            state.previous_head_sha, state.new_commits = caught.old_sha, caught.commits
+        return state
+
+    async def _catch_up(self, ws: Workspace) -> CatchUp:
+        """A reused clone was fetched: bring it to the branch's head, or say why not."""
+        await self._ops.prepare(ws)
+        try:
+            caught = await catch_up(self._ops, ws)
+        except BaseException:
+            self._ops.hand_over(ws)
+            raise
+        if caught.state == "fast_forwarded":
+            self._ops.hand_over(ws)  # the merge wrote files as the server
+        return caught
 
     async def changes_summary(self, full_name: str, ref: str) -> dict[str, Any]:
         """Branch, ahead/behind, per-file status and a diffstat of the uncommitted work."""

@@ -103,6 +103,12 @@ class CloneState:
     changed_files_total: int
     created: bool = False
     reset: bool = False
+    # A reused clone, fetched: `refresh` is fast_forwarded, up_to_date, dirty_left_behind
+    # or diverged_left_behind (with `stale_reason`); cloned or reset otherwise.
+    refresh: str = "cloned"
+    previous_head_sha: str | None = None
+    new_commits: int = 0
+    stale_reason: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

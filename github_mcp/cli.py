@@ -44,7 +44,7 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("check", help="validate the configuration and exit")
     tools = sub.add_parser("tools", help="list the registered tools")
     tools.add_argument("--json", action="store_true")
-    sub.add_parser("docs", help="regenerate docs/TOOLS.md and docs/CONFIG.md")
+    sub.add_parser("docs", help="regenerate docs/TOOLS.md, docs/CONFIG.md and docs/PARITY.md")
     call = sub.add_parser(
         "call",
         help="run one tool and print its result",

@@ -1,4 +1,5 @@
-"""Generate docs/TOOLS.md (from the registry) and docs/CONFIG.md (from Settings)."""
+"""Generate docs/TOOLS.md (from the registry), docs/CONFIG.md (from Settings) and
+docs/PARITY.md (from the parity table)."""
 
 from __future__ import annotations
 
@@ -74,7 +75,14 @@ def tools_markdown() -> str:
 def write_docs() -> list[Path]:
     DOCS.mkdir(exist_ok=True)
     written = []
-    for name, text in (("TOOLS.md", tools_markdown()), ("CONFIG.md", config_markdown())):
+    from .parity import parity_markdown
+
+    pages = (
+        ("TOOLS.md", tools_markdown()),
+        ("CONFIG.md", config_markdown()),
+        ("PARITY.md", parity_markdown()),
+    )
+    for name, text in pages:
         path = DOCS / name
         path.write_text(text)
         written.append(path)

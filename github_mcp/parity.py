@@ -1,0 +1,273 @@
+"""Which of our tools stand in for each tool of the official GitHub MCP server.
+
+The table is data: `docs/PARITY.md` is generated from it (`python main.py docs`), and a
+test checks that every tool named here is registered and every official tool has one row.
+A row with no tools of ours reads `not yet`; only `ui_get` is `not offered`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Parity:
+    official: str
+    ours: tuple[str, ...] = ()
+    adds: str = ""  # what ours adds
+    not_offered: str = ""  # why this server will not offer it (only ui_get)
+
+
+NOT_YET = "not yet"
+NOT_OFFERED = "not offered"
+
+_ROWS: tuple[Parity, ...] = (
+    Parity(
+        "actions_get",
+        ("get_workflow_run_overview", "get_latest_branch_status"),
+        "a run with its jobs and each failed step in one call; a branch's checks at a glance",
+    ),
+    Parity(
+        "actions_list",
+        ("list_workflow_runs",),
+        "filters by workflow, branch, status, head SHA or event",
+    ),
+    Parity(
+        "actions_run_trigger",
+        ("trigger_workflow_dispatch", "rerun_failed_jobs"),
+        "gated by the branch the run is for",
+    ),
+    Parity(
+        "add_comment_to_pending_review",
+        ("create_pr_review",),
+        "line comments go into one review call, so no pending review is left behind",
+    ),
+    Parity(
+        "add_issue_comment",
+        ("comment_on_issue", "comment_on_pull_request"),
+        "a comment whose answer was lost is found rather than posted twice",
+    ),
+    Parity("add_issue_comment_reaction"),
+    Parity("add_issue_reaction"),
+    Parity(
+        "add_pull_request_review_comment",
+        ("create_pr_review",),
+        "line comments anchored to the diff, checked before the review is sent",
+    ),
+    Parity("add_pull_request_review_comment_reaction"),
+    Parity(
+        "add_reply_to_pull_request_comment",
+        ("reply_to_review_thread",),
+        "replies by thread, as find_unresolved_comments lists them",
+    ),
+    Parity("add_sub_issue"),
+    Parity("assign_copilot_to_issue"),
+    Parity("assign_copilot_to_issue_with_intent"),
+    Parity(
+        "create_branch",
+        ("create_branch",),
+        "idempotent when the branch already points at the same commit; look-alike names refused",
+    ),
+    Parity("create_gist"),
+    Parity("create_issue", ("create_issue",), "gated as an unscoped write"),
+    Parity(
+        "create_or_update_file",
+        (
+            "apply_patch_and_commit",
+            "apply_text_update_and_commit",
+            "update_file_sections_and_commit",
+        ),
+        "edits by patch or line range, verified blob by blob before the branch moves",
+    ),
+    Parity(
+        "create_pull_request",
+        ("create_pull_request", "update_files_and_open_pr"),
+        "returns the open PR if one exists; commit and open in one call",
+    ),
+    Parity(
+        "create_pull_request_review",
+        ("create_pr_review",),
+        "COMMENT, APPROVE or REQUEST_CHANGES with line comments in one call",
+    ),
+    Parity("create_repository"),
+    Parity("delete_file", ("delete_file",), "a verified commit, gated by its branch"),
+    Parity("delete_pending_pull_request_review"),
+    Parity("delete_repository"),
+    Parity("discussion_comment_write"),
+    Parity("dismiss_notification"),
+    Parity("find_duplicate"),
+    Parity("fork_repository"),
+    Parity("get_code_quality_finding"),
+    Parity("get_code_scanning_alert"),
+    Parity(
+        "get_commit",
+        ("get_commit",),
+        "stats and changed files; patches opt-in and byte-capped",
+    ),
+    Parity("get_dependabot_alert"),
+    Parity("get_discussion"),
+    Parity("get_discussion_comments"),
+    Parity("get_file_blame"),
+    Parity(
+        "get_file_contents",
+        ("get_file_contents", "get_file_slice", "fetch_files"),
+        "line slices, up to 30 files per call, cut on character boundaries",
+    ),
+    Parity("get_gist"),
+    Parity("get_global_security_advisory"),
+    Parity(
+        "get_job_logs",
+        ("get_job_logs", "get_failing_tests"),
+        "narrowed to failed steps, a pattern or the tail; failing tests parsed with their rerun",
+    ),
+    Parity("get_label"),
+    Parity("get_latest_release"),
+    Parity("get_me", ("get_me",), ""),
+    Parity("get_notification_details"),
+    Parity("get_release_by_tag"),
+    Parity(
+        "get_repository_tree",
+        ("list_repository_tree",),
+        "filtered by .gitignore, your patterns and a size gate",
+    ),
+    Parity("get_secret_scanning_alert"),
+    Parity("get_tag"),
+    Parity("get_team_members"),
+    Parity("get_teams"),
+    Parity("issue_dependency_read"),
+    Parity("issue_dependency_write"),
+    Parity(
+        "issue_read",
+        ("get_issue",),
+        "a page of comments with the issue; untrusted text cleaned and labelled by author",
+    ),
+    Parity("issue_write", ("create_issue", "update_issue"), "gated as unscoped writes"),
+    Parity("label_write"),
+    Parity("list_branches", ("list_branches",), "each branch's protection flag"),
+    Parity("list_code_scanning_alerts"),
+    Parity("list_commits", ("list_commits",), "optionally only commits touching a path"),
+    Parity("list_dependabot_alerts"),
+    Parity("list_discussion_categories"),
+    Parity("list_discussions"),
+    Parity("list_gists"),
+    Parity("list_global_security_advisories"),
+    Parity("list_issue_fields"),
+    Parity("list_issue_types"),
+    Parity("list_issues", ("list_issues",), "pull requests left out; cursor paging"),
+    Parity("list_label"),
+    Parity("list_notifications"),
+    Parity("list_org_repository_security_advisories"),
+    Parity(
+        "list_pull_requests",
+        ("list_pull_requests",),
+        "filtered by state, base or head branch",
+    ),
+    Parity("list_releases"),
+    Parity("list_repository_collaborators"),
+    Parity("list_repository_security_advisories"),
+    Parity("list_secret_scanning_alerts"),
+    Parity("list_starred_repositories"),
+    Parity("list_tags"),
+    Parity("manage_notification_subscription"),
+    Parity("manage_repository_notification_subscription"),
+    Parity("mark_all_notifications_read"),
+    Parity(
+        "merge_pull_request",
+        ("merge_pull_request",),
+        "gated by the base branch; expected_head_sha guards against a moved head",
+    ),
+    Parity("projects_get"),
+    Parity("projects_list"),
+    Parity("projects_write"),
+    Parity(
+        "pull_request_read",
+        ("get_pr_overview", "get_pr_diff", "list_pr_comments", "find_unresolved_comments"),
+        "metadata, files, checks, reviews and mergeability in one call; paged diffs",
+    ),
+    Parity(
+        "pull_request_review_write",
+        ("create_pr_review",),
+        "creates and submits in one call; the pending-review methods are not yet offered",
+    ),
+    Parity(
+        "push_files",
+        ("commit_files",),
+        "create, update or delete up to 100 files in one atomic, verified commit",
+    ),
+    Parity("remove_sub_issue"),
+    Parity("reprioritize_sub_issue"),
+    Parity("request_copilot_review"),
+    Parity("request_pull_request_reviewers"),
+    Parity(
+        "resolve_review_thread",
+        ("resolve_review_thread",),
+        "also unresolves (resolved=false)",
+    ),
+    Parity("search_code", ("search",), "fetch(id) reads a hit (the ChatGPT connector shape)"),
+    Parity("search_commits", ("search",), "one tool for the search kinds, with fetch(id)"),
+    Parity("search_issues", ("search",), "one tool for the search kinds, with fetch(id)"),
+    Parity("search_orgs"),
+    Parity("search_pull_requests", ("search",), "one tool for the search kinds, with fetch(id)"),
+    Parity("search_repositories", ("search",), "one tool for the search kinds, with fetch(id)"),
+    Parity("search_users"),
+    Parity("set_issue_fields"),
+    Parity("star_repository"),
+    Parity("sub_issue_write"),
+    Parity("submit_pending_pull_request_review"),
+    Parity(
+        "ui_get",
+        not_offered="it hands a host the official server's interactive views (MCP Apps); "
+        "this server ships no such views, so there is nothing to fetch",
+    ),
+    Parity(
+        "unresolve_review_thread",
+        ("resolve_review_thread",),
+        "one tool resolves and unresolves",
+    ),
+    Parity("unstar_repository"),
+    Parity("update_gist"),
+    Parity("update_issue_assignees"),
+    Parity("update_issue_body", ("update_issue",), "one call for title, body, state and labels"),
+    Parity("update_issue_labels", ("update_issue",), "one call for title, body, state and labels"),
+    Parity("update_issue_milestone"),
+    Parity("update_issue_state", ("update_issue",), "one call for title, body, state and labels"),
+    Parity("update_issue_title", ("update_issue",), "one call for title, body, state and labels"),
+    Parity("update_issue_type"),
+    Parity(
+        "update_pull_request",
+        ("update_pull_request", "close_pull_request"),
+        "a protected new base needs approval",
+    ),
+    Parity("update_pull_request_body", ("update_pull_request",), "one call for title, body, base"),
+    Parity("update_pull_request_branch"),
+    Parity("update_pull_request_draft_state"),
+    Parity(
+        "update_pull_request_state",
+        ("close_pull_request",),
+        "closes without merging; reopening is not yet offered",
+    ),
+    Parity("update_pull_request_title", ("update_pull_request",), "one call for title, body, base"),
+)
+
+PARITY: dict[str, Parity] = {row.official: row for row in _ROWS}
+
+
+def parity_markdown() -> str:
+    covered = sum(1 for row in _ROWS if row.ours)
+    lines = [
+        "# Parity with the official GitHub MCP server",
+        "",
+        "Generated from `github_mcp/parity.py` by `python main.py docs`; do not edit by hand.",
+        "",
+        f"One row per tool of the official server (github/github-mcp-server), {len(_ROWS)} "
+        f"in all, {covered} covered. The second column names the tool(s) of this server "
+        "that do its job (or says `not yet`), the third what ours adds.",
+        "",
+        "| official | ours | what ours adds |",
+        "|---|---|---|",
+    ]
+    for row in sorted(_ROWS, key=lambda r: r.official):
+        ours = ", ".join(row.ours) or (NOT_OFFERED if row.not_offered else NOT_YET)
+        adds = row.adds or row.not_offered
+        lines.append(f"| {row.official} | {ours} | {adds.replace('|', '/')} |")
+    return "\n".join(lines) + "\n"

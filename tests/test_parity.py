@@ -1,0 +1,76 @@
+"""docs/PARITY.md is generated from github_mcp/parity.py, is current, and names only real
+tools: one row per official tool listed in the breadth issue."""
+
+from __future__ import annotations
+
+import extra_tools  # noqa: F401  (registers the extra tools)
+import github_mcp.tools  # noqa: F401  (registers the tools)
+from github_mcp.docs_gen import DOCS
+from github_mcp.parity import NOT_OFFERED, NOT_YET, PARITY, parity_markdown
+from github_mcp.registry import REGISTRY
+
+OFFICIAL = """
+actions_get actions_list actions_run_trigger add_comment_to_pending_review add_issue_comment
+add_issue_comment_reaction add_issue_reaction add_pull_request_review_comment
+add_pull_request_review_comment_reaction add_reply_to_pull_request_comment add_sub_issue
+assign_copilot_to_issue assign_copilot_to_issue_with_intent create_branch create_gist
+create_issue create_or_update_file create_pull_request create_pull_request_review
+create_repository delete_file delete_pending_pull_request_review delete_repository
+discussion_comment_write dismiss_notification find_duplicate fork_repository
+get_code_quality_finding get_code_scanning_alert get_commit get_dependabot_alert get_discussion
+get_discussion_comments get_file_blame get_file_contents get_gist get_global_security_advisory
+get_job_logs get_label get_latest_release get_me get_notification_details get_release_by_tag
+get_repository_tree get_secret_scanning_alert get_tag get_team_members get_teams
+issue_dependency_read issue_dependency_write issue_read issue_write label_write list_branches
+list_code_scanning_alerts list_commits list_dependabot_alerts list_discussion_categories
+list_discussions list_gists list_global_security_advisories list_issue_fields list_issue_types
+list_issues list_label list_notifications list_org_repository_security_advisories
+list_pull_requests list_releases list_repository_collaborators
+list_repository_security_advisories list_secret_scanning_alerts list_starred_repositories
+list_tags manage_notification_subscription manage_repository_notification_subscription
+mark_all_notifications_read merge_pull_request projects_get projects_list projects_write
+pull_request_read pull_request_review_write push_files remove_sub_issue reprioritize_sub_issue
+request_copilot_review request_pull_request_reviewers resolve_review_thread search_code
+search_commits search_issues search_orgs search_pull_requests search_repositories search_users
+set_issue_fields star_repository sub_issue_write submit_pending_pull_request_review ui_get
+unresolve_review_thread unstar_repository update_gist update_issue_assignees update_issue_body
+update_issue_labels update_issue_milestone update_issue_state update_issue_title
+update_issue_type update_pull_request update_pull_request_body update_pull_request_branch
+update_pull_request_draft_state update_pull_request_state update_pull_request_title
+""".split()
+
+
+def test_parity_doc_is_current():
+    assert (DOCS / "PARITY.md").read_text() == parity_markdown(), "run: python main.py docs"
+
+
+def test_one_row_per_official_tool():
+    assert len(OFFICIAL) == len(set(OFFICIAL))
+    assert sorted(PARITY) == sorted(OFFICIAL)
+    lines = [ln for ln in parity_markdown().splitlines() if ln.startswith("| ") and "---" not in ln]
+    assert [ln.split(" | ")[0].removeprefix("| ") for ln in lines[1:]] == sorted(OFFICIAL)
+
+
+def test_every_tool_named_is_registered():
+    named = {tool for row in PARITY.values() for tool in row.ours}
+    assert named, "the table maps no tool at all"
+    assert sorted(named - set(REGISTRY)) == []
+
+
+def test_only_ui_get_is_not_offered_and_it_says_why():
+    not_offered = [row.official for row in PARITY.values() if row.not_offered]
+    assert not_offered == ["ui_get"]
+    assert not PARITY["ui_get"].ours
+    line = next(ln for ln in parity_markdown().splitlines() if ln.startswith("| ui_get |"))
+    assert f"| {NOT_OFFERED} |" in line and len(line) > 60
+
+
+def test_uncovered_rows_read_not_yet():
+    for row in PARITY.values():
+        line = next(
+            ln for ln in parity_markdown().splitlines() if ln.startswith(f"| {row.official} |")
+        )
+        if not row.ours and not row.not_offered:
+            assert line == f"| {row.official} | {NOT_YET} |  |"
+        elif row.ours:
+            assert row.adds or row.official == "get_me", row.official

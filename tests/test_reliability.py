@@ -14,6 +14,7 @@ from tests.test_tools_issues_prs import forge_pulls
 from tests.test_tools_write import git, hash_object, head, new_repo, tree_files
 
 WRITERS = 20
+DIFFERENT_FILE_WRITERS = 30
 
 
 async def test_concurrent_writers_lose_nothing(make_runtime, forge):
@@ -83,6 +84,35 @@ async def test_concurrent_writers_lose_nothing(make_runtime, forge):
         f"landed {len(landed)}/{WRITERS}: same-file {len(same_landed)}, "
         f"different-file {len(different & set(landed))}"
     )
+
+
+async def test_without_redis_every_different_file_writer_lands(make_runtime, forge):
+    """No shared state: the per-branch lock is in-process, so 30 writers of 30 different
+    files all land, one after another, and none gives up after re-applying."""
+    repo = new_repo(forge, {"README.md": "# r\n"}, prefix="reliability-org")
+    start = head(forge, repo, "feature")
+    rt = make_runtime()
+    assert rt.shared is None
+
+    def args(i: int) -> dict[str, Any]:
+        return {
+            "full_name": repo,
+            "branch": "feature",
+            "message": f"writer {i}",
+            "files": [{"path": f"files/w{i:02d}.txt", "content": f"writer {i}\n"}],
+        }
+
+    async with mcp_client(rt) as client:
+        results = await asyncio.gather(
+            *(call_tool(client, "commit_files", args(i)) for i in range(DIFFERENT_FILE_WRITERS))
+        )
+    failed = [payload for is_error, payload in results if is_error]
+    assert failed == []
+    history = git(forge, repo, "rev-list", "--first-parent", f"{start}..feature").split()
+    assert sorted(history) == sorted(payload["commit_sha"] for _, payload in results)
+    expected = {f"files/w{i:02d}.txt": f"writer {i}\n".encode() for i in range(30)}
+    assert tree_files(forge, repo, "feature") == {"README.md": b"# r\n"} | expected
+    assert len(rt.github.ref_locks) == 0  # every lock was dropped once its writers were done
 
 
 async def test_commit_verifies_when_the_branch_moves_on_right_after(make_runtime, forge):

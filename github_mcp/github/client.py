@@ -25,6 +25,7 @@ from ..observability import Metrics, log_event, redact
 from .auth import Credentials, effective_token
 from .paths import refuse_unstable_path
 from .redirects import MAX_REDIRECTS, redirect_target
+from .ref_locks import LocalLocks
 from .retries import (
     IDEMPOTENT_METHODS,
     RETRY_STATUSES,
@@ -67,8 +68,9 @@ class GitHubClient:
         self._transport = transport
         self._clients: dict[int, httpx.AsyncClient] = {}
         self._semaphores: dict[int, asyncio.Semaphore] = {}
-        # Replicas: the shared per-branch write locks the commit engine holds (None: alone)
-        self.ref_locks: Any = None
+        # The per-branch write locks the commit engine holds: in-process, or shared by
+        # replicas (the runtime swaps in the Redis locks)
+        self.ref_locks: Any = LocalLocks()
         # Replicas: rate-limit back-offs shared by every replica (None: alone)
         self.rate_limits: Any = None
 

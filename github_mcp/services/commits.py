@@ -345,19 +345,10 @@ async def commit_changes(
     )
 
 
-class _NoFence:
-    async def check(self) -> None:
-        return None
-
-
 @contextlib.asynccontextmanager
 async def _branch_lock(github: GitHubClient, full_name: str, branch: str) -> AsyncIterator[Any]:
-    """The shared per-(repository, branch) lock when replicas share state, else none."""
-    locks = github.ref_locks
-    if locks is None:
-        yield _NoFence()
-        return
-    async with locks.hold(full_name, branch) as fence:
+    """The per-(repository, branch) lock: shared when replicas share state, else in-process."""
+    async with github.ref_locks.hold(full_name, branch) as fence:
         yield fence
 
 

@@ -163,14 +163,16 @@ async def test_tree_and_commit_creation_survive_one_failure(make_runtime, forge,
 
 async def test_lost_answer_then_racing_writer_is_not_a_conflict(make_runtime, forge):
     """A's ref update lands, its answer is lost, B commits on top, A's repeated update is
-    refused as not a fast-forward: A's commit is in the branch, so A succeeded."""
+    refused as not a fast-forward: A's commit is in the branch, so A succeeded. B is another
+    process (a second runtime): in one process the branch lock would make B wait for A."""
     repo = new_repo(forge, {"a.txt": "a\n", "b.txt": "b\n"}, prefix=PREFIX)
     start = head(forge, repo, "feature")
     ref = r"/git/refs/heads/feature$"
     lost = forge.add_fault(method="PATCH", path=ref, drop_connection=True, phase="after")
     # A's repeated update waits here while writer B commits.
     held = forge.add_fault(method="PATCH", path=ref, latency_ms=2000)
-    async with mcp_client(make_runtime(auto_approve=True)) as client:
+    other = make_runtime(auto_approve=True)
+    async with mcp_client(make_runtime(auto_approve=True)) as client, mcp_client(other) as b_client:
         writer_a = asyncio.ensure_future(
             call_tool(
                 client,
@@ -191,7 +193,7 @@ async def test_lost_answer_then_racing_writer_is_not_a_conflict(make_runtime, fo
         a_commit = head(forge, repo, "feature")
         assert a_commit != start and any(e.get("fault") == lost for e in forge.requests())
         is_error, b = await call_tool(
-            client,
+            b_client,
             "commit_files",
             {
                 "full_name": repo,

@@ -281,6 +281,11 @@ async def test_unresolved_comments_of_the_demo_pr(make_runtime, forge):
         )
     assert not is_error, result
     assert {t["thread_id"] for t in result["threads"]} == set(threads["unresolved"])
+    # where the fix is pushed, as the forge has it
+    repo, number = PR1.split("#")
+    with api(forge, forge.create_token("octocat")) as http:
+        pull = http.get(f"/repos/{repo}/pulls/{number}").json()
+    assert (result["head"], result["head_sha"]) == (pull["head"]["ref"], pull["head"]["sha"])
     assert threads["resolved"][0] not in json.dumps(result)
     assert result["counts"] == {
         "threads": 3, "unresolved": 2, "resolved": 1, "issue_comments": 1
@@ -479,7 +484,7 @@ async def test_demo_pr_readiness_lists_every_blocker_with_its_action(make_runtim
         "test-python": "failed", "test-js": "failed", "lint": "passed"
     }  # fmt: skip
     assert result["behind_by"] == 1 and result["unresolved_threads"] == 2
-    assert result["protection"] == "protection"
+    assert result["protection"] == "branch protection rules"
     warnings = {w["kind"]: w for w in result["warnings"]}
     assert "codecov/patch" in warnings["check_failing"]["detail"]
     assert set(warnings) == {"check_failing", "behind"}  # not strict: behind only warns
@@ -560,7 +565,7 @@ async def test_readiness_without_protection_still_blocks_on_failing_checks(make_
             "check_merge_readiness",
             {"pr": f"{full_name}#{pr['number']}", "poll_interval_seconds": 0.05},
         )
-    assert result["protection"] == "none" and "approvals" in result
+    assert result["protection"] == "base branch unprotected" and "approvals" in result
     assert [b["kind"] for b in result["blocking"]] == ["checks_failing"]
     assert result["checks"] == {"passed": 0, "failed": 1, "pending": 0}
 

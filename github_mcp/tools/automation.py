@@ -167,7 +167,7 @@ async def detect_merge_conflicts(
     full_name: FullName | None = None,
     number: Number | None = None,
     timeout_seconds: TimeoutSeconds = 30,
-    poll_interval_seconds: PollSeconds = 1,
+    poll_interval_seconds: PollSeconds = 0.1,
 ) -> MergeConflicts:
     """Whether the PR conflicts with its base (waiting, bounded, for GitHub to compute it) and,
     by a trial merge in a scratch clone, which files conflict and how to resolve them."""
@@ -223,7 +223,7 @@ async def check_merge_readiness(
     full_name: FullName | None = None,
     number: Number | None = None,
     timeout_seconds: TimeoutSeconds = 15,
-    poll_interval_seconds: PollSeconds = 1,
+    poll_interval_seconds: PollSeconds = 0.1,
 ) -> MergeReadiness:
     """One verdict (ready, pending, blocked) from branch protection, latest reviews, required
     checks, behind-by, unresolved threads, draft and mergeability; each blocking item comes

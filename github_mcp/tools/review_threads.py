@@ -77,6 +77,8 @@ class CommentCounts(BaseModel):
 
 class UnresolvedComments(BaseModel):
     pr: int
+    head: str
+    head_sha: str
     threads: list[Thread]
     issue_comments: list[ConversationComment]
     counts: CommentCounts
@@ -111,6 +113,8 @@ async def find_unresolved_comments(
         )
     return UnresolvedComments(
         pr=number,
+        head=found["head"],
+        head_sha=found["head_sha"],
         threads=[Thread(**t) for t in found["threads"]],
         issue_comments=[ConversationComment(**c) for c in found["issue_comments"]],
         counts=CommentCounts(**found["counts"]),

@@ -73,7 +73,7 @@ class PullCommitView:
 
 def pull_commits(pr: PullRequestView, info: Any, **page: Any) -> dict[str, Any]:
     head, base = live_ends(pr.repo, pr.issue)
-    shas = list(reversed(commit_range(pr.repo.git, base, head)))  # oldest first, as GitHub
+    shas = commit_range(pr.repo.git, base, head)  # oldest first, as GitHub (last = head)
     views = [PullCommitView(pr.ctx, pr.repo, pr.number, sha) for sha in shas]
     return connection(views, "commits", **_page(page))
 

@@ -143,6 +143,9 @@ async def unresolved_comments(
     for item in threads:
         item.pop("_first"), item.pop("_last")
     return {
+        # where a fix is pushed, and the commit the threads were read against
+        "head": pr["head"]["ref"],
+        "head_sha": pr["head"]["sha"],
         "threads": threads[offset:end],
         "issue_comments": conversation[offset:end],
         "counts": {

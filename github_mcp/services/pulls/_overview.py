@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from github_mcp.errors import ErrorCode, GitHubMCPError
 from github_mcp.github import graphql
 from github_mcp.github.client import GitHubClient
 
@@ -27,6 +28,7 @@ class PullOverview:
 async def pull_overview(github: GitHubClient, full_name: str, number: int) -> PullOverview:
     found = await graphql.pull_overview(github, full_name, number)
     head_commit = next(iter((found.get("commits") or {}).get("nodes") or []), None) or {}
+    _check_head(found, head_commit)
     rollup = (head_commit.get("commit") or {}).get("statusCheckRollup") or {}
     contexts = [c for c in (rollup.get("contexts") or {}).get("nodes") or [] if c]
     return PullOverview(
@@ -64,6 +66,19 @@ async def pull_overview(github: GitHubClient, full_name: str, number: int) -> Pu
             if c.get("__typename") == "StatusContext"
         ],
     )
+
+
+def _check_head(pull: dict[str, Any], head_commit: dict[str, Any]) -> None:
+    """The checks read must be the head's: `commits(last: 1)` from another commit would
+    report some other commit's CI as the PR's, so that answer is refused, not shown."""
+    oid = (head_commit.get("commit") or {}).get("oid")
+    if oid is not None and oid != pull["headRefOid"]:
+        raise GitHubMCPError(
+            ErrorCode.UPSTREAM_ERROR,
+            f"GitHub returned checks of commit {oid[:12]}, not of the PR's head "
+            f"{pull['headRefOid'][:12]}; the overview would show the wrong commit's CI.",
+            hint="Read the head's checks with get_latest_branch_status on the head branch.",
+        )
 
 
 def _rest_pull(pull: dict[str, Any]) -> dict[str, Any]:

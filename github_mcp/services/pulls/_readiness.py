@@ -35,9 +35,17 @@ from github_mcp.services.pulls._automation import (
     pull_reviews,
     wait_mergeable,
 )
+from github_mcp.services.pulls._service import get_pull
 from github_mcp.services.repos import (
     repo_path,
 )
+
+# Where the merge rules came from, said as a reader would want it said.
+SOURCES = {
+    "protection": "branch protection rules",
+    "branch_summary": "branch summary (the rules need admin rights to read)",
+    "none": "base branch unprotected",
+}
 
 
 @dataclass
@@ -118,10 +126,7 @@ async def check_readiness(
     interval_s: float,
     on_progress: ProgressFn | None = None,
 ) -> Readiness:
-    pr, _ = await wait_mergeable(
-        github, full_name, number, timeout_s=timeout_s, interval_s=interval_s,
-        on_progress=on_progress,
-    )  # fmt: skip
+    pr = await get_pull(github, full_name, number)
     label = pr_label(full_name, number)
     base, head, sha = pr["base"]["ref"], pr["head"]["ref"], pr["head"]["sha"]
     facts: dict[str, Any] = {"number": number, "head": head, "base": base, "head_sha": sha}
@@ -131,7 +136,19 @@ async def check_readiness(
         return Readiness(
             "blocked", facts, [_item("state", f"The PR is {state}.", "Nothing to merge.")], []
         )
-    protection, reviews, checks, compare, threads = await asyncio.gather(
+
+    async def mergeability() -> dict[str, Any]:
+        if pr.get("mergeable") is not None:
+            return pr
+        # GitHub computes it in the background: asked again while the rest is read
+        waited, _ = await wait_mergeable(
+            github, full_name, number, timeout_s=timeout_s, interval_s=interval_s,
+            on_progress=on_progress,
+        )  # fmt: skip
+        return waited if waited["head"]["sha"] == sha else pr
+
+    settled, protection, reviews, checks, compare, threads = await asyncio.gather(
+        mergeability(),
         read_protection(github, full_name, base),
         pull_reviews(github, full_name, number),
         ci.commit_checks(github, full_name, sha),
@@ -151,7 +168,7 @@ async def check_readiness(
                 "draft", "The PR is a draft.", f"Mark it ready for review (gh pr ready {number})."
             )
         )
-    mergeable = pr.get("mergeable")
+    mergeable = settled.get("mergeable")
     facts.update(draft=bool(pr.get("draft")), mergeable=mergeable)
     if mergeable is False:
         blocking.append(
@@ -195,7 +212,7 @@ async def check_readiness(
                 call_text("find_unresolved_comments", pr=label),
             )
         )
-    facts["protection"] = protection.source
+    facts["protection"] = SOURCES[protection.source]
     pending_only = blocking and all(b["kind"] == "checks_pending" for b in blocking)
     verdict = "ready" if not blocking else ("pending" if pending_only else "blocked")
     return Readiness(verdict, facts, blocking, warnings)

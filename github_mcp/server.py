@@ -376,13 +376,15 @@ def build_http_app(
         mcp._additional_http_routes.append(route)
     for route in _approval_routes(rt, sign_in, public_url):
         mcp._additional_http_routes.append(route)
+    event_store = _event_store(rt)
     app = mcp.http_app(
         path="/mcp",
         stateless_http=stateless,
         session_idle_timeout=rt.settings.session_idle_timeout_seconds,
-        event_store=_event_store(rt),
+        event_store=event_store,
         retry_interval=rt.settings.stream_retry_ms,
     )
+    app.state.event_store = event_store
     sessions.attach(app)
     if rt.shared is not None:
         from .health import readiness
@@ -408,13 +410,17 @@ def build_http_app(
 
 def _event_store(rt: Runtime) -> Any:
     """Where response streams are kept for resumption (Last-Event-ID): Redis with
-    replicas, else this process's memory. Either way each stream starts with the
-    priming event and its `retry` field."""
+    replicas, else this process's memory, bounded by size and age. Either way each
+    stream starts with the priming event and its `retry` field."""
     if rt.shared is not None:
         return rt.shared.events
-    from fastmcp.server.event_store import EventStore
+    from .stream_events import BoundedEventStore
 
-    return EventStore()
+    settings = rt.settings
+    return BoundedEventStore(
+        max_bytes=settings.stream_events_max_bytes,
+        max_age_s=settings.stream_events_max_age_seconds,
+    )
 
 
 def _approval_routes(rt: Runtime, sign_in: Any, public_url: str | None) -> list[Any]:

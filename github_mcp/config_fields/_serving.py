@@ -177,3 +177,19 @@ class HostedSignInSettings(BaseSettings):
         description="The SSE `retry` (milliseconds) sent in each stream's priming event: how "
         "soon a client reconnects with Last-Event-ID after a stream breaks.",
     )
+    stream_events_max_bytes: int = Field(
+        8 * 1024 * 1024,
+        ge=64 * 1024,
+        validation_alias=env("GITHUB_MCP_STREAM_EVENTS_MAX_BYTES"),
+        description="Without GITHUB_MCP_STATE_URL: most memory the events kept for stream "
+        "resumption (Last-Event-ID) may hold; past it the least recently written streams "
+        "are dropped. A call's events are dropped 30 s after its answer anyway.",
+    )
+    stream_events_max_age_seconds: float = Field(
+        300.0,
+        gt=0,
+        le=86400,
+        validation_alias=env("GITHUB_MCP_STREAM_EVENTS_MAX_AGE_SECONDS"),
+        description="Without GITHUB_MCP_STATE_URL: a stream with no new event for this long "
+        "can no longer be resumed, and its events are dropped.",
+    )

@@ -159,6 +159,8 @@ def build_mcp(rt: Runtime, *, http_auth: bool = False, sign_in: Any = None) -> F
         middleware=middleware,
         mask_error_details=True,
         auth=auth,
+        # debug messages only for a client that asked for them with logging/setLevel
+        client_log_level="info",
     )
     import_extension_tools()
     bind_tools(mcp, rt)

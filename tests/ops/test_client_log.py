@@ -25,6 +25,8 @@ def seeded(forge) -> str:
 
 
 async def _collect(rt, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    """Messages a current-protocol client receives; it asks for every level on each
+    request, and has no logging/setLevel to ask with."""
     received: list[Any] = []
 
     async def handler(message: Any) -> None:
@@ -44,8 +46,9 @@ async def test_truncation_is_a_warning_with_the_call_id(seeded, forge, make_runt
     warnings = [m for m in messages if m.level == "warning"]
     assert warnings and "truncated" in warnings[0].data["msg"]
     assert warnings[0].logger == "github_mcp"
-    started = [m for m in messages if m.level == "debug" and "started" in m.data["msg"]]
-    assert started and started[0].data["extra"]["call_id"] == warnings[0].data["extra"]["call_id"]
+    assert len(warnings[0].data["extra"]["call_id"]) == 16
+    # no logging/setLevel (none exists in this protocol revision): nothing below info
+    assert "debug" not in {m.level for m in messages}
 
 
 async def test_retries_are_reported_and_errors_name_their_code(
@@ -123,6 +126,12 @@ async def test_set_level_filters_what_the_client_receives(seeded, forge, make_ru
     failing = {"full_name": REPO, "path": "nothing-here.txt"}
     with serve_in_thread(build_http_app(rt)) as url:
         session = _Session(url)
+        # A client that never set a level gets info and above, never debug.
+        unasked = session.logs_of("get_file_contents", truncating)
+        assert "warning" in {level for level, _ in unasked}
+        assert "debug" not in {level for level, _ in unasked}
+
+        assert session.request("logging/setLevel", {"level": "debug"}).status_code == 200
         everything = session.logs_of("get_file_contents", truncating)
         assert {"debug", "warning"} <= {level for level, _ in everything}
 

@@ -27,9 +27,17 @@ RUN apt-get update \
     && chown mcp:mcp /data
 
 WORKDIR /app
+# The pinned dependencies first (a cached layer), then the package itself without them.
 COPY requirements.txt ./
 RUN pip install -r requirements.txt
-COPY --chown=root:root . .
+COPY --chown=root:root . /tmp/src
+# The image runs the installed console script; only the operator's extension point
+# (extra_tools.py) is kept from the checkout, on PYTHONPATH.
+RUN pip install --no-deps /tmp/src \
+    && mkdir -p /app/extensions \
+    && cp /tmp/src/extra_tools.py /app/extensions/ \
+    && rm -rf /tmp/src
+ENV PYTHONPATH=/app/extensions
 
 USER mcp
 VOLUME ["/data"]
@@ -39,5 +47,5 @@ EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
     CMD ["python", "-c", "import sys, urllib.request; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=4).status == 200 else 1)"]
 
-ENTRYPOINT ["python", "main.py"]
+ENTRYPOINT ["github-mcp-controller"]
 CMD ["serve", "--transport", "http", "--host", "0.0.0.0", "--port", "8000"]

@@ -34,10 +34,15 @@ $(GRAPHQL_SCHEMA):
 # AUTH=oauth: users sign in with GitHub (on the embedded forge: alice, bob) instead of a
 # bearer token; the default stays the bearer token printed at start.
 AUTH ?= $(or $(GITHUB_MCP_AUTH),bearer)
+# make run HOST=0.0.0.0 PORT=9000 (or the same as environment variables)
+HOST ?= 127.0.0.1
+PORT ?= 8000
 
+# `python -m github_mcp` runs the same entry point as the installed github-mcp-controller.
 run: $(RUNTIME_STAMP)
 	@bash tests/install_system_packages.sh bubblewrap
-	GITHUB_MCP_AUTH=$(AUTH) $(BIN)/python main.py serve --transport http --sandbox-forge auto --generate-token
+	GITHUB_MCP_AUTH=$(AUTH) $(BIN)/python -m github_mcp serve --transport http \
+		--host $(HOST) --port $(PORT) --sandbox-forge auto --generate-token
 
 test: $(DEV_STAMP) $(OPENAPI_SPEC) $(GRAPHQL_SCHEMA)
 	@bash tests/install_system_packages.sh
@@ -55,7 +60,7 @@ format: $(DEV_STAMP)
 	$(BIN)/ruff format .
 
 docs: $(RUNTIME_STAMP)
-	$(BIN)/python main.py docs
+	$(BIN)/python -m github_mcp docs
 
 # Rewrite tests/snapshots/tools/*.json from the tools' current schemas (review the diff).
 snapshots: $(DEV_STAMP)

@@ -1,84 +1,24 @@
-"""Less common or destructive tools, registered with the same @tool decorator.
+"""The operator's extension point: tools declared here are registered next to the built-in
+ones when the server starts from this checkout (`main.py`, `python -m github_mcp`, or an
+installed `github-mcp-controller` with this directory on PYTHONPATH).
 
-This is also the place operators add their own tools: declare them with
-`github_mcp.registry.tool`, naming the toolset and, for writes, the target. After a write
-succeeds, the pipeline drops the repository's cached reads; a result with a
-`written(repo)` method (`github_mcp.effects.Written`) names the branch that moved, and a
-clean workspace clone of it is fast-forwarded. A handler does neither itself.
+Declare a tool with `github_mcp.registry.tool`, naming the toolset and, for writes, the
+target. After a write succeeds, the pipeline drops the repository's cached reads; a result
+with a `written(repo)` method (`github_mcp.effects.Written`) names the branch that moved,
+and a clean workspace clone of it is fast-forwarded. A handler does neither itself.
+`github_mcp/tools/destructive.py` shows complete examples (delete_file, move_file,
+delete_remote_branch), built from public APIs only:
+
+    from github_mcp.params import FullName
+    from github_mcp.registry import Call, tool
+
+    @tool(toolset="repos")
+    async def my_tool(call: Call, full_name: FullName) -> dict:
+        \"\"\"One line that tells the model what this does.\"\"\"
+        ...
+
+An import error here (a typo, a missing dependency, an unknown toolset) stops the server;
+only a missing module is skipped.
 """
 
 from __future__ import annotations
-
-from github_mcp.errors import ErrorCode, GitHubMCPError
-from github_mcp.params import Branch, CommitMessage, FullName, RepoPath
-from github_mcp.registry import Call, tool
-from github_mcp.services.branches import branch_head, delete_branch
-from github_mcp.services.commits import Change, read_head
-from github_mcp.tools.writes import CommitResult, Verification, verified_commit
-
-
-@tool(toolset="writes", write=True, target="branch", ref_arg="branch", destructive=True)
-async def delete_file(
-    call: Call,
-    full_name: FullName,
-    path: RepoPath,
-    message: CommitMessage,
-    branch: Branch | None = None,
-) -> CommitResult:
-    """Delete one file in a verified commit."""
-    assert branch is not None
-    return await verified_commit(call, full_name, branch, message, [Change(path, None)])
-
-
-@tool(toolset="writes", write=True, target="branch", ref_arg="branch", destructive=True)
-async def move_file(
-    call: Call,
-    full_name: FullName,
-    path: RepoPath,
-    new_path: RepoPath,
-    message: CommitMessage,
-    branch: Branch | None = None,
-) -> CommitResult:
-    """Move or rename a file in one verified commit (content unchanged)."""
-    assert branch is not None
-    if path == new_path:
-        raise GitHubMCPError(ErrorCode.INVALID_INPUT, "path and new_path are the same.")
-    from github_mcp.services.files import MAX_READ_BYTES, read_file
-
-    head = await read_head(call.rt.github, full_name, branch)
-    read = await read_file(
-        call.rt.github,
-        full_name,
-        path,
-        head.commit_sha,
-        max_bytes=MAX_READ_BYTES,
-        allow_binary=True,
-    )
-    if read.truncated:
-        raise GitHubMCPError(
-            ErrorCode.UNPROCESSABLE, f"{path} is over 1 MiB; move it in the workspace instead."
-        )
-    import base64
-
-    data = base64.b64decode(read.content) if read.encoding == "base64" else read.content
-    return await verified_commit(
-        call, full_name, branch, message, [Change(path, None), Change(new_path, data)], head=head
-    )
-
-
-@tool(toolset="writes", write=True, target="branch", destructive=True)
-async def delete_remote_branch(call: Call, full_name: FullName, branch: Branch) -> CommitResult:
-    """Delete a branch on GitHub (never the default or a protected branch without approval)."""
-    sha = await delete_branch(call.rt.github, full_name, branch)
-    # Verified means read back: the branch is gone. If something re-created it meanwhile,
-    # the answer says so (branch_sha) rather than failing a delete that happened.
-    remaining = await branch_head(call.rt.github, full_name, branch)
-    return CommitResult(
-        commit_sha=sha,
-        branch=branch,
-        parent_sha=sha,
-        files=[],
-        verification=Verification(
-            verified=remaining is None, commit_sha=sha, branch_sha=remaining, files_checked=0
-        ),
-    )

@@ -1,23 +1,18 @@
-"""Entry point: the CLI (serve, sandbox, check, tools, docs, call) and `app` for uvicorn.
+"""Entry point in a checkout: `python main.py serve|sandbox|check|tools|docs|call`, and `app`
+for `uvicorn main:app` (streamable HTTP with the settings from the environment).
 
-`uvicorn main:app` serves streamable HTTP with the settings from the environment.
+The installed `github-mcp-controller` script runs the same `github_mcp.entry.main`; this
+file is not part of the package.
 """
 
 from __future__ import annotations
 
 import sys
 
-from github_mcp.stdio_front import start_if_serving_stdio
-
-# Before the heavy imports: a stdio client gets its first answers from the disk cache.
-if __name__ == "__main__":
-    start_if_serving_stdio(sys.argv[1:])
-
-import extra_tools  # noqa: F401 - registers the extra tools
-from github_mcp.cli import cli
+from github_mcp.entry import main
 from github_mcp.lazy_app import LazyApp
 
 app = LazyApp()
 
 if __name__ == "__main__":
-    sys.exit(cli())
+    sys.exit(main())

@@ -21,7 +21,7 @@ from .secrets_handoff import take_secrets
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="github-mcp", description=__doc__)
+    parser = argparse.ArgumentParser(prog="github-mcp-controller", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="run the MCP server (stdio by default)")
     serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
@@ -102,6 +102,10 @@ def cli(argv: list[str] | None = None) -> int:
                 return _serve(args, settings)
         finally:
             tracing.shutdown()
+    if args.command in ("check", "tools"):
+        from .server import import_extension_tools
+
+        import_extension_tools()  # the operator's extra_tools.py, when it is importable
     if args.command == "check":
         return _check(settings)
     if args.command == "tools":

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+if TYPE_CHECKING:  # importing `main` must not import starlette (see stdio_front)
+    from starlette.types import ASGIApp, Receive, Scope, Send
 
 
 class LazyApp:

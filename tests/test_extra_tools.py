@@ -1,10 +1,13 @@
-"""extra_tools.py, the extension point: its tools work through public APIs only, and
+"""The destructive tools (github_mcp/tools/destructive.py, the worked example for operators'
+extra_tools.py) work through public APIs only, like the extension point itself, and
 delete_remote_branch reports what it read back, not an assumed success."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+
+import pytest
 
 from sandbox_forge import Forge, RefUpdate
 from tests.conftest import call_tool, mcp_client
@@ -66,8 +69,9 @@ async def test_delete_remote_branch_reports_a_branch_recreated_meanwhile(make_ru
     assert result["verification"]["branch_sha"] == sha
 
 
-def test_extra_tools_imports_no_private_names():
-    tree = ast.parse((ROOT / "extra_tools.py").read_text())
+@pytest.mark.parametrize("source", ["extra_tools.py", "github_mcp/tools/destructive.py"])
+def test_extension_examples_import_no_private_names(source: str):
+    tree = ast.parse((ROOT / source).read_text())
     private = [
         f"{node.module}.{alias.name}"
         for node in ast.walk(tree)

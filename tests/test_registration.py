@@ -120,9 +120,12 @@ def test_an_absent_extension_module_is_skipped():
     assert REGISTRY == before
 
 
-def test_the_shipped_extension_module_registers_its_tools():
-    import_extension_tools()
-    assert {"delete_file", "move_file", "delete_remote_branch"} <= set(REGISTRY)
+def test_the_shipped_extension_module_loads_and_the_destructive_tools_ship_in_the_package():
+    import_extension_tools()  # the checkout's extra_tools.py: an empty extension point
+    shipped = {"delete_file", "move_file", "delete_remote_branch"}
+    assert {REGISTRY[name].handler.__module__ for name in shipped} == {
+        "github_mcp.tools.destructive"
+    }
 
 
 def test_every_tools_module_is_imported_and_registers_tools():

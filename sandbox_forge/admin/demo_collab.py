@@ -100,10 +100,7 @@ def seed_demo_collab(forge: ForgeTarget, full_name: str = DEMO_REPO) -> dict[str
         when,
     )
     feature, stacked = "feature/cart-and-inventory", "feature/cart-discounts"
-    inventory = (
-        fixture("runner_projects", "pytest", "tests", "test_inventory.py")
-        or INVENTORY_TEST_FALLBACK
-    )
+    inventory = fixture("test_inventory.py.txt") or INVENTORY_TEST_FALLBACK
     f1 = _commit(
         st,
         repo,
@@ -114,10 +111,10 @@ def seed_demo_collab(forge: ForgeTarget, full_name: str = DEMO_REPO) -> dict[str
         when + 600,
     )
     jest_files = {
-        "web/src/cart.js": fixture("runner_projects", "jest", "src", "cart.js") or CART_JS_FALLBACK,
+        "web/src/cart.js": fixture("cart.js") or CART_JS_FALLBACK,
     }
     for name in ("cart.test.js", "format.test.js"):
-        text = fixture("runner_projects", "jest", "src", "__tests__", name)
+        text = fixture(name)
         if text is not None:
             jest_files[f"web/src/__tests__/{name}"] = text
     f2 = _commit(

@@ -1,6 +1,6 @@
 """Texts for the collaboration demo (demo_collab.py): the files its commits add, CI job
-logs (from recorded runner output in tests/fixtures when present, else built here), and an
-issue body that hides instructions in invisible characters."""
+logs (recorded runner output, shipped in demo_seed/ as package data; built here when a
+file is missing), and an issue body that hides instructions in invisible characters."""
 
 from __future__ import annotations
 
@@ -13,7 +13,17 @@ from typing import Any
 
 from sandbox_forge.stores.actions_logs import job_log
 
-FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures"
+# Copies of tests/fixtures files (a test keeps them equal), so an installed forge seeds
+# the same demo as a checkout.
+FIXTURES = Path(__file__).resolve().parent / "demo_seed"
+SEED_SOURCES = {
+    "pytest.txt": "runner_logs/pytest.txt",
+    "jest.txt": "runner_logs/jest.txt",
+    "test_inventory.py.txt": "runner_projects/pytest/tests/test_inventory.py",
+    "cart.js": "runner_projects/jest/src/cart.js",
+    "cart.test.js": "runner_projects/jest/src/__tests__/cart.test.js",
+    "format.test.js": "runner_projects/jest/src/__tests__/format.test.js",
+}
 RUNNER_DIR = "/home/runner/work/demo-app/demo-app"
 
 
@@ -161,8 +171,8 @@ test('takes a percentage off every item', () => {
 """
 
 
-def fixture(*parts: str) -> str | None:
-    path = FIXTURES.joinpath(*parts)
+def fixture(name: str) -> str | None:
+    path = FIXTURES / name
     return path.read_text() if path.is_file() else None
 
 
@@ -173,10 +183,10 @@ def _runner_paths(text: str) -> str:
 
 
 def pytest_output() -> str:
-    recorded = fixture("runner_logs", "pytest.txt")
+    recorded = fixture("pytest.txt")
     if recorded is not None:
         return _runner_paths(recorded)
-    # No recorded fixture (an installed package): run pytest on a tiny failing test.
+    # No recorded log (demo_seed/ left out): run pytest on a tiny failing test.
     with tempfile.TemporaryDirectory(prefix="demo-pytest-") as tmp:
         Path(tmp, "test_inventory.py").write_text(INVENTORY_TEST_FALLBACK)
         try:
@@ -200,7 +210,7 @@ def pytest_output() -> str:
 
 
 def jest_output() -> str:
-    return fixture("runner_logs", "jest.txt") or JEST_FALLBACK
+    return fixture("jest.txt") or JEST_FALLBACK
 
 
 PYTHON_STEPS = [

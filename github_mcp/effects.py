@@ -15,11 +15,14 @@ from typing import Protocol, runtime_checkable
 @dataclass(frozen=True)
 class Target:
     """Where a write lands, as a target resolver finds it: the branch the gate authorises
-    (None: unscoped), and the repository when only the resolver could name it (from PR
-    references, say)."""
+    (None: unscoped), the repository when only the resolver could name it (from PR
+    references, say), and for a write outside repositories its own visibility."""
 
     branch: str | None
     repo: str | None = None
+    # Where the write publishes, when it is not a repository's own visibility: a gist's
+    # `public` or `secret`. None: the repository's, looked up (the cross-visibility guard).
+    visibility: str | None = None
 
 
 @dataclass(frozen=True)

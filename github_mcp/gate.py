@@ -15,7 +15,9 @@ from typing import Any, Protocol
 
 from .config import Settings
 from .errors import ErrorCode, GitHubMCPError
+from .flow_guard import FlowDecision
 from .observability import Metrics, log_event
+from .read_ledger import ReadLedger
 
 DefaultBranchLookup = Callable[[str], Awaitable[str]]
 # Asks a human about one gated write (auto mode); True when they approved it, else it
@@ -114,6 +116,7 @@ class WriteGate:
         self._clock = clock
         self.approvals: ApprovalStore = approvals or MemoryApprovalStore(clock)
         self.pr_locks = KeyedLocks()
+        self.reads = ReadLedger()  # what each scope read: the cross-visibility guard
         from .approvals import PendingApprovals  # the approval page's open requests
 
         self.pending = PendingApprovals(self, clock=clock)
@@ -221,6 +224,7 @@ class WriteGate:
             log_event("write_approval_dropped", scope=_short(scope))
         self.approvals.drop(scope)
         self.pending.forget_scope(scope)
+        self.reads.drop(scope)
 
     async def authorize(
         self,
@@ -232,13 +236,17 @@ class WriteGate:
         call_id: str,
         fingerprint: str | None = None,
         ask: HumanApproval | None = None,
+        flow: FlowDecision | None = None,
     ) -> None:
         """Raise write_not_allowed unless this write may proceed. A gated write passes
         with its scope's approval, with a one-time approval of this very write
-        (`fingerprint`), or when `ask` (auto mode) gets a human's approval."""
+        (`fingerprint`), or when `ask` (auto mode) gets a human's approval. `flow` is the
+        cross-visibility guard's decision: `ask` gates even a feature-branch write."""
         reason = await self.protection_reason(full_name, branch)
         detail: dict[str, Any] = {"tool": tool, "repo": full_name, "ref": branch}
         detail["call_id"] = call_id
+        if flow is not None and flow.action != "allow":
+            reason = self._cross_visibility(flow, reason, detail)
         if reason is None:
             self.metrics.record_gate("allow", "feature_branch")
             log_event("gate_decision", decision="allow", reason="feature_branch", **detail)
@@ -253,7 +261,7 @@ class WriteGate:
             return
         if ask is not None:
             try:
-                approved = await ask(reason)
+                approved = await ask(_why(reason, flow))
             except GitHubMCPError:
                 # refused while asking (no channel, declined, timed out): still a denial
                 self.metrics.record_gate("deny", reason, detail)
@@ -270,18 +278,39 @@ class WriteGate:
             "default_branch": f"{branch} is the default branch of {full_name}",
             "controller_branch": f"{branch} is the controller branch",
             "protected_glob": f"{branch} matches a protected-branch pattern",
+            "cross_visibility": "This write publishes to a public place",
         }[reason]
         raise GitHubMCPError(
             ErrorCode.WRITE_NOT_ALLOWED,
             f"{where}; it needs approval.",
             hint=self.approval_hint(reason),
             reason=reason,
+            **_flow_details(flow),
         )
+
+    def _cross_visibility(
+        self, flow: FlowDecision, reason: str | None, detail: dict[str, Any]
+    ) -> str:
+        """A write the guard refuses (`deny`) raises here; one it asks about is gated, as
+        `cross_visibility` when nothing else gates it."""
+        if flow.action == "deny":
+            self.metrics.record_gate("deny", "cross_visibility", detail)
+            log_event("gate_decision", decision="deny", reason="cross_visibility", **detail)
+            raise GitHubMCPError(
+                ErrorCode.WRITE_NOT_ALLOWED,
+                f"Refused: {flow.explain()}.",
+                hint="GITHUB_MCP_CROSS_VISIBILITY=deny: a session that read a private "
+                "repository cannot publish to a public one. Start a new session for the "
+                "public work, or ask the operator.",
+                reason="cross_visibility",
+                **_flow_details(flow),
+            )
+        return reason or "cross_visibility"
 
     def approval_hint(self, reason: str) -> str:
         branch_hint = (
             "Write to a feature branch (create_branch) and open a pull request, or "
-            if reason != "unscoped_write"
+            if reason not in ("unscoped_write", "cross_visibility")
             else ""
         )
         mode = self.settings.approval_mode
@@ -297,6 +326,21 @@ class WriteGate:
         else:
             how = "ask the human to approve, then call authorize_write_actions(approved=true)."
         return branch_hint + how
+
+
+def _why(reason: str, flow: FlowDecision | None) -> str:
+    """The reason the human is shown: the guard's, naming the private repositories read,
+    when it asks (with the branch's own reason, if any)."""
+    if flow is None or flow.action != "ask":
+        return reason
+    also = "" if reason == "cross_visibility" else f"; also {reason}"
+    return f"cross_visibility: {flow.explain()}{also}"
+
+
+def _flow_details(flow: FlowDecision | None) -> dict[str, Any]:
+    if flow is None or flow.action == "allow":
+        return {}
+    return {"private_repos_read": list(flow.private_read)}
 
 
 def _once_key(scope: str, fingerprint: str) -> str:

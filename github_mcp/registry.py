@@ -18,7 +18,7 @@ import time
 import typing
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from fastmcp import Context
@@ -45,6 +45,7 @@ from .caller import approval_scope, caller_principal
 from .caller import claim_session as claim_session  # server.py claims sessions through here
 from .config import Toolset
 from .effects import Target
+from .flows import flow_decision, note_reads
 from .observability import log_event
 from .principal import PROCESS, ApprovalScope, Principal
 from .refnames import write_target as canonical_write_target
@@ -175,6 +176,8 @@ class Call:
     # target elsewhere (a PR retargeted meanwhile) sets audit_ref to it.
     authorized_ref: str | None = None
     audit_ref: str | None = None
+    # Repositories read besides `repo` (search hits): the cross-visibility guard's record.
+    read_repos: set[str] = field(default_factory=set)
 
     async def progress(self, done: float, total: float | None = None, message: str = "") -> None:
         if self.ctx is None:
@@ -374,6 +377,7 @@ async def _run_pipeline(
                 call_id=call_id,
                 fingerprint=write_fingerprint(spec.name, full_name, branch, kwargs),
                 ask=human_approval(call, kwargs, branch),
+                flow=await flow_decision(call, target),
             )
             gate_passed = True
             call.authorized_ref = branch
@@ -426,6 +430,7 @@ async def _run_pipeline(
         )
     finally:
         await held.aclose()  # the per-PR write lock, if taken
+        note_reads(call)  # what this call read counts for the scope's later writes
     payload = result.model_dump(mode="json", exclude_none=True)
     text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
     duration = (time.perf_counter() - started) * 1000

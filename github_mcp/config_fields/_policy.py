@@ -90,6 +90,15 @@ class WritePolicySettings(BaseSettings):
         "(`elicit` and `auto` modes) or to decide on the approval page it opened (`auto`) "
         "before it gives up with `timeout`, granting nothing (a page link stays usable).",
     )
+    cross_visibility: Literal["approve", "deny", "allow"] = Field(
+        "approve",
+        validation_alias=env("GITHUB_MCP_CROSS_VISIBILITY"),
+        description="The guard against the toxic agent flow: once a session has read from "
+        "a repository that is not public, a write that publishes to a public one (a "
+        "branch, commit, pull request, issue or comment, feature branches included) "
+        "needs a human's approval (`approve`), is refused (`deny`), or is treated as any "
+        "other write (`allow`). The approval names the private repositories read.",
+    )
     audit_log: Path = Field(
         Path("var/audit.jsonl"),
         validation_alias=env("GITHUB_MCP_AUDIT_LOG"),

@@ -29,12 +29,51 @@ async def default_branch(github: GitHubClient, full_name: str) -> str:
     if slot.found:
         return str(slot.value)
     try:
-        name = str((await github.request_json("GET", repo_path(full_name)))["default_branch"])
+        data = await github.request_json("GET", repo_path(full_name))
+        name = str(data["default_branch"])
     except BaseException as exc:
         slot.fail(exc)
         raise
     await slot.fill(name)
+    _keep_visibility(github, full_name, data)
     return name
+
+
+async def repo_visibility(github: GitHubClient, full_name: str) -> str:
+    """`public`, `private` or `internal`, cached as the default branch is (the same read
+    fills both); `absent` when GitHub answers 404. For the cross-visibility guard."""
+    key = full_name.lower()
+    slot = await github.cache.reserve("repo_visibility", key, ttl=DEFAULT_BRANCH_TTL)
+    if slot.found:
+        return str(slot.value)
+    try:
+        data = await github.request_json("GET", repo_path(full_name))
+    except GitHubMCPError as exc:
+        if exc.code != ErrorCode.NOT_FOUND:
+            slot.fail(exc)
+            raise
+        await slot.fill("absent")
+        return "absent"
+    except BaseException as exc:
+        slot.fail(exc)
+        raise
+    visibility = _visibility(data)
+    await slot.fill(visibility)
+    github.cache.set("default_branch", key, str(data["default_branch"]), ttl=DEFAULT_BRANCH_TTL)
+    return visibility
+
+
+def _visibility(data: dict[str, Any]) -> str:
+    found = data.get("visibility")
+    if found in ("public", "private", "internal"):
+        return str(found)
+    return "private" if data.get("private", True) else "public"
+
+
+def _keep_visibility(github: GitHubClient, full_name: str, data: dict[str, Any]) -> None:
+    github.cache.set(
+        "repo_visibility", full_name.lower(), _visibility(data), ttl=DEFAULT_BRANCH_TTL
+    )
 
 
 async def resolve_commit_sha(github: GitHubClient, full_name: str, ref: str) -> str:

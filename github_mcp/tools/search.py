@@ -47,6 +47,8 @@ async def search(
         repo_allowed=gate.repo_allowed,
         allowlist_active=bool(call.rt.settings.allowlist),
     )
+    # hits show text (titles, paths) from their repositories: the cross-visibility guard
+    call.read_repos.update(documents.parse_document_id(hit["id"]).full_name for hit in found.hits)
     return SearchResults(results=[SearchHit(**hit) for hit in found.hits], total=found.total)
 
 

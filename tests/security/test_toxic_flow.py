@@ -127,9 +127,7 @@ def publishing_writes(scene: Scene) -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
-async def test_approve_mode_refuses_every_public_write_without_a_human(
-    make_runtime, forge, scene
-):
+async def test_approve_mode_refuses_every_public_write_without_a_human(make_runtime, forge, scene):
     before = public_state(forge, scene)
     rt = make_runtime()  # GITHUB_MCP_CROSS_VISIBILITY defaults to approve
     async with mcp_client(rt) as client:
@@ -207,9 +205,7 @@ async def test_a_private_read_through_fetch_counts(make_runtime, forge, scene):
     assert "via-fetch" not in branches(forge, scene.site)
 
 
-async def test_the_human_sees_which_private_repositories_were_read(
-    approval_server, forge, scene
-):
+async def test_the_human_sees_which_private_repositories_were_read(approval_server, forge, scene):
     """Over HTTP: principal A is refused with a link; the approval page names the private
     repository A read; the human's click lets that one write through. Principal B, who read
     nothing private, writes to the same public repository with no approval at all."""

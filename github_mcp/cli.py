@@ -193,6 +193,14 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     from .gc_tuning import tune_for_serving
     from .runtime import Runtime
 
+    if args.transport == "http":
+        from .banner import port_problem
+
+        # before the forge starts and before a token or the banner is printed
+        problem = port_problem(args.host, args.port)
+        if problem:
+            print(f"github-mcp-controller: {problem}", file=sys.stderr)
+            return 2
     notes: list[str] = []
     callback = _oauth_callback(args, settings)
     with embedded_forge(
@@ -227,73 +235,12 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
             rt = Runtime.create(effective)
         app = build_http_app(rt, host=args.host, port=args.port, stateless=args.stateless)
         if args.generate_token or os.environ.get("GITHUB_MCP_PRINT_CONFIG"):
-            _print_client_config(args.host, args.port, effective, token, notes)
+            from .banner import print_client_config
+
+            print_client_config(args.host, args.port, effective, token, notes)
         tune_for_serving()
         serve_http(app, rt, host=args.host, port=args.port)
     return 0
-
-
-def _print_client_config(
-    host: str, port: int, settings: Settings, token: str | None, notes: list[str] | None = None
-) -> None:
-    if settings.auth_mode == "oauth":
-        _print_oauth_config(host, port, settings, token, notes or [])
-        return
-    url = f"http://{host}:{port}/mcp"
-    header = f"Authorization: Bearer {token}" if token else None
-    remote_args = ["mcp-remote", url] + (["--header", header] if header else [])
-    remote = {"mcpServers": {"github": {"command": "npx", "args": remote_args}}}
-    claude_code = f"claude mcp add --transport http github {url}"
-    if header:
-        claude_code += f' --header "{header}"'
-    lines = [
-        "",
-        f"GitHub MCP Controller is serving at {url}",
-        f"  GitHub API: {settings.github_api_url}",
-        f"  Health:     http://{host}:{port}/healthz   Status: http://{host}:{port}/status",
-    ]
-    if token:
-        lines.append(f"  Bearer token for this run: {token}  (/status: any user, this password)")
-    lines += [
-        f"Claude Code:    {claude_code}",
-        "Claude Desktop (claude_desktop_config.json):",
-        "  " + json.dumps(remote),
-        "ChatGPT and Claude connectors sign in with OAuth at a public HTTPS URL, not with "
-        "a bearer token: see docs/DEPLOY.md (GITHUB_MCP_AUTH=oauth, `make run AUTH=oauth`).",
-        "Press Ctrl-C to stop.",
-        "",
-    ]
-    print("\n".join(lines), file=sys.stderr, flush=True)
-
-
-def _print_oauth_config(
-    host: str, port: int, settings: Settings, token: str | None, notes: list[str]
-) -> None:
-    from .hosted import public_base_url
-    from .server import is_loopback
-
-    base = public_base_url(settings, host, port, loopback=is_loopback(host))
-    url = f"{base}/mcp"
-    lines = [
-        "",
-        f"GitHub MCP Controller is serving at {url} (OAuth sign-in with GitHub)",
-        f"  GitHub:     {settings.web_base_url} (API {settings.github_api_url})",
-        f"  Health:     {base}/healthz",
-    ]
-    if token:
-        lines.append(f"  Status:     {base}/status  (any user, password {token})")
-    lines += notes
-    lines += [
-        f"Claude Code:  claude mcp add --transport http github {url}",
-        "              then /mcp in Claude Code opens the browser to sign in.",
-        f"MCP Inspector: npx @modelcontextprotocol/inspector, Streamable HTTP, URL {url}, "
-        "then Connect and sign in.",
-        "ChatGPT and claude.ai connectors need this server at a public HTTPS URL "
-        "(GITHUB_MCP_PUBLIC_URL): see docs/DEPLOY.md.",
-        "Press Ctrl-C to stop.",
-        "",
-    ]
-    print("\n".join(lines), file=sys.stderr, flush=True)
 
 
 def _check(settings: Settings) -> int:

@@ -110,6 +110,17 @@ Branch = Annotated[
         json_schema_extra={"pattern": REF_SCHEMA_PATTERN},
     ),
 ]
+# A tag name obeys git's ref-name rules, as a branch name does.
+Tag = Annotated[
+    str,
+    AfterValidator(canonical_branch),
+    Field(
+        description="Tag name, e.g. v1.4.0.",
+        min_length=1,
+        max_length=255,
+        json_schema_extra={"pattern": REF_SCHEMA_PATTERN},
+    ),
+]
 RepoPath = Annotated[
     str,
     AfterValidator(check_path),

@@ -61,6 +61,9 @@ from sandbox_forge.rest.routes import (
     refs as routes_refs,
 )
 from sandbox_forge.rest.routes import (
+    releases as routes_releases,
+)
+from sandbox_forge.rest.routes import (
     repos as routes_repos,
 )
 from sandbox_forge.rest.routes import (
@@ -101,6 +104,8 @@ FEATURES: list[ModuleType] = [
     routes_access,
     routes_oauth_apps,
     admin_access,
+    # Breadth: releases and tags.
+    routes_releases,
 ]
 
 

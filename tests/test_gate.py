@@ -82,7 +82,10 @@ async def test_every_write_tool_is_gated_on_a_protected_branch(make_runtime, for
         # A real run: tools whose target is the run's branch must reach the gate, not
         # stop at not_found for an invented id.
         _, runs = await call_tool(client, "list_workflow_runs", {"full_name": DEMO_REPO})
-        real_ids = {"run_id": runs["runs"][0]["id"]}
+        real_ids = {
+            "run_id": runs["runs"][0]["id"],
+            "release_id": forge.state.extensions["breadth_demo"]["draft"]["id"],
+        }
         for spec in write_specs:
             args = {**synth_args(tools[spec.name].input_schema)}
             args.update({k: v for k, v in real_ids.items() if k in args})

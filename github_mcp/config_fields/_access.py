@@ -25,6 +25,8 @@ class Toolset(StrEnum):
     AUTOMATION = "automation"
     WORKSPACE = "workspace"
     SEARCH = "search"
+    # Breadth beyond code and review: off the default list, enabled on request.
+    RELEASES = "releases"
 
     @classmethod
     def parse(cls, name: str) -> Toolset:

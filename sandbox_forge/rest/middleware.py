@@ -237,6 +237,8 @@ class ForgeMiddleware:
             return
 
         capture = _Capture()
+        if state.log.record_responses:
+            receive = _keep_request_body(scope, receive)
         try:
             await self.app(scope, receive, capture)
         except Exception:
@@ -296,8 +298,32 @@ class ForgeMiddleware:
                 "content_type": content_type,
                 "body": parsed,
                 "headers": headers,
+                "request_body": _parsed_json(scope.get("forge.request_body")),
             }
         )
+
+
+def _keep_request_body(scope: Scope, receive: Receive) -> Receive:
+    """Wrap receive so the request body is kept for the response record: contract tests
+    check what clients sent against the operation's documented requestBody."""
+    scope["forge.request_body"] = bytearray()
+
+    async def wrapped() -> Message:
+        message = await receive()
+        if message["type"] == "http.request":
+            scope["forge.request_body"] += message.get("body", b"")
+        return message
+
+    return wrapped
+
+
+def _parsed_json(raw: bytearray | None) -> Any:
+    if not raw:
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return None
 
 
 def _settle(scope: Scope, entry: dict[str, Any], status: int | None) -> None:

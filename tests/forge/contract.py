@@ -166,6 +166,20 @@ class ContractValidator:
             )
         return self._validators[key]
 
+    def validate_request(self, record: dict[str, Any]) -> list[str]:
+        body = record.get("request_body")
+        op = self.operation(record["method"], record["path"]) if body is not None else None
+        if op is None:
+            return []
+        where = f"{record['method']} {record['path']} request"
+        content = op.spec.get("requestBody", {}).get("content", {})
+        entry = content.get("application/json")
+        if entry is None:
+            return [f"{where}: {op.operation_id} documents no JSON request body"]
+        check = self._validator(f"{op.operation_id}:request", entry.get("schema", {}))
+        errors = sorted(check.iter_errors(body), key=lambda e: list(e.path))[:25]
+        return [f"{where} ({op.operation_id}): {e.json_path}: {e.message[:300]}" for e in errors]
+
     def validate(self, record: dict[str, Any]) -> list[str]:
         method, path, status = record["method"], record["path"], record["status"]
         where = f"{method} {path} -> {status}"
@@ -200,6 +214,16 @@ class ContractValidator:
                 f"{where} ({op.operation_id}): {error.json_path}: {error.message[:300]}"
             )
         return problems
+
+
+def validate_request_bodies(records: list[dict[str, Any]]) -> list[str]:
+    """Each recorded JSON request body against its operation's documented requestBody
+    (records without a body, or of operations without one, pass)."""
+    check = validator()
+    problems: list[str] = []
+    for record in records:
+        problems += check.validate_request(record)
+    return problems
 
 
 @functools.cache

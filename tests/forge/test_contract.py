@@ -202,6 +202,26 @@ def test_the_validator_rejects_bodies_that_break_the_schema():
     assert any("date-time" in p for p in contract.validate_records([bad_date]))
 
 
+def test_request_bodies_are_checked_against_the_documented_request_body():
+    sent = {
+        "method": "POST",
+        "path": "/repos/o/r/releases",
+        "status": 201,
+        "request_body": {"tag_name": "v1", "draft": True},
+    }
+    assert contract.validate_request_bodies([sent]) == []
+    no_tag = dict(sent, request_body={"draft": True})
+    assert any(
+        "'tag_name' is a required property" in p for p in contract.validate_request_bodies([no_tag])
+    )
+    wrong = dict(sent, request_body={"tag_name": "v1", "draft": "yes"})
+    assert any(
+        "'yes' is not of type 'boolean'" in p for p in contract.validate_request_bodies([wrong])
+    )
+    bodiless_get = {"method": "GET", "path": "/repos/o/r", "status": 200, "request_body": {"x": 1}}
+    assert contract.validate_request_bodies([bodiless_get]) != []
+
+
 def test_paths_map_to_the_most_specific_operation():
     check = contract.validator()
     assert check.operation("GET", "/repos/o/r/branches/feat/x").operation_id == "repos/get-branch"

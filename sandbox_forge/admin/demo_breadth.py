@@ -1,0 +1,101 @@
+"""Demo data beyond code review, on octo-org/demo-app (after seed_demo_collab): releases and
+tags, so that `make run` shows each of these tools with something to read.
+
+- v0.1.0: an annotated tag on the first commit and its published release (the latest);
+- a pull request merged into main by rebase (its commit is main's "Add CI and release
+  workflows"), which generated release notes list;
+- v0.2.0-rc.1: a lightweight tag and a published prerelease;
+- a draft release for v0.2.0, not yet tagged, as GitHub keeps drafts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sandbox_forge.admin.collab_seeding import ForgeTarget, forge_state, repo_named
+from sandbox_forge.stores import issues as issues_store
+from sandbox_forge.stores import pulls as pulls_store
+from sandbox_forge.stores import releases as releases_store
+from sandbox_forge.stores.collab import Pull, collab
+from sandbox_forge.stores.state import ForgeState, RepoRecord
+
+DEMO_REPO = "octo-org/demo-app"
+WORKFLOWS_COMMIT = "Add CI and release workflows"
+
+
+def _first_and_workflows(repo: RepoRecord) -> tuple[str, str]:
+    history = repo.git.rev_list([repo.default_branch], extra=["--reverse"])
+    workflows = next(
+        sha for sha in history if repo.git.read_commit(sha).message.startswith(WORKFLOWS_COMMIT)
+    )
+    return history[0], workflows
+
+
+def _merged_pull(st: ForgeState, repo: RepoRecord, base: str, merged: str) -> int:
+    """A closed PR whose one commit landed on main by rebase (GitHub keeps it merged)."""
+    branch = "ci/add-workflows"  # deleted after the merge, as GitHub offers
+    with st.lock:
+        pull = Pull(head_ref=branch, base_ref=repo.default_branch, head_sha=merged, base_sha=base)
+        issue = issues_store.new_issue(
+            st,
+            repo,
+            "alice",
+            "Add CI and release workflows",
+            "Runs the Python and JavaScript tests on every push; tags publish releases.",
+            pull=pull,
+        )
+        collab(repo).issues[issue.number] = issue
+        repo.git.force_ref(f"refs/pull/{issue.number}/head", merged)
+        pulls_store.mark_merged(repo, issue, merged, base, "octocat")
+    return issue.number
+
+
+def _release(
+    st: ForgeState, repo: RepoRecord, tag: str, target: str, **fields: Any
+) -> releases_store.Release:
+    release = releases_store.Release(
+        id=st.next_id(), tag_name=tag, target_commitish=target, author="octocat", **fields
+    )
+    releases_store.releases(repo)[release.id] = release
+    return release
+
+
+def seed_demo_releases(forge: ForgeTarget, full_name: str = DEMO_REPO) -> dict[str, Any]:
+    st, repo = forge_state(forge), repo_named(forge, full_name)
+    first, workflows = _first_and_workflows(repo)
+    merged = _merged_pull(st, repo, first, workflows)
+    releases_store.create_annotated_tag(
+        repo,
+        "v0.1.0",
+        first,
+        "First calculator: add and divide",
+        ("The Octocat", "octocat@users.noreply.sandbox"),
+    )
+    main = repo.default_branch
+    stable = _release(
+        st, repo, "v0.1.0", main, name="v0.1.0", body="First release: `add` and `divide`."
+    )
+    releases_store.publish(st, repo, stable, "true")
+    repo.git.update_ref("refs/tags/v0.2.0-rc.1", workflows, None)
+    candidate = _release(
+        st,
+        repo,
+        "v0.2.0-rc.1",
+        main,
+        name="v0.2.0 release candidate",
+        body="CI on every push.",
+        prerelease=True,
+    )
+    releases_store.publish(st, repo, candidate, "true")
+    draft = _release(
+        st, repo, "v0.2.0", main, name="v0.2.0", body="Draft: notes still to write.", draft=True
+    )
+    summary = {
+        "merged_pull": merged,
+        "latest": stable.tag_name,
+        "prerelease": candidate.tag_name,
+        "draft": {"id": draft.id, "tag": draft.tag_name},
+        "tags": ["v0.1.0", "v0.2.0-rc.1"],
+    }
+    st.extensions["breadth_demo"] = summary
+    return summary

@@ -43,7 +43,7 @@ USER mcp
 VOLUME ["/data"]
 EXPOSE 8000
 
-# 200 only when the server is up and GitHub answers (see /healthz in docs/DEPLOY.md).
+# Liveness: 200 while the server serves, whatever GitHub does (see /healthz in docs/DEPLOY.md).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
     CMD ["python", "-c", "import sys, urllib.request; sys.exit(0 if urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=4).status == 200 else 1)"]
 

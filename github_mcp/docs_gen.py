@@ -31,7 +31,24 @@ def config_markdown() -> str:
             annotation = "secret"
         desc = (field.description or "").replace("|", "\\|")
         lines.append(f"| `{'` / `'.join(names)}` | {annotation} | {default_text} | {desc} |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _otel_lines()) + "\n"
+
+
+def _otel_lines() -> list[str]:
+    from .tracing import OTEL_VARIABLES
+
+    lines = [
+        "",
+        "## OpenTelemetry",
+        "",
+        "Traces (a span per tool call, with children for GitHub requests and git or workspace",
+        "processes) are exported over OTLP/HTTP when the standard variables below ask for it.",
+        "",
+        "| variable | description |",
+        "|---|---|",
+    ]
+    lines += [f"| `{name}` | {desc} |" for name, desc in OTEL_VARIABLES]
+    return lines
 
 
 def tools_markdown() -> str:

@@ -2,8 +2,10 @@
 
 `/healthz` (liveness) answers 200 while the process serves, whatever GitHub is doing:
 restarting the server would not fix GitHub, and a PaaS that restarts on a failed
-liveness probe would otherwise restart every instance in a loop during an outage.
-GitHub's state is in the body. `/readyz` (readiness) answers 503 while a dependency is
+liveness probe would otherwise restart every instance in a loop during an outage. It
+answers from process state only and never waits on GitHub (a probe with a 1 s timeout
+must not fail while GitHub hangs); the body carries GitHub's last known state, which a
+stale probe refreshes in the background. `/readyz` (readiness) answers 503 while a dependency is
 down (GitHub unreachable, credentials rejected, a registered check failing, or the
 server draining for shutdown), so a load balancer sends the work elsewhere.
 
@@ -50,8 +52,11 @@ class HealthProbe:
         self._state: UpstreamState | None = None
         self._valid_until = 0.0
         self._lock = asyncio.Lock()
+        self._refreshing: asyncio.Task[UpstreamState] | None = None
         self._extra: dict[str, ReadinessCheck] = {}
         self.draining = False
+        # (ready, checks, when) of the latest readiness evaluation, for the status page
+        self.last_readiness: tuple[bool, dict[str, Any], float] | None = None
 
     def add_check(self, name: str, check: ReadinessCheck) -> None:
         """Make readiness also depend on `check` (e.g. "redis")."""
@@ -71,6 +76,21 @@ class HealthProbe:
             if state.state != "ok":
                 log_event("github_health_failed", state=state.state)
             return state
+
+    def known(self) -> UpstreamState:
+        """The latest upstream state, without waiting: liveness answers from process state
+        only. A stale (or missing) state is refreshed in the background for the next probe."""
+        if self._state is None or time.monotonic() >= self._valid_until:
+            self._refresh_in_background()
+        return self._state or UpstreamState(False, None, "unchecked", 0.0)
+
+    def _refresh_in_background(self) -> None:
+        if self._refreshing is not None and not self._refreshing.done():
+            return
+        try:
+            self._refreshing = asyncio.get_running_loop().create_task(self.upstream())
+        except RuntimeError:  # no event loop (a page rendered outside the server)
+            return
 
     async def _ask_github(self) -> UpstreamState:
         has_credentials = self.rt.settings.has_github_credentials
@@ -106,6 +126,7 @@ class HealthProbe:
             checks[name] = {"ok": ok, "state": detail}
         ready = all(c["ok"] for c in checks.values())
         self.rt.metrics.set_gauge("mcp_ready", 1.0 if ready else 0.0)
+        self.last_readiness = (ready, checks, time.time())
         return ready, checks
 
 

@@ -60,6 +60,9 @@ class Metrics:
         self.tool_calls = c("mcp_tool_calls", "Tool calls", ("tool",))
         self.tool_errors = c("mcp_tool_errors", "Tool errors", ("tool", "code"))
         self.tool_writes = c("mcp_tool_write_calls", "Write tool calls", ("tool",))
+        self.tool_refused = c(
+            "mcp_tool_calls_refused", "Tool calls refused before running", ("reason",)
+        )
         self.tool_latency = LabelledHistogram(
             "mcp_tool_latency_seconds", "Tool latency", ("tool",), LATENCY_BUCKETS
         )
@@ -94,6 +97,12 @@ class Metrics:
                 self.tool_errors.inc(tool, error)
             self._recent_ms[tool].append(duration_ms)
             self.call_times.append(time.time())
+
+    def record_refused(self, tool: str, reason: str, error: str) -> None:
+        """A call refused before it ran: a call and an error like any other, by reason."""
+        with self._lock:
+            self.tool_refused.inc(reason)
+        self.record_tool(tool, False, 0.0, error)
 
     def record_github(self, route: str, method: str, status: int | str) -> None:
         with self._lock:
@@ -234,6 +243,7 @@ class _Collector:
                 m.tool_calls,
                 m.tool_errors,
                 m.tool_writes,
+                m.tool_refused,
                 m.gh_requests,
                 m.gh_errors,
                 m.gh_retries,
@@ -246,6 +256,8 @@ class _Collector:
                 family = CounterMetricFamily(counter.name, counter.help, labels=counter.labels)
                 for key, value in sorted(counter.values.items()):
                     family.add_metric(list(key), value)
+                if not counter.values:  # a zero series, so rate() and alerts see it
+                    family.add_metric([""] * len(counter.labels), 0.0)
                 yield family
             hist = m.tool_latency
             family = HistogramMetricFamily(hist.name, hist.help, labels=hist.labels)

@@ -9,15 +9,11 @@ import hmac
 import importlib
 import importlib.util
 import ipaddress
-import json
-import uuid
 from typing import Any
 
 from fastmcp import FastMCP
 from fastmcp.server.auth import AccessToken, TokenVerifier
 from fastmcp.server.middleware import Middleware, MiddlewareContext
-from fastmcp.tools import ToolResult
-from mcp.types import TextContent
 from starlette.applications import Starlette
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -28,6 +24,7 @@ from .errors import ErrorCode, GitHubMCPError
 from .observability import log_event
 from .principal import PRINCIPAL_KIND_CLAIM, PRINCIPAL_NAME_CLAIM
 from .protocol_errors import ProtocolErrorMiddleware
+from .refused_calls import ArgumentErrorMiddleware
 from .registry import bind_tools, claim_session
 from .runtime import VERSION, Runtime
 from .tool_catalog import ToolCatalogMiddleware
@@ -38,49 +35,6 @@ INSTRUCTIONS = (
     "or protected branches need approval (see get_server_config)."
 )
 LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
-
-
-class ArgumentErrorMiddleware(Middleware):
-    """Turn argument-validation failures into the standard error envelope."""
-
-    async def on_call_tool(self, context: MiddlewareContext, call_next: Any) -> Any:
-        from fastmcp.exceptions import NotFoundError, ValidationError
-        from pydantic import ValidationError as PydanticValidationError
-
-        try:
-            return await call_next(context)
-        except (ValidationError, PydanticValidationError) as exc:
-            cause = exc.__cause__ if isinstance(exc, ValidationError) else exc
-            problems = []
-            if isinstance(cause, PydanticValidationError):
-                for err in cause.errors()[:10]:
-                    where = ".".join(str(p) for p in err.get("loc", ()))
-                    problems.append(f"{where}: {err.get('msg', 'invalid')}")
-            message = "Invalid arguments: " + ("; ".join(problems) or "see the tool's schema")
-            error = GitHubMCPError(
-                ErrorCode.INVALID_INPUT,
-                message[:1000],
-                hint="describe_tool shows the input schema; validate_tool_args checks it.",
-            )
-            return _error_result(error)
-        except NotFoundError:
-            error = GitHubMCPError(
-                ErrorCode.NOT_FOUND, "Unknown tool.", hint="list_all_actions lists the tools."
-            )
-            return _error_result(error)
-
-
-def _error_result(error: GitHubMCPError) -> ToolResult:
-    """The envelope of a call refused before run_tool (bad arguments, unknown tool),
-    with a call_id of its own like every other error, and logged under it."""
-    call_id = uuid.uuid4().hex[:16]
-    log_event("tool_call_refused", call_id=call_id, error_type=error.code.value)
-    envelope = error.envelope(call_id)
-    return ToolResult(
-        content=[TextContent(type="text", text=json.dumps(envelope, separators=(",", ":")))],
-        structured_content=envelope,
-        is_error=True,
-    )
 
 
 class SessionOwnerMiddleware(Middleware):
@@ -143,7 +97,7 @@ def build_mcp(rt: Runtime, *, http_auth: bool = False, sign_in: Any = None) -> F
     elif http_auth and rt.settings.auth_mode == "bearer" and rt.settings.bearer_tokens:
         auth = BearerTokens(rt.settings.bearer_tokens)
     middleware: list[Middleware] = [
-        ArgumentErrorMiddleware(),
+        ArgumentErrorMiddleware(rt.metrics),
         SessionOwnerMiddleware(rt),
         ProtocolErrorMiddleware(),
         ToolCatalogMiddleware(rt),

@@ -61,8 +61,9 @@ def health_routes(rt: Runtime, sessions: SessionLimits | None = None) -> list[Ro
     probe = readiness(rt)
 
     async def healthz(request: Request) -> Response:
-        # Liveness: 200 while this process serves; GitHub's state is information only.
-        return JSONResponse(health_payload(rt, await probe.upstream()), headers=NO_STORE)
+        # Liveness: 200 while this process serves; GitHub's last known state is
+        # information only, never awaited.
+        return JSONResponse(health_payload(rt, probe.known()), headers=NO_STORE)
 
     async def readyz(request: Request) -> Response:
         ready, checks = await probe.readiness()
@@ -75,6 +76,7 @@ def health_routes(rt: Runtime, sessions: SessionLimits | None = None) -> list[Ro
         )
 
     async def status(request: Request) -> Response:
+        await probe.readiness()  # remembered, so a page reload costs GitHub nothing
         return HTMLResponse(render_status(rt, sessions), headers=STATUS_HEADERS)
 
     return [
@@ -100,6 +102,32 @@ def _active_approvals(rt: Runtime) -> int:
 
 def _gate_counts(rt: Runtime) -> dict[str, int]:
     return rt.metrics.gate_totals()
+
+
+def _health_rows(rt: Runtime, now: float) -> list[tuple[str, str]]:
+    """GitHub's reachability and this replica's readiness, as the probes last saw them."""
+    probe = readiness(rt)
+    upstream = probe.known()
+    seen = f" · checked {_duration(now - upstream.checked_at)} ago" if upstream.checked_at else ""
+    if upstream.state == "ok":
+        github = f'<span class="ok" id="github-state">reachable</span>{seen}'
+    elif upstream.state == "unchecked":
+        github = '<span class="muted" id="github-state">not checked yet</span>'
+    else:
+        github = f'<span class="bad" id="github-state">{html.escape(upstream.state)}</span>{seen}'
+    last = probe.last_readiness
+    if last is None:
+        ready = '<span class="muted" id="readiness">not evaluated yet</span>'
+    elif last[0]:
+        ready = '<span class="ok" id="readiness">ready</span>'
+    else:
+        failing = ", ".join(
+            f"{name} ({check.get('state', 'failing')})" if check.get("state") else name
+            for name, check in last[1].items()
+            if not check["ok"]
+        )
+        ready = f'<span class="bad" id="readiness">not ready: {html.escape(failing)}</span>'
+    return [("GitHub", github), ("readiness", ready)]
 
 
 def _calls_per_minute(call_times: Iterable[float], now: float) -> list[int]:
@@ -338,6 +366,7 @@ def render_status(rt: Runtime, sessions: SessionLimits | None = None) -> str:
     github_html = _dl(
         "ratelimit",
         [
+            *_health_rows(rt, now),
             ("API", f"<code>{esc(s.github_api_url)}</code> · {esc(rt.token_kind)} credentials"),
             (
                 "rate limit remaining",

@@ -18,6 +18,25 @@ from typing import Any
 from .observability import CURRENT_CALL_ID, log_event, redact
 
 INSTRUMENTATION = "github_mcp"
+# The standard OpenTelemetry variables this server honours (docs/CONFIG.md lists them).
+OTEL_VARIABLES = (
+    (
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        "Base URL of an OTLP/HTTP collector; setting it turns tracing on (spans go to "
+        "`<url>/v1/traces`). Unset: no tracing, and no OpenTelemetry import.",
+    ),
+    (
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+        "Full URL for spans; also turns tracing on, and wins over the base URL.",
+    ),
+    (
+        "OTEL_EXPORTER_OTLP_HEADERS",
+        "Headers sent to the collector (`key=value,key2=value2`), e.g. its API key.",
+    ),
+    ("OTEL_EXPORTER_OTLP_TIMEOUT", "Export timeout in milliseconds (the SDK's default: 10000)."),
+    ("OTEL_SERVICE_NAME", "The `service.name` of every span (default `github-mcp-controller`)."),
+    ("OTEL_SDK_DISABLED", "`true` keeps tracing off even when an endpoint is set."),
+)
 _tracer: Any = None
 _provider: Any = None
 

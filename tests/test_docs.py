@@ -24,3 +24,15 @@ def test_config_doc_lists_every_setting():
         "GITHUB_MCP_AUTH_TOKENS",
     ):
         assert f"`{name}`" in text
+
+
+def test_config_doc_lists_every_otel_variable_the_code_reads():
+    import re
+
+    from github_mcp.docs_gen import ROOT
+
+    source = (ROOT / "github_mcp" / "tracing.py").read_text()
+    read = set(re.findall(r'environ\.get\(\s*"(OTEL_[A-Z_]+)"', source))
+    assert {"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_SERVICE_NAME"} <= read
+    listed = set(re.findall(r"^\| `(OTEL_[A-Z_]+)` \|", (DOCS / "CONFIG.md").read_text(), re.M))
+    assert read <= listed

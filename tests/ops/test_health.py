@@ -4,7 +4,17 @@ request, no retries, memoised both ways (counted in the forge's request log)."""
 
 from __future__ import annotations
 
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
 import httpx2 as httpx
+import pytest
+import yaml
 
 from github_mcp import health
 from github_mcp.loopback import serve_in_thread
@@ -20,8 +30,8 @@ def test_healthy_and_ready_with_one_upstream_request(forge, make_runtime):
     rt = make_runtime()
     forge.clear_requests()
     with serve_in_thread(build_http_app(rt)) as url:
-        live = [httpx.get(url + "/healthz") for _ in range(3)]
         ready = [httpx.get(url + "/readyz") for _ in range(3)]
+        live = [httpx.get(url + "/healthz") for _ in range(3)]  # GitHub's state as last seen
         metrics = httpx.get(url + "/metrics").text
     assert all(r.status_code == 200 for r in live + ready)
     assert live[0].json()["github"]["reachable"] is True
@@ -35,8 +45,8 @@ def test_github_failing_keeps_liveness_and_fails_readiness_without_retries(forge
     forge.clear_requests()
     forge.add_fault(path="^/rate_limit$", status=502, times=None)
     with serve_in_thread(build_http_app(rt)) as url:
-        live = httpx.get(url + "/healthz")
         ready = [httpx.get(url + "/readyz") for _ in range(3)]
+        live = httpx.get(url + "/healthz")
     assert live.status_code == 200 and live.json()["status"] == "ok"
     assert live.json()["github"] == live.json()["github"] | {"state": "http_502"}
     assert all(r.status_code == 503 for r in ready)
@@ -47,8 +57,8 @@ def test_github_failing_keeps_liveness_and_fails_readiness_without_retries(forge
 def test_unreachable_github(make_runtime):
     rt = make_runtime(github_api_url="http://127.0.0.1:9")
     with serve_in_thread(build_http_app(rt)) as url:
-        live = httpx.get(url + "/healthz")
         ready = httpx.get(url + "/readyz")
+        live = httpx.get(url + "/healthz")
     assert live.status_code == 200 and live.json()["github"]["state"] == "unreachable"
     assert ready.status_code == 503
 
@@ -88,3 +98,94 @@ def test_probes_need_no_credentials_but_keep_host_checks(forge, make_runtime):
         assert httpx.get(url + "/healthz").status_code == 200
         rebinding = httpx.get(url + "/readyz", headers={"Host": "attacker.example"})
     assert rebinding.status_code in (403, 421)
+
+
+def test_first_liveness_probe_does_not_wait_for_the_github_check(forge, make_runtime):
+    rt = make_runtime()
+    forge.clear_requests()
+    with serve_in_thread(build_http_app(rt)) as url:
+        first = httpx.get(url + "/healthz")
+        assert first.status_code == 200
+        assert first.json()["github"]["state"] in ("unchecked", "ok")
+        deadline = time.monotonic() + 30  # the check it started runs on in the background
+        while httpx.get(url + "/healthz").json()["github"]["state"] != "ok":
+            assert time.monotonic() < deadline, "the background check never finished"
+            time.sleep(0.05)
+    assert _rate_limit_requests(forge) == 1
+
+
+@pytest.fixture
+def frozen_forge() -> Iterator[tuple[str, str, subprocess.Popen[str]]]:
+    """The sandbox forge in its own process (URL, user token, process), to be frozen."""
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sandbox_forge", "--port", "0"],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert proc.stdout is not None
+    seen: dict[str, str] = {}
+    for line in proc.stdout:
+        if m := re.search(r"listening on (\S+)", line):
+            seen["url"] = m.group(1)
+        elif m := re.search(r"user token:\s+(\S+)", line):
+            seen["token"] = m.group(1)
+            break
+    try:
+        assert set(seen) == {"url", "token"}, "the forge did not start"
+        yield seen["url"], seen["token"], proc
+    finally:
+        proc.send_signal(signal.SIGCONT)
+        proc.terminate()
+        proc.wait(15)
+
+
+def test_liveness_answers_while_github_is_frozen(frozen_forge, make_runtime):
+    """The forge stops (SIGSTOP) with connections open: every /healthz probe with a
+    Kubernetes-like 1 s timeout still answers 200, while /readyz reports GitHub down."""
+    api_url, token, proc = frozen_forge
+    rt = make_runtime(github_api_url=api_url, github_token=token)
+    with serve_in_thread(build_http_app(rt)) as url:
+        proc.send_signal(signal.SIGSTOP)
+        answers = []
+        for _ in range(12):
+            answers.append(httpx.get(url + "/healthz", timeout=1.0).status_code)
+            time.sleep(0.25)
+        ready = httpx.get(url + "/readyz", timeout=10)
+    assert answers == [200] * 12
+    assert ready.status_code == 503
+    assert ready.json()["checks"]["github"] == {"ok": False, "state": "timeout"}
+
+
+def test_shipped_kubernetes_probes_cannot_restart_a_pod_during_a_github_outage():
+    """Explicit timeouts and periods: liveness (process state only) tolerates a slow node
+    for a minute; readiness waits longer than the 2 s GitHub check inside it."""
+    manifest = Path(__file__).resolve().parents[2] / "deploy" / "k8s" / "github-mcp.yaml"
+    docs = [d for d in yaml.safe_load_all(manifest.read_text()) if d]
+    deployment = next(d for d in docs if d["kind"] == "Deployment")
+    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    live, ready = container["livenessProbe"], container["readinessProbe"]
+    assert live["httpGet"]["path"] == "/healthz" and ready["httpGet"]["path"] == "/readyz"
+    for probe in (live, ready):
+        assert {"timeoutSeconds", "periodSeconds", "failureThreshold"} <= set(probe)
+    assert live["timeoutSeconds"] >= 2
+    assert live["periodSeconds"] * live["failureThreshold"] >= 60
+    assert ready["timeoutSeconds"] > health.UPSTREAM_TIMEOUT_S
+
+
+def _status_ids(url: str) -> dict[str, str]:
+    page = httpx.get(url + "/status", timeout=10)
+    assert page.status_code == 200
+    return dict(re.findall(r'id="(github-state|readiness)"[^>]*>([^<]*)<', page.text))
+
+
+def test_status_page_shows_github_reachability_and_readiness(forge, make_runtime):
+    with serve_in_thread(build_http_app(make_runtime())) as url:
+        assert _status_ids(url) == {"github-state": "reachable", "readiness": "ready"}
+    down = make_runtime(github_api_url="http://127.0.0.1:9")
+    with serve_in_thread(build_http_app(down)) as url:
+        seen = _status_ids(url)
+    assert seen["github-state"] == "unreachable"
+    assert seen["readiness"].startswith("not ready: github (unreachable)")

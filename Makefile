@@ -70,8 +70,9 @@ bench: $(DEV_STAMP)
 	@for script in bench/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
 # The demo's run_tests step runs pytest from this venv, hence the dev requirements.
+# make demo KEEP=1 leaves its server running afterwards, so its /status page can be opened.
 demo: $(DEV_STAMP)
-	$(BIN)/python -m github_mcp.demo
+	$(BIN)/python -m github_mcp.demo $(if $(KEEP),--keep)
 
 clean:
 	rm -rf $(VENV) .cache .pytest_cache

@@ -11,18 +11,18 @@ merge), and says so.
 Each call prints the arguments, the outcome, the response size and a one-line summary of
 what came back. The script stops and exits 1 at the first step that misbehaves.
 
-    python -m github_mcp.demo [--screenshot docs/status-page.png] [--json report.json]
+    python -m github_mcp.demo [--screenshot docs/status-page.png] [--json report.json] [--keep]
+
+With --keep (`make demo KEEP=1`) the server and forge stay up after the summary, so the
+/status page it names can be opened; without it no URL of the stopped server is printed.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import difflib
 import json
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,12 +31,20 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, TextIO
 
-from .demo_transcript import DemoReport, Session, StepFailed, shorten
-from .loopback import CHROMIUM_FLAGS, serve_in_thread
+from .demo_transcript import (
+    DemoReport,
+    Session,
+    StepFailed,
+    forge_changes,
+    forge_refs,
+    print_summary,
+    shorten,
+)
+from .demo_world import BEARER, added_multiply, approve_on_page, capture_status_page, tree_summary
+from .loopback import serve_in_thread
 
 REPO = "octo-org/demo-app"
 BRANCH = "demo/multiply"
-BEARER = "demo-bearer-token-0123456789"
 CI_JOBS = ("test-python", "test-js", "lint")
 
 
@@ -64,90 +72,7 @@ def reviewer_approves(forge: Any, number: int) -> None:
     add_review(forge, REPO, number, user="bob", event="APPROVE", body="Looks good, thanks!")
 
 
-def capture_status_page(html_text: str, screenshot: Path) -> None:
-    """Render the status page's HTML in headless Chromium and save a PNG."""
-    binary = shutil.which("chromium") or shutil.which("chromium-browser")
-    if binary is None:
-        raise RuntimeError(
-            "chromium is not installed (tests/install_system_packages.sh installs it)"
-        )
-    with tempfile.TemporaryDirectory(prefix="demo-status-") as tmp:
-        page = Path(tmp) / "status.html"
-        page.write_text(html_text, encoding="utf-8")
-        subprocess.run(
-            [
-                binary,
-                *CHROMIUM_FLAGS,
-                f"--user-data-dir={tmp}/profile",
-                f"--screenshot={screenshot.resolve()}",
-                "--window-size=1280,1360",
-                page.as_uri(),
-            ],
-            check=True,
-            capture_output=True,
-            timeout=120,
-        )
-
-
 # -- the session --------------------------------------------------------------------------------
-
-
-def _diff(path: str, old: str, new: str) -> str:
-    return "".join(
-        difflib.unified_diff(
-            old.splitlines(keepends=True),
-            new.splitlines(keepends=True),
-            fromfile=f"a/{path}",
-            tofile=f"b/{path}",
-        )
-    )
-
-
-def _added_multiply(calc: str, init: str, tests: str) -> dict[str, str]:
-    """The change an assistant would make for 'Add a multiply function'."""
-    new_calc = calc.rstrip("\n") + "\n\n\ndef multiply(a: float, b: float) -> float:\n"
-    new_calc += "    return a * b\n"
-    new_init = init.replace("import add, divide", "import add, divide, multiply")
-    new_tests = tests.replace("import add, divide", "import add, divide, multiply")
-    new_tests = new_tests.rstrip("\n") + "\n\n\ndef test_multiply():\n"
-    new_tests += "    assert multiply(6, 7) == 42\n"
-    return {
-        "src/demo_app/calc.py": _diff("src/demo_app/calc.py", calc, new_calc),
-        "src/demo_app/__init__.py": _diff("src/demo_app/__init__.py", init, new_init),
-        "tests/test_calc.py": _diff("tests/test_calc.py", tests, new_tests),
-    }
-
-
-def _tree_summary(p: dict[str, Any]) -> str:
-    reasons: dict[str, int] = {}
-    for item in p["excluded"]:
-        reasons[item["reason"]] = reasons.get(item["reason"], 0) + 1
-    by_reason = ", ".join(f"{k} {v}" for k, v in sorted(reasons.items()))
-    paths = ", ".join(f["path"] for f in p["file_tree"][:6])
-    return (
-        f"{len(p['file_tree'])} files at {p['resolved_sha'][:10]} ({p['ref']}); "
-        f"{len(p['excluded'])} excluded ({by_reason})\n{paths}, …"
-    )
-
-
-def approve_on_page(link: str) -> None:
-    """What the human does in a browser: open the approval page (HTTP Basic with this
-    principal's token, as the page asks in bearer mode) and press Approve."""
-    import re
-
-    import httpx2 as httpx
-
-    origin = link.split("/approvals/", 1)[0]
-    with httpx.Client(auth=("human", BEARER), timeout=10) as browser:
-        page = browser.get(link)
-        page.raise_for_status()
-        fields = dict(re.findall(r'name="(key|csrf)" value="([^"]*)"', page.text))
-        answer = browser.post(
-            link.split("?", 1)[0],
-            data={**fields, "choice": "approve"},
-            headers={"Origin": origin, "Sec-Fetch-Site": "same-origin"},
-        )
-        answer.raise_for_status()
 
 
 async def session(
@@ -162,7 +87,7 @@ async def session(
     tree = await s.call(
         "list_repository_tree",
         {"full_name": REPO},
-        _tree_summary,
+        tree_summary,
         check=lambda p: (
             None
             if any(f["path"] == "src/demo_app/calc.py" for f in p["file_tree"])
@@ -210,7 +135,7 @@ async def session(
     )
 
     s.heading("Apply a patch as a verified commit")
-    diffs = _added_multiply(
+    diffs = added_multiply(
         calc["content"], texts["src/demo_app/__init__.py"], texts["tests/test_calc.py"]
     )
     patch = "".join(diffs.values())
@@ -384,12 +309,14 @@ async def session(
         page = await http.get(status_url, headers={"Authorization": f"Bearer {BEARER}"})
     if page.status_code != 200 or "merge_pull_request" not in page.text:
         raise StepFailed(f"/status did not show the session (HTTP {page.status_code})")
-    s.say()
-    s.say(f"/status ({status_url}) lists every tool used, the denied merge and the audit log.")
 
 
 async def run(
-    out: TextIO, *, screenshot: Path | None = None, on_forge: Callable[[Any], None] | None = None
+    out: TextIO,
+    *,
+    screenshot: Path | None = None,
+    on_forge: Callable[[Any], None] | None = None,
+    keep: bool = False,
 ) -> DemoReport:
     """Start the forge and the server, run the session, and return what happened."""
     from fastmcp import Client
@@ -423,10 +350,13 @@ async def run(
         rt = Runtime.create(settings)
         try:
             with serve_in_thread(build_http_app(rt)) as url:
-                print(
-                    f"GitHub MCP Controller demo: forge {forge.base_url}, MCP {url}/mcp", file=out
-                )
-                async with Client(url + "/mcp", auth=BEARER) as client:
+                where = f": forge {forge.base_url}, MCP {url}/mcp" if keep else " on loopback"
+                print(f"GitHub MCP Controller demo{where}", file=out)
+                before = forge_refs(forge, REPO)
+                transcript = Session(None, out, report)
+                async with Client(
+                    url + "/mcp", auth=BEARER, log_handler=transcript.server_says
+                ) as client:
                     listing = await client.list_tools_mcp()
                     report.tools = len(listing.tools)
                     report.tools_list_bytes = len(
@@ -443,32 +373,32 @@ async def run(
                         report.failure = str(exc)
                 if screenshot is not None:
                     capture_status_page(render_status(rt), screenshot)
+                report.wall_s = round(time.perf_counter() - started, 2)
+                print_summary(out, report, forge_changes(forge, REPO, before))
+                if keep:
+                    await keep_serving(out, url)
+                else:
+                    print("  (make demo KEEP=1 keeps the server running for /status)", file=out)
         finally:
             await rt.aclose()
-    report.wall_s = round(time.perf_counter() - started, 2)
-    _summary(out, report)
     return report
 
 
-def _summary(out: TextIO, report: DemoReport) -> None:
-    print("\nSummary", file=out)
+async def keep_serving(out: TextIO, url: str) -> None:
+    """KEEP=1: the demo's server and forge stay up, so its /status page can be opened."""
+    import signal
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
     print(
-        f"  {'step':>4}  {'tool':32} {'result':24} {'ms':>7} {'payload B':>10} {'wire B':>8}",
+        f"\nThe demo's server is still running: {url}/status (sign in with the token "
+        f"{BEARER}). Press Ctrl-C to stop.",
         file=out,
+        flush=True,
     )
-    for c in report.calls:
-        result = "ok" if c.ok else f"error {c.error_code}"
-        print(
-            f"  {c.step:>4}  {c.tool:32} {result:24} {c.ms:>7.0f} {c.payload_bytes:>10,} "
-            f"{c.wire_bytes:>8,}",
-            file=out,
-        )
-    total = sum(c.payload_bytes for c in report.calls)
-    print(
-        f"  {len(report.calls)} calls, {total:,} payload bytes; wall time {report.wall_s} s",
-        file=out,
-    )
-    print("  DEMO PASSED" if report.ok else f"  DEMO FAILED: {report.failure}", file=out)
+    await stop.wait()
 
 
 def main(argv: list[str] | None = None, on_forge: Callable[[Any], None] | None = None) -> int:
@@ -479,8 +409,23 @@ def main(argv: list[str] | None = None, on_forge: Callable[[Any], None] | None =
     )
     parser.add_argument("--screenshot", type=Path, help="save the /status page as a PNG")
     parser.add_argument("--json", type=Path, help="write the call sizes and timings as JSON")
+    parser.add_argument(
+        "--keep", action="store_true", help="leave the server running afterwards (for /status)"
+    )
     args = parser.parse_args(argv)
-    report = asyncio.run(run(sys.stdout, screenshot=args.screenshot, on_forge=on_forge))
+    import logging
+
+    import fastmcp  # noqa: F401 - installs its log handler, which configure_logging replaces
+
+    from .observability import configure_logging
+
+    configure_logging("WARNING")  # the transcript tells the story; logs only for trouble
+    for handler in logging.getLogger().handlers:
+        # fastmcp logs what it sends a client, lowered to DEBUG after the level check
+        handler.setLevel(logging.WARNING)
+    report = asyncio.run(
+        run(sys.stdout, screenshot=args.screenshot, on_forge=on_forge, keep=args.keep)
+    )
     if args.json:
         args.json.write_text(json.dumps(asdict(report), indent=1))
     return 0 if report.ok else 1

@@ -24,6 +24,16 @@ class CallRecord:
     ms: float
     payload_bytes: int
     wire_bytes: int
+    outcome: str = "ok"
+
+
+def outcome(record: CallRecord, payload: dict[str, Any], *, expected: bool) -> str:
+    """How a call ended, in words: a refusal the script expects is not an error."""
+    if record.ok:
+        return "ok"
+    if expected and payload.get("error", {}).get("approval_url"):
+        return "approval needed"
+    return f"{'refused' if expected else 'error'}: {record.error_code}"
 
 
 @dataclass
@@ -58,6 +68,14 @@ class Session:
         self.say()
         self.say(f"── {self.step}. {title} " + "─" * max(4, 66 - len(title)))
 
+    async def server_says(self, message: Any) -> None:
+        """The server's log notifications (progress such as "cloning …"); its error
+        notifications only repeat a call's outcome, which the transcript shows."""
+        if message.level in ("debug", "info", "notice"):
+            data = message.data
+            text = data.get("msg", data) if isinstance(data, dict) else data
+            self.say(f"     · {shorten(text, 100)}")
+
     def world(self, text: str) -> None:
         self.say(f"   [world] {text}")
 
@@ -78,25 +96,25 @@ class Session:
         result = await self.client.call_tool_mcp(tool, args)
         ms = (time.perf_counter() - started) * 1000
         text = "".join(getattr(c, "text", "") for c in result.content)
-        payload = result.structuredContent or json.loads(text or "{}")
+        payload = result.structured_content or json.loads(text or "{}")
         wire = len(result.model_dump_json(by_alias=True, exclude_none=True).encode())
-        code = payload.get("error", {}).get("code") if result.isError else None
-        self.report.calls.append(
-            CallRecord(
-                self.step, tool, not result.isError, code, round(ms, 1), len(text.encode()), wire
-            )
+        code = payload.get("error", {}).get("code") if result.is_error else None
+        expected = bool(expect_error) and code == expect_error
+        record = CallRecord(
+            self.step, tool, not result.is_error, code, round(ms, 1), len(text.encode()), wire
         )
-        status = f"error {code}" if result.isError else "ok"
-        self.say(f"   ← {status} in {ms:.0f} ms · {len(text.encode()):,} bytes")
+        record.outcome = outcome(record, payload, expected=expected)
+        self.report.calls.append(record)
+        self.say(f"   ← {record.outcome} in {ms:.0f} ms · {len(text.encode()):,} bytes")
         problem: str | None = None
         if expect_error:
             if code != expect_error:
-                problem = f"expected error {expect_error}, got {status}: {shorten(payload)}"
+                problem = f"expected error {expect_error}, got {record.outcome}: {shorten(payload)}"
             else:
                 self.say(f"     {payload['error']['message']}")
                 if payload["error"].get("hint"):
                     self.say(f"     hint: {payload['error']['hint']}")
-        elif result.isError:
+        elif result.is_error:
             problem = f"{tool} failed: {shorten(payload, 400)}"
         else:
             for line in summarize(payload).splitlines():
@@ -106,3 +124,57 @@ class Session:
             self.say(f"   ✗ {problem}")
             raise StepFailed(f"step {self.step} ({tool}): {problem}")
         return payload
+
+
+def forge_refs(forge: Any, full_name: str) -> dict[str, str]:
+    """Branch heads and pull request heads of one repository, read from the forge's git."""
+    owner, name = full_name.split("/")
+    repo = forge.state.repo(owner, name)
+    refs = repo.git.list_refs("refs/heads/") + repo.git.list_refs("refs/pull/")
+    return {ref: sha for ref, sha, _kind in refs if not ref.endswith("/merge")}
+
+
+def forge_changes(forge: Any, full_name: str, before: dict[str, str]) -> list[str]:
+    """What the session changed on the forge, from its refs before and after."""
+    after = forge_refs(forge, full_name)
+    owner, name = full_name.split("/")
+    git = forge.state.repo(owner, name).git
+    lines = []
+    for ref in sorted(after.keys() - before.keys()):
+        if ref.startswith("refs/pull/"):
+            lines.append(f"+ pull request #{ref.split('/')[2]} opened (head {after[ref][:10]})")
+        else:
+            lines.append(f"+ branch {ref.removeprefix('refs/heads/')} at {after[ref][:10]}")
+    for ref in sorted(r for r in after.keys() & before.keys() if after[r] != before[r]):
+        count = git.run("rev-list", "--count", f"{before[ref]}..{after[ref]}").decode().strip()
+        lines.append(
+            f"~ {ref.removeprefix('refs/heads/')} {before[ref][:10]} → {after[ref][:10]} "
+            f"({count} new commit{'s' if count != '1' else ''})"
+        )
+    lines += [f"- {ref} removed" for ref in sorted(before.keys() - after.keys())]
+    return lines or ["(nothing)"]
+
+
+def print_summary(out: TextIO, report: DemoReport, changes: list[str]) -> None:
+    print("\nSummary", file=out)
+    print(
+        f"  {'step':>4}  {'tool':32} {'result':24} {'ms':>7} {'payload B':>10} {'wire B':>8}",
+        file=out,
+    )
+    for c in report.calls:
+        print(
+            f"  {c.step:>4}  {c.tool:32} {c.outcome:24} {c.ms:>7.0f} {c.payload_bytes:>10,} "
+            f"{c.wire_bytes:>8,}",
+            file=out,
+        )
+    total = sum(c.payload_bytes for c in report.calls)
+    refused = sum(1 for c in report.calls if not c.ok)
+    print(
+        f"  {len(report.calls)} calls ({refused} refused as expected), {total:,} payload "
+        f"bytes; wall time {report.wall_s} s",
+        file=out,
+    )
+    print("  What changed on the forge:", file=out)
+    for line in changes:
+        print(f"    {line}", file=out)
+    print("  DEMO PASSED" if report.ok else f"  DEMO FAILED: {report.failure}", file=out)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import signal
 import subprocess
 import sys
 
@@ -37,6 +39,16 @@ def test_make_demo_passes_end_to_end(tmp_path):
     out = proc.stdout
     assert proc.returncode == 0, out[-4000:] + proc.stderr[-4000:]
     assert "DEMO PASSED" in out
+    # it reads cleanly: no warnings or log noise, refusals shown as what they are
+    assert proc.stderr == "", proc.stderr[-4000:]
+    assert "ERROR" not in out and "Warning" not in out
+    assert "← approval needed in" in out and "error write_not_allowed" not in out
+    # a closing summary of calls, time and the forge's changes, and no URL of a stopped server
+    assert re.search(r"15 calls \(1 refused as expected\), [\d,]+ payload bytes; wall time", out)
+    changes = out.split("What changed on the forge:")[1]
+    assert "+ branch demo/multiply at" in changes and "~ main " in changes
+    assert re.search(r"\+ pull request #\d+ opened", changes)
+    assert not re.search(r"https?://\S+/status", out), "a dead /status URL was printed"
 
     # Every step ran, in order, with a transcript line per call.
     positions = [out.index(f". {title}") for title in STEPS]
@@ -90,3 +102,29 @@ def test_demo_exits_non_zero_when_a_step_misbehaves(capsys, monkeypatch):
     assert "DEMO FAILED: step 5 (create_pull_request)" in out
     assert "Run the tests in the workspace" not in out  # it stops at the first failure
     assert "✗ create_pull_request failed" in out
+
+
+def test_make_demo_keep_leaves_the_server_running_for_its_status_page(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "GH_"))}
+    proc = subprocess.Popen(
+        ["make", "--no-print-directory", "demo", "KEEP=1"],
+        cwd=ROOT, env=env | {"HOME": str(tmp_path)}, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    try:
+        seen = ""
+        for line in proc.stdout:
+            seen += line
+            if "Press Ctrl-C to stop" in line:
+                break
+        found = re.search(r"still running: (http://127\.0\.0\.1:\d+/status)", seen)
+        assert found and "DEMO PASSED" in seen, seen[-3000:]
+        import httpx2 as httpx
+
+        page = httpx.get(found[1], headers={"Authorization": f"Bearer {demo.BEARER}"})
+        assert page.status_code == 200 and "merge_pull_request" in page.text
+    finally:
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C
+        _rest, errors = proc.communicate(timeout=60)
+    assert "Traceback" not in errors, errors[-3000:]

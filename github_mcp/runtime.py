@@ -184,6 +184,11 @@ class Runtime:
 
     @property
     def token_kind(self) -> str:
+        """The credential GitHub calls made now carry: a signed-in user's OAuth token
+        (`oauth` from an OAuth App, `user_to_server` from a GitHub App), else the server's."""
+        user = acting_user()
+        if user is not None:
+            return user.kind if user.kind != "unknown" else "oauth"
         return self.github.credentials.kind
 
     def invalidate_repo(self, full_name: str) -> int:

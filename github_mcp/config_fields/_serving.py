@@ -115,6 +115,15 @@ class HostedSignInSettings(BaseSettings):
         "GITHUB_MCP_ALLOWED_ORGS); add `workflow` to let users change workflow files. "
         "GitHub Apps ignore scopes (their permissions are set on the app).",
     )
+    oauth_access_token_ttl_seconds: int = Field(
+        3600,
+        ge=60,
+        le=86400,
+        validation_alias=env("GITHUB_MCP_OAUTH_ACCESS_TOKEN_TTL_SECONDS"),
+        description="Lifetime of the access tokens this server issues to MCP clients after "
+        "sign-in (1 hour by default). Clients renew them with their refresh token, which "
+        "rotates on every use; replaying a used one ends the whole sign-in.",
+    )
     allowed_users: str = Field(
         "",
         validation_alias=env("GITHUB_MCP_ALLOWED_USERS"),

@@ -42,6 +42,7 @@ def build_sign_in(settings: Settings, public_url: str) -> GitHubSignIn:
         api=GitHubAPI(settings.github_api_url, settings.github_api_version),
         signing_key=key,
         storage=encrypted_store(settings, key),
+        access_token_ttl=settings.oauth_access_token_ttl_seconds,
     )
 
 

@@ -8,24 +8,50 @@ encrypted in its store, and the token a client holds is only a reference to it.
 
 What this subclass adds to the stock proxy: the GitHub host comes from the settings
 (github.com, Enterprise Server or the sandbox forge), the allow-list is enforced before
-any code reaches the client, and revocation really ends the grant."""
+any code reaches the client, revocation really ends the grant, and the endpoints keep to
+the RFCs where the stock ones do not (_routes.py, _rotation.py)."""
 
 from __future__ import annotations
 
+import time
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2 as httpx
 from fastmcp.server.auth.oauth_proxy import OAuthProxy
+from fastmcp.server.auth.oauth_proxy.models import HTTP_TIMEOUT_SECONDS, ProxyDCRClient
 from fastmcp.server.auth.oauth_proxy.ui import create_error_html
 from key_value.aio.protocols import AsyncKeyValue
-from mcp.server.auth.provider import AccessToken, RefreshToken
+from mcp.server.auth.provider import (
+    AccessToken,
+    AuthorizationCode,
+    RefreshToken,
+    RegistrationError,
+    TokenError,
+)
 from mcp.server.auth.settings import RevocationOptions
+from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse
 from starlette.routing import Route
 
 from ..observability import log_event, register_secret
 from ._endpoints import CALLBACK_PATH, GitHubOAuthEndpoints
+from ._rotation import (
+    LOCAL_REFRESH,
+    LocalRefreshClient,
+    ReplayLedger,
+    StrictJWTIssuer,
+    local_refresh_access,
+    remaining,
+)
+from ._routes import (
+    LOGO_DATA_URI,
+    SECRET_METHODS,
+    ExplainingCIMDManager,
+    conforming_routes,
+    narrow_scopes,
+)
 from ._verifier import GitHubAPI, GitHubUserVerifier, SignInPolicy
 
 PRM_PATH = "/.well-known/oauth-protected-resource"
@@ -44,6 +70,7 @@ class GitHubSignIn(OAuthProxy):
         api: GitHubAPI,
         signing_key: bytes,
         storage: AsyncKeyValue,
+        access_token_ttl: int = 3600,
     ) -> None:
         register_secret(client_secret)
         self.policy = policy
@@ -65,26 +92,83 @@ class GitHubSignIn(OAuthProxy):
             forward_resource=False,
             forward_pkce=True,
             extra_authorize_params={"scope": " ".join(scopes)} if scopes else None,
+            # what clients may ask for (and scopes_supported): the GitHub scopes asked of users
+            valid_scopes=scopes or None,
             client_storage=storage,
             jwt_signing_key=signing_key,
             require_authorization_consent=True,
+            fastmcp_access_token_expiry_seconds=access_token_ttl,
             enable_cimd=True,
         )
         self.verifier = verifier
+        self.access_token_ttl = access_token_ttl
+        self.ledger = ReplayLedger(storage)
+        self._cimd_manager = ExplainingCIMDManager(
+            enable_cimd=True, default_scope=self._default_scope_str
+        )
         # GitHub's revocation is not RFC 7009, so the stock proxy would not offer /revoke;
         # revoke_token below ends the grant here and at GitHub.
         self.revocation_options = RevocationOptions(enabled=True)
 
     def get_routes(self, mcp_path: str | None = None) -> list[Route]:
-        """The stock routes, plus the protected resource metadata at the root form of
-        the well-known path too (some connectors probe it before the `/mcp` form)."""
-        routes = super().get_routes(mcp_path)
+        """The stock routes with the RFC-conforming endpoints of _routes.py, plus the
+        protected resource metadata at the root form of the well-known path too (some
+        connectors probe it before the `/mcp` form)."""
+        routes: list[Any] = conforming_routes(self, super().get_routes(mcp_path), CALLBACK_PATH)
         path_form = PRM_PATH + (mcp_path or "")
         for route in list(routes):
             if isinstance(route, Route) and route.path == path_form and path_form != PRM_PATH:
                 routes.append(Route(PRM_PATH, endpoint=route.endpoint, methods=route.methods))
                 break
         return routes
+
+    def set_mcp_path(self, mcp_path: str | None) -> None:
+        super().set_mcp_path(mcp_path)
+        self._jwt_issuer = StrictJWTIssuer(
+            issuer=str(self.issuer_url),
+            audience=str(self._resource_url),
+            signing_key=self._jwt_signing_key,
+        )
+
+    def _create_upstream_oauth_client(self) -> LocalRefreshClient:
+        return LocalRefreshClient(
+            client_id=self._upstream_client_id,
+            client_secret=(
+                self._upstream_client_secret.get_secret_value()
+                if self._upstream_client_secret is not None
+                else None
+            ),
+            token_endpoint_auth_method=self._token_endpoint_auth_method,
+            timeout=HTTP_TIMEOUT_SECONDS,
+        )
+
+    # -- registration: scopes narrowed, secret-based methods honoured ------------------
+
+    async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
+        client = await super().get_client(client_id)
+        if isinstance(client, ProxyDCRClient) and not isinstance(client, _NarrowingClient):
+            narrowed = _NarrowingClient.model_validate(client, from_attributes=True)
+            narrowed.allow_unregistered_redirect_uris = client.allow_unregistered_redirect_uris
+            return narrowed
+        return client
+
+    async def register_client(self, client_info: OAuthClientInformationFull) -> None:
+        # (the SDK's handler has refused methods other than these and private_key_jwt)
+        method = client_info.token_endpoint_auth_method
+        secret = client_info.client_secret
+        await super().register_client(client_info)  # stores a public client
+        if method not in SECRET_METHODS or not secret:
+            return
+        # the client asked for a secret: it gets one, and the token endpoint requires it
+        stored = await self._client_store.get(key=str(client_info.client_id))
+        if stored is None:
+            raise RegistrationError("invalid_client_metadata", "registration was not stored")
+        stored.token_endpoint_auth_method = method
+        stored.client_secret = secret
+        await self._client_store.put(key=str(client_info.client_id), value=stored)
+        client_info.token_endpoint_auth_method = method
+        client_info.client_secret = secret
+        client_info.client_secret_expires_at = 0
 
     # -- sign-in: the allow-list, before a code reaches the client ------------------
 
@@ -107,6 +191,11 @@ class GitHubSignIn(OAuthProxy):
             and await self.api.admits(self.policy, user, token)
         ):
             log_event("oauth_sign_in", login=user.login, client_id=stored.client_id)
+            if not stored.idp_tokens.get("refresh_token"):
+                # an OAuth App's token: the grant refreshes locally (_rotation.py)
+                stored.idp_tokens["refresh_token"] = LOCAL_REFRESH
+                ttl = max(int(stored.expires_at - time.time()), 1)
+                await self._code_store.put(key=code, value=stored, ttl=ttl)
             return response
         # refused: the code is destroyed before anyone sees it, and the GitHub grant ends
         await self._code_store.delete(key=code)
@@ -121,6 +210,7 @@ class GitHubSignIn(OAuthProxy):
                 f"{self.policy.describe()}. Ask its operator to add you, or sign in to "
                 "GitHub as another user and try again."
             ),
+            server_icon_url=LOGO_DATA_URI,
         )
         return HTMLResponse(content=page, status_code=403)
 
@@ -143,40 +233,117 @@ class GitHubSignIn(OAuthProxy):
         return validated.model_copy(
             update={
                 "client_id": str(payload.get("client_id", "")),
-                "expires_at": int(payload["exp"]) if payload.get("exp") else None,
+                "expires_at": int(payload["exp"]),
                 "claims": claims,
             }
         )
+
+    # -- rotation and replay (RFC 6749 §4.1.2, §10.4; RFC 9700 §4.14.2) -----------------
+
+    async def load_authorization_code(
+        self, client: OAuthClientInformationFull, authorization_code: str
+    ) -> AuthorizationCode | None:
+        code = await super().load_authorization_code(client, authorization_code)
+        if code is None:
+            await self._replayed(authorization_code)
+        return code
+
+    async def exchange_authorization_code(
+        self, client: OAuthClientInformationFull, authorization_code: AuthorizationCode
+    ) -> OAuthToken:
+        tokens = await super().exchange_authorization_code(client, authorization_code)
+        grant = await self._grant_of(tokens.access_token, "access")
+        if grant is not None:
+            life = remaining(self.jwt_issuer, tokens.refresh_token, "refresh", 3600)
+            await self.ledger.spend(authorization_code.code, grant, "authorization_code", life)
+        return tokens
+
+    async def load_refresh_token(
+        self, client: OAuthClientInformationFull, refresh_token: str
+    ) -> RefreshToken | None:
+        try:
+            self.jwt_issuer.verify_token(
+                refresh_token,
+                expected_token_use="refresh",  # noqa: S106 - a token type, not a secret
+            )
+        except Exception:
+            return None
+        token = await super().load_refresh_token(client, refresh_token)
+        if token is None:
+            await self._replayed(refresh_token)
+        return token
+
+    async def exchange_refresh_token(
+        self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
+    ) -> OAuthToken:
+        grant = await self._grant_of(refresh_token.token, "refresh")
+        upstream = await self._upstream_token_store.get(key=grant) if grant else None
+        access = None
+        if upstream is not None and upstream.refresh_token == LOCAL_REFRESH:
+            # no upstream refresh: the GitHub token itself must still work
+            if await self._token_validator.verify_token(upstream.access_token) is None:
+                await self._end_grant(upstream.upstream_token_id)
+                raise TokenError("invalid_grant", "GitHub no longer accepts this sign-in")
+            access = upstream.access_token
+        reset = local_refresh_access.set(access)
+        try:
+            tokens = await super().exchange_refresh_token(client, refresh_token, scopes)
+        finally:
+            local_refresh_access.reset(reset)
+        if grant is not None:
+            life = remaining(self.jwt_issuer, tokens.refresh_token, "refresh", 3600)
+            await self.ledger.spend(refresh_token.token, grant, "refresh_token", life)
+        return tokens
+
+    async def _try_transparent_refresh(self, upstream_token_set: Any) -> Any:
+        if upstream_token_set.refresh_token == LOCAL_REFRESH:
+            # GitHub refused the token and there is nothing to refresh it with
+            raise TokenError("invalid_grant", "GitHub no longer accepts this sign-in")
+        return await super()._try_transparent_refresh(upstream_token_set)
+
+    async def _grant_of(self, token: str | None, use: str) -> str | None:
+        """The upstream token set (the grant) a token of ours refers to."""
+        if not token:
+            return None
+        try:
+            jti = self.jwt_issuer.verify_token(token, expected_token_use=use)["jti"]
+        except Exception:
+            return None
+        mapping = await self._jti_mapping_store.get(key=jti)
+        return mapping.upstream_token_id if mapping is not None else None
+
+    async def _replayed(self, secret: str) -> None:
+        spent = await self.ledger.grant_of(secret)
+        if spent is None:
+            return
+        log_event("oauth_replay_detected", kind=spent.kind)
+        await self._end_grant(spent.upstream_token_id)
 
     # -- revocation: the grant ends here and at GitHub --------------------------------
 
     async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
         if isinstance(token, RefreshToken):
             await self._refresh_token_store.delete(key=_hash(token.token))
-            try:
-                payload = self.jwt_issuer.verify_token(
-                    token.token,
-                    expected_token_use="refresh",  # noqa: S106 - a token type, not a secret
-                )
-                jti = payload["jti"]
-            except Exception:
-                return
+            grant = await self._grant_of(token.token, "refresh")
         else:
             jti = (token.claims or {}).get("jti")
-        if not jti:
-            return
-        mapping = await self._jti_mapping_store.get(key=jti)
-        await self._jti_mapping_store.delete(key=jti)
-        if mapping is None:
-            return
-        upstream = await self._upstream_token_store.get(key=mapping.upstream_token_id)
-        # without its upstream token set, every access and refresh token of this grant
-        # fails to load (RFC 7009 §2.1: revoking one may revoke the grant)
-        await self._upstream_token_store.delete(key=mapping.upstream_token_id)
+            mapping = await self._jti_mapping_store.get(key=jti) if jti else None
+            grant = mapping.upstream_token_id if mapping is not None else None
+            if jti:
+                await self._jti_mapping_store.delete(key=jti)
+        if grant is not None:
+            await self._end_grant(grant)
+        log_event("oauth_token_revoked", kind=type(token).__name__)
+
+    async def _end_grant(self, upstream_token_id: str) -> None:
+        """Without its upstream token set, every access and refresh token of the grant
+        fails to load (RFC 7009 §2.1: revoking one may revoke the grant); the GitHub
+        token is revoked at GitHub too."""
+        upstream = await self._upstream_token_store.get(key=upstream_token_id)
+        await self._upstream_token_store.delete(key=upstream_token_id)
         if upstream is not None:
             self.verifier.forget(upstream.access_token)
             await self._revoke_upstream(upstream.access_token)
-        log_event("oauth_token_revoked", kind=type(token).__name__)
 
     async def _revoke_upstream(self, access_token: str) -> None:
         """GitHub's `DELETE /applications/{client_id}/token`, Basic-authenticated with the
@@ -197,6 +364,14 @@ class GitHubSignIn(OAuthProxy):
             log_event("oauth_upstream_revoke", status=response.status_code)
         except httpx.HTTPError as exc:
             log_event("oauth_upstream_revoke", status=None, error=type(exc).__name__)
+
+
+class _NarrowingClient(ProxyDCRClient):
+    """A registered client whose requested scopes outside its registration are narrowed
+    away instead of refused (claude.ai asks for `claudeai` at /authorize too)."""
+
+    def validate_scope(self, requested_scope: str | None) -> list[str] | None:
+        return narrow_scopes(requested_scope.split() if requested_scope else None, self.scope)
 
 
 def _hash(token: str) -> str:

@@ -116,7 +116,9 @@ def oauth_server(forge, tmp_path: Path):
     """A factory: start the server in OAuth mode; returns an OAuthServer."""
     started: list[tuple[contextlib.ExitStack, Runtime]] = []
 
-    def start(**overrides: Any) -> OAuthServer:
+    def start(*, expiring_app: bool = True, **overrides: Any) -> OAuthServer:
+        """expiring_app: a GitHub App (8 h user tokens with refresh tokens) or, False, an
+        OAuth App (tokens that never expire, no refresh token)."""
         sock = _bound_socket()
         port = sock.getsockname()[1]
         base = f"http://127.0.0.1:{port}"
@@ -124,7 +126,9 @@ def oauth_server(forge, tmp_path: Path):
             client_id = overrides["oauth_client_id"]
             client_secret = overrides["oauth_client_secret"]
         else:
-            client_id, client_secret = register_forge_app(forge, base + "/auth/callback")
+            client_id, client_secret = register_forge_app(
+                forge, base + "/auth/callback", expiring=expiring_app
+            )
         values: dict[str, Any] = {
             "github_api_url": forge.base_url,
             "auth_mode": "oauth",

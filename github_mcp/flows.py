@@ -20,21 +20,46 @@ if TYPE_CHECKING:
 LOOKUPS_AT_ONCE = 8
 
 
-def note_reads(call: Call) -> None:
+async def note_reads(call: Call) -> None:
     """After any call, read or write, that named repositories: remember them for the
-    caller's approval scope. Only allowed repositories (nothing else was read)."""
+    caller's approval scope. Only allowed repositories (nothing else was read). With
+    replicas, in Redis too; a failure there is logged and the local record stands."""
     gate = call.rt.gate
     repos = {*call.read_repos, *([call.repo] if call.repo else [])}
     allowed = {repo for repo in repos if isinstance(repo, str) and gate.repo_allowed(repo)}
+    if not allowed:
+        return
     gate.reads.note(call.scope, allowed)
+    if call.rt.shared is not None:
+        try:
+            await call.rt.shared.reads.note(call.scope, allowed)
+        except GitHubMCPError:
+            log_event("cross_visibility_record_unshared", call_id=call.call_id)
+
+
+async def _read_by(call: Call) -> tuple[tuple[str, ...], bool]:
+    """What the scope read, here and (with replicas) through any replica. When Redis
+    cannot say, the record counts as overflowing: the guard fails closed."""
+    read, overflow = call.rt.gate.reads.read_by(call.scope)
+    if call.rt.shared is None:
+        return read, overflow
+    try:
+        shared, shared_overflow = await call.rt.shared.reads.read_by(call.scope)
+    except GitHubMCPError:
+        return read, True
+    known = {repo.lower() for repo in read}
+    merged = read + tuple(repo for repo in shared if repo not in known)
+    return merged, overflow or shared_overflow
 
 
 async def flow_decision(call: Call, target: Target) -> FlowDecision | None:
     """The guard's decision for this write, or None when it cannot apply (mode `allow`,
     or the session read nothing yet)."""
     mode = call.rt.settings.cross_visibility
-    read, overflow = call.rt.gate.reads.read_by(call.scope)
-    if mode == "allow" or not (read or overflow):
+    if mode == "allow":
+        return None
+    read, overflow = await _read_by(call)
+    if not (read or overflow):
         return None
     destination = await _destination(call, target)
     if destination.visibility not in ("public", "unknown"):

@@ -430,7 +430,7 @@ async def _run_pipeline(
         )
     finally:
         await held.aclose()  # the per-PR write lock, if taken
-        note_reads(call)  # what this call read counts for the scope's later writes
+        await note_reads(call)  # what this call read counts for the scope's later writes
     payload = result.model_dump(mode="json", exclude_none=True)
     text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
     duration = (time.perf_counter() - started) * 1000

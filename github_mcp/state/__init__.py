@@ -30,6 +30,7 @@ from ._events import Heartbeat, RedisEventStore, ResumeRelay
 from ._idempotency import IdempotentWrites, WriteClaim, idempotency_key
 from ._locks import Fence, RedisLocks
 from ._ratelimits import SharedRateLimits
+from ._reads import SharedReads
 
 AUDIT_STREAM_MAXLEN = 100_000
 _LeaseHold = contextlib.AbstractAsyncContextManager[Fence | None]
@@ -92,6 +93,7 @@ class ReplicaState:
         self.audit = AuditStream(self.state)
         self.events = RedisEventStore(self.state)
         self.heartbeat = Heartbeat(self.state)
+        self.reads = SharedReads(self.state)  # the cross-visibility guard's read record
 
     @property
     def replica(self) -> str:

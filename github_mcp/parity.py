@@ -120,7 +120,7 @@ _ROWS: tuple[Parity, ...] = (
         ("get_job_logs", "get_failing_tests"),
         "narrowed to failed steps, a pattern or the tail; failing tests parsed with their rerun",
     ),
-    Parity("get_label"),
+    Parity("get_label", ("get_label",), "colour and description; slashed names found in the list"),
     Parity(
         "get_latest_release",
         ("get_release",),
@@ -154,7 +154,11 @@ _ROWS: tuple[Parity, ...] = (
         "a page of comments with the issue; untrusted text cleaned and labelled by author",
     ),
     Parity("issue_write", ("create_issue", "update_issue"), "gated as unscoped writes"),
-    Parity("label_write"),
+    Parity(
+        "label_write",
+        ("create_label", "update_label", "delete_label"),
+        "gated as unscoped writes; issues carrying a renamed label follow it",
+    ),
     Parity("list_branches", ("list_branches",), "each branch's protection flag"),
     Parity("list_code_scanning_alerts"),
     Parity("list_commits", ("list_commits",), "optionally only commits touching a path"),
@@ -166,7 +170,7 @@ _ROWS: tuple[Parity, ...] = (
     Parity("list_issue_fields"),
     Parity("list_issue_types"),
     Parity("list_issues", ("list_issues",), "pull requests left out; cursor paging"),
-    Parity("list_label"),
+    Parity("list_label", ("list_labels",), "compact: name, colour, description"),
     Parity("list_notifications"),
     Parity("list_org_repository_security_advisories"),
     Parity(

@@ -46,6 +46,9 @@ from sandbox_forge.rest.routes import (
     issues as routes_issues,
 )
 from sandbox_forge.rest.routes import (
+    labels as routes_labels,
+)
+from sandbox_forge.rest.routes import (
     oauth_apps as routes_oauth_apps,
 )
 from sandbox_forge.rest.routes import (
@@ -104,8 +107,9 @@ FEATURES: list[ModuleType] = [
     routes_access,
     routes_oauth_apps,
     admin_access,
-    # Breadth: releases and tags.
+    # Breadth: releases and tags, labels.
     routes_releases,
+    routes_labels,
 ]
 
 

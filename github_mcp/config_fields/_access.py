@@ -27,6 +27,7 @@ class Toolset(StrEnum):
     SEARCH = "search"
     # Breadth beyond code and review: off the default list, enabled on request.
     RELEASES = "releases"
+    LABELS = "labels"
 
     @classmethod
     def parse(cls, name: str) -> Toolset:

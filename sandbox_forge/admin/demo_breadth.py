@@ -5,7 +5,8 @@ tags, so that `make run` shows each of these tools with something to read.
 - a pull request merged into main by rebase (its commit is main's "Add CI and release
   workflows"), which generated release notes list;
 - v0.2.0-rc.1: a lightweight tag and a published prerelease;
-- a draft release for v0.2.0, not yet tagged, as GitHub keeps drafts.
+- a draft release for v0.2.0, not yet tagged, as GitHub keeps drafts;
+- labels with GitHub's default colours and descriptions, and two of the project's own.
 """
 
 from __future__ import annotations
@@ -16,11 +17,18 @@ from sandbox_forge.admin.collab_seeding import ForgeTarget, forge_state, repo_na
 from sandbox_forge.stores import issues as issues_store
 from sandbox_forge.stores import pulls as pulls_store
 from sandbox_forge.stores import releases as releases_store
-from sandbox_forge.stores.collab import Pull, collab
+from sandbox_forge.stores.collab import Pull, collab, ensure_label
 from sandbox_forge.stores.state import ForgeState, RepoRecord
 
 DEMO_REPO = "octo-org/demo-app"
 WORKFLOWS_COMMIT = "Add CI and release workflows"
+LABELS = {  # name: (colour, description)
+    "bug": ("d73a4a", "Something isn't working"),
+    "enhancement": ("a2eeef", "New feature or request"),
+    "documentation": ("0075ca", "Improvements or additions to documentation"),
+    "good first issue": ("7057ff", "Good for newcomers"),
+    "area/web": ("fbca04", "The JavaScript module under web/"),
+}
 
 
 def _first_and_workflows(repo: RepoRecord) -> tuple[str, str]:
@@ -99,3 +107,13 @@ def seed_demo_releases(forge: ForgeTarget, full_name: str = DEMO_REPO) -> dict[s
     }
     st.extensions["breadth_demo"] = summary
     return summary
+
+
+def seed_demo_labels(forge: ForgeTarget, full_name: str = DEMO_REPO) -> list[str]:
+    st, repo = forge_state(forge), repo_named(forge, full_name)
+    with st.lock:
+        for name, (color, description) in LABELS.items():
+            label = ensure_label(st, repo, name)
+            label.color, label.description = color, description
+            label.default = name in ("bug", "enhancement", "documentation", "good first issue")
+    return sorted(LABELS)

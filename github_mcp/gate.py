@@ -218,6 +218,11 @@ class WriteGate:
         self.approvals.drop(key)
         return True
 
+    def once_unused(self, scope: str, fingerprint: str) -> bool:
+        """A one-time approval of this write is there and not yet taken."""
+        grant = self.approvals.get(_once_key(scope, fingerprint))
+        return grant is not None and grant.approved
+
     def drop_approval(self, scope: str) -> None:
         """Forget a scope's approval (its session ended)."""
         if self.approvals.get(scope) is not None:

@@ -13,7 +13,7 @@ from pydantic import AfterValidator, BeforeValidator, Field
 
 from .errors import invalid_input
 from .refnames import REF_SCHEMA_PATTERN, canonical_any_ref, canonical_branch
-from .services.content import strip_invisible
+from .services.content import hidden_characters, make_visible, strip_invisible
 
 FULL_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 # JSON-schema forms of the checks below (valid in ECMA-262 and Python `re`).
@@ -66,6 +66,12 @@ def check_path(value: str) -> str:
         raise ValueError("path must be relative to the repository root (no leading '/')")
     if any(seg in (".", "..") for seg in value.split("/")):
         raise ValueError("path must not contain '.' or '..' segments")
+    hidden = hidden_characters(value)
+    if hidden:  # a U+202E shows `evil\u202etxt.sh` to a human as `evilhs.txt`
+        raise ValueError(
+            f"path {make_visible(value)[:200]!r} contains invisible, direction-changing or "
+            f"control characters ({', '.join(hidden[:5])}); use a plainly readable name"
+        )
     return value
 
 

@@ -217,3 +217,21 @@ def lookalike_problem(name: str, protected: Iterable[str], globs: Iterable[str])
         if fnmatch.fnmatchcase(shape, glob.casefold()):
             return f"it looks like a branch matching the protected pattern {glob!r}"
     return None
+
+
+def lookalike_warning(name: str, protected: Iterable[str] = ()) -> str | None:
+    """A warning for the approval page about a name a human reads (a path, a branch):
+    a word mixing scripts, or letters from another script that read as a different
+    (ASCII or protected) name. None for plain ASCII names."""
+    if name.isascii():
+        return None
+    word = _mixed_script_word(name)
+    if word:
+        return f"{name!r}: the word {word!r} mixes writing systems"
+    shape = skeleton(name)
+    for other in protected:
+        if other and shape == skeleton(other) and name != other:
+            return f"{name!r} looks like the protected branch {other!r}"
+    if shape.isascii() and shape != name.casefold():
+        return f"{name!r} is written in other scripts but reads as {shape!r}"
+    return None

@@ -27,7 +27,8 @@ from mcp.types import InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import BaseModel
 
 from . import client_log
-from .approvals.human import ClientInputRequired, human_approval, write_fingerprint
+from .approvals.binding import bind_write
+from .approvals.human import ClientInputRequired, human_approval
 from .arguments import apply_pr_ref, canonicalize_refs, check_lookalike
 from .arguments import ref_params as ref_params  # the gate's tests walk every ref argument
 from .call_outcome import (
@@ -54,10 +55,14 @@ if TYPE_CHECKING:
     from fastmcp import FastMCP
 
     from .runtime import Runtime
+    from .services.approved_state import RemoteState
     from .state import WriteClaim
 
 # Reads the call's arguments (never changes them) and says where the write lands.
 TargetResolver = Callable[["Call", dict[str, Any]], Awaitable[Target]]
+# Reads the remote state a gated write depends on (a PR's head, a branch's head): what
+# the human approves and what the handler then enforces (approvals/binding.py).
+StateBinder = Callable[["Call", dict[str, Any]], Awaitable["RemoteState"]]
 _REQUIRED: Any = object()
 
 
@@ -78,6 +83,7 @@ class ToolSpec:
     # The handler takes ref=None as "the default branch" and resolves it in the same
     # request as its read, so the pipeline does not spend a round trip looking it up.
     lazy_default_ref: bool = False
+    binds: StateBinder | None = None
 
     @property
     def annotations(self) -> ToolAnnotations:
@@ -127,6 +133,7 @@ def tool(
     name: str | None = None,
     read_only_hint: bool | None = None,
     lazy_default_ref: bool = False,
+    binds: StateBinder | None = None,
 ) -> Callable[[Callable[..., Awaitable[BaseModel]]], Callable[..., Awaitable[BaseModel]]]:
     """Declare a tool in one of the `Toolset`s (an unknown name fails here, at import).
     Writes must say what they write to: `target` is the argument holding the branch, a
@@ -154,6 +161,7 @@ def tool(
             idempotent=idempotent,
             read_only_hint=read_only_hint,
             lazy_default_ref=lazy_default_ref,
+            binds=binds,
         )
         return fn
 
@@ -178,6 +186,9 @@ class Call:
     audit_ref: str | None = None
     # Repositories read besides `repo` (search hits): the cross-visibility guard's record.
     read_repos: set[str] = field(default_factory=set)
+    # The remote state the gate bound this write to (None: ungated, or nothing to bind);
+    # the handler sends it as the write's precondition.
+    bound: RemoteState | None = None
 
     async def progress(self, done: float, total: float | None = None, message: str = "") -> None:
         if self.ctx is None:
@@ -375,7 +386,7 @@ async def _run_pipeline(
                 branch=branch,
                 scope=scope,
                 call_id=call_id,
-                fingerprint=write_fingerprint(spec.name, full_name, branch, kwargs),
+                fingerprint=await bind_write(call, kwargs, branch),
                 ask=human_approval(call, kwargs, branch),
                 flow=await flow_decision(call, target),
             )

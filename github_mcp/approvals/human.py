@@ -21,7 +21,8 @@ from ..errors import ErrorCode, GitHubMCPError
 from ..gate import HumanApproval
 from ..observability import log_event
 from ..services.files import MAX_READ_BYTES, read_file
-from .requests import ApprovalRequest, Status, fingerprint
+from .binding import write_fingerprints
+from .requests import ApprovalRequest, Status
 from .summary import WriteSummary, summarize
 
 if TYPE_CHECKING:
@@ -40,10 +41,6 @@ class ClientInputRequired(Exception):
         self.result = result
 
 
-def write_fingerprint(tool: str, repo: str | None, branch: str | None, args: dict[str, Any]) -> str:
-    return fingerprint(tool, repo, branch, args)
-
-
 def human_approval(call: Call, args: dict[str, Any], branch: str | None) -> HumanApproval | None:
     """The gate's way to ask about this write, in auto mode; None in the other modes."""
     if call.rt.settings.approval_mode != "auto":
@@ -52,14 +49,18 @@ def human_approval(call: Call, args: dict[str, Any], branch: str | None) -> Huma
     async def ask(reason: str) -> bool:
         if _channels(call)[:3] == (False, False, False):
             return False  # stdio without elicitation: `tool` behaviour
-        summary = await summarize(call.spec.name, args, call.repo, branch, reason, _reader(call))
-        fp = write_fingerprint(call.spec.name, call.repo, branch, args)
-        return await ask_human(call, summary, fp) == "approved"
+        summary = await summarize(
+            call.spec.name, args, call.repo, branch, reason, _reader(call), state=call.bound
+        )
+        plain_call, fp = write_fingerprints(call, args, branch)
+        return await ask_human(call, summary, fp, plain_call) == "approved"
 
     return ask
 
 
-async def ask_human(call: Call, summary: WriteSummary | None, fp: str | None) -> Outcome:
+async def ask_human(
+    call: Call, summary: WriteSummary | None, fp: str | None, call_fp: str | None = None
+) -> Outcome:
     """Ask about one write (`summary`) or, with None, about the session's gated writes.
     Returns `approved`, or `tool` when only the client's own tool confirmation is there
     (stdio without elicitation); raises the refusal otherwise."""
@@ -75,9 +76,9 @@ async def ask_human(call: Call, summary: WriteSummary | None, fp: str | None) ->
     http, url_ok, form_ok, modern = _channels(call)
     pending = rt.gate.pending
     if modern and (url_ok or form_ok):
-        return await _ask_on_retry(call, summary, fp, http and url_ok)
+        return await _ask_on_retry(call, summary, fp, call_fp, http and url_ok)
     if http and url_ok:
-        request = pending.open(scope, summary, fp)
+        request = pending.open(scope, summary, fp, call_fp)
         link = pending.link(request, _base_url(call))
         result = await _elicit_url(call, request, link, summary)
         if result is not None:
@@ -91,7 +92,7 @@ async def ask_human(call: Call, summary: WriteSummary | None, fp: str | None) ->
     if form_ok:
         return await _ask_form(call, summary)
     if http:
-        request = pending.open(scope, summary, fp)
+        request = pending.open(scope, summary, fp, call_fp)
         raise _needs_page(call, pending.link(request, _base_url(call)))
     return "tool"
 
@@ -199,7 +200,7 @@ def _url_outcome(call: Call, request: ApprovalRequest, status: Status, link: str
 
 
 async def _ask_on_retry(
-    call: Call, summary: WriteSummary | None, fp: str | None, use_page: bool
+    call: Call, summary: WriteSummary | None, fp: str | None, call_fp: str | None, use_page: bool
 ) -> Outcome:
     from mcp.types import (
         ElicitRequest,
@@ -212,7 +213,7 @@ async def _ask_on_retry(
     answers = call.ctx.input_responses or {}
     pending = call.rt.gate.pending
     if use_page:
-        request = pending.open(call.approval, summary, fp)
+        request = pending.open(call.approval, summary, fp, call_fp)
         link = pending.link(request, _base_url(call))
         key = f"approval-page-{request.id}"
         answer = answers.get(key)

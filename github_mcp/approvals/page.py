@@ -32,8 +32,8 @@ from starlette.routing import Route
 
 from ..observability import log_event
 from ..principal import Principal
+from .render import STYLE, summary_html
 from .requests import CHOICES, PAGE_PATH, ApprovalRequest, PendingApprovals, RequestClosed
-from .summary import REASONS, WriteSummary
 
 CALLBACK_PATH = "/auth/callback/approvals"  # below GitHub's registered /auth/callback
 APPROVER_COOKIE = "github_mcp_approver"
@@ -93,7 +93,7 @@ class ApprovalPage:
             return self._start_sign_in(request, found)
         if visitor is None:
             return _wrong_person(found)
-        body = _summary_html(found) + _form_html(found)
+        body = summary_html(found) + _form_html(found)
         response = _page("Approve this write?", body, 200)
         response.set_cookie(
             CSRF_COOKIE, found.csrf, path=f"{PAGE_PATH}/{found.id}", httponly=True,
@@ -254,18 +254,11 @@ def _same(a: str, b: str) -> bool:
 
 # -- HTML --------------------------------------------------------------------------------
 
-_STYLE = """
-body{font:15px/1.45 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem}
-table{border-collapse:collapse}td,th{padding:.25rem .75rem;text-align:left;vertical-align:top}
-th{color:#555;font-weight:600}.add{color:#116329}.del{color:#a40e26}
-button{font:inherit;padding:.5rem 1rem;margin-right:.5rem;cursor:pointer}
-"""
-
 
 def _page(title: str, body: str, status: int) -> HTMLResponse:
     document = (
         f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}'
-        f"</title><style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1>{body}"
+        f"</title><style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>{body}"
         "</body></html>"
     )
     return HTMLResponse(document, status_code=status, headers=SECURITY_HEADERS)
@@ -293,53 +286,6 @@ def _wrong_person(found: ApprovalRequest) -> HTMLResponse:
         "principal's credentials) to decide on it.</p>"
     )
     return _page("Not your approval", body, 403)
-
-
-def _summary_html(found: ApprovalRequest) -> str:
-    summary = found.summary
-    owner = found.scope.principal
-    rows = [("Requested by", f"{owner.name} ({owner.kind})")]
-    if summary is None:
-        rows.append(("What", "Writes to protected branches and unscoped writes in this session"))
-        return _table(rows)
-    return _table(rows + _write_rows(summary)) + _files_html(summary)
-
-
-def _write_rows(summary: WriteSummary) -> list[tuple[str, str]]:
-    rows = [
-        ("Tool", summary.tool),
-        ("Repository", summary.repo or "—"),
-        ("Branch", summary.branch or "— (not a branch write)"),
-        ("Why approval", REASONS.get(summary.reason, summary.reason)),
-    ]
-    if summary.title:
-        rows.append(("Title", summary.title))
-    rows += list(summary.details)
-    return rows
-
-
-def _table(rows: list[tuple[str, str]]) -> str:
-    cells = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in rows)
-    return f'<table id="write">{cells}</table>'
-
-
-def _files_html(summary: WriteSummary) -> str:
-    if not summary.files:
-        return ""
-    items = []
-    for change in summary.files:
-        counts = ""
-        if change.added is not None or change.removed is not None:
-            counts = (
-                f' <span class="add">+{change.added or 0}</span>'
-                f' <span class="del">−{change.removed or 0}</span>'
-            )
-        note = f" ({html.escape(change.note)})" if change.note else ""
-        items.append(
-            f'<li data-path="{html.escape(change.path)}">{html.escape(change.change)} '
-            f"<code>{html.escape(change.path)}</code>{counts}{note}</li>"
-        )
-    return f'<h2>Files</h2><ul id="files">{"".join(items)}</ul>'
 
 
 def _form_html(found: ApprovalRequest) -> str:

@@ -31,9 +31,13 @@ CHOICES: tuple[Choice, ...] = ("approve", "approve_window", "deny")
 PAGE_PATH = "/approvals"
 
 
-def fingerprint(tool: str, repo: str | None, branch: str | None, args: dict[str, Any]) -> str:
-    """What makes two calls the same write: tool, target and every argument."""
-    body = json.dumps([tool, repo, branch, plain(args)], sort_keys=True, default=str)
+def fingerprint(
+    tool: str, repo: str | None, branch: str | None, args: dict[str, Any], facts: Any = ()
+) -> str:
+    """What makes two calls the same write: tool, target, every argument and the remote
+    facts the write was bound to (approvals/binding.py)."""
+    parts = [tool, repo, branch, plain(args)] + ([plain(facts)] if facts else [])
+    body = json.dumps(parts, sort_keys=True, default=str)
     return hashlib.sha256(body.encode()).hexdigest()
 
 
@@ -44,12 +48,13 @@ class ApprovalRequest:
     csrf: str
     scope: ApprovalScope
     summary: WriteSummary | None  # None: the session's gated writes (authorize_write_actions)
-    fingerprint: str | None
+    fingerprint: str | None  # the write's: its arguments and the remote facts it is bound to
     created_at: float
     expires_at: float
     window_minutes: int
     status: Status = "pending"
     decided_by: str | None = None
+    call_fingerprint: str | None = None  # the arguments alone (to spot a state that moved)
     done: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
@@ -81,7 +86,11 @@ class PendingApprovals:
         return self._gate.settings
 
     def open(
-        self, scope: ApprovalScope, summary: WriteSummary | None, write_fingerprint: str | None
+        self,
+        scope: ApprovalScope,
+        summary: WriteSummary | None,
+        write_fingerprint: str | None,
+        call_fingerprint: str | None = None,
     ) -> ApprovalRequest:
         """A request for this write (or for the session's writes), reusing the open one
         when the same write is asked about again."""
@@ -107,6 +116,7 @@ class PendingApprovals:
             created_at=now,
             expires_at=now + self.settings.approval_link_ttl_seconds,
             window_minutes=self.settings.approval_window_minutes,
+            call_fingerprint=call_fingerprint,
         )
         self._items[request.id] = request
         log_event(
@@ -167,6 +177,20 @@ class PendingApprovals:
                 pass
         self.find(request.id)
         return request.status
+
+    def stale_approval(
+        self, scope_key: str, call_fingerprint: str, write_fingerprint: str
+    ) -> ApprovalRequest | None:
+        """An approved, still unused request of this same call that was bound to other
+        remote facts (the head moved after the human approved), or None."""
+        for request in self._items.values():
+            same_call = request.call_fingerprint == call_fingerprint
+            if not (same_call and request.scope.key == scope_key and request.fingerprint):
+                continue
+            if request.status == "approved" and request.fingerprint != write_fingerprint:
+                if self._gate.once_unused(scope_key, request.fingerprint):
+                    return request
+        return None
 
     def forget_scope(self, scope_key: str) -> None:
         """The scope's session ended: its links die with it."""

@@ -1,21 +1,30 @@
 """What a gated write will do, in the words the approval page and the approval form show:
-repository, branch, tool, and a diff summary (files with +/− line counts for commits,
-the title for pull requests and issues, the arguments for the rest)."""
+repository, branch, tool, the remote state the write is bound to (binding.py), every file
+with +/− line counts and its diff (section edits included), titles, messages and bodies in
+full, and warnings about look-alike names. Nothing is cut; characters that hide or reorder
+text are shown as `⟨U+202E⟩` where it is rendered (page.py, `text`)."""
 
 from __future__ import annotations
 
 import difflib
+import json
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Any, Literal
 
 from ..errors import GitHubMCPError
+from ..refnames import lookalike_warning
+from ..services.approved_state import RemoteState
+from ..services.content import make_visible
+from ..services.edits import apply_sections
+from ..services.patches import unified_diff
 
 ChangeKind = Literal["added", "modified", "deleted", "renamed", "patched", "unknown"]
 MAX_FILES_READ = 30  # current contents read to count lines; the rest are listed only
 EXACT_DIFF_LINES = 2000  # above this, lines are counted as multisets (linear time)
-ARG_VALUE_CHARS = 120
+MAX_DIFF_LINES = 5000  # a file longer than this is shown with counts, without its diff
 
 # (full_name, paths, branch) -> each path's current text, or None where it does not exist
 ReadCurrent = Callable[[str, list[str], str], Awaitable[dict[str, str | None]]]
@@ -28,6 +37,7 @@ class FileChange:
     added: int | None = None
     removed: int | None = None
     note: str = ""
+    diff: str | None = None  # the unified diff the page renders
 
     def line(self) -> str:
         counts = ""
@@ -46,18 +56,36 @@ class WriteSummary:
     title: str | None = None
     details: tuple[tuple[str, str], ...] = ()
     files: tuple[FileChange, ...] = ()
+    state: RemoteState | None = None  # the remote facts this approval is bound to
+    warnings: tuple[str, ...] = ()
 
     def text(self) -> str:
-        """Plain text for a form prompt: every line the page shows."""
+        """Plain text for a form prompt: what the page shows, in full, hidden characters
+        made visible (the diffs are on the page only)."""
         where = f"{self.repo or '(no repository)'}"
         if self.branch:
             where += f" @ {self.branch}"
         lines = [f"{self.tool} on {where} ({REASONS.get(self.reason, self.reason)})"]
+        lines += [f"WARNING: {w}" for w in self.warnings]
         if self.title:
             lines.append(f"title: {self.title}")
         lines += [f"{label}: {value}" for label, value in self.details]
         lines += [f"  {f.line()}" for f in self.files]
-        return "\n".join(lines)
+        lines += state_lines(self.state)
+        return make_visible("\n".join(lines))
+
+
+def state_lines(state: RemoteState | None) -> list[str]:
+    """The bound facts, the commits (messages in full) and the files at that head."""
+    if state is None:
+        return []
+    lines = [f"approving exactly: {name} {value}" for name, value in state.facts]
+    lines += [f"{label}: {text}" for label, text in state.texts]
+    if state.since is not None:
+        lines.append(f"{state.commits_total} commit(s) since {state.since}:")
+    lines += [f"  {c.sha} {c.message.strip()}" for c in state.commits]
+    lines += [f"  {f.status} {f.path} +{f.additions} −{f.deletions}" for f in state.files]
+    return lines
 
 
 REASONS = {
@@ -103,17 +131,21 @@ def patch_changes(patch: str) -> tuple[FileChange, ...]:
     kind: ChangeKind = "patched"
     added = removed = 0
     old_path: str | None = None
+    text: list[str] = []
 
     def flush() -> None:
         if path is not None:
-            changes.append(FileChange(path, kind, added, removed))
+            changes.append(FileChange(path, kind, added, removed, diff="\n".join(text)))
 
     for line in patch.splitlines():
         if line.startswith("--- "):
             flush()
-            path, kind, added, removed = None, "patched", 0, 0
+            path, kind, added, removed, text = None, "patched", 0, 0, []
             old_path = _diff_path(line[4:])
-        elif line.startswith("+++ ") and path is None:
+        text.append(line)
+        if line.startswith("--- "):
+            continue
+        if line.startswith("+++ ") and path is None:
             new_path = _diff_path(line[4:])
             path = new_path or old_path or "?"
             if old_path is None:
@@ -142,42 +174,49 @@ async def summarize(
     branch: str | None,
     reason: str,
     read_current: ReadCurrent | None,
+    state: RemoteState | None = None,
 ) -> WriteSummary:
     """The summary of one gated write. `read_current` reads files at the branch so
-    commit tools show real +/− counts; without it (or when a read fails) files are
-    listed without counts."""
+    commit tools show real +/− counts and diffs; without it (or when a read fails) files
+    are listed without counts. `state` is the remote state the write is bound to."""
     args = plain(args)
-    title = _title(tool, args)
+    title, title_arg = _title(args)
     files: tuple[FileChange, ...] = ()
     if tool == "apply_patch_and_commit" and isinstance(args.get("patch"), str):
         files = patch_changes(args["patch"])
     else:
         proposed = _proposed_files(tool, args)
         if proposed:
-            files = await _with_counts(proposed, repo, branch, read_current)
-    skip = {"files", "patch", "new_content", "sections", "title", "message", "full_name"}
+            sections = args.get("sections")
+            sections = sections if isinstance(sections, list) else []
+            files = await _with_counts(proposed, repo, branch, read_current, sections)
+    skip = {"files", "patch", "new_content", "sections", "full_name", title_arg}
     skip |= {"branch"} if branch else set()
     details = tuple(
-        (name, _short(value)) for name, value in sorted(args.items())
+        (name, _full(value)) for name, value in sorted(args.items())
         if name not in skip and value not in (None, "", [], {})
     )  # fmt: skip
     if tool == "update_file_sections_and_commit" and isinstance(args.get("sections"), list):
         details += (("sections replaced", str(len(args["sections"]))),)
-    return WriteSummary(tool, repo, branch, reason, title, details, files)
+    names = [f.path for f in files] + [f.path for f in (state.files if state else ())]
+    names += [str(args["new_path"])] if isinstance(args.get("new_path"), str) else []
+    warnings = tuple(dict.fromkeys(w for w in map(lookalike_warning, names) if w))
+    return WriteSummary(tool, repo, branch, reason, title, details, files, state, warnings)
 
 
-def _title(tool: str, args: dict[str, Any]) -> str | None:
-    for name in ("title", "commit_title", "message", "body"):
+def _title(args: dict[str, Any]) -> tuple[str | None, str]:
+    """The write's title in full (a PR or issue title, a commit title or message)."""
+    for name in ("title", "commit_title", "message"):
         value = args.get(name)
         if isinstance(value, str) and value.strip():
-            first = value.strip().splitlines()[0]
-            label = {"message": "commit", "body": "text"}.get(name)
-            return f"{label}: {_short(first)}" if label else _short(first)
-    return None
+            label = {"message": "commit message", "commit_title": "commit title"}.get(name)
+            return (f"{label}: {value}" if label else value), name
+    return None, ""
 
 
-# path -> (kind, new content or None for a deletion, note)
-Proposed = dict[str, tuple[ChangeKind, str | None, str]]
+# path -> (kind, new content or None for a deletion, note); "sections": the new content
+# comes from the file at the branch with the call's sections applied
+Proposed = dict[str, tuple[ChangeKind | Literal["sections"], str | None, str]]
 
 
 def _proposed_files(tool: str, args: dict[str, Any]) -> Proposed:
@@ -197,7 +236,7 @@ def _proposed_files(tool: str, args: dict[str, Any]) -> Proposed:
     elif tool == "move_file" and isinstance(args.get("path"), str):
         proposed[args["path"]] = ("renamed", None, f"to {args.get('new_path')}")
     elif tool == "update_file_sections_and_commit" and isinstance(args.get("path"), str):
-        proposed[args["path"]] = ("modified", None, "sections replaced")
+        proposed[args["path"]] = ("sections", None, "sections replaced")
     elif tool == "commit_workspace":
         for path in args.get("paths") or []:
             proposed[str(path)] = ("unknown", None, "from the workspace")
@@ -205,9 +244,15 @@ def _proposed_files(tool: str, args: dict[str, Any]) -> Proposed:
 
 
 async def _with_counts(
-    proposed: Proposed, repo: str | None, branch: str | None, read_current: ReadCurrent | None
+    proposed: Proposed,
+    repo: str | None,
+    branch: str | None,
+    read_current: ReadCurrent | None,
+    sections: list[Any],
 ) -> tuple[FileChange, ...]:
-    countable = [p for p, (kind, _, _) in proposed.items() if kind in ("modified", "deleted")]
+    countable = [
+        p for p, (kind, _, _) in proposed.items() if kind in ("modified", "deleted", "sections")
+    ]
     current: dict[str, str | None] = {}
     if read_current and repo and branch and countable:
         try:
@@ -216,23 +261,40 @@ async def _with_counts(
             current = {}
     changes = []
     for path, (kind, content, note) in proposed.items():
-        if path not in current or kind not in ("modified", "deleted"):
-            changes.append(FileChange(path, kind, note=note))
+        shown: ChangeKind = "modified" if kind == "sections" else kind
+        if path not in current or shown not in ("modified", "deleted"):
+            changes.append(FileChange(path, shown, note=note))
             continue
         old = current[path]
-        if kind == "modified" and content is None:
-            changes.append(FileChange(path, kind, note=note))
+        if kind == "sections":
+            content = _with_sections(old, sections)
+        if shown == "modified" and content is None:
+            changes.append(FileChange(path, shown, note=note or "could not be applied"))
             continue
-        if old is None and kind == "modified":
-            kind = "added"
+        if old is None and shown == "modified":
+            shown = "added"
         added, removed = count_lines(old, content)
-        changes.append(FileChange(path, kind, added, removed, note))
+        changes.append(FileChange(path, shown, added, removed, note, _diff(old, content, path)))
     return tuple(changes)
 
 
-def _short(value: Any) -> str:
-    text = value if isinstance(value, str) else repr(value)
-    text = " ".join(text.split())
-    if len(text) > ARG_VALUE_CHARS:
-        return text[: ARG_VALUE_CHARS - 1] + f"… ({len(text)} characters)"
-    return text
+def _with_sections(old: str | None, sections: list[Any]) -> str | None:
+    """What a section edit makes of the file (None when it cannot apply)."""
+    if old is None:
+        return None
+    try:
+        return apply_sections(old, [SimpleNamespace(**s) for s in sections])
+    except (GitHubMCPError, TypeError):
+        return None
+
+
+def _diff(old: str | None, new: str | None, path: str) -> str | None:
+    lines = max(len((old or "").splitlines()), len((new or "").splitlines()))
+    if lines > MAX_DIFF_LINES:
+        return None  # the counts stand; a diff this long is reviewed in a pull request
+    return unified_diff(old, new, path)
+
+
+def _full(value: Any) -> str:
+    """An argument's value in full (never cut): text as it is, anything else as JSON."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import ErrorCode, GitHubMCPError
+from ..errors import ErrorCode, GitHubMCPError, conflict
 from ..github.client import GitHubClient, encode_path
 from .repos import repo_path, resolve_commit_sha
 
@@ -50,12 +50,24 @@ async def _branch_sha(github: GitHubClient, full_name: str, branch: str) -> str 
     return data["object"]["sha"]
 
 
-async def delete_branch(github: GitHubClient, full_name: str, branch: str) -> str:
-    """Delete a branch; returns the SHA it pointed at (to restore it if needed)."""
+async def delete_branch(
+    github: GitHubClient, full_name: str, branch: str, expected_sha: str | None = None
+) -> str:
+    """Delete a branch; returns the SHA it pointed at (to restore it if needed). With
+    `expected_sha` (the approved head) a branch that moved is left alone: `conflict`."""
     ref_path = f"{repo_path(full_name)}/git/refs/heads/{encode_path(branch)}"
     current = await github.request_json("GET", ref_path.replace("/git/refs/", "/git/ref/"))
+    sha = str(current["object"]["sha"])
+    if expected_sha is not None and sha != expected_sha:
+        raise conflict(
+            f"{branch} is at {sha[:12]} now, not at the approved {expected_sha[:12]}; "
+            "nothing was deleted.",
+            hint="A fresh approval is needed: call the tool again so the human sees it.",
+            approved_sha=expected_sha,
+            actual_sha=sha,
+        )
     await github.request_json("DELETE", ref_path)
-    return current["object"]["sha"]
+    return sha
 
 
 async def branch_head(github: GitHubClient, full_name: str, branch: str) -> str | None:

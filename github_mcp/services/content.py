@@ -20,6 +20,8 @@ __all__ = [
     "cut_text",
     "detect_and_decode",
     "git_blob_sha",
+    "hidden_characters",
+    "make_visible",
     "slice_lines",
     "strip_invisible",
     "trim_utf8_tail",
@@ -203,6 +205,23 @@ def _candidate_code_points() -> range | list[int]:
 
 def _range(a: int, b: int) -> str:
     return re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}"
+
+
+def hidden_characters(text: str) -> list[str]:
+    """The invisible, direction-changing and control characters in `text` (tab and line
+    breaks included: a name never holds them), as `U+202E` labels."""
+    found = {c for c in text if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp")}
+    if not (text.isascii() and text.isprintable()):
+        found |= set("".join(_invisible_re().findall(text)))
+    return [f"U+{ord(c):04X}" for c in sorted(found)]
+
+
+def make_visible(text: str) -> str:
+    """The same characters `strip_invisible` removes, shown instead as `⟨U+202E⟩`, so a
+    human approving a write sees that a name or a message holds them."""
+    if text.isascii() and text.isprintable():
+        return text
+    return _invisible_re().sub(lambda m: "".join(f"⟨U+{ord(c):04X}⟩" for c in m[0]), text)
 
 
 def strip_invisible(text: str) -> str:

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from github_mcp.services import ci
+from github_mcp.services import approved_state, ci
 from github_mcp.services.ci import DEFAULT_MAX_BYTES, MIN_MAX_BYTES, select
 from github_mcp.services.pulls import call_text
 
@@ -290,7 +290,12 @@ class DispatchResult(BaseModel):
 InputValue = str | int | float | bool
 
 
-@tool(toolset=TOOLSET, write=True, target="ref", ref_arg="ref")
+async def dispatch_state(call: Call, kwargs: dict[str, Any]) -> approved_state.RemoteState:
+    """What a gated dispatch is approved for: the branch's head (the commit that runs)."""
+    return await approved_state.branch_state(call.rt.github, kwargs["full_name"], kwargs["ref"])
+
+
+@tool(toolset=TOOLSET, write=True, target="ref", ref_arg="ref", binds=dispatch_state)
 async def trigger_workflow_dispatch(
     call: Call,
     full_name: FullName,
@@ -300,6 +305,8 @@ async def trigger_workflow_dispatch(
 ) -> DispatchResult:
     """Start a workflow_dispatch run of a workflow on a branch (gated by that branch)."""
     assert ref is not None
+    if call.bound is not None:  # the dispatch names a branch, not a commit: re-read it
+        await approved_state.require_branch_state(call.rt.github, full_name, ref, call.bound)
     found = await ci.dispatch_workflow(call.rt.github, full_name, workflow, ref, inputs)
     run_id = found.get("run_id")
     nxt = (
@@ -328,7 +335,12 @@ class RerunResult(BaseModel):
     next: str
 
 
-@tool(toolset=TOOLSET, write=True, target=run_branch)
+async def rerun_state(call: Call, kwargs: dict[str, Any]) -> approved_state.RemoteState:
+    """What a gated re-run is approved for: the run's commit (a re-run runs it again)."""
+    return await approved_state.run_state(call.rt.github, kwargs["full_name"], kwargs["run_id"])
+
+
+@tool(toolset=TOOLSET, write=True, target=run_branch, binds=rerun_state)
 async def rerun_failed_jobs(call: Call, full_name: FullName, run_id: RunId) -> RerunResult:
     """Re-run the failed jobs of a completed run, as a new attempt (gated by its branch)."""
     run = await ci.rerun_failed_jobs(call.rt.github, full_name, run_id)

@@ -6,9 +6,12 @@ in `extra_tools.py` (see there).
 
 from __future__ import annotations
 
+from typing import Any
+
 from github_mcp.errors import ErrorCode, GitHubMCPError
 from github_mcp.params import Branch, CommitMessage, FullName, RepoPath
 from github_mcp.registry import Call, tool
+from github_mcp.services.approved_state import RemoteState, branch_state
 from github_mcp.services.branches import branch_head, delete_branch
 from github_mcp.services.commits import Change, read_head
 from github_mcp.tools.writes import CommitResult, Verification, verified_commit
@@ -63,10 +66,19 @@ async def move_file(
     )
 
 
-@tool(toolset="writes", write=True, target="branch", destructive=True)
+async def branch_to_delete(call: Call, kwargs: dict[str, Any]) -> RemoteState:
+    """What a gated deletion is approved for: the branch's head, and its commits that the
+    default branch lacks (what would be lost)."""
+    full_name = kwargs["full_name"]
+    default = await call.rt.gate.default_branch(full_name)
+    return await branch_state(call.rt.github, full_name, kwargs["branch"], since=default)
+
+
+@tool(toolset="writes", write=True, target="branch", destructive=True, binds=branch_to_delete)
 async def delete_remote_branch(call: Call, full_name: FullName, branch: Branch) -> CommitResult:
     """Delete a branch on GitHub (never the default or a protected branch without approval)."""
-    sha = await delete_branch(call.rt.github, full_name, branch)
+    approved = call.bound.get("head_sha") if call.bound is not None else None
+    sha = await delete_branch(call.rt.github, full_name, branch, expected_sha=approved)
     # Verified means read back: the branch is gone. If something re-created it meanwhile,
     # the answer says so (branch_sha) rather than failing a delete that happened.
     remaining = await branch_head(call.rt.github, full_name, branch)

@@ -10,16 +10,18 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field
 
 from github_mcp.services import pulls as prs
-from github_mcp.services.pulls import compact_pr, get_pull, merge_pull, open_pull_request
+from github_mcp.services.pulls import compact_pr, merge_pull, open_pull_request
 
-from ..effects import Target, Written
+from ..effects import Written
 from ..errors import ErrorCode, GitHubMCPError
 from ..params import Body, Cursor, FullName, Labels, Limit, PrRef, Ref, Title
 from ..registry import Call, tool
+from ..services import approved_state
 from ..services import issues as issue_service
 from ..services.authorship import authored
 from ..services.content import cut_text
 from .issues import AUTHOR_ASSOCIATION, WITHHELD, Comment, CommentRef, clean, comment_model
+from .pull_targets import pr_base_branch, pr_state, pr_update_target
 from .writes import PullRequestRef, pr_ref_model
 
 TOOLSET = "pull_requests"
@@ -52,26 +54,6 @@ async def list_pull_requests(
     return PullList(
         pull_requests=[pr_ref_model(p) for p in page.items], next_cursor=page.next_cursor
     )
-
-
-async def _pr_branch(call: Call, kwargs: dict[str, Any], side: str) -> str:
-    pull = await get_pull(call.rt.github, kwargs["full_name"], kwargs["number"])
-    return str(pull[side]["ref"])
-
-
-async def pr_base_branch(call: Call, kwargs: dict[str, Any]) -> Target:
-    """Gate target of a merge: the PR's base branch."""
-    return Target(await _pr_branch(call, kwargs, "base"))
-
-
-async def pr_update_target(call: Call, kwargs: dict[str, Any]) -> Target:
-    """Retargeting a PR onto a protected base is gated like a write to that base
-    (a merge there would follow); any other update is gated by the PR's head."""
-    head = await _pr_branch(call, kwargs, "head")
-    base = kwargs.get("base")
-    if base and await call.rt.gate.protection_reason(kwargs["full_name"], base) is not None:
-        return Target(base)
-    return Target(head)
 
 
 class ChangedFile(BaseModel):
@@ -333,7 +315,7 @@ async def create_pull_request(
     return pr_ref_model(pr, existed)
 
 
-@tool(toolset=TOOLSET, write=True, target=pr_update_target)
+@tool(toolset=TOOLSET, write=True, target=pr_update_target, binds=pr_state)
 async def update_pull_request(
     call: Call,
     pr: PrRef | None = None,
@@ -347,6 +329,10 @@ async def update_pull_request(
     payload = {
         k: v for k, v in {"title": title, "body": body, "base": base}.items() if v is not None
     }
+    if call.bound is not None:  # the PATCH has no precondition: re-read the approved state
+        await approved_state.require_pull_state(
+            call.rt.github, full_name or "", number or 0, call.bound
+        )
     data = await prs.update_pull(call.rt.github, full_name or "", number or 0, payload)
     return pr_ref_model(data)
 
@@ -362,7 +348,7 @@ class MergeResult(BaseModel):
         return Written(repo, self.base, self.sha) if self.merged else Written(repo)
 
 
-@tool(toolset=TOOLSET, write=True, target=pr_base_branch, destructive=True)
+@tool(toolset=TOOLSET, write=True, target=pr_base_branch, destructive=True, binds=pr_state)
 async def merge_pull_request(
     call: Call,
     pr: PrRef | None = None,
@@ -373,17 +359,27 @@ async def merge_pull_request(
     commit_title: Title | None = None,
     commit_message: Body | None = None,
 ) -> MergeResult:
-    """Merge a PR into its base (gated by the base branch); expected_head_sha guards races."""
+    """Merge a PR into its base (gated by the base branch); expected_head_sha guards races.
+
+    A gated merge sends the approved head as GitHub's `sha` precondition."""
     assert full_name and number
     assert call.authorized_ref is not None  # the gate authorised the PR's base
     authorized = call.authorized_ref
+    approved = call.bound.get("head_sha") if call.bound is not None else None
+    if expected_head_sha and approved and expected_head_sha != approved:
+        raise GitHubMCPError(
+            ErrorCode.CONFLICT,
+            f"expected_head_sha {expected_head_sha[:12]} is not the PR's head {approved[:12]} "
+            "that this merge is bound to; nothing was merged.",
+            hint="Re-read the PR (get_pr_overview) and pass its current head.",
+        )
     try:
         result = await merge_pull(
             call.rt.github,
             full_name,
             number,
             method=merge_method,
-            expected_head_sha=expected_head_sha,
+            expected_head_sha=expected_head_sha or approved,
             commit_title=commit_title,
             commit_message=commit_message,
             expected_base=authorized,

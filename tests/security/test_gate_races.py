@@ -140,8 +140,10 @@ async def test_approved_retarget_and_merge_are_serialised_and_audited_truthfully
                 call_tool(client, "merge_pull_request", pr),
             )
     log = forge.requests()
-    update_first = ["GET", "PATCH", "GET", "GET", "PUT", "GET"]
-    merge_first = ["GET", "GET", "PUT", "GET", "GET", "PATCH"]
+    # A gated write also reads the PR it binds its approval to, and a retarget re-reads it
+    # just before its PATCH (approvals/binding.py); a merge into the open base is ungated.
+    update_first = ["GET", "GET", "GET", "PATCH", "GET", "GET", "GET", "PUT", "GET"]
+    merge_first = ["GET", "GET", "PUT", "GET", "GET", "GET", "GET", "PATCH"]
     bases = []
     for number in numbers:
         forge_pr = _forge_pr(forge, forge_token, race_repo, number)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from github_mcp.errors import invalid_input
+from github_mcp.services.content import hidden_characters, make_visible
 from github_mcp.services.patches._model import HUNK_RE, FilePatch, Hunk
 
 
@@ -317,3 +318,10 @@ def _check_path(path: str, lineno: int) -> None:
     )
     if bad:
         raise invalid_input(f"line {lineno}: unsafe or invalid path {path!r} in patch")
+    hidden = hidden_characters(path)
+    if hidden:
+        raise invalid_input(
+            f"line {lineno}: path {make_visible(path)!r} in patch contains invisible, "
+            f"direction-changing or control characters ({', '.join(hidden[:5])})",
+            hint="Use a plainly readable file name.",
+        )

@@ -13,6 +13,7 @@ from github_mcp.github.client import (
     GitHubClient,
     Page,
 )
+from github_mcp.services.approved_state import new_commits
 from github_mcp.services.content import (
     strip_invisible,
 )
@@ -124,11 +125,8 @@ async def merge_pull(
         merged = await merged_after_failure(github, full_name, number, expected_head_sha, exc)
         if merged is not None:
             return merged
-        if exc.details.get("status") == 409:
-            raise conflict(
-                "The PR head moved; it no longer matches expected_head_sha.",
-                hint="Re-read the PR (get_pr_overview) and review the new commits.",
-            ) from None
+        if exc.details.get("status") == 409 and expected_head_sha:
+            raise await _head_moved(github, full_name, number, expected_head_sha) from None
         if exc.details.get("status") == 405:
             raise GitHubMCPError(
                 ErrorCode.UNPROCESSABLE,
@@ -139,6 +137,28 @@ async def merge_pull(
     if expected_base is not None:
         result = {**result, "base": await _base_after_merge(github, full_name, number)}
     return result
+
+
+async def _head_moved(
+    github: GitHubClient, full_name: str, number: int, expected: str
+) -> GitHubMCPError:
+    """GitHub's 409 "Head branch was modified": the head is not the approved one. The
+    error names the commits that arrived since."""
+    try:
+        now = str((await get_pull(github, full_name, number))["head"]["sha"])
+    except GitHubMCPError:
+        now = "unknown"
+    commits = await new_commits(github, full_name, expected, now) if now != "unknown" else []
+    listed = "; new commits: " + ", ".join(commits) if commits else ""
+    return conflict(
+        f"The PR head moved from {expected[:12]} (the approved head) to {now[:12]}{listed}. "
+        "Nothing was merged.",
+        hint="A fresh approval is needed: review the new commits, then call the tool again "
+        "so the human sees the new head.",
+        approved_head_sha=expected,
+        head_sha=now,
+        new_commits=commits,
+    )
 
 
 async def _require_base(github: GitHubClient, full_name: str, number: int, expected: str) -> None:

@@ -1,0 +1,57 @@
+"""An approval names the remote state it approves, and the write enforces that state.
+
+For a gated write whose effect depends on remote state (a merge depends on the PR's head,
+a branch deletion on the branch's head…), the tool declares a binder (`@tool(binds=…)`).
+Before the gate decides, the binder reads that state fresh from GitHub; the facts (head
+SHA, base) become part of the write's fingerprint, are shown on the approval page, and
+are left on `call.bound` for the handler to send as the write's precondition (the merge
+endpoint's `sha`) or to re-check just before writing.
+
+So an approval given for one head cannot be spent on another: when the state moved after
+the human approved, the call is refused with `conflict` naming the new commits, and the
+stale approval is spent, so calling again asks the human afresh about the new state.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..services.approved_state import RemoteState, moved, new_commits
+from .requests import fingerprint
+
+if TYPE_CHECKING:
+    from ..registry import Call
+
+
+def write_fingerprints(call: Call, args: dict[str, Any], branch: str | None) -> tuple[str, str]:
+    """(the call's fingerprint: tool and arguments; the write's: those plus the bound facts)."""
+    name, repo = call.spec.name, call.repo
+    plain_call = fingerprint(name, repo, branch, args)
+    if call.bound is None:
+        return plain_call, plain_call
+    return plain_call, fingerprint(name, repo, branch, args, call.bound.facts)
+
+
+async def bind_write(call: Call, args: dict[str, Any], branch: str | None) -> str:
+    """Read the state a gated write depends on into `call.bound`; refuse the call when an
+    unused approval of the same call was given for other facts. Returns the fingerprint
+    an approval of this write is keyed on."""
+    spec, gate = call.spec, call.rt.gate
+    if spec.binds is not None and await gate.protection_reason(call.repo, branch) is not None:
+        call.bound = await spec.binds(call, args)
+    plain_call, bound = write_fingerprints(call, args, branch)
+    if call.bound is not None and call.approval is not None:
+        scope = call.approval.key
+        stale = gate.pending.stale_approval(scope, plain_call, bound)
+        if stale is not None and stale.summary is not None and stale.summary.state is not None:
+            gate.take_once(scope, stale.fingerprint)  # spent: the next call asks afresh
+            raise await _moved(call, stale.summary.state, call.bound)
+    return bound
+
+
+async def _moved(call: Call, approved: RemoteState, now: RemoteState) -> Exception:
+    old, new = approved.get("head_sha"), now.get("head_sha")
+    commits: list[str] = []
+    if old and new and call.repo:
+        commits = await new_commits(call.rt.github, call.repo, old, new)
+    return moved(approved, dict(now.facts), commits)

@@ -1,0 +1,38 @@
+"""Where a pull-request write lands, for the gate (the PR's base for a merge, the new base
+for a retarget onto a protected branch), and the PR state a gated write is bound to."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from github_mcp.services.pulls import get_pull
+
+from ..effects import Target
+from ..registry import Call
+from ..services import approved_state
+
+
+async def _pr_branch(call: Call, kwargs: dict[str, Any], side: str) -> str:
+    pull = await get_pull(call.rt.github, kwargs["full_name"], kwargs["number"])
+    return str(pull[side]["ref"])
+
+
+async def pr_base_branch(call: Call, kwargs: dict[str, Any]) -> Target:
+    """Gate target of a merge: the PR's base branch."""
+    return Target(await _pr_branch(call, kwargs, "base"))
+
+
+async def pr_update_target(call: Call, kwargs: dict[str, Any]) -> Target:
+    """Retargeting a PR onto a protected base is gated like a write to that base
+    (a merge there would follow); any other update is gated by the PR's head."""
+    head = await _pr_branch(call, kwargs, "head")
+    base = kwargs.get("base")
+    if base and await call.rt.gate.protection_reason(kwargs["full_name"], base) is not None:
+        return Target(base)
+    return Target(head)
+
+
+async def pr_state(call: Call, kwargs: dict[str, Any]) -> approved_state.RemoteState:
+    """What a gated PR write is approved for: the PR's head SHA and base (and, for the
+    page, its commits and files since the base)."""
+    return await approved_state.pull_state(call.rt.github, kwargs["full_name"], kwargs["number"])

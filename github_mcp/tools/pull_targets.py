@@ -8,6 +8,7 @@ from typing import Any
 from github_mcp.services.pulls import get_pull
 
 from ..effects import Target
+from ..errors import ErrorCode, GitHubMCPError
 from ..registry import Call
 from ..services import approved_state
 
@@ -36,3 +37,17 @@ async def pr_state(call: Call, kwargs: dict[str, Any]) -> approved_state.RemoteS
     """What a gated PR write is approved for: the PR's head SHA and base (and, for the
     page, its commits and files since the base)."""
     return await approved_state.pull_state(call.rt.github, kwargs["full_name"], kwargs["number"])
+
+
+def merge_head(call: Call, expected_head_sha: str | None) -> str | None:
+    """The head a merge sends as GitHub's `sha` precondition: the approved head of a gated
+    merge (a caller's expected_head_sha must agree with it), else the caller's own."""
+    approved = call.bound.get("head_sha") if call.bound is not None else None
+    if expected_head_sha and approved and expected_head_sha != approved:
+        raise GitHubMCPError(
+            ErrorCode.CONFLICT,
+            f"expected_head_sha {expected_head_sha[:12]} is not the PR's head {approved[:12]} "
+            "that this merge is bound to; nothing was merged.",
+            hint="Re-read the PR (get_pr_overview) and pass its current head.",
+        )
+    return expected_head_sha or approved

@@ -21,7 +21,7 @@ from ..services import issues as issue_service
 from ..services.authorship import authored
 from ..services.content import cut_text
 from .issues import AUTHOR_ASSOCIATION, WITHHELD, Comment, CommentRef, clean, comment_model
-from .pull_targets import pr_base_branch, pr_state, pr_update_target
+from .pull_targets import merge_head, pr_base_branch, pr_state, pr_update_target
 from .writes import PullRequestRef, pr_ref_model
 
 TOOLSET = "pull_requests"
@@ -365,21 +365,13 @@ async def merge_pull_request(
     assert full_name and number
     assert call.authorized_ref is not None  # the gate authorised the PR's base
     authorized = call.authorized_ref
-    approved = call.bound.get("head_sha") if call.bound is not None else None
-    if expected_head_sha and approved and expected_head_sha != approved:
-        raise GitHubMCPError(
-            ErrorCode.CONFLICT,
-            f"expected_head_sha {expected_head_sha[:12]} is not the PR's head {approved[:12]} "
-            "that this merge is bound to; nothing was merged.",
-            hint="Re-read the PR (get_pr_overview) and pass its current head.",
-        )
     try:
         result = await merge_pull(
             call.rt.github,
             full_name,
             number,
             method=merge_method,
-            expected_head_sha=expected_head_sha or approved,
+            expected_head_sha=merge_head(call, expected_head_sha),
             commit_title=commit_title,
             commit_message=commit_message,
             expected_base=authorized,

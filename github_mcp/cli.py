@@ -49,8 +49,10 @@ def _parser() -> argparse.ArgumentParser:
         "call",
         help="run one tool and print its result",
         description="Run one tool through an in-process MCP client and print its structured "
-        "result as JSON. A tool error prints the error envelope and exits 1; bad "
-        "arguments to this command exit 2.",
+        "result as JSON (a readable summary with --pretty). Exit codes: 0 ok, 1 the tool "
+        "failed, 2 bad arguments to this command, 3 refused by policy, 4 approval needed. "
+        "On a terminal, long calls show a progress bar on stderr.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     call.add_argument("tool")
     call.add_argument(
@@ -70,6 +72,7 @@ def _parser() -> argparse.ArgumentParser:
         help="run against a fresh embedded sandbox forge (seeded with the demo repo)",
     )
     call.add_argument("--compact", action="store_true", help="print JSON on one line")
+    call.add_argument("--pretty", action="store_true", help="print a readable summary")
     return parser
 
 
@@ -281,16 +284,25 @@ def _tools(settings: Settings, *, as_json: bool) -> int:
 
 
 def _call(settings: Settings, args: argparse.Namespace) -> int:
+    from .call_cli import EXIT_USAGE, ProgressBar, exit_code, outcome, pretty
+
     try:
         arguments = call_arguments(args.args, args.arg)
     except ValueError as exc:
         envelope = {"error": {"code": "invalid_input", "message": str(exc), "retryable": False}}
         print(json.dumps(envelope))
-        return 2
-    with embedded_forge(settings, args.sandbox_forge) as effective:
-        is_error, payload = asyncio.run(_call_once(effective, args.tool, arguments))
-    print(json.dumps(payload, indent=None if args.compact else 2, ensure_ascii=False))
-    return 1 if is_error else 0
+        return EXIT_USAGE
+    bar = ProgressBar()
+    try:
+        with embedded_forge(settings, args.sandbox_forge) as effective:
+            is_error, payload = asyncio.run(_call_once(effective, args.tool, arguments, bar))
+    finally:
+        bar.clear()
+    if args.pretty:
+        print(pretty(args.tool, is_error, payload))
+    else:
+        print(json.dumps(payload, indent=None if args.compact else 2, ensure_ascii=False))
+    return exit_code(outcome(is_error, payload))
 
 
 def call_arguments(raw: str, pairs: list[str]) -> dict[str, Any]:
@@ -320,7 +332,9 @@ def call_arguments(raw: str, pairs: list[str]) -> dict[str, Any]:
     return arguments
 
 
-async def _call_once(settings: Settings, tool: str, arguments: dict[str, Any]) -> tuple[bool, Any]:
+async def _call_once(
+    settings: Settings, tool: str, arguments: dict[str, Any], progress: Any = None
+) -> tuple[bool, Any]:
     from fastmcp import Client
 
     from .runtime import Runtime
@@ -328,7 +342,7 @@ async def _call_once(settings: Settings, tool: str, arguments: dict[str, Any]) -
 
     rt = Runtime.create(settings)
     try:
-        async with Client(build_mcp(rt)) as client:
+        async with Client(build_mcp(rt), progress_handler=progress) as client:
             result = await client.call_tool(tool, arguments, raise_on_error=False)
     finally:
         await rt.aclose()

@@ -267,10 +267,11 @@ class WriteGate:
         if ask is not None:
             try:
                 approved = await ask(_why(reason, flow))
-            except GitHubMCPError:
+            except GitHubMCPError as refused:
                 # refused while asking (no channel, declined, timed out): still a denial
                 self.metrics.record_gate("deny", reason, detail)
                 log_event("gate_decision", decision="deny", reason=reason, **detail)
+                refused.details.update(_flow_details(flow))
                 raise
             if approved:
                 self.metrics.record_gate("allow", f"human_approved_{reason}")

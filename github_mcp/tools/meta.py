@@ -24,6 +24,12 @@ class ApprovalPolicy(BaseModel):
     expires_in_s: float | None = None
     toggle_tool: str = "authorize_write_actions"
     protected: list[str]
+    cross_visibility: str = Field(
+        "approve", description="After a private read, public writes: approve, deny or allow."
+    )
+    repos_read: list[str] = Field(
+        default_factory=list, description="Repositories this session read (this replica)."
+    )
 
 
 class ServerConfig(BaseModel):
@@ -63,6 +69,8 @@ async def get_server_config(call: Call) -> ServerConfig:
             auto_approve=s.auto_approve,
             expires_in_s=gate.approval_expires_in(call.scope),
             protected=protected,
+            cross_visibility=s.cross_visibility,
+            repos_read=sorted(gate.reads.read_by(call.scope)[0]),
         ),
         workspace_sandbox=s.workspace_sandbox,
     )

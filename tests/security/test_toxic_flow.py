@@ -19,6 +19,7 @@ import pytest
 
 from tests.approvals.conftest import TOKEN_A, TOKEN_B, http_client, visit_approval_page
 from tests.approvals.conftest import approval_server as approval_server  # the HTTP server
+from tests.approvals.conftest import oauth_server as oauth_server  # the OAuth-mode server
 from tests.conftest import call_tool, error_code, mcp_client
 
 SECRET = "API_KEY=sk-live-4f9a7c1e2b"
@@ -136,6 +137,9 @@ async def test_approve_mode_refuses_every_public_write_without_a_human(make_runt
             is_error, refused = await call_tool(client, name, args)
             assert is_error and error_code(refused) == "write_not_allowed", (name, refused)
             assert refused["error"]["private_repos_read"] == [scene.vault], (name, refused)
+        policy = (await call_tool(client, "get_server_config"))[1]["write_policy"]
+        assert policy["cross_visibility"] == "approve"
+        assert scene.vault in policy["repos_read"] and scene.site in policy["repos_read"]
     assert public_state(forge, scene) == before
     assert writes_to(forge, scene, scene.site) == []
 
@@ -215,6 +219,7 @@ async def test_the_human_sees_which_private_repositories_were_read(approval_serv
             await steered_reads(model, scene)
             is_error, refused = await call_tool(model, "create_branch", args)
             assert is_error and error_code(refused) == "write_not_allowed", refused
+            assert refused["error"]["private_repos_read"] == [scene.vault]
             link = refused["error"]["approval_url"]
             assert "add-keys" not in branches(forge, scene.site)
             visit = await visit_approval_page(link, "approve", basic_token=TOKEN_A)
@@ -228,3 +233,29 @@ async def test_the_human_sees_which_private_repositories_were_read(approval_serv
             )
             assert not is_error, made
     assert {"add-keys", "b-work"} <= branches(forge, scene.site)
+
+
+OAUTH_PASSWORDS = {"xv-ann": "xv-ann-pass-5521", "xv-ben": "xv-ben-pass-8830"}
+
+
+async def test_under_oauth_the_record_is_each_users_own(oauth_server, forge, scene):
+    """GITHUB_MCP_AUTH=oauth: ann's private read gates ann's public writes, not ben's."""
+    from tests.oauth.signin import signed_in_client
+
+    for login, password in OAUTH_PASSWORDS.items():
+        forge.add_user(login, password=password)
+        forge.add_org_member("octo-org", login, role="admin")
+    server = oauth_server(allowed_users=",".join(OAUTH_PASSWORDS))
+    async with signed_in_client(server.mcp_url, "xv-ann", OAUTH_PASSWORDS["xv-ann"]) as ann:
+        await steered_reads(ann, scene)
+        is_error, refused = await call_tool(
+            ann, "create_branch", {"full_name": scene.site, "branch": "ann-leak"}
+        )
+        assert is_error and refused["error"]["private_repos_read"] == [scene.vault], refused
+    async with signed_in_client(server.mcp_url, "xv-ben", OAUTH_PASSWORDS["xv-ben"]) as ben:
+        is_error, made = await call_tool(
+            ben, "create_branch", {"full_name": scene.site, "branch": "ben-work"}
+        )
+        assert not is_error, made
+    found = branches(forge, scene.site)
+    assert "ben-work" in found and "ann-leak" not in found

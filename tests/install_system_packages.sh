@@ -5,6 +5,8 @@
 #   redis-server   shared state for several replicas (GITHUB_MCP_STATE_URL)
 #   nginx          the load balancer in front of several replicas
 #   prometheus     promtool, which checks the shipped alerting rules
+#   nodejs, npm    the third-party MCP OAuth clients (TypeScript SDK, mcp-remote) and the
+#                  npm packages the contract tests read
 # Without root (or apt-get) it only explains what is missing: the tests that need a
 # package then fail (they never skip), so the gap stays visible.
 set -euo pipefail
@@ -15,6 +17,8 @@ declare -A probe=(
     [redis-server]=/usr/bin/redis-server
     [nginx]=/usr/sbin/nginx
     [prometheus]=/usr/bin/promtool
+    [nodejs]=/usr/bin/node
+    [npm]=/usr/bin/npm
 )
 # Arguments narrow the list (make run needs only bubblewrap); none means all.
 wanted=("$@")

@@ -79,10 +79,16 @@ class BrowserResult:
 
 
 async def sign_in_in_browser(
-    authorization_url: str, login: str, password: str, *, approve: bool = True
+    authorization_url: str,
+    login: str,
+    password: str,
+    *,
+    approve: bool = True,
+    redirect_prefix: str = CLIENT_REDIRECT,
 ) -> BrowserResult:
     """Open the authorization URL; approve the consent page; sign in on the forge;
-    authorize the app. Stops at the redirect to the client (or at an error page)."""
+    authorize the app. Stops at the redirect to the client (`redirect_prefix`: this
+    module's callback server, or another client's own) or at an error page."""
     from playwright.async_api import async_playwright
 
     result = BrowserResult()
@@ -112,10 +118,10 @@ async def sign_in_in_browser(
                 await page.click("#js-oauth-authorize-btn")
             # the flow ends at the client's redirect URI, or on a page that stopped it
             await page.wait_for_url(
-                lambda url: url.startswith(CLIENT_REDIRECT) or "/auth/callback" in url,
+                lambda url: url.startswith(redirect_prefix) or "/auth/callback" in url,
                 timeout=30_000,
             )
-            if page.url.startswith(CLIENT_REDIRECT):
+            if page.url.startswith(redirect_prefix):
                 result.redirect = page.url
             else:
                 await page.wait_for_load_state()

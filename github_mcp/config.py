@@ -13,6 +13,7 @@ from functools import cached_property
 from pydantic import field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from .config_fields import DEFAULT_TOOLSETS as DEFAULT_TOOLSETS
 from .config_fields import TOOLSETS as TOOLSETS
 from .config_fields import (
     CacheSettings,
@@ -28,6 +29,21 @@ from .config_fields import Toolset as Toolset
 
 def _split_csv(value: str) -> list[str]:
     return [part.strip() for part in value.split(",") if part.strip()]
+
+
+_WORDS = {"all", "default"}
+
+
+def listed_toolsets(value: str, registered: tuple[str, ...]) -> frozenset[str]:
+    """What a GITHUB_MCP_TOOLSETS-style value lists among the registered toolsets: `all`,
+    `default` (DEFAULT_TOOLSETS, the rule for any toolset not named there being "not
+    listed"), names, or both; unknown names are ignored here (the setting refuses them)."""
+    wanted = set(_split_csv(value.lower())) or {"default"}
+    if "all" in wanted:
+        return frozenset(registered)
+    if "default" in wanted:
+        wanted |= {t.value for t in DEFAULT_TOOLSETS}
+    return frozenset(t for t in registered if t in wanted)
 
 
 class Settings(
@@ -62,10 +78,11 @@ class Settings(
     @field_validator("toolsets")
     @classmethod
     def _known_toolsets(cls, value: str) -> str:
-        unknown = [n for n in _split_csv(value.lower()) if n != "all" and n not in TOOLSETS]
+        unknown = [n for n in _split_csv(value.lower()) if n not in _WORDS and n not in TOOLSETS]
         if unknown:
             raise ValueError(
-                f"unknown toolset(s) {', '.join(unknown)}; valid: all, {', '.join(TOOLSETS)}"
+                f"unknown toolset(s) {', '.join(unknown)}; "
+                f"valid: all, default, {', '.join(TOOLSETS)}"
             )
         return value
 
@@ -91,10 +108,16 @@ class Settings(
 
     @cached_property
     def toolset_list(self) -> tuple[str, ...]:
+        """The registered toolsets (callable): every one, unless only names are given."""
         wanted = _split_csv(self.toolsets.lower())
-        if not wanted or "all" in wanted:
+        if not wanted or _WORDS & set(wanted):
             return TOOLSETS
         return tuple(t for t in TOOLSETS if t in wanted)
+
+    @cached_property
+    def listed_toolsets(self) -> frozenset[str]:
+        """The toolsets a session lists before it enables more (GITHUB_MCP_TOOLS=all)."""
+        return listed_toolsets(self.toolsets, self.toolset_list)
 
     @cached_property
     def allowlist(self) -> tuple[str, ...]:

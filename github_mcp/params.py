@@ -88,7 +88,7 @@ FullName = Annotated[
     BeforeValidator(_strip),
     AfterValidator(check_full_name),
     Field(
-        description="Repository as 'owner/repo'.",
+        description="owner/repo",
         min_length=3,
         max_length=140,
         json_schema_extra={"pattern": FULL_NAME_SCHEMA_PATTERN},
@@ -100,7 +100,7 @@ Ref = Annotated[
     str,
     AfterValidator(canonical_any_ref),
     Field(
-        description="Branch, tag or commit SHA.",
+        description="branch, tag or SHA",
         min_length=1,
         max_length=255,
         json_schema_extra={"pattern": REF_SCHEMA_PATTERN},
@@ -110,7 +110,6 @@ Branch = Annotated[
     str,
     AfterValidator(canonical_branch),
     Field(
-        description="Branch name.",
         min_length=1,
         max_length=255,
         json_schema_extra={"pattern": REF_SCHEMA_PATTERN},
@@ -131,13 +130,13 @@ RepoPath = Annotated[
     str,
     AfterValidator(check_path),
     Field(
-        description="Path relative to the repository root.",
+        description="repo-relative",
         max_length=4096,
         json_schema_extra={"pattern": PATH_SCHEMA_PATTERN},
     ),
 ]
-Limit = Annotated[int, Field(ge=1, le=100, description="Items per page (max 100).")]
-Cursor = Annotated[str, Field(max_length=512, description="Opaque cursor from next_cursor.")]
+Limit = Annotated[int, Field(ge=1, le=100)]
+Cursor = Annotated[str, Field(max_length=512, description="from next_cursor")]
 # Commit messages lose invisible and direction-changing characters, as issue text does.
 CommitMessage = Annotated[
     str, BeforeValidator(_strip_invisible), Field(min_length=1, max_length=MAX_MESSAGE_CHARS)
@@ -161,8 +160,7 @@ PrRef = Annotated[
     BeforeValidator(_strip),
     Field(
         max_length=400,
-        description="Pull request as 'owner/repo#N' or a PR URL "
-        "(or give full_name and number instead).",
+        description="owner/repo#N or PR URL",
     ),
 ]
 

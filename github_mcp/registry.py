@@ -50,6 +50,7 @@ from .flows import flow_decision, note_reads
 from .observability import log_event
 from .principal import PROCESS, ApprovalScope, Principal
 from .refnames import write_target as canonical_write_target
+from .schema_listing import listed_schema, validation_schema
 
 if TYPE_CHECKING:
     from fastmcp import FastMCP
@@ -212,10 +213,14 @@ def bind_tools(mcp: FastMCP, rt: Runtime) -> list[ToolSpec]:
     """Register the selected tools on `mcp`; returns what was registered."""
     specs = selected_specs(rt)
     for spec in specs:
-        listed, validation_schema = _fastmcp_tool(spec, rt)
+        listed, validation = _fastmcp_tool(spec, rt)
+        output = listed.output_schema
+        if not rt.settings.output_schemas:
+            # no client shows them to a model; describe_tool still gives them (docs/TOOLS.md)
+            listed.output_schema = None
         registered = mcp.add_tool(listed)
-        rt.tool_schemas[spec.name] = (registered.parameters, registered.output_schema)
-        rt.validation_schemas[spec.name] = validation_schema
+        rt.tool_schemas[spec.name] = (registered.parameters, output)
+        rt.validation_schemas[spec.name] = validation
     rt.bound_specs = {spec.name: spec for spec in specs}
     return specs
 
@@ -246,11 +251,11 @@ def _fastmcp_tool(spec: ToolSpec, rt: Runtime) -> tuple[Tool, dict[str, Any]]:
         annotations=spec.annotations,
         tags=tags,
     )
-    validation_schema = compact_schema(registered.parameters, keep_long_patterns=True)
-    registered.parameters = compact_schema(registered.parameters)
+    validation = validation_schema(registered.parameters)
+    registered.parameters = listed_schema(registered.parameters)
     if registered.output_schema is not None:
-        registered.output_schema = compact_schema(registered.output_schema)
-    return registered, validation_schema
+        registered.output_schema = listed_schema(registered.output_schema)
+    return registered, validation
 
 
 class _CompactTool(FunctionTool):
@@ -260,37 +265,6 @@ class _CompactTool(FunctionTool):
     def to_mcp_tool(self, **overrides: Any) -> Any:
         listed = super().to_mcp_tool(**overrides)
         return listed.model_copy(update={"title": None, "meta": None})
-
-
-# A pattern longer than this is left to the server's own validation (which applies it
-# all the same): a caller cannot do much with 300 characters of regular expression.
-LONG_PATTERN = 100
-
-
-def compact_schema(node: Any, *, keep_long_patterns: bool = False) -> Any:
-    """Shrink a JSON schema without changing what the server accepts from a caller:
-    `anyOf: [X, null]` with `default: null` becomes X (the field stays optional, and
-    outputs never carry nulls); a pattern past LONG_PATTERN characters is not advertised
-    (the server still applies it). The tool list is context paid on every turn."""
-    if isinstance(node, list):
-        return [compact_schema(item, keep_long_patterns=keep_long_patterns) for item in node]
-    if not isinstance(node, dict):
-        return node
-    out = {
-        key: compact_schema(value, keep_long_patterns=keep_long_patterns)
-        for key, value in node.items()
-    }
-    long_pattern = isinstance(out.get("pattern"), str) and len(out["pattern"]) > LONG_PATTERN
-    if long_pattern and not keep_long_patterns:
-        out.pop("pattern")
-    variants = out.get("anyOf")
-    if isinstance(variants, list) and len(variants) == 2 and {"type": "null"} in variants:
-        other = next(v for v in variants if v != {"type": "null"})
-        if isinstance(other, dict) and out.get("default", None) is None:
-            out.pop("anyOf")
-            out.pop("default", None)
-            out = {**other, **out}
-    return out
 
 
 async def _resolve_target(spec: ToolSpec, call: Call, kwargs: dict[str, Any]) -> Target:

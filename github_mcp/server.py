@@ -27,12 +27,14 @@ from .protocol_errors import ProtocolErrorMiddleware
 from .refused_calls import ArgumentErrorMiddleware
 from .registry import bind_tools, claim_session
 from .runtime import VERSION, Runtime
+from .schema_listing import SHARED_NOTE
 from .tool_catalog import ToolCatalogMiddleware
+from .tool_paths import ToolViewPaths
 
 INSTRUCTIONS = (
     "GitHub MCP Controller: read repositories cheaply, change code on feature branches with "
     "verified commits, run tests in a workspace, and drive pull requests. Writes to default "
-    "or protected branches need approval (see get_server_config)."
+    "or protected branches need approval (see get_server_config). " + SHARED_NOTE
 )
 LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
 
@@ -354,6 +356,7 @@ def build_http_app(
         app.router.routes.extend(r for r in sse_app.router.routes if r not in app.router.routes)
     app.state.runtime = rt
     app.state.sign_in = sign_in
+    app.add_middleware(ToolViewPaths)  # inside the guard: /mcp/x/... is checked as /mcp is
     app.add_middleware(
         _GuardMiddlewareFactory,
         settings=rt.settings,

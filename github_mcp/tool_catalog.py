@@ -1,35 +1,49 @@
-"""Tools found on demand (GITHUB_MCP_TOOLS=core).
+"""Which tools a session lists, and the tools that find and list the rest.
 
 Every tool's name, description and input schema are context a model pays for on every
-turn. In core mode a session whose client follows tool list changes (it declares
-`experimental.tools.listChanged` in `initialize`) first lists a small core set plus
-`find_tools` and `enable_toolset`; enabling a toolset adds it to that session's list and
-sends `notifications/tools/list_changed`. A client that does not declare it could never
-learn of the change, so it gets the full list, as does every client in `all` mode.
+turn. A session lists a view of the registered tools:
 
-Every registered tool stays callable by name in every mode: the list is what a model is
-shown, not what the server allows (the write gate decides that, as always).
+- GITHUB_MCP_TOOLSETS=`default` (the default) lists the default toolsets (DEFAULT_TOOLSETS
+  in config_fields/_access.py; a toolset not named there is never listed by default);
+  `all` lists every toolset; names list those.
+- GITHUB_MCP_TOOLS=core lists CORE_TOOLS only.
+- Over HTTP a client may choose its own view, as the official GitHub server's hosted
+  endpoint does: `/mcp/readonly`, `/mcp/x/<toolset>[/readonly]`, and the headers
+  `X-MCP-Toolsets`, `X-MCP-Tools` (tool names) and `X-MCP-Readonly`.
+
+When some registered tool is not listed, `find_tools` and `enable_toolset` are: enabling a
+toolset lists it for that session and sends `notifications/tools/list_changed` (the server
+declares `tools.listChanged`, so any client that follows the standard capability re-lists).
+
+The list is what a model is shown, not what the server allows: every registered tool stays
+callable by name (the write gate decides writes, as always), except that a read-only view
+(`/readonly`, `X-MCP-Readonly`) refuses write tools.
 """
 
 from __future__ import annotations
 
 import contextlib
-import re
+import json
 import weakref
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from fastmcp.server.dependencies import get_http_headers
 from fastmcp.server.middleware import Middleware, MiddlewareContext
+from fastmcp.tools import ToolResult
+from mcp.types import TextContent
 
-from .config import Toolset
+from .config import Toolset, listed_toolsets
 from .errors import ErrorCode, GitHubMCPError
+from .tool_search import rank
 
 if TYPE_CHECKING:
     from .registry import ToolSpec
     from .runtime import Runtime
 
-# Read a repository, batch and slice files, search, see a PR, make the common edit and
-# open a PR: what most sessions need before they would look for anything else.
+# Read a repository, batch and slice files, search, see a PR, make the common edit, open a
+# PR, and approve a write: what most sessions need before they would look for anything else.
 CORE_TOOLS = frozenset(
     {
         "get_me",
@@ -46,30 +60,59 @@ CORE_TOOLS = frozenset(
         "create_branch",
         "apply_patch_and_commit",
         "create_pull_request",
+        "authorize_write_actions",
     }
 )
 CATALOG_TOOLS = frozenset({"find_tools", "enable_toolset"})
+FALSE_WORDS = {"", "false", "f", "no", "n", "0", "off"}  # as the official server reads them
 
 # id of a connection -> toolsets its session enabled
 _ENABLED: dict[int, set[str]] = {}
 
 
-def follows_list_changes(session: Any) -> bool:
-    """Whether the client said it re-reads tools/list on notifications/tools/list_changed."""
-    capabilities = getattr(session, "client_capabilities", None)
-    experimental = getattr(capabilities, "experimental", None) or {}
-    tools = experimental.get("tools") if isinstance(experimental, dict) else None
-    return isinstance(tools, dict) and tools.get("listChanged") is True
+@dataclass(frozen=True)
+class View:
+    """What one session lists: toolsets, single tools, the core set, read-only."""
+
+    toolsets: frozenset[str]
+    tools: frozenset[str] = frozenset()
+    core: bool = False
+    read_only: bool = False
+
+    def shows(self, spec: ToolSpec, enabled: set[str]) -> bool:
+        if self.read_only and spec.write:
+            return False
+        if spec.name in self.tools or spec.toolset.value in enabled:
+            return True
+        if self.core:
+            return spec.name in CORE_TOOLS
+        return spec.toolset.value in self.toolsets
 
 
-def deferred(rt: Runtime, session: Any) -> bool:
-    return rt.settings.tools == "core" and session is not None and follows_list_changes(session)
+def request_view(rt: Runtime) -> View:
+    """The view of the current request: the settings', or the HTTP client's own choice."""
+    settings = rt.settings
+    headers = get_http_headers(include_all=True)
+    chosen = headers.get("x-mcp-toolsets", "").strip()
+    tools = frozenset(t.strip() for t in headers.get("x-mcp-tools", "").split(",") if t.strip())
+    read_only = settings.read_only or (
+        "x-mcp-readonly" in headers and headers["x-mcp-readonly"].strip().lower() not in FALSE_WORDS
+    )
+    if chosen:
+        toolsets = listed_toolsets(chosen, settings.toolset_list)  # unknown names: ignored
+        return View(toolsets, tools, read_only=read_only)
+    if tools:
+        return View(frozenset(), tools, read_only=read_only)  # those tools alone
+    core = settings.tools == "core"
+    return View(settings.listed_toolsets, core=core, read_only=read_only)
 
 
 def enabled_toolsets(session: Any) -> set[str]:
     # The MCP library hands each request its own session object over one connection
     # (unhashable): what a session enabled is kept by the connection's identity, and
     # dropped when the connection is collected.
+    if session is None:
+        return set()
     connection = getattr(session, "_connection", session)
     key = id(connection)
     found = _ENABLED.get(key)
@@ -80,25 +123,55 @@ def enabled_toolsets(session: Any) -> set[str]:
     return found
 
 
-def listed(spec: ToolSpec, enabled: set[str]) -> bool:
-    return spec.name in CORE_TOOLS or spec.name in CATALOG_TOOLS or spec.toolset.value in enabled
+def _hidden(rt: Runtime, view: View, enabled: set[str]) -> bool:
+    """Whether enable_toolset could list anything more for this session."""
+    return any(
+        not view.shows(spec, enabled) and not (view.read_only and spec.write)
+        for name, spec in rt.bound_specs.items()
+        if name not in CATALOG_TOOLS
+    )
 
 
 class ToolCatalogMiddleware(Middleware):
-    """Shapes tools/list per session: the core set plus what it enabled, or every tool
-    (find_tools and enable_toolset only where they can do something)."""
+    """Shapes tools/list per session (see the module docstring); refuses write calls in a
+    read-only view."""
 
     def __init__(self, rt: Runtime) -> None:
         self.rt = rt
 
     async def on_list_tools(self, context: MiddlewareContext, call_next: Any) -> Sequence[Any]:
         tools = await call_next(context)
-        session = _session_of(context)
+        view = request_view(self.rt)
+        enabled = enabled_toolsets(_session_of(context))
         specs = self.rt.bound_specs
-        if not deferred(self.rt, session):
-            return [t for t in tools if t.name not in CATALOG_TOOLS]
-        enabled = enabled_toolsets(session)
-        return [t for t in tools if t.name not in specs or listed(specs[t.name], enabled)]
+        catalog = _hidden(self.rt, view, enabled)
+        return [
+            t
+            for t in tools
+            if t.name not in specs
+            or (catalog if t.name in CATALOG_TOOLS else view.shows(specs[t.name], enabled))
+        ]
+
+    async def on_call_tool(self, context: MiddlewareContext, call_next: Any) -> Any:
+        spec = self.rt.bound_specs.get(getattr(context.message, "name", ""))
+        if spec is not None and spec.write and request_view(self.rt).read_only:
+            return _refusal(spec.name)
+        return await call_next(context)
+
+
+def _refusal(name: str) -> ToolResult:
+    error = GitHubMCPError(
+        ErrorCode.WRITE_NOT_ALLOWED,
+        f"{name} writes, and this connection is read-only (/readonly or X-MCP-Readonly).",
+        hint="Connect without /readonly and X-MCP-Readonly to write.",
+    )
+    envelope = error.envelope(None)
+    text = json.dumps(envelope, separators=(",", ":"), ensure_ascii=False)
+    return ToolResult(
+        content=[TextContent(type="text", text=text)],
+        structured_content=envelope,
+        is_error=True,
+    )
 
 
 def _session_of(context: MiddlewareContext) -> Any:
@@ -111,33 +184,23 @@ def _session_of(context: MiddlewareContext) -> Any:
         return None
 
 
-def _words(text: str) -> set[str]:
-    return {w for w in re.split(r"[^a-z0-9]+", text.lower()) if w}
-
-
 def find(rt: Runtime, query: str, limit: int, session: Any) -> list[dict[str, Any]]:
-    """Registered tools ranked by the query's words found in their name (counted twice),
-    toolset and description; an empty query lists them all."""
-    wanted = _words(query)
-    enabled = enabled_toolsets(session) if deferred(rt, session) else None
-    ranked: list[tuple[int, str, dict[str, Any]]] = []
-    for spec in rt.bound_specs.values():
-        if spec.name in CATALOG_TOOLS:
-            continue
-        name_words = _words(spec.name)
-        score = 2 * len(wanted & name_words) + len(wanted & _words(spec.description))
-        score += len(wanted & {spec.toolset.value})
-        if wanted and not score:
-            continue
-        entry = {
+    """Registered tools ranked for the query (tool_search.py); an empty query lists them
+    all. Each says whether this session lists it."""
+    view = request_view(rt)
+    enabled = enabled_toolsets(session)
+    specs = [s for s in rt.bound_specs.values() if s.name not in CATALOG_TOOLS]
+    params = {s.name: rt.tool_schemas[s.name][0] for s in specs}
+    return [
+        {
             "name": spec.name,
             "toolset": spec.toolset.value,
             "description": spec.description,
             "write": spec.write,
-            "listed": True if enabled is None else listed(spec, enabled),
+            "listed": view.shows(spec, enabled),
         }
-        ranked.append((-score, spec.name, entry))
-    return [entry for _, _, entry in sorted(ranked)[:limit]]
+        for spec in rank(specs, params, query)[:limit]
+    ]
 
 
 async def enable(rt: Runtime, session: Any, name: str) -> tuple[list[str], bool]:
@@ -146,17 +209,17 @@ async def enable(rt: Runtime, session: Any, name: str) -> tuple[list[str], bool]
         toolset = Toolset.parse(name)
     except ValueError as exc:
         raise GitHubMCPError(ErrorCode.INVALID_INPUT, str(exc)) from None
-    tools = sorted(s.name for s in rt.bound_specs.values() if s.toolset == toolset)
-    if not tools:
+    specs = [s for s in rt.bound_specs.values() if s.toolset == toolset]
+    if not specs:
         raise GitHubMCPError(
             ErrorCode.INVALID_INPUT,
             f"Toolset {toolset.value!r} is not served here (GITHUB_MCP_TOOLSETS, read-only).",
         )
-    if not deferred(rt, session):
-        return tools, False  # every tool is listed already
+    view = request_view(rt)
+    tools = sorted(s.name for s in specs if not (view.read_only and s.write))
     enabled = enabled_toolsets(session)
-    if toolset.value in enabled:
-        return tools, False
+    if session is None or all(view.shows(s, enabled) for s in specs if s.name in tools):
+        return tools, False  # listed already
     enabled.add(toolset.value)
     await session.send_tool_list_changed()
     return tools, True

@@ -87,6 +87,9 @@ def make_settings(forge, forge_token, tmp_path):
             "github_token": forge_token,
             "audit_log": tmp_path / "audit.jsonl",
             "workspace_dir": traversable(tmp_path) / "workspaces",
+            # every tool listed, so tests that walk the list see them all; the default
+            # view has tests of its own (tests/perf/test_tool_catalog.py, test_tool_views.py)
+            "toolsets": "all",
         }
         values.update(overrides)
         return Settings(**values)

@@ -46,12 +46,17 @@ def test_a_mistyped_toolsets_setting_is_refused(value: str, monkeypatch):
     with pytest.raises(ValidationError) as raised:
         Settings()
     message = str(raised.value)
-    assert "unknown toolset" in message and "valid: all, " + ", ".join(TOOLSETS) in message
+    assert "unknown toolset" in message and "valid: all, default, " + ", ".join(TOOLSETS) in message
 
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [("", TOOLSETS), ("all", TOOLSETS), ("Repos, search", ("repos", "search"))],
+    [
+        ("", TOOLSETS),
+        ("all", TOOLSETS),
+        ("default", TOOLSETS),
+        ("Repos, search", ("repos", "search")),
+    ],
 )
 def test_valid_toolsets_settings(value: str, expected: tuple[str, ...], monkeypatch):
     monkeypatch.setenv("GITHUB_MCP_TOOLSETS", value)
@@ -72,7 +77,7 @@ def test_the_server_refuses_to_start_with_an_unknown_toolset():
     )
     assert result.returncode == 2
     assert "unknown toolset(s) pul_requests" in result.stderr
-    assert "valid: all, meta" in result.stderr
+    assert "valid: all, default, meta" in result.stderr
 
 
 async def test_only_the_chosen_toolsets_are_listed(make_runtime):

@@ -33,11 +33,12 @@ def render(snapshot: dict[str, Any]) -> str:
 
 
 async def current_snapshots() -> dict[str, dict[str, Any]]:
-    """Every tool as tools/list shows it, with all toolsets and writes enabled."""
+    """Every tool as tools/list shows it, with all toolsets, writes and output schemas."""
     with tempfile.TemporaryDirectory() as scratch:
         settings = Settings(
             _env_file=None,  # type: ignore[call-arg]
             toolsets="all",
+            output_schemas=True,  # the output contract is snapshotted too
             read_only=False,
             github_api_url="https://api.github.com",
             audit_log=Path(scratch) / "audit.jsonl",

@@ -39,6 +39,23 @@ class Toolset(StrEnum):
 
 
 TOOLSETS: tuple[str, ...] = tuple(t.value for t in Toolset)
+# Listed when GITHUB_MCP_TOOLSETS is `default` (its default), after the official GitHub
+# server's default set (context, repos, issues, pull_requests, users): read a repository,
+# change it, work an issue or a PR to its merge. Every other toolset (Actions, workspace)
+# and any added later is listed only on request (enable_toolset, the setting, or a hosted
+# URL or header); tests/perf/test_tool_catalog.py holds the list to its byte budget.
+DEFAULT_TOOLSETS: frozenset[Toolset] = frozenset(
+    {
+        Toolset.META,
+        Toolset.REPOS,
+        Toolset.FILES,
+        Toolset.WRITES,
+        Toolset.ISSUES,
+        Toolset.PULL_REQUESTS,
+        Toolset.AUTOMATION,
+        Toolset.SEARCH,
+    }
+)
 
 
 def env(name: str, *more: str) -> AliasChoices:
@@ -122,19 +139,29 @@ class ToolSurfaceSettings(BaseSettings):
     model_config = SettingsConfigDict(populate_by_name=True)  # as Settings: by name too
 
     toolsets: str = Field(
-        "all",
+        "default",
         validation_alias=env("GITHUB_MCP_TOOLSETS"),
-        description="Comma-separated toolsets to register, or `all`. Known: "
-        + ", ".join(TOOLSETS)
-        + ".",
+        description="Toolsets listed to the model, comma-separated. `default` lists "
+        + ", ".join(sorted(DEFAULT_TOOLSETS))
+        + " and keeps the others registered behind `find_tools` and `enable_toolset`; "
+        "`all` lists every toolset; names alone (e.g. `repos,actions`) register only "
+        "those; `default,actions` adds to the default. Known: " + ", ".join(TOOLSETS) + ".",
     )
     tools: Literal["all", "core"] = Field(
         "all",
         validation_alias=env("GITHUB_MCP_TOOLS"),
-        description="`core`: a session whose client follows tool list changes (it declares "
-        "`experimental.tools.listChanged`) first lists a core set plus `find_tools` and "
-        "`enable_toolset`; enabling a toolset lists it for that session and sends "
-        "`notifications/tools/list_changed`. Other clients, and `all`, get every tool.",
+        description="`core`: every session first lists a small core set plus `find_tools` "
+        "and `enable_toolset`; enabling a toolset lists it for that session and sends "
+        "`notifications/tools/list_changed` (the server declares `tools.listChanged`). "
+        "`all`: the toolsets of GITHUB_MCP_TOOLSETS.",
+    )
+    output_schemas: bool = Field(
+        False,
+        validation_alias=env("GITHUB_MCP_OUTPUT_SCHEMAS"),
+        description="List each tool's output schema in tools/list. Off: no common client "
+        "shows output schemas to the model (it reads the result), so they cost bytes on "
+        "every listing; `describe_tool` gives them on demand. Results are structured either "
+        "way.",
     )
     read_only: bool = Field(
         False,

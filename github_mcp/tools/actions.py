@@ -17,8 +17,8 @@ from ..params import Cursor, FullName, Limit, Ref
 from ..registry import Call, tool
 
 TOOLSET = "actions"
-RunId = Annotated[int, Field(ge=1, description="Workflow run id.")]
-JobId = Annotated[int, Field(ge=1, description="Job id (get_workflow_run_overview lists them).")]
+RunId = Annotated[int, Field(ge=1)]
+JobId = Annotated[int, Field(ge=1, description="from get_workflow_run_overview")]
 Sha = Annotated[str, Field(pattern=r"^[0-9a-f]{40}$")]
 Workflow = Annotated[
     str,
@@ -26,19 +26,15 @@ Workflow = Annotated[
         min_length=1,
         max_length=255,
         pattern=r"^[A-Za-z0-9_.-]+$",
-        description="Workflow file name (ci.yml) or id.",
+        description="file name (ci.yml) or id",
     ),
 ]
 RunStatus = Literal[
     "completed", "in_progress", "queued", "requested", "waiting", "pending", "action_required",
     "cancelled", "failure", "neutral", "skipped", "stale", "success", "timed_out",
 ]  # fmt: skip
-TimeoutSeconds = Annotated[
-    float, Field(ge=0, le=600, description="Give up waiting after this many seconds (max 600).")
-]
-PollSeconds = Annotated[
-    float, Field(ge=0.05, le=60, description="First wait between polls; it grows 1.5x each time.")
-]
+TimeoutSeconds = Annotated[float, Field(ge=0, le=600, description="max wait")]
+PollSeconds = Annotated[float, Field(ge=0.05, le=60, description="first poll wait, grows 1.5x")]
 
 
 class RunSummary(BaseModel):
@@ -73,8 +69,7 @@ async def list_workflow_runs(
     limit: Limit = 20,
     cursor: Cursor | None = None,
 ) -> RunList:
-    """Workflow runs, newest first, filtered by workflow, branch, status/conclusion, head SHA
-    or event."""
+    """Workflow runs, newest first, filtered by workflow, branch, status, head SHA or event."""
     page = await ci.list_runs(
         call.rt.github, full_name, workflow=workflow, branch=branch, status=status,
         head_sha=head_sha, event=event, limit=limit, cursor=cursor,
@@ -176,8 +171,9 @@ async def get_job_logs(
     grep: Annotated[str, Field(min_length=1, max_length=256)] | None = None,
     max_bytes: Annotated[int, Field(ge=MIN_MAX_BYTES, le=200_000)] = DEFAULT_MAX_BYTES,
 ) -> JobLogs:
-    """A job's log without timestamps or group markers (errors kept), narrowed to failed
-    steps, a grep pattern and/or the last lines, within max_bytes; says what was cut."""
+    """A job's log, narrowed to failed steps, a grep and/or the last lines; says what was cut.
+
+    Timestamps and group markers are dropped (errors kept), within max_bytes."""
     github = call.rt.github
     job = await ci.get_job(github, full_name, job_id)
     log = await ci.fetch_job_log(github, full_name, job_id)
@@ -370,8 +366,9 @@ async def wait_for_workflow_run(
     timeout_seconds: TimeoutSeconds = 300,
     poll_interval_seconds: PollSeconds = 5,
 ) -> WaitResult:
-    """Wait (bounded, with backoff and progress notifications) for a run to complete; at the
-    deadline it returns status 'pending'."""
+    """Wait (bounded) for a run to complete; at the deadline it returns status 'pending'.
+
+    Polls with backoff and sends progress notifications."""
     waited = await ci.wait_for_run(
         call.rt.github, full_name, run_id, timeout_s=timeout_seconds,
         interval_s=poll_interval_seconds, on_progress=call.progress,

@@ -124,9 +124,9 @@ async def get_failing_tests(
     timeout_seconds: TimeoutSeconds = 300,
     poll_interval_seconds: PollSeconds = 5,
 ) -> FailingTests:
-    """Failing tests of the PR's head commit, parsed from its failed CI job logs, each with
-    the command that reruns it; wait=true waits (bounded) for CI, returning at the first
-    failure under bail_on_first."""
+    """Failing tests of the PR's head from its CI logs, each with its rerun command.
+
+    wait=true waits (bounded) for CI, returning at the first failure under bail_on_first."""
     assert full_name and number
     found = await failing_tests(
         call.rt.github, full_name, number, wait=wait, bail_on_first=bail_on_first,
@@ -169,8 +169,10 @@ async def detect_merge_conflicts(
     timeout_seconds: TimeoutSeconds = 30,
     poll_interval_seconds: PollSeconds = 0.1,
 ) -> MergeConflicts:
-    """Whether the PR conflicts with its base (waiting, bounded, for GitHub to compute it) and,
-    by a trial merge in a scratch clone, which files conflict and how to resolve them."""
+    """Whether the PR conflicts with its base, which files, and how to resolve them.
+
+    Waits (bounded) for GitHub to compute it; the files come from a trial merge in a
+    scratch clone."""
     assert full_name and number
     found = await detect_conflicts(
         call.rt.github, manager(call).scratch(), full_name, number,
@@ -225,9 +227,10 @@ async def check_merge_readiness(
     timeout_seconds: TimeoutSeconds = 15,
     poll_interval_seconds: PollSeconds = 0.1,
 ) -> MergeReadiness:
-    """One verdict (ready, pending, blocked) from branch protection, latest reviews, required
-    checks, behind-by, unresolved threads, draft and mergeability; each blocking item comes
-    with the action that clears it."""
+    """Can the PR merge: ready, pending or blocked, each blocker with the action that clears it.
+
+    Reads branch protection, latest reviews, required checks, behind-by, unresolved
+    threads, draft and mergeability."""
     assert full_name and number
     found = await check_readiness(
         call.rt.github, full_name, number, timeout_s=timeout_seconds,
@@ -252,7 +255,7 @@ StackRef = Annotated[
     Field(
         min_length=1,
         max_length=400,
-        description="'owner/repo#N', a PR URL, or a PR number (then give full_name).",
+        description="owner/repo#N, PR URL, or N with full_name",
     ),
 ]
 
@@ -332,9 +335,11 @@ async def manage_stacked_prs(
     full_name: FullName | None = None,
     execute: bool = False,
 ) -> StackResult:
-    """Check that dependent_pr is stacked on base_pr, count the commits to carry and give the
-    exact rebase commands (rebase --onto after a squash merge); execute=true rebases in a
-    scratch clone and pushes with --force-with-lease (on conflict: the files, branch untouched)."""
+    """Check a PR stacked on another and give the rebase commands; execute=true rebases it.
+
+    The commands carry the commits after a squash merge (rebase --onto); execute=true
+    rebases in a scratch clone and pushes with --force-with-lease (on conflict: the files,
+    branch untouched)."""
     full_name, base_number, dependent_number = stack_refs(full_name, base_pr, dependent_pr)
     run = await manage_stack(
         call.rt.github, lambda: manager(call).scratch(), full_name, base_number,

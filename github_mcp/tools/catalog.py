@@ -1,5 +1,5 @@
 """Tools found on demand: search the registered tools, and list a toolset for this session
-(GITHUB_MCP_TOOLS=core; see tool_catalog.py)."""
+(listed when some registered tool is not; see tool_catalog.py)."""
 
 from __future__ import annotations
 

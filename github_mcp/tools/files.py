@@ -182,7 +182,7 @@ async def fetch_files(
     ref: Ref | None = None,
     max_bytes_per_file: MaxBytes = 32 * 1024,
 ) -> BatchResult:
-    """Read up to 30 files in one request; each file reports its own content or error."""
+    """Read up to 30 files at once (one request); each reports its content or error."""
     for p in paths:
         validate_path(p)
     ref, reads = await file_service.read_many(

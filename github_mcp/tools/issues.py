@@ -20,7 +20,7 @@ from ..services.content import cut_text, strip_invisible
 
 TOOLSET = "issues"
 BODY_CAP = 16_000
-Number = Annotated[int, Field(ge=1, description="Issue or pull request number.")]
+Number = Annotated[int, Field(ge=1)]
 
 
 def clean(text: str | None, cap: int = BODY_CAP) -> tuple[str, bool]:

@@ -179,7 +179,8 @@ def _spec(call: Call, name: str):
 async def describe_tool(call: Call, name: ToolName) -> ToolDescription:
     """The full input and output schema of one tool, with its write target."""
     spec = _spec(call, name)
-    inputs, outputs = call.rt.tool_schemas[name]
+    _, outputs = call.rt.tool_schemas[name]
+    inputs = call.rt.validation_schemas[name]  # every rule, not the listing's lighter form
     return ToolDescription(
         name=spec.name,
         toolset=spec.toolset,
@@ -233,6 +234,7 @@ TOOL_CONFIRMATION_NOTE = (
 @tool(toolset=TOOLSET, repo_arg=None, read_only_hint=False)
 async def authorize_write_actions(call: Call, approved: bool) -> ApprovalState:
     """Grant or revoke approval for protected-branch and unscoped writes in this session.
+
     In the default `auto` mode granting asks the human (approval page or form); over HTTP
     this call alone never approves."""
     s = call.rt.settings

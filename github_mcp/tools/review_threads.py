@@ -25,9 +25,7 @@ from .issues import AUTHOR_ASSOCIATION, WITHHELD
 Number = Annotated[int, Field(ge=1)]
 ThreadId = Annotated[
     str,
-    Field(
-        min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_=-]+$", description="Review thread id."
-    ),
+    Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_=-]+$"),
 ]
 
 
@@ -99,8 +97,7 @@ async def find_unresolved_comments(
     limit: Annotated[int, Field(ge=1, le=50)] = 20,
     cursor: Cursor | None = None,
 ) -> UnresolvedComments:
-    """Unresolved review threads (with the reply and resolve calls for each) and the
-    conversation comments of others, listed separately."""
+    """Unresolved review threads, with reply and resolve calls, and others' PR comments."""
     assert full_name and number
     found = await unresolved_comments(
         call.rt.github, full_name, number, include_bots=include_bots, sort=sort,

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from github_mcp.services.workspace import WorkspaceManager
 
 TOOLSET = "workspace"
-Timeout = Annotated[int, Field(ge=1, le=3600, description="Seconds before the command is killed.")]
+Timeout = Annotated[int, Field(ge=1, le=3600, description="kill after (s)")]
 
 
 def manager(call: Call) -> WorkspaceManager:

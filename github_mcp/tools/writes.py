@@ -27,7 +27,7 @@ from ..services.commits import NO_CHANGE, Change, CommitOutcome, Head, commit_ch
 
 TOOLSET = "writes"
 DIFF_MAX_CHARS = 20_000
-Sha = Annotated[str, Field(pattern=r"^[0-9a-f]{40}$", description="A full 40-hex SHA.")]
+Sha = Annotated[str, Field(pattern=r"^[0-9a-f]{40}$")]
 
 
 class BranchCreated(BaseModel):

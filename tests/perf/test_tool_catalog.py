@@ -1,7 +1,7 @@
-"""Tools found on demand (GITHUB_MCP_TOOLS=core) and a small tools/list, over stdio as a
-client sees them: the core list, enable_toolset's list_changed notification, every tool
-reachable through find_tools, the full list for clients that do not follow list changes,
-and the size targets."""
+"""What a session lists, over stdio as a client sees it: the default toolsets within their
+byte budget, the core list (GITHUB_MCP_TOOLS=core) for any client, enable_toolset's
+list_changed notification, every tool reachable through find_tools, and the size targets
+per tool."""
 
 from __future__ import annotations
 
@@ -10,10 +10,16 @@ import subprocess
 import sys
 from typing import Any
 
+import extra_tools  # noqa: F401 - the server registers these too
+from github_mcp.config import DEFAULT_TOOLSETS, TOOLSETS
+from github_mcp.registry import REGISTRY
+from github_mcp.tool_catalog import CORE_TOOLS
 from tests.conftest import ROOT
 from tests.perf.test_fast_start import environment, serve
 
-FOLLOWS = {"experimental": {"tools": {"listChanged": True}}}
+# Model-facing bytes (name, description, input schema) the default list may take; new
+# toolsets are outside it unless DEFAULT_TOOLSETS names them.
+DEFAULT_BUDGET = 30 * 1024
 
 
 def opening(capabilities: dict[str, Any]) -> list[dict[str, Any]]:
@@ -81,9 +87,11 @@ def one_at_a_time(env: dict[str, str], messages: list[dict[str, Any]]) -> list[d
 
 
 def test_core_list_grows_by_toolset_with_a_list_changed_notification(tmp_path):
+    """A client that declares nothing beyond the standard gets the core list: the server's
+    tools.listChanged capability is what it follows."""
     env = environment(tmp_path, GITHUB_MCP_TOOLS="core")
     messages = [
-        *opening(FOLLOWS),
+        *opening({}),
         call(3, "enable_toolset", {"name": "actions"}),
         {"jsonrpc": "2.0", "id": 4, "method": "tools/list"},
         call(5, "enable_toolset", {"name": "actions"}),
@@ -91,9 +99,10 @@ def test_core_list_grows_by_toolset_with_a_list_changed_notification(tmp_path):
     ]
     frames = one_at_a_time(env, messages)
     got = answers(frames)
+    assert got[1]["result"]["capabilities"]["tools"]["listChanged"] is True
     core = {t["name"] for t in got[2]["result"]["tools"]}
-    assert {"get_file_contents", "fetch_files", "find_tools", "enable_toolset"} <= core
-    assert "list_workflow_runs" not in core and len(core) <= 20
+    assert core == CORE_TOOLS | {"find_tools", "enable_toolset"}
+    assert {"authorize_write_actions", "apply_patch_and_commit"} <= core  # what writes need
     enabled = got[3]["result"]["structuredContent"]
     assert enabled["list_changed"] is True and "list_workflow_runs" in enabled["tools"]
     changed = [f for f in frames if f.get("method") == "notifications/tools/list_changed"]
@@ -102,37 +111,69 @@ def test_core_list_grows_by_toolset_with_a_list_changed_notification(tmp_path):
     assert after == core | set(enabled["tools"])
     assert got[5]["result"]["structuredContent"]["list_changed"] is False
     assert got[6]["result"]["isError"] is True
-    assert model_facing(got[2]["result"]["tools"]) <= 12 * 1024
+    assert model_facing(got[2]["result"]["tools"]) <= 10 * 1024
+
+
+def test_the_default_list_is_the_default_toolsets_within_budget(tmp_path):
+    listed = answers(serve(environment(tmp_path), opening({})))[2]["result"]["tools"]
+    names = {t["name"] for t in listed}
+    defaults = {s.name for s in REGISTRY.values() if s.toolset in DEFAULT_TOOLSETS}
+    assert names == defaults  # find_tools and enable_toolset are in meta, a default toolset
+    hidden = set(TOOLSETS) - set(DEFAULT_TOOLSETS)
+    assert hidden, "every toolset is default: nothing left for enable_toolset"
+    assert not [s.name for s in REGISTRY.values() if s.toolset in hidden and s.name in names]
+    assert model_facing(listed) <= DEFAULT_BUDGET, model_facing(listed)
+
+
+def test_a_toolset_not_named_default_is_not_listed_by_default():
+    """The rule for any toolset added later: outside the default set unless listed there."""
+    from github_mcp.config import Settings, Toolset, listed_toolsets
+
+    registered = (*TOOLSETS, "brand_new")
+    assert "brand_new" not in listed_toolsets("default", registered)
+    assert "brand_new" in listed_toolsets("all", registered)
+    assert listed_toolsets("default,actions", registered) == {
+        *(t.value for t in DEFAULT_TOOLSETS),
+        "actions",
+    }
+    assert Settings(toolsets="repos,actions").toolset_list == ("repos", "actions")
+    assert Toolset.ACTIONS not in DEFAULT_TOOLSETS and Toolset.WORKSPACE not in DEFAULT_TOOLSETS
 
 
 def test_every_tool_is_reachable_through_find_tools(tmp_path):
-    full = answers(serve(environment(tmp_path), opening({})))[2]["result"]["tools"]
-    names = sorted(t["name"] for t in full)
+    full = answers(serve(environment(tmp_path, GITHUB_MCP_TOOLSETS="all"), opening({})))
+    names = sorted(t["name"] for t in full[2]["result"]["tools"])
     env = environment(tmp_path, GITHUB_MCP_TOOLS="core")
     queries = [call(10 + i, "find_tools", {"query": n, "limit": 3}) for i, n in enumerate(names)]
-    got = answers(serve(env, [*opening(FOLLOWS), *queries]))
+    got = answers(serve(env, [*opening({}), *queries]))
     for i, name in enumerate(names):
         found = got[10 + i]["result"]["structuredContent"]["tools"]
         assert name in [f["name"] for f in found], (name, found)
-    assert "find_tools" not in names and "enable_toolset" not in names  # full list: not needed
+    assert "find_tools" not in names and "enable_toolset" not in names  # all listed: not needed
 
 
-def test_clients_that_do_not_follow_list_changes_get_every_tool(tmp_path):
-    core_env = environment(tmp_path, GITHUB_MCP_TOOLS="core")
-    plain = answers(serve(core_env, opening({})))[2]["result"]["tools"]
-    full = answers(serve(environment(tmp_path), opening({})))[2]["result"]["tools"]
-    assert plain == full
+def test_core_names_only_registered_tools():
+    assert CORE_TOOLS <= set(REGISTRY)
 
 
 def test_the_listing_is_compact(tmp_path):
-    full = answers(serve(environment(tmp_path), opening({})))[2]["result"]
-    for listed in full["tools"]:
+    full = answers(serve(environment(tmp_path, GITHUB_MCP_TOOLSETS="all"), opening({})))
+    tools = full[2]["result"]["tools"]
+    for listed in tools:
         assert "title" not in listed and "_meta" not in listed
+        assert "outputSchema" not in listed  # GITHUB_MCP_OUTPUT_SCHEMAS is off by default
         hints = listed.get("annotations") or {}
         assert "openWorldHint" not in hints  # MCP's default
         assert hints.get("readOnlyHint") in (True, False)
         if hints.get("readOnlyHint") is not True:
             assert hints.get("destructiveHint") in (True, False)  # said on every write
         for text in json.dumps(listed["inputSchema"]).split('"pattern": ')[1:]:
-            assert len(json.loads(text.split(", ")[0].rstrip("}"))) <= 100
-    assert size(full) < 100 * 1024
+            assert len(json.loads(text.split(", ")[0].rstrip("}"))) <= 40
+    assert size(full[2]["result"]) <= 700 * len(tools)
+    assert model_facing(tools) <= 400 * len(tools)
+
+
+def test_output_schemas_are_listed_when_asked(tmp_path):
+    env = environment(tmp_path, GITHUB_MCP_TOOLSETS="repos", GITHUB_MCP_OUTPUT_SCHEMAS="true")
+    tools = answers(serve(env, opening({})))[2]["result"]["tools"]
+    assert tools and all(t["outputSchema"]["type"] == "object" for t in tools)

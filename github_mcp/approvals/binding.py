@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..services.approved_state import RemoteState, moved, new_commits
+from ..services.approved_state import RemoteState, moved, what_moved
 from .requests import fingerprint
 
 if TYPE_CHECKING:
@@ -50,8 +50,6 @@ async def bind_write(call: Call, args: dict[str, Any], branch: str | None) -> st
 
 
 async def _moved(call: Call, approved: RemoteState, now: RemoteState) -> Exception:
-    old, new = approved.get("head_sha"), now.get("head_sha")
-    commits: list[str] = []
-    if old and new and call.repo:
-        commits = await new_commits(call.rt.github, call.repo, old, new)
-    return moved(approved, dict(now.facts), commits)
+    assert call.repo is not None
+    error = await what_moved(call.rt.github, call.repo, approved, dict(now.facts))
+    return error or moved(approved, dict(now.facts), [])

@@ -6,6 +6,7 @@ what lands is what the human saw. The commits and files are what the page shows.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -92,7 +93,9 @@ async def new_commits(github: GitHubClient, full_name: str, old: str, new: str) 
     return [_note(c).line() for c in data.get("commits") or []][:MAX_COMMITS]
 
 
-def moved(approved: RemoteState, now: dict[str, str | None], commits: list[str]) -> GitHubMCPError:
+def moved(
+    approved: RemoteState, now: Mapping[str, str | None], commits: list[str]
+) -> GitHubMCPError:
     """The write's `conflict`: what changed since the approval, naming new commits."""
     changes = [
         f"{name} {value[:12]} -> {(now.get(name) or 'absent')[:12]}"
@@ -163,11 +166,31 @@ async def require_branch_state(
     await _require(github, full_name, approved, now)
 
 
-async def _require(
-    github: GitHubClient, full_name: str, approved: RemoteState, now: dict[str, str | None]
+async def require_facts(
+    github: GitHubClient, full_name: str, approved: RemoteState, now: dict[str, str]
 ) -> None:
-    if all(now.get(name, value) == value for name, value in approved.facts):
-        return
-    old, new = approved.get("head_sha"), now.get("head_sha")
-    commits = await new_commits(github, full_name, old, new) if old and new else []
-    raise moved(approved, now, commits)
+    """`conflict` naming the new commits unless `now` agrees with the approved facts."""
+    await _require(github, full_name, approved, now)
+
+
+async def _require(
+    github: GitHubClient, full_name: str, approved: RemoteState, now: Mapping[str, str | None]
+) -> None:
+    error = await what_moved(github, full_name, approved, now)
+    if error is not None:
+        raise error
+
+
+async def what_moved(
+    github: GitHubClient, full_name: str, approved: RemoteState, now: Mapping[str, str | None]
+) -> GitHubMCPError | None:
+    """The `conflict` for facts that changed since the approval (naming the commits that
+    arrived on every head that moved), or None when nothing did."""
+    changed = [(n, v, now[n]) for n, v in approved.facts if n in now and now[n] != v]
+    if not changed:
+        return None
+    commits: list[str] = []
+    for name, old, new in changed:
+        if name.endswith("head_sha") and new:
+            commits += await new_commits(github, full_name, old, new)
+    return moved(approved, now, commits)

@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from github_mcp.services.approved_state import RemoteState
 from github_mcp.services.paging import cursor_for_offset as _cursor
 from github_mcp.services.paging import offset_from_cursor as _offset
 from github_mcp.services.pulls import (
@@ -19,6 +20,7 @@ from github_mcp.services.pulls import (
     get_pull,
     manage_stack,
     stack_refs,
+    stack_state,
 )
 
 from ..effects import Target, Written
@@ -327,7 +329,15 @@ def _stack_pr(data: dict[str, Any]) -> StackPr:
     )
 
 
-@tool(toolset=TOOLSET, write=True, target=stack_target, destructive=True)
+async def stack_binding(call: Call, kwargs: dict[str, Any]) -> RemoteState:
+    """What a gated stack run is approved for: the plan and the PR heads it rests on."""
+    full_name, base, dependent = stack_refs(
+        kwargs.get("full_name"), kwargs["base_pr"], kwargs["dependent_pr"]
+    )
+    return await stack_state(call.rt.github, full_name, base, dependent)
+
+
+@tool(toolset=TOOLSET, write=True, target=stack_target, destructive=True, binds=stack_binding)
 async def manage_stacked_prs(
     call: Call,
     base_pr: StackRef,
@@ -343,7 +353,7 @@ async def manage_stacked_prs(
     full_name, base_number, dependent_number = stack_refs(full_name, base_pr, dependent_pr)
     run = await manage_stack(
         call.rt.github, lambda: manager(call).scratch(), full_name, base_number,
-        dependent_number, execute=execute,
+        dependent_number, execute=execute, approved=call.bound,
     )  # fmt: skip
     return _stack_result(run)
 

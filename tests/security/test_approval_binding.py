@@ -235,3 +235,48 @@ async def test_retargeting_onto_a_protected_base_is_bound_to_the_head(
                 headers={"Authorization": f"Bearer {token}"},
             ).json()
     assert now["base"]["ref"] == "side"  # not retargeted onto the protected branch
+
+
+def forge_open_pr(forge: Any, repo: str, head: str, base: str) -> int:
+    token = forge.create_token(login="octocat")
+    answer = httpx.post(
+        f"{forge.base_url}/repos/{repo}/pulls",
+        json={"head": head, "base": base, "title": f"{head} into {base}"},
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    assert answer.status_code == 201, answer.text
+    return int(answer.json()["number"])
+
+
+async def test_a_stack_run_is_bound_to_the_plan_the_human_saw(approval_server, forge):  # noqa: F811
+    """The dependent PR's head is a protected branch, so restacking it needs approval; the
+    base PR's head moves after the human approved the plan: nothing is pushed."""
+    repo = f"bind-org/stack-{uuid.uuid4().hex[:8]}"
+    forge.seed_repo(repo, {"README.md": "# s\n"}, branches={"topic-a": {}, "release/2.0": {}})
+    forge_put_file(forge, repo, "topic-a", "a.txt", "a\n", "base work")
+    forge_put_file(forge, repo, "release/2.0", "b.txt", "b\n", "dependent work")
+    base_pr = forge_open_pr(forge, repo, "topic-a", "main")
+    dependent_pr = forge_open_pr(forge, repo, "release/2.0", "topic-a")
+    forge_put_file(forge, repo, "topic-a", "a2.txt", "a2\n", "more base work")
+    dependent_before = branch_head(forge, repo, "release/2.0")
+    args = {
+        "full_name": repo,
+        "base_pr": str(base_pr),
+        "dependent_pr": str(dependent_pr),
+        "execute": True,
+    }
+    with approval_server(protected_branches="release/*") as served:
+        async with http_client(served.url, TOKEN_A) as model:
+            payload = (await call_tool(model, "manage_stacked_prs", args))[1]
+            link = approval_link(payload)
+            visit = await visit_approval_page(link, "approve", basic_token=TOKEN_A)
+            assert visit.outcome == "approved" and "git rebase" in visit.text  # the plan
+            late = forge_put_file(forge, repo, "topic-a", "evil.sh", "evil\n", "late base work")
+            forge.clear_requests()
+            is_error, refused = await call_tool(model, "manage_stacked_prs", args)
+    assert is_error and error_code(refused) == "conflict", refused
+    assert "base_pr_head_sha" in refused["error"]["message"]
+    assert any(c.startswith(late[:12]) for c in refused["error"]["new_commits"])
+    assert late[:12] in refused["error"]["message"]
+    assert requests_matching(forge, "POST", "git-receive-pack") == []
+    assert branch_head(forge, repo, "release/2.0") == dependent_before

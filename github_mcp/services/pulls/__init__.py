@@ -49,6 +49,7 @@ from ._stack import (
     manage_stack,
     plan_stack,
     stack_refs,
+    stack_state,
 )
 from ._threads import (
     reply_in_thread,
@@ -89,6 +90,7 @@ __all__ = [
     "review_comments",
     "set_thread_resolved",
     "stack_refs",
+    "stack_state",
     "thread_resolution_in_pull",
     "unresolved_comments",
     "update_pull",

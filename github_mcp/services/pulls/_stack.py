@@ -32,6 +32,7 @@ from github_mcp.github.client import (
 )
 from github_mcp.github.urls import encode_path
 from github_mcp.params import parse_pr_ref
+from github_mcp.services.approved_state import RemoteState, require_facts
 from github_mcp.services.pulls._automation import call_text, pr_label
 from github_mcp.services.pulls._service import get_pull
 from github_mcp.services.repos import (
@@ -253,6 +254,29 @@ class StackRun:
     next: str | None = None
 
 
+def plan_facts(plan: StackPlan) -> tuple[tuple[str, str], ...]:
+    """What the plan rests on, for an approval to bind (approvals/binding.py): both PRs'
+    heads, the dependent's base, and the base PR's state and target."""
+    base, dep = plan.base, plan.dependent
+    merged = f"merged {base.get('merge_commit_sha')}" if base.get("merged_at") else base["state"]
+    return (
+        ("head_sha", str(dep["head"]["sha"])),
+        ("dependent_base", str(dep["base"]["ref"])),
+        ("base_pr_head_sha", str(base["head"]["sha"])),
+        ("base_pr_state", str(merged)),
+        ("base_pr_target", str(base["base"]["ref"])),
+    )
+
+
+async def stack_state(
+    github: GitHubClient, full_name: str, base_number: int, dependent_number: int
+) -> RemoteState:
+    """The state a gated stack operation is approved for, with the plan in words."""
+    plan = await plan_stack(github, full_name, base_number, dependent_number)
+    texts = (("plan", plan.detail), ("commands", "\n".join(plan.commands)))
+    return RemoteState(plan_facts(plan), texts=tuple((k, v) for k, v in texts if v))
+
+
 async def manage_stack(
     github: GitHubClient,
     scratch: Callable[[], ScratchRepos],
@@ -261,10 +285,14 @@ async def manage_stack(
     dependent_number: int,
     *,
     execute: bool = False,
+    approved: RemoteState | None = None,
 ) -> StackRun:
     """Plan the stack and, with `execute`, rebase and push it in a scratch clone (taken
-    from `scratch` only then)."""
+    from `scratch` only then). With `approved` (a gated run), the plan must rest on the
+    approved state, else `conflict` and nothing is pushed."""
     plan = await plan_stack(github, full_name, base_number, dependent_number)
+    if execute and approved is not None:
+        await require_facts(github, full_name, approved, dict(plan_facts(plan)))
     if not execute:
         nxt = None
         if plan.actionable:

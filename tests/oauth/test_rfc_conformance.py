@@ -43,6 +43,14 @@ CLAUDE_AI_REGISTRATION = {
     "response_types": ["code"],
     "scope": "claudeai",
 }
+# ChatGPT's connector registers a public client on its documented callback, without a scope.
+CHATGPT_REGISTRATION = {
+    "client_name": "ChatGPT",
+    "redirect_uris": ["https://chatgpt.com/connector_platform_oauth_redirect"],
+    "token_endpoint_auth_method": "none",
+    "grant_types": ["authorization_code", "refresh_token"],
+    "response_types": ["code"],
+}
 DUMMY = {"oauth_client_id": "Iv1.rfc-probe", "oauth_client_secret": "not-used-here"}
 
 
@@ -67,6 +75,28 @@ def refresh(base: str, client_id: str, token: str) -> httpx.Response:
 
 
 # -- registration ------------------------------------------------------------------------
+
+
+def test_chatgpt_registers_and_gets_the_granted_scopes(oauth_server):
+    server = oauth_server(**DUMMY)
+    response = httpx.post(server.base_url + "/register", json=CHATGPT_REGISTRATION)
+    assert response.status_code == 201, response.text
+    client = response.json()
+    assert client["scope"] == "repo read:org" and client["token_endpoint_auth_method"] == "none"
+    _, challenge = pkce_pair()
+    query = {
+        "response_type": "code",
+        "client_id": client["client_id"],
+        "redirect_uri": CHATGPT_REGISTRATION["redirect_uris"][0],
+        "state": "s",
+        "code_challenge": challenge,
+        "code_challenge_method": "S256",
+        "resource": server.mcp_url,
+    }
+    authorize = httpx.get(f"{server.base_url}/authorize?{urlencode(query)}")
+    assert authorize.status_code == 302, authorize.text
+    consent = httpx.get(authorize.headers["location"])
+    assert consent.status_code == 200 and "Allow Access" in consent.text
 
 
 def test_claude_ai_registers_and_its_scope_is_narrowed(oauth_server):

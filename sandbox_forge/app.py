@@ -76,6 +76,9 @@ from sandbox_forge.rest.routes import (
     search as routes_search,
 )
 from sandbox_forge.rest.routes import (
+    social as routes_social,
+)
+from sandbox_forge.rest.routes import (
     users as routes_users,
 )
 from sandbox_forge.stores.state import ForgeState
@@ -107,9 +110,10 @@ FEATURES: list[ModuleType] = [
     routes_access,
     routes_oauth_apps,
     admin_access,
-    # Breadth: releases and tags, labels.
+    # Breadth: releases and tags, labels, stars and teams.
     routes_releases,
     routes_labels,
+    routes_social,
 ]
 
 

@@ -28,6 +28,8 @@ class Toolset(StrEnum):
     # Breadth beyond code and review: off the default list, enabled on request.
     RELEASES = "releases"
     LABELS = "labels"
+    PEOPLE = "people"
+    STARS = "stars"
 
     @classmethod
     def parse(cls, name: str) -> Toolset:

@@ -6,7 +6,9 @@ tags, so that `make run` shows each of these tools with something to read.
   workflows"), which generated release notes list;
 - v0.2.0-rc.1: a lightweight tag and a published prerelease;
 - a draft release for v0.2.0, not yet tagged, as GitHub keeps drafts;
-- labels with GitHub's default colours and descriptions, and two of the project's own.
+- labels with GitHub's default colours and descriptions, and two of the project's own;
+- teams in octo-org (alice maintains one, is a member of the other) and stars: alice and
+  octocat starred demo-app.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from sandbox_forge.admin.collab_seeding import ForgeTarget, forge_state, repo_na
 from sandbox_forge.stores import issues as issues_store
 from sandbox_forge.stores import pulls as pulls_store
 from sandbox_forge.stores import releases as releases_store
+from sandbox_forge.stores import social
 from sandbox_forge.stores.collab import Pull, collab, ensure_label
 from sandbox_forge.stores.state import ForgeState, RepoRecord
 
@@ -117,3 +120,16 @@ def seed_demo_labels(forge: ForgeTarget, full_name: str = DEMO_REPO) -> list[str
             label.color, label.description = color, description
             label.default = name in ("bug", "enhancement", "documentation", "good first issue")
     return sorted(LABELS)
+
+
+def seed_demo_people_extras(forge: ForgeTarget, full_name: str = DEMO_REPO) -> dict[str, Any]:
+    """Teams (their members are members of octo-org: alice) and stars; after seed_demo_people."""
+    st, repo = forge_state(forge), repo_named(forge, full_name)
+    maintainers = social.add_team(
+        st, repo.owner, "Maintainers", {"alice": "maintainer"}, "Review and release demo-app"
+    )
+    web = social.add_team(st, repo.owner, "Web", {"alice": "member"}, "The web/ module")
+    with st.lock:
+        for login in ("alice", "octocat"):
+            social.stars(st, login)[repo.full_name.lower()] = repo.created_at
+    return {"teams": [maintainers.slug, web.slug], "stargazers": ["alice", "octocat"]}

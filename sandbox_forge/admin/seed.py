@@ -137,7 +137,11 @@ def seed_demo(forge: Forge) -> dict[str, Any]:
     """Create octo-org/demo-app with a feature branch, then its issues, pull requests and CI
     (seed_collab), and the people who sign in (seed_demo_people); returns the repository
     summary, with the sign-in passwords under "users"."""
-    from sandbox_forge.admin.demo_breadth import seed_demo_labels, seed_demo_releases
+    from sandbox_forge.admin.demo_breadth import (
+        seed_demo_labels,
+        seed_demo_people_extras,
+        seed_demo_releases,
+    )
     from sandbox_forge.admin.seed_collab import seed_demo_collab
 
     summary = seed_demo_repo(forge)
@@ -145,6 +149,7 @@ def seed_demo(forge: Forge) -> dict[str, Any]:
     summary["releases"] = seed_demo_releases(forge)
     summary["labels"] = seed_demo_labels(forge)
     summary["users"] = seed_demo_people(forge)
+    summary["people"] = seed_demo_people_extras(forge)
     return summary
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from sandbox_forge.rest.api import Urls
 from sandbox_forge.rest.auth import Principal, repo_role
 from sandbox_forge.stores.access import at_least
+from sandbox_forge.stores.social import star_count
 from sandbox_forge.stores.state import ForgeState, RepoRecord, UserRecord
 
 
@@ -188,6 +189,7 @@ def repo_json(
 ) -> dict[str, Any]:
     """GitHub's repository shape (full=True: full-repository, as GET /repos/{o}/{r})."""
     open_issues = int(repo.extra.get("open_issues_count", 0))
+    stars = star_count(state, repo.full_name)
     data = minimal_repo(state, urls, repo)
     data.update(
         {
@@ -197,8 +199,8 @@ def repo_json(
             "homepage": None,
             "language": None,
             "forks_count": 0,
-            "stargazers_count": 0,
-            "watchers_count": 0,
+            "stargazers_count": stars,
+            "watchers_count": stars,
             "size": _disk_kb(repo),
             "default_branch": repo.default_branch,
             "open_issues_count": open_issues,
@@ -221,7 +223,7 @@ def repo_json(
             "license": None,
             "forks": 0,
             "open_issues": open_issues,
-            "watchers": 0,
+            "watchers": stars,
         }
     )
     if not principal.anonymous:

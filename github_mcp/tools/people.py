@@ -1,0 +1,54 @@
+"""People: a repository's collaborators with their role, the teams you are in, and a
+team's members. Read-only."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from ..params import Cursor, FullName, Limit
+from ..registry import Call, tool
+from ..services import people as service
+from ..services.people import CollaboratorPage, MemberPage, TeamPage
+
+TOOLSET = "people"
+Slug = Annotated[
+    str,
+    Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$"),
+]
+
+
+@tool(toolset=TOOLSET)
+async def list_repository_collaborators(
+    call: Call,
+    full_name: FullName,
+    permission: Literal["pull", "triage", "push", "maintain", "admin"] | None = None,
+    limit: Limit = 30,
+    cursor: Cursor | None = None,
+) -> CollaboratorPage:
+    """People with access to a repository and their role (needs push access)."""
+    return await service.collaborators(
+        call.rt.github, full_name, permission=permission, limit=limit, cursor=cursor
+    )
+
+
+@tool(toolset=TOOLSET, repo_arg=None)
+async def list_my_teams(call: Call, limit: Limit = 30, cursor: Cursor | None = None) -> TeamPage:
+    """The teams you belong to, in every organisation."""
+    return await service.my_teams(call.rt.github, limit=limit, cursor=cursor)
+
+
+@tool(toolset=TOOLSET, repo_arg=None)
+async def list_team_members(
+    call: Call,
+    org: Slug,
+    team: Slug,
+    role: Literal["all", "member", "maintainer"] = "all",
+    limit: Limit = 30,
+    cursor: Cursor | None = None,
+) -> MemberPage:
+    """Logins of a team's members (team is its slug)."""
+    return await service.team_members(
+        call.rt.github, org, team, role=role, limit=limit, cursor=cursor
+    )

@@ -1,0 +1,173 @@
+"""Stars (the authenticated user's) and teams (the user's, and a team's members), by
+GitHub's REST description. Records are in stores/social.py."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from starlette.responses import Response
+from starlette.routing import Route
+
+from sandbox_forge.rest.api import Ctx, endpoint
+from sandbox_forge.rest.auth import check_repo, require_user
+from sandbox_forge.rest.errors import ApiError, not_found, validation_failed
+from sandbox_forge.rest.routes.access import org_json
+from sandbox_forge.rest.shapes.users_repos import iso, node_id, repo_json, simple_user
+from sandbox_forge.stores import social
+from sandbox_forge.stores.state import ForgeState, RepoRecord
+
+ROLES = ("member", "maintainer", "all")
+
+
+def _starrable(ctx: Ctx) -> RepoRecord:
+    require_user(ctx.principal)
+    return check_repo(
+        ctx.principal, ctx.state.repo(ctx.params["owner"], ctx.params["repo"]), write=False
+    )
+
+
+@endpoint
+def list_starred(ctx: Ctx) -> Response:
+    login = require_user(ctx.principal)
+    starred = social.stars(ctx.state, login)
+    found = []
+    for full_name, when in starred.items():
+        owner, _, name = full_name.partition("/")
+        repo = ctx.state.repo(owner, name)
+        if repo is not None and _readable(ctx, repo):
+            found.append((when, repo))
+    newest = ctx.query.get("direction", "desc") != "asc"
+    if ctx.query.get("sort") == "updated":
+        found.sort(key=lambda pair: pair[1].pushed_at, reverse=newest)
+    else:
+        found.sort(key=lambda pair: pair[0], reverse=newest)
+    return ctx.paginate(
+        [repo for _, repo in found],
+        lambda repo: repo_json(ctx.state, ctx.urls, repo, ctx.principal),
+    )
+
+
+def _readable(ctx: Ctx, repo: RepoRecord) -> bool:
+    try:
+        check_repo(ctx.principal, repo, write=False)
+    except ApiError:
+        return False
+    return True
+
+
+@endpoint
+def is_starred(ctx: Ctx) -> Response:
+    repo = _starrable(ctx)
+    starred = social.stars(ctx.state, require_user(ctx.principal))
+    if repo.full_name.lower() not in starred:
+        raise not_found()
+    return Response(status_code=204)
+
+
+@endpoint
+def star(ctx: Ctx) -> Response:
+    repo = _starrable(ctx)
+    with ctx.state.lock:
+        starred = social.stars(ctx.state, require_user(ctx.principal))
+        starred.setdefault(repo.full_name.lower(), time.time())
+    return Response(status_code=204)
+
+
+@endpoint
+def unstar(ctx: Ctx) -> Response:
+    repo = _starrable(ctx)
+    with ctx.state.lock:
+        social.stars(ctx.state, require_user(ctx.principal)).pop(repo.full_name.lower(), None)
+    return Response(status_code=204)
+
+
+def team_json(ctx: Ctx, team: social.Team) -> dict[str, Any]:
+    org = ctx.state.user(team.org)
+    assert org is not None
+    api = f"{ctx.urls.api}/organizations/{org.id}/team/{team.id}"
+    organization = {
+        **org_json(ctx.urls, org),
+        "html_url": f"{ctx.urls.web}/{org.login}",
+        "has_organization_projects": True,
+        "has_repository_projects": True,
+        "public_repos": sum(
+            1
+            for r in ctx.state.all_repos()
+            if r.owner.lower() == org.login.lower() and not r.private
+        ),
+        "public_gists": 0,
+        "followers": 0,
+        "following": 0,
+        "type": "Organization",
+        "created_at": iso(org.created_at),
+        "updated_at": iso(org.created_at),
+        "archived_at": None,
+    }
+    return {
+        "id": team.id,
+        "node_id": node_id("Team", team.id),
+        "url": api,
+        "html_url": f"{ctx.urls.web}/orgs/{org.login}/teams/{team.slug}",
+        "name": team.name,
+        "slug": team.slug,
+        "description": team.description,
+        "privacy": team.privacy,
+        "notification_setting": "notifications_enabled",
+        "permission": team.permission,
+        "members_url": f"{api}/members{{/member}}",
+        "repositories_url": f"{api}/repos",
+        "parent": None,
+        "type": "organization",
+        "created_at": iso(team.created_at),
+        "updated_at": iso(team.updated_at),
+        "members_count": len(team.members),
+        "repos_count": 0,
+        "organization": organization,
+    }
+
+
+@endpoint
+def my_teams(ctx: Ctx) -> Response:
+    login = require_user(ctx.principal)
+    return ctx.paginate(social.teams_of(ctx.state, login), lambda t: team_json(ctx, t))
+
+
+def _sees_team(ctx: Ctx, team: social.Team) -> bool:
+    """A visible team is seen by its organisation's members; a secret one by its own.
+    Sandbox tokens not bound to their user's roles see every team, as they reach every
+    repository."""
+    if ctx.principal.role_of is None and not ctx.principal.anonymous:
+        return True
+    login = (ctx.principal.login or "").lower()
+    if team.privacy == "secret":
+        return login in team.members
+    return ctx.state.access.org_role(team.org, login) is not None
+
+
+@endpoint
+def team_members(ctx: Ctx) -> Response:
+    role = ctx.query.get("role", "all")
+    if role not in ROLES:
+        raise validation_failed({"resource": "Team", "field": "role", "code": "invalid"})
+    team = social.org_teams(ctx.state, ctx.params["org"]).get(ctx.params["team_slug"].lower())
+    if team is None or not _sees_team(ctx, team):
+        raise not_found()
+    people = []
+    for login, member_role in sorted(team.members.items()):
+        user = ctx.state.user(login)
+        if user is not None and role in ("all", member_role):
+            people.append(user)
+    return ctx.paginate(people, lambda user: simple_user(ctx.urls, user))
+
+
+def routes(state: ForgeState) -> list[Route]:
+    one = "/user/starred/{owner}/{repo}"
+    return [
+        Route("/user/starred", list_starred, methods=["GET"]),
+        Route(one, is_starred, methods=["GET"]),
+        Route(one, star, methods=["PUT"]),
+        Route(one, unstar, methods=["DELETE"]),
+        Route("/user/teams", my_teams, methods=["GET"]),
+        Route("/orgs/{org}/teams/{team_slug}/members", team_members, methods=["GET"]),
+    ]

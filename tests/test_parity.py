@@ -74,3 +74,16 @@ def test_uncovered_rows_read_not_yet():
             assert line == f"| {row.official} | {NOT_YET} |  |"
         elif row.ours:
             assert row.adds or row.official == "get_me", row.official
+
+
+BREADTH_TOOLSETS = {"releases", "labels", "people", "stars"}
+
+
+def test_breadth_toolsets_stay_off_the_default_list():
+    from github_mcp.config import Settings
+
+    settings = Settings(_env_file=None)  # type: ignore[call-arg]
+    assert BREADTH_TOOLSETS <= set(settings.toolset_list)  # registered, callable
+    assert BREADTH_TOOLSETS.isdisjoint(settings.listed_toolsets)  # but not listed
+    breadth = {s.name for s in REGISTRY.values() if s.toolset in BREADTH_TOOLSETS}
+    assert len(breadth) >= 16

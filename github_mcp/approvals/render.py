@@ -141,5 +141,6 @@ def _state_html(state: RemoteState | None) -> str:
             for f in state.files
         )
         diffs = "".join(_diff_html(f.path, f.patch) for f in state.files if f.patch)
-        out += f'<h2>Files at that head</h2><ul id="head-files">{items}</ul>{diffs}'
+        where = "at that head" if state.since is not None else "in this commit"
+        out += f'<h2>Files {where}</h2><ul id="head-files">{items}</ul>{diffs}'
     return out

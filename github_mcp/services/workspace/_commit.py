@@ -6,6 +6,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from github_mcp.errors import ErrorCode, GitHubMCPError
+from github_mcp.services.workspace._approved import require_commit
 from github_mcp.services.workspace._git import git_error, validate_repo_path
 from github_mcp.services.workspace._repo import RepoOps
 from github_mcp.services.workspace._status import VENV_DIR
@@ -42,8 +43,10 @@ async def commit_changes(
     push: bool,
     *,
     force: bool = False,
+    approved: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """Stage (the paths, or everything but .venv-mcp), commit, and push on request."""
+    """Stage (the paths, or everything but .venv-mcp), commit, and push on request. With
+    `approved` (a gated commit: its tree and parent), the commit must be that one."""
     if force and not push:
         raise GitHubMCPError(ErrorCode.INVALID_INPUT, "force only applies with push=true")
     if push and await ops.kind(ws) != "branch":
@@ -101,6 +104,8 @@ async def commit_changes(
         args += ["--only", "--", *paths]
     await ops.out(ws, args, "commit", extra_env=_LITERAL)
     sha = await ops.head(ws)
+    if approved is not None:
+        await require_commit(ops, ws, sha, approved)
     result: dict[str, Any] = {
         "commit_sha": sha,
         "pushed": False,

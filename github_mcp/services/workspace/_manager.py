@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from github_mcp.errors import ErrorCode, GitHubMCPError
+from github_mcp.services.workspace._approved import pending_commit
 from github_mcp.services.workspace._cgroups import detect_cgroups
 from github_mcp.services.workspace._clones import CloneKeeper
 from github_mcp.services.workspace._commit import (
@@ -382,6 +383,7 @@ class WorkspaceManager:
         paths: list[str] | None = None,
         push: bool = False,
         force: bool = False,
+        approved: dict[str, str] | None = None,
     ) -> dict[str, Any]:
         """Commit the clone's changes (never .venv-mcp or scratch files); push when asked.
 
@@ -397,10 +399,27 @@ class WorkspaceManager:
             ws.require_clone()
             await self._ops.prepare(ws)
             try:
-                return await commit_changes(self._ops, ws, message, checked, push, force=force)
+                return await commit_changes(
+                    self._ops, ws, message, checked, push, force=force, approved=approved
+                )
             finally:
                 self._ops.hand_over(ws)
                 self.quota.touched(ws.dir)
+
+    async def pending_commit(
+        self, full_name: str, ref: str, paths: list[str] | None
+    ) -> dict[str, Any]:
+        """What commit() of `paths` would commit (tree, parent, files with their diffs),
+        for a human to approve; the clone is not changed."""
+        checked = validate_commit_args("approval", paths)
+        ws = self._ws(full_name, ref)
+        async with self._hold(ws):
+            ws.require_clone()
+            await self._ops.prepare(ws)
+            try:
+                return await pending_commit(self._ops, ws, checked)
+            finally:
+                self._ops.hand_over(ws)
 
     async def refresh_after_api_commit(self, full_name: str, ref: str) -> str:
         """After a commit made through the API: fast-forward a clean clone, leave a dirty one.

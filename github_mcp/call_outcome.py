@@ -93,6 +93,8 @@ def outcome_refs(payload: dict[str, Any]) -> dict[str, Any]:
     for key in ("commit_sha", "sha", "number", "url", "html_url"):
         if key in payload and isinstance(payload[key], str | int):
             found[key] = payload[key]
+    # a retry that found the work done (already_merged, ...) did not do it itself
+    found |= {k: True for k, v in payload.items() if k.startswith("already_") and v is True}
     return found
 
 

@@ -543,7 +543,9 @@ async def test_merge_methods(make_runtime, forge, method):
     assert file_at(forge, repo, "main", "new.txt") == b"one\n"
     assert read["content"] == "# app v2\n"  # the merge invalidated the cached branch
     assert overview["state"] == "merged"
-    assert error_code(again) == "unprocessable"  # already merged
+    # a retry reports the merge that happened, and that this principal's call did it
+    assert again["already_merged"] is True and again["sha"] == new_head
+    assert again["by_this_principal"] is True and again["earlier_call_id"]
 
 
 def forge_parents(forge, full_name: str, sha: str) -> list[str]:

@@ -63,6 +63,15 @@ class AuditStream:
         except GitHubMCPError:
             log_event("audit_stream_failed")
 
+    async def latest(self, count: int) -> list[dict[str, Any]]:
+        """The newest `count` entries of every replica, newest first ([] if unreachable)."""
+        try:
+            async with self._state.op("audit_read") as r:
+                rows = await r.xrevrange(self.key, count=count)
+        except GitHubMCPError:
+            return []
+        return [json.loads(fields[b"entry"]) for _, fields in rows if b"entry" in fields]
+
     async def drain(self) -> None:
         if self._pending:
             await asyncio.gather(*self._pending, return_exceptions=True)

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import Field
+
+from github_mcp.earlier_calls import earlier_call
 from github_mcp.errors import ErrorCode, GitHubMCPError
 from github_mcp.params import Branch, CommitMessage, FullName, RepoPath
 from github_mcp.registry import Call, tool
@@ -74,15 +77,27 @@ async def branch_to_delete(call: Call, kwargs: dict[str, Any]) -> RemoteState:
     return await branch_state(call.rt.github, full_name, kwargs["branch"], since=default)
 
 
+class DeletedBranch(CommitResult):
+    already_deleted: bool = Field(
+        False, description="Your earlier call deleted it; this call deleted nothing."
+    )
+    earlier_call_id: str | None = None
+
+
 @tool(toolset="writes", write=True, target="branch", destructive=True, binds=branch_to_delete)
-async def delete_remote_branch(call: Call, full_name: FullName, branch: Branch) -> CommitResult:
+async def delete_remote_branch(call: Call, full_name: FullName, branch: Branch) -> DeletedBranch:
     """Delete a branch on GitHub (never the default or a protected branch without approval)."""
     approved = call.bound.get("head_sha") if call.bound is not None else None
-    sha = await delete_branch(call.rt.github, full_name, branch, expected_sha=approved)
+    try:
+        sha = await delete_branch(call.rt.github, full_name, branch, expected_sha=approved)
+    except GitHubMCPError as exc:
+        if exc.code != ErrorCode.NOT_FOUND:
+            raise
+        return await _already_deleted(call, full_name, branch, exc)
     # Verified means read back: the branch is gone. If something re-created it meanwhile,
     # the answer says so (branch_sha) rather than failing a delete that happened.
     remaining = await branch_head(call.rt.github, full_name, branch)
-    return CommitResult(
+    return DeletedBranch(
         commit_sha=sha,
         branch=branch,
         parent_sha=sha,
@@ -90,4 +105,31 @@ async def delete_remote_branch(call: Call, full_name: FullName, branch: Branch) 
         verification=Verification(
             verified=remaining is None, commit_sha=sha, branch_sha=remaining, files_checked=0
         ),
+    )
+
+
+async def _already_deleted(
+    call: Call, full_name: str, branch: str, missing: GitHubMCPError
+) -> DeletedBranch:
+    """A retry of a delete that happened: the branch is gone, and this principal's earlier
+    call (by the audit record) deleted it. Gone for any other reason: not_found."""
+    entry = await earlier_call(
+        call.rt, call.principal, "delete_remote_branch", full_name, ref=branch
+    )
+    if entry is None:
+        raise GitHubMCPError(
+            ErrorCode.NOT_FOUND,
+            f"There is no branch {branch}; no earlier call of yours that this server "
+            "recorded deleted it.",
+            hint="list_branches shows the branches there are.",
+        ) from missing
+    sha = str(entry.get("commit_sha", ""))
+    return DeletedBranch(
+        commit_sha=sha,
+        branch=branch,
+        parent_sha=sha,
+        files=[],
+        verification=Verification(verified=True, commit_sha=sha, branch_sha=None, files_checked=0),
+        already_deleted=True,
+        earlier_call_id=str(entry.get("call_id")),
     )

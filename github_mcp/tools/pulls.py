@@ -10,9 +10,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field
 
 from github_mcp.services import pulls as prs
-from github_mcp.services.pulls import compact_pr, merge_pull, open_pull_request
+from github_mcp.services.pulls import compact_pr, open_pull_request
 
-from ..effects import Written
 from ..errors import ErrorCode, GitHubMCPError
 from ..params import Body, Cursor, FullName, Labels, Limit, PrRef, Ref, Title
 from ..registry import Call, tool
@@ -21,7 +20,7 @@ from ..services import issues as issue_service
 from ..services.authorship import authored
 from ..services.content import cut_text
 from .issues import AUTHOR_ASSOCIATION, WITHHELD, Comment, CommentRef, clean, comment_model
-from .pull_targets import merge_head, pr_base_branch, pr_state, pr_update_target
+from .pull_targets import pr_state, pr_update_target
 from .writes import PullRequestRef, pr_ref_model
 
 TOOLSET = "pull_requests"
@@ -334,71 +333,6 @@ async def update_pull_request(
             call.rt.github, full_name or "", number or 0, call.bound
         )
     data = await prs.update_pull(call.rt.github, full_name or "", number or 0, payload)
-    return pr_ref_model(data)
-
-
-class MergeResult(BaseModel):
-    merged: bool
-    sha: str
-    message: str
-    method: str
-    base: str | None = Field(None, description="The base branch merged into.")
-
-    def written(self, repo: str) -> Written:
-        return Written(repo, self.base, self.sha) if self.merged else Written(repo)
-
-
-@tool(toolset=TOOLSET, write=True, target=pr_base_branch, destructive=True, binds=pr_state)
-async def merge_pull_request(
-    call: Call,
-    pr: PrRef | None = None,
-    full_name: FullName | None = None,
-    number: Number | None = None,
-    merge_method: Literal["merge", "squash", "rebase"] = "merge",
-    expected_head_sha: Sha | None = None,
-    commit_title: Title | None = None,
-    commit_message: Body | None = None,
-) -> MergeResult:
-    """Merge a PR into its base (gated by the base branch); expected_head_sha guards races.
-
-    A gated merge sends the approved head as GitHub's `sha` precondition."""
-    assert full_name and number
-    assert call.authorized_ref is not None  # the gate authorised the PR's base
-    authorized = call.authorized_ref
-    try:
-        result = await merge_pull(
-            call.rt.github,
-            full_name,
-            number,
-            method=merge_method,
-            expected_head_sha=merge_head(call, expected_head_sha),
-            commit_title=commit_title,
-            commit_message=commit_message,
-            expected_base=authorized,
-        )
-    except GitHubMCPError as exc:
-        call.audit_ref = exc.details.get("actual_base")  # the audit names the real base
-        raise
-    base = result.get("base") or authorized
-    call.audit_ref = base
-    return MergeResult(
-        merged=bool(result.get("merged")),
-        sha=result.get("sha", ""),
-        message=result.get("message", ""),
-        method=merge_method,
-        base=base,
-    )
-
-
-@tool(toolset=TOOLSET, write=True, target=None)
-async def close_pull_request(
-    call: Call,
-    pr: PrRef | None = None,
-    full_name: FullName | None = None,
-    number: Number | None = None,
-) -> PullRequestRef:
-    """Close a PR without merging it."""
-    data = await prs.update_pull(call.rt.github, full_name or "", number or 0, {"state": "closed"})
     return pr_ref_model(data)
 
 

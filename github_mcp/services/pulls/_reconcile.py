@@ -40,3 +40,25 @@ async def merged_after_failure(
         "sha": pr["merge_commit_sha"],
         "message": "The pull request is merged (read back after the merge answer was lost).",
     }
+
+
+async def already_merged(
+    github: GitHubClient, full_name: str, number: int, failure: GitHubMCPError
+) -> dict[str, Any] | None:
+    """The answer to a merge refused because the pull request is merged already (a retry
+    after a lost answer, say): the merge commit and who merged it, else None."""
+    if failure.details.get("status") not in (405, 409, 422):
+        return None
+    try:
+        pr = await github.request_json("GET", f"{repo_path(full_name)}/pulls/{number}")
+    except GitHubMCPError:
+        return None  # cannot tell; the refusal stands
+    if not pr.get("merged") or not pr.get("merge_commit_sha"):
+        return None
+    return {
+        "merged": True,
+        "already_merged": True,
+        "sha": pr["merge_commit_sha"],
+        "merged_by": (pr.get("merged_by") or {}).get("login"),
+        "message": "The pull request was already merged; nothing was merged by this call.",
+    }

@@ -17,7 +17,7 @@ from github_mcp.services.approved_state import new_commits
 from github_mcp.services.content import (
     strip_invisible,
 )
-from github_mcp.services.pulls._reconcile import merged_after_failure
+from github_mcp.services.pulls._reconcile import already_merged, merged_after_failure
 from github_mcp.services.repos import (
     repo_path,
 )
@@ -123,6 +123,8 @@ async def merge_pull(
         )
     except GitHubMCPError as exc:
         merged = await merged_after_failure(github, full_name, number, expected_head_sha, exc)
+        if merged is None:
+            merged = await already_merged(github, full_name, number, exc)
         if merged is not None:
             return merged
         if exc.details.get("status") == 409 and expected_head_sha:

@@ -142,7 +142,8 @@ class HttpGuard:
     """Bearer auth, Host/Origin checks (DNS rebinding) and a body-size cap."""
 
     OPEN_PATHS = ("/healthz", "/health", "/readyz")
-    BROWSER_PATHS = ("/status", "/metrics")
+    STATUS_PATHS = ("/status", "/status/login", "/status/logout")  # own sign-in: status_auth
+    BROWSER_PATHS = ("/metrics",)
     APPROVAL_PREFIX = "/approvals/"  # the approval page: Basic in bearer mode, own sign-in in oauth
 
     def __init__(
@@ -215,7 +216,7 @@ class HttpGuard:
         origin = headers.get("origin")
         if origin and not self._origin_allowed(origin):
             return 403, "origin not allowed"
-        if path in self.OPEN_PATHS or self.open_access:
+        if path in self.OPEN_PATHS or path in self.STATUS_PATHS or self.open_access:
             return None
         if self.operator_only and path not in self.BROWSER_PATHS:
             return None

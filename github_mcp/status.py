@@ -30,9 +30,10 @@ AUDIT_ROWS = 20
 STATUS_HEADERS = {
     "Cache-Control": "no-store",
     "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; "
-    "img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "img-src data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    # same-origin, not no-referrer: a form POST then keeps its real Origin header
+    "Referrer-Policy": "same-origin",
 }
 
 
@@ -58,7 +59,10 @@ def health_payload(rt: Runtime, upstream: UpstreamState) -> dict[str, Any]:
 
 
 def health_routes(rt: Runtime, sessions: SessionLimits | None = None) -> list[Route]:
+    from .status_auth import StatusSignIn
+
     probe = readiness(rt)
+    sign_in = StatusSignIn(rt.settings)
 
     async def healthz(request: Request) -> Response:
         # Liveness: 200 while this process serves; GitHub's last known state is
@@ -76,8 +80,13 @@ def health_routes(rt: Runtime, sessions: SessionLimits | None = None) -> list[Ro
         )
 
     async def status(request: Request) -> Response:
+        if sign_in.visitor(request) is None:
+            return sign_in.denied(request)  # the sign-in form (status_auth.py)
         await probe.readiness()  # remembered, so a page reload costs GitHub nothing
-        return HTMLResponse(render_status(rt, sessions), headers=STATUS_HEADERS)
+        page = render_status(rt, sessions).replace(
+            "<body>", "<body>" + sign_in.logout_form(request), 1
+        )
+        return HTMLResponse(page, headers=STATUS_HEADERS)
 
     return [
         Route("/healthz", healthz, methods=["GET"]),
@@ -85,6 +94,7 @@ def health_routes(rt: Runtime, sessions: SessionLimits | None = None) -> list[Ro
         Route("/readyz", readyz, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
         Route("/status", status, methods=["GET"]),
+        *sign_in.routes(),
     ]
 
 

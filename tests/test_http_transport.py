@@ -178,22 +178,18 @@ def test_non_loopback_requires_auth(make_settings):
     check_http_exposure(make_settings(), "127.0.0.1")
 
 
-def test_status_page_accepts_basic_auth_for_browsers(http_server):
+def test_status_page_offers_a_sign_in_form_instead_of_basic_auth(http_server):
     import base64
 
     with http_server() as (url, _):
         challenge = httpx.get(url + "/status")
-        assert challenge.status_code == 401
-        assert challenge.headers["www-authenticate"].startswith("Basic")
+        assert challenge.status_code == 401 and 'id="sign-in"' in challenge.text
+        assert "www-authenticate" not in challenge.headers
         good = base64.b64encode(f"operator:{TOKEN_B}".encode()).decode()
-        assert (
-            httpx.get(url + "/status", headers={"Authorization": f"Basic {good}"}).status_code
-            == 200
-        )
-        bad = base64.b64encode(b"operator:wrong").decode()
-        assert (
-            httpx.get(url + "/status", headers={"Authorization": f"Basic {bad}"}).status_code == 401
-        )
+        basic = httpx.get(url + "/status", headers={"Authorization": f"Basic {good}"})
+        assert basic.status_code == 401  # the form replaced the Basic prompt
+        bearer = httpx.get(url + "/status", headers={"Authorization": f"Bearer {TOKEN_B}"})
+        assert bearer.status_code == 200
         # the MCP endpoint itself still takes bearer only
         body = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
         assert (

@@ -59,6 +59,10 @@ async def flow_decision(call: Call, target: Target) -> FlowDecision | None:
     if mode == "allow":
         return None
     read, overflow = await _read_by(call)
+    # reading and writing one repository never crosses: a one-repository session asks
+    # GitHub nothing more
+    here = (target.repo or call.repo or "").lower()
+    read = tuple(repo for repo in read if repo.lower() != here)
     if not (read or overflow):
         return None
     destination = await _destination(call, target)

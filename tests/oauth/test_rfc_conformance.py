@@ -443,3 +443,41 @@ async def test_get_me_reports_the_oauth_credential(world, oauth_server):
         assert not is_error, me
     assert me["login"] == "alice"
     assert me["credential_kind"] == "user_to_server"  # a GitHub App user token, not "none"
+
+
+# -- replicas --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def redis_url(tmp_path):
+    """A real redis-server (requested before oauth_server, so it outlives the servers)."""
+    from tests.replicas.cluster import Redis
+
+    redis = Redis(tmp_path / "redis")
+    yield redis.url
+    redis.stop()
+
+
+async def test_replay_is_caught_across_replicas_sharing_redis(world, redis_url, oauth_server):
+    """Two replicas of one public URL share the grant store in a real redis-server: a
+    refresh on B spends the token, its replay on A ends the grant everywhere."""
+    shared = {"state_url": redis_url, "oauth_signing_key": "replicas-share-this-key-0123"}
+    a = oauth_server(**shared)
+    b = oauth_server(
+        **shared,
+        public_url=a.base_url,
+        oauth_client_id=a.client_id,
+        oauth_client_secret=a.client_secret,
+    )
+    client_id, first = await signed_in_tokens(a, "alice")
+    rotated = refresh(b.base_url, client_id, first["refresh_token"])
+    assert rotated.status_code == 200, rotated.text
+    second = rotated.json()
+    assert mcp_status(b.base_url, second["access_token"]) == 200
+    world.clear_requests()
+    replay = refresh(a.base_url, client_id, first["refresh_token"])
+    assert replay.status_code == 400 and replay.json()["error"] == "invalid_grant"
+    assert github_revocations(world) == [204]
+    for replica in (a, b):
+        assert mcp_status(replica.base_url, second["access_token"]) == 401
+        assert refresh(replica.base_url, client_id, second["refresh_token"]).status_code == 400

@@ -259,3 +259,31 @@ async def test_under_oauth_the_record_is_each_users_own(oauth_server, forge, sce
         assert not is_error, made
     found = branches(forge, scene.site)
     assert "ben-work" in found and "ann-leak" not in found
+
+
+async def test_the_client_form_names_the_private_read_and_the_human_decides(
+    make_runtime, forge, scene
+):
+    """Form elicitation: the prompt names the private repository; a yes lets that one
+    write through, a no keeps the next one out."""
+    from fastmcp import Client
+
+    from github_mcp.server import build_mcp
+    from tests.approvals.test_form import Human
+
+    human = Human("approve", "deny")
+    rt = make_runtime()
+    async with Client(build_mcp(rt), elicitation_handler=human, mode="legacy") as client:
+        await steered_reads(client, scene)
+        is_error, made = await call_tool(
+            client, "create_branch", {"full_name": scene.site, "branch": "asked"}
+        )
+        assert not is_error, made
+        is_error, refused = await call_tool(
+            client, "create_branch", {"full_name": scene.site, "branch": "declined"}
+        )
+        assert is_error and refused["error"]["private_repos_read"] == [scene.vault]
+    prompt = human.prompts[0].message
+    assert scene.vault in prompt and scene.site in prompt and "create_branch" in prompt
+    found = branches(forge, scene.site)
+    assert "asked" in found and "declined" not in found

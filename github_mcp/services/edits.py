@@ -192,9 +192,19 @@ async def commit_sections(
     *,
     expected_sha: str | None = None,
     with_diff: bool = False,
+    expected_head_sha: str | None = None,
 ) -> Edit:
-    """Replace line ranges of one existing file, as one commit."""
+    """Replace line ranges of one existing file, as one commit. With `expected_head_sha`
+    (the head a human approved the edit at) line numbers mean what they meant then."""
     head = await read_head(github, full_name, branch)
+    if expected_head_sha and head.commit_sha != expected_head_sha:
+        raise GitHubMCPError(
+            ErrorCode.CONFLICT,
+            f"{branch} moved from {expected_head_sha[:12]} (the approved head) to "
+            f"{head.commit_sha[:12]}; line numbers may now name other lines, so nothing "
+            "was written.",
+            hint="Re-read the file and call again; a fresh approval is needed.",
+        )
     old = await current_text(github, full_name, path, head)
     if old is None:
         raise GitHubMCPError(ErrorCode.NOT_FOUND, f"{path} does not exist on {branch}.")

@@ -22,7 +22,7 @@ from ..params import (
     Title,
 )
 from ..registry import Call, tool
-from ..services import branches, edits
+from ..services import approved_state, branches, edits
 from ..services.commits import NO_CHANGE, Change, CommitOutcome, Head, commit_changes
 
 TOOLSET = "writes"
@@ -143,7 +143,13 @@ class Section(BaseModel):
     new_text: FileContent
 
 
-@tool(toolset=TOOLSET, write=True, target="branch", ref_arg="branch")
+async def branch_at(call: Call, kwargs: dict[str, Any]) -> approved_state.RemoteState:
+    """What a gated section edit is approved for: the branch's head (line numbers are read
+    against it)."""
+    return await approved_state.branch_state(call.rt.github, kwargs["full_name"], kwargs["branch"])
+
+
+@tool(toolset=TOOLSET, write=True, target="branch", ref_arg="branch", binds=branch_at)
 async def update_file_sections_and_commit(
     call: Call,
     full_name: FullName,
@@ -159,6 +165,7 @@ async def update_file_sections_and_commit(
     edit = await edits.commit_sections(
         call.rt.github, full_name, branch, path, sections, message,
         expected_sha=expected_sha, with_diff=return_diff,
+        expected_head_sha=call.bound.get("head_sha") if call.bound else None,
     )  # fmt: skip
     return commit_result(edit.outcome, edit.diff)
 

@@ -42,15 +42,13 @@ def pr_repo(forge) -> str:
 def forge_put_file(forge: Any, repo: str, branch: str, path: str, text: str, message: str) -> str:
     """A commit made outside the server (another client of the forge); returns its SHA."""
     token = forge.create_token(login="octocat")
-    answer = httpx.put(
-        f"{forge.base_url}/repos/{repo}/contents/{path}",
-        json={
-            "message": message,
-            "content": base64.b64encode(text.encode()).decode(),
-            "branch": branch,
-        },
-        headers={"Authorization": f"Bearer {token}"},
-    )
+    headers = {"Authorization": f"Bearer {token}"}
+    url = f"{forge.base_url}/repos/{repo}/contents/{path}"
+    body = {"message": message, "content": base64.b64encode(text.encode()).decode()}
+    existing = httpx.get(url, params={"ref": branch}, headers=headers)
+    if existing.status_code == 200:
+        body["sha"] = existing.json()["sha"]
+    answer = httpx.put(url, json=body | {"branch": branch}, headers=headers)
     assert answer.status_code in (200, 201), answer.text
     return answer.json()["commit"]["sha"]
 
@@ -326,3 +324,34 @@ async def test_a_workspace_push_is_bound_to_the_approved_commit(
     assert requests_matching(forge, "POST", "git-receive-pack") == []
     assert branch_head(forge, repo, "release/3.0") == released
     assert forge_file(forge, repo, "release/3.0", "backdoor.sh") == 404
+
+
+async def test_a_section_edit_is_bound_to_the_head_its_lines_were_read_at(
+    approval_server,  # noqa: F811
+    forge,
+):
+    """Line numbers mean what they meant when the human approved: after someone inserts
+    lines above, the approved edit would replace other lines, so it is refused."""
+    repo = f"bind-org/sections-{uuid.uuid4().hex[:8]}"
+    forge.seed_repo(repo, {"README.md": "one\ntwo\nthree\n"})
+    edit = {
+        "full_name": repo,
+        "branch": "main",
+        "path": "README.md",
+        "message": "Reword line two",
+        "sections": [{"start_line": 2, "end_line": 2, "new_text": "TWO\n"}],
+    }
+    with approval_server() as served:
+        async with http_client(served.url, TOKEN_A) as model:
+            payload = (await call_tool(model, "update_file_sections_and_commit", edit))[1]
+            visit = await visit_approval_page(
+                approval_link(payload), "approve", basic_token=TOKEN_A
+            )
+            assert visit.outcome == "approved" and "-two" in visit.text and "+TWO" in visit.text
+            inserted = forge_put_file(
+                forge, repo, "main", "README.md", "KEEP ME\none\ntwo\nthree\n", "Header"
+            )
+            is_error, refused = await call_tool(model, "update_file_sections_and_commit", edit)
+    assert is_error and error_code(refused) == "conflict", refused
+    assert inserted[:12] in refused["error"]["message"]
+    assert branch_head(forge, repo, "main") == inserted  # "KEEP ME" was not replaced

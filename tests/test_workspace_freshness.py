@@ -129,3 +129,30 @@ async def test_local_commits_are_kept_and_the_clone_reported_diverged(
         assert "1 local commit" in again["stale_reason"]
         assert again["ahead"] == 1 and again["behind"] == 1
         assert first["head_sha"] != forge_head(forge, moving_repo, "work")
+
+
+async def test_a_moved_tag_is_reported_not_followed(make_runtime, moving_repo, forge, tmp_path):
+    first = forge_head(forge, moving_repo, "work")
+    token = forge.create_token(login="octocat")
+    with httpx.Client(
+        base_url=forge.base_url, headers={"Authorization": f"Bearer {token}"}, timeout=10
+    ) as api:
+        made = api.post(
+            f"/repos/{moving_repo}/git/refs", json={"ref": "refs/tags/v1", "sha": first}
+        )
+        assert made.status_code == 201, made.text
+        rt = make_runtime(workspace_dir=traversable(tmp_path) / "ws")
+        async with mcp_client(rt) as client:
+            args = {"full_name": moving_repo, "ref": "v1"}
+            is_error, clone = await call_tool(client, "ensure_workspace_clone", args)
+            assert not is_error and clone["head_sha"] == first, clone
+            newer = forge_commit(forge, moving_repo, "work", "app.py", "VALUE = 5\n")
+            moved = api.patch(
+                f"/repos/{moving_repo}/git/refs/tags/v1", json={"sha": newer, "force": True}
+            )
+            assert moved.status_code == 200, moved.text
+            is_error, again = await call_tool(client, "ensure_workspace_clone", args)
+            assert not is_error, again
+    assert clone_git(again["path"], "rev-parse", "HEAD") == first
+    assert again["refresh"] == "diverged_left_behind" and again["remote_sha"] == newer
+    assert "reset=true" in again["stale_reason"]

@@ -195,8 +195,12 @@ async def catch_up(ops: RepoOps, ws: Workspace) -> CatchUp:
     way. Uncommitted changes, own commits or a HEAD moved off the branch are never
     touched: the clone is left behind, and the answer says why."""
     head, remote = await ops.head(ws), await ops.target(ws)
-    if await ops.kind(ws) != "branch" or not remote or head == remote:
+    if not remote or head == remote:
         return CatchUp("up_to_date", head, head)
+    kind = await ops.kind(ws)
+    if kind != "branch":  # a moved tag, or HEAD moved off: only reset=true goes there
+        why = f"HEAD is not at the {kind} {ws.ref} ({remote[:12]}); reset=true checks it out"
+        return CatchUp("diverged_left_behind", head, remote, reason=why)
     ahead, behind = await ops.ahead_behind(ws, remote)
     if behind == 0:
         return CatchUp("up_to_date", head, head)  # the remote head is in HEAD already

@@ -32,14 +32,18 @@ class Approval:
 
 
 class ApprovalStore(Protocol):
-    """Where approvals live, keyed by an approval scope key. The in-process store
-    below is the default; a shared store (Redis) implements the same four calls."""
+    """Where approvals (grants) live, keyed by an approval scope key. The in-process
+    store below is the default; a shared store (Redis) implements the same calls."""
 
     def get(self, key: str) -> Approval | None: ...
 
     def set(self, key: str, approved: bool, ttl_seconds: float | None) -> Approval: ...
 
     def drop(self, key: str) -> None: ...
+
+    def take(self, key: str) -> bool: ...
+
+    def grants(self) -> list[tuple[str, float | None]]: ...
 
     def count_approved(self) -> int: ...
 
@@ -66,6 +70,22 @@ class MemoryApprovalStore:
 
     def drop(self, key: str) -> None:
         self._items.pop(key, None)
+
+    def take(self, key: str) -> bool:
+        """Spend a one-time grant: True for the one caller that finds it approved."""
+        approval = self.get(key)
+        self._items.pop(key, None)
+        return approval is not None and approval.approved
+
+    def grants(self) -> list[tuple[str, float | None]]:
+        """Each live approved key with its seconds left (None: no expiry)."""
+        self.count_approved()
+        now = self._clock()
+        return [
+            (key, None if a.expires_at is None else a.expires_at - now)
+            for key, a in self._items.items()
+            if a.approved
+        ]
 
     def count_approved(self) -> int:
         for key, approval in list(self._items.items()):
@@ -109,6 +129,7 @@ class WriteGate:
         default_branch_of: DefaultBranchLookup,
         approvals: ApprovalStore | None = None,
         clock: Callable[[], float] = time.monotonic,  # injected by tests of approval expiry
+        requests: Any = None,  # the open approval requests' store (approvals.store)
     ) -> None:
         self.settings = settings
         self.metrics = metrics
@@ -119,7 +140,7 @@ class WriteGate:
         self.reads = ReadLedger()  # what each scope read: the cross-visibility guard
         from .approvals import PendingApprovals  # the approval page's open requests
 
-        self.pending = PendingApprovals(self, clock=clock)
+        self.pending = PendingApprovals(self, clock=clock, store=requests)
 
     # -- 1. allow-list ------------------------------------------------------
     def repo_allowed(self, full_name: str) -> bool:
@@ -195,12 +216,26 @@ class WriteGate:
     def set_approval(
         self, scope: str, approved: bool, ttl_seconds: float | None = None
     ) -> Approval:
-        """Approve (or revoke) a scope's gated writes; `ttl_seconds` (an 'approve for N
-        minutes' choice) overrides GITHUB_MCP_APPROVAL_TTL_SECONDS."""
+        """Approve (or revoke) a scope's gated writes for a window: `ttl_seconds` (an
+        'approve for N minutes' choice) or GITHUB_MCP_APPROVAL_TTL_SECONDS; never
+        unbounded. A window needs a session: a sessionless client is approved per call."""
+        if approved:
+            self.require_window(scope)
         ttl = ttl_seconds if ttl_seconds is not None else self.settings.approval_ttl_seconds
-        approval = self.approvals.set(scope, approved, ttl or None)
+        approval = self.approvals.set(scope, approved, ttl if approved else None)
         log_event("write_approval_changed", scope=_short(scope), approved=approved, ttl_s=ttl)
         return approval
+
+    @staticmethod
+    def require_window(scope: str) -> None:
+        if not holds_window(scope):
+            raise GitHubMCPError(
+                ErrorCode.WRITE_NOT_ALLOWED,
+                "This client has no session, so no approval window can be bound to it; "
+                "each gated write is approved on its own.",
+                hint="Make the write: the human is asked about that one call. Or connect "
+                "with a stateful HTTP session to be offered a window.",
+            )
 
     # One write a human approved on its own: keyed on the scope and the write's
     # fingerprint (tool and arguments), taken by the first call that matches it.
@@ -211,12 +246,7 @@ class WriteGate:
     def take_once(self, scope: str | None, fingerprint: str | None) -> bool:
         if scope is None or fingerprint is None:
             return False
-        key = _once_key(scope, fingerprint)
-        grant = self.approvals.get(key)
-        if grant is None or not grant.approved:
-            return False
-        self.approvals.drop(key)
-        return True
+        return self.approvals.take(_once_key(scope, fingerprint))
 
     def once_unused(self, scope: str, fingerprint: str) -> bool:
         """A one-time approval of this write is there and not yet taken."""
@@ -230,6 +260,24 @@ class WriteGate:
         self.approvals.drop(scope)
         self.pending.forget_scope(scope)
         self.reads.drop(scope)
+
+    def grants(self) -> list[tuple[str, float | None]]:
+        """Open grants (windows and approved-once writes) with their seconds left."""
+        return sorted(self.approvals.grants())
+
+    def revoke_grant(self, key: str) -> None:
+        self.approvals.drop(key)
+        log_event("write_grant_revoked", scope=_short(key))
+
+    def revoke_principal(self, principal_key: str) -> int:
+        """End every grant and open approval request of one principal (it signed out
+        or signed in again). Returns how many grants ended."""
+        mine = [k for k, _ in self.approvals.grants() if owner_of(k) == principal_key]
+        for key in mine:
+            self.approvals.drop(key)
+        self.pending.forget_principal(principal_key)
+        log_event("write_grants_revoked", principal=principal_key, grants=len(mine))
+        return len(mine)
 
     async def authorize(
         self,
@@ -347,6 +395,17 @@ def _flow_details(flow: FlowDecision | None) -> dict[str, Any]:
     if flow is None or flow.action == "allow":
         return {}
     return {"private_repos_read": list(flow.private_read)}
+
+
+def holds_window(scope_key: str) -> bool:
+    """Whether a scope may hold an approval window: a server-issued session, or the
+    stdio process (one client). A principal alone is every client it has."""
+    return "/session:" in scope_key or scope_key.startswith("process:")
+
+
+def owner_of(key: str) -> str:
+    """The principal key a grant or scope key belongs to."""
+    return key.split("/", 1)[0]
 
 
 def _once_key(scope: str, fingerprint: str) -> str:

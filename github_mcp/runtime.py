@@ -120,7 +120,13 @@ class Runtime:
         from .state import build_replica_state
 
         shared = build_replica_state(settings)
-        gate = WriteGate(settings, metrics, default_branch_of, shared.approvals if shared else None)
+        gate = WriteGate(
+            settings,
+            metrics,
+            default_branch_of,
+            shared.approvals if shared else None,
+            requests=shared.requests if shared else None,
+        )
         audit = AuditLog(settings.audit_log)
         if shared is not None:
             cache.shared = shared.cache

@@ -389,6 +389,9 @@ def _approval_routes(rt: Runtime, sign_in: Any, public_url: str | None) -> list[
 
     settings = rt.settings
     rt.gate.pending.public_url = public_url or (settings.public_url or "").rstrip("/") or None
+    if sign_in is not None:
+        # signing out, or in again, ends the user's write approvals on every replica
+        sign_in.on_identity_change = lambda login: rt.gate.revoke_principal(f"github:{login}")
     bearer = None
     if settings.auth_mode == "bearer" and settings.bearer_tokens:
         bearer = BearerTokens(settings.bearer_tokens).principal_for

@@ -19,6 +19,7 @@ from starlette.routing import Route
 
 from .health import HealthProbe, UpstreamState, readiness
 from .runtime import VERSION, Runtime
+from .status_grants import grants_html, new_csrf, revoke, set_csrf
 
 if TYPE_CHECKING:
     from .http_sessions import SessionLimits
@@ -83,10 +84,18 @@ def health_routes(rt: Runtime, sessions: SessionLimits | None = None) -> list[Ro
         if sign_in.visitor(request) is None:
             return sign_in.denied(request)  # the sign-in form (status_auth.py)
         await probe.readiness()  # remembered, so a page reload costs GitHub nothing
-        page = render_status(rt, sessions).replace(
+        csrf = new_csrf(request)
+        page = render_status(rt, sessions, csrf).replace(
             "<body>", "<body>" + sign_in.logout_form(request), 1
         )
-        return HTMLResponse(page, headers=STATUS_HEADERS)
+        response = HTMLResponse(page, headers=STATUS_HEADERS)
+        set_csrf(response, csrf, secure=request.url.scheme == "https")
+        return response
+
+    async def revoke_grant(request: Request) -> Response:
+        if sign_in.visitor(request) is None:
+            return sign_in.denied(request)
+        return await revoke(request, rt.gate)
 
     return [
         Route("/healthz", healthz, methods=["GET"]),
@@ -95,6 +104,7 @@ def health_routes(rt: Runtime, sessions: SessionLimits | None = None) -> list[Ro
         Route("/metrics", metrics, methods=["GET"]),
         Route("/status", status, methods=["GET"]),
         *sign_in.routes(),
+        Route("/status", revoke_grant, methods=["POST"]),
     ]
 
 
@@ -293,7 +303,7 @@ def _sessions_html(sessions: SessionLimits | None) -> str:
     )
 
 
-def render_status(rt: Runtime, sessions: SessionLimits | None = None) -> str:
+def render_status(rt: Runtime, sessions: SessionLimits | None = None, csrf: str = "") -> str:
     esc = html.escape
     s = rt.settings
     now = time.time()
@@ -473,6 +483,7 @@ def render_status(rt: Runtime, sessions: SessionLimits | None = None) -> str:
 <section id="overview"><h2>Activity</h2>{overview}</section>
 <section><h2>Write gate</h2>{gate}</section>
 <section><h2>Sessions</h2>{_sessions_html(sessions)}</section>
+<section class="wide"><h2>Approvals</h2>{grants_html(rt.gate, csrf)}</section>
 <section class="wide"><h2>Tools</h2>{tools}</section>
 <section><h2>GitHub</h2>{github_html}</section>
 <section><h2>Cache</h2>{cache}</section>

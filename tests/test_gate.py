@@ -229,13 +229,14 @@ async def test_approval_expires(make_runtime):
     rt = make_runtime(approval_ttl_seconds=1)
     now = [1000.0]  # the gate's clock, moved by hand instead of waiting
     gate = WriteGate(rt.settings, rt.metrics, rt.gate.default_branch, clock=lambda: now[0])
-    gate.set_approval("scope-a", True)
-    assert gate.is_approved("scope-a")
-    assert not gate.is_approved("scope-b")
+    a, b = "bearer:x/session:a", "bearer:x/session:b"
+    gate.set_approval(a, True)
+    assert gate.is_approved(a)
+    assert not gate.is_approved(b)
     now[0] += 0.9
-    assert gate.is_approved("scope-a") and gate.approval_expires_in("scope-a") == 0.1
+    assert gate.is_approved(a) and gate.approval_expires_in(a) == 0.1
     now[0] += 0.1
-    assert not gate.is_approved("scope-a")
+    assert not gate.is_approved(a)
 
 
 async def test_env_mode_refuses_tool_approval(make_runtime):

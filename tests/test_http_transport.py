@@ -129,7 +129,10 @@ async def test_mcp_over_http_and_session_scoped_approval(http_server, forge):
     forge.seed_repo("octo-org/http-approval", {"README.md": "x\n"})
     args = {"full_name": "octo-org/http-approval", "branch": "main", "from_ref": "main"}
     with http_server() as (url, _):
-        async with Client(url + "/mcp", auth=TOKEN_A) as a, Client(url + "/mcp", auth=TOKEN_B) as b:
+        async with (
+            Client(url + "/mcp", auth=TOKEN_A, mode="legacy") as a,
+            Client(url + "/mcp", auth=TOKEN_B, mode="legacy") as b,
+        ):
             assert len(await a.list_tools()) > 5
             is_error, payload = await call_tool(a, "create_branch", args)
             assert error_code(payload) == "write_not_allowed"

@@ -118,9 +118,8 @@ def status_repo(forge):
 
 async def _exercise(url: str, client_auth: str | None = None) -> None:
     """Reads, an error, a denied write, an approved write and a feature-branch write."""
-    # Without a bearer token, approval is scoped to a stateful session: the legacy handshake.
-    mode = "auto" if client_auth else "legacy"
-    async with Client(url + "/mcp", auth=client_auth, mode=mode) as client:
+    # An approval window is scoped to a stateful session: the legacy handshake.
+    async with Client(url + "/mcp", auth=client_auth, mode="legacy") as client:
         for _ in range(3):
             assert not (await call_tool(client, "get_repository", {"full_name": REPO}))[0]
         assert not (await call_tool(client, "list_branches", {"full_name": REPO}))[0]

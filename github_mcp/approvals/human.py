@@ -18,10 +18,11 @@ import contextlib
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import ErrorCode, GitHubMCPError
-from ..gate import HumanApproval
+from ..gate import HumanApproval, holds_window
 from ..observability import log_event
 from ..services.files import MAX_READ_BYTES, read_file
 from .binding import write_fingerprints
+from .permission import check_own_permission
 from .requests import ApprovalRequest, Status
 from .summary import WriteSummary, summarize
 
@@ -49,6 +50,7 @@ def human_approval(call: Call, args: dict[str, Any], branch: str | None) -> Huma
     async def ask(reason: str) -> bool:
         if _channels(call)[:3] == (False, False, False):
             return False  # stdio without elicitation: `tool` behaviour
+        await check_own_permission(call.rt.github, call.repo, branch)
         summary = await summarize(
             call.spec.name, args, call.repo, branch, reason, _reader(call), state=call.bound
         )
@@ -232,9 +234,8 @@ async def _ask_on_retry(
     answer = answers.get(key)
     if answer is None:
         minutes = call.rt.settings.approval_window_minutes
-        form = ElicitRequestFormParams(
-            message=_form_message(summary), requested_schema=_form_schema(summary, minutes)
-        )
+        schema = _form_schema(summary, minutes, holds_window(call.approval.key))
+        form = ElicitRequestFormParams(message=_form_message(summary), requested_schema=schema)
         question = ElicitRequest(params=form)
         raise ClientInputRequired(InputRequiredResult(input_requests={key: question}))
     content = getattr(answer, "content", None) or {}
@@ -246,9 +247,10 @@ async def _ask_on_retry(
 
 
 async def _ask_form(call: Call, summary: WriteSummary | None) -> Outcome:
-    assert call.ctx is not None
+    assert call.ctx is not None and call.approval is not None
     settings = call.rt.settings
-    schema = _form_schema(summary, settings.approval_window_minutes)
+    windows = holds_window(call.approval.key)
+    schema = _form_schema(summary, settings.approval_window_minutes, windows)
     try:
         async with asyncio.timeout(settings.approval_prompt_timeout_seconds):
             result = await call.ctx.session.elicit(
@@ -271,12 +273,23 @@ def _form_message(summary: WriteSummary | None) -> str:
     return f"Approve this write?\n\n{subject}"
 
 
-def _form_schema(summary: WriteSummary | None, minutes: int) -> dict[str, Any]:
+def _form_schema(summary: WriteSummary | None, minutes: int, windows: bool) -> dict[str, Any]:
+    """The choices, each saying exactly what it grants; a client without a session is
+    offered no window (per-write approvals only)."""
+    session = "this client session only"
     choices = [
-        ("approve", "Approve this write" if summary else "Approve for this session"),
-        ("approve_window", f"Approve gated writes for {minutes} minutes"),
-        ("deny", "Deny"),
+        (
+            "approve",
+            "Approve this one write, once"
+            if summary
+            else f"Approve gated writes in {session}, until the approval expires",
+        )
     ]
+    if windows:
+        choices.append(
+            ("approve_window", f"Approve every gated write in {session} for {minutes} minutes")
+        )
+    choices.append(("deny", "Deny: nothing is approved"))
     return {
         "type": "object",
         "properties": {

@@ -11,6 +11,12 @@ signs in:
   single-use, short-lived and unguessable.
 A POST also needs the page's CSRF token (a hidden field matching a SameSite=Strict
 cookie and the request's own token) and the link's key; the first decision spends it.
+
+The link's key travels in its fragment (`#key=…`), which browsers never send: a tiny
+script posts it to `…/open`, which keeps it in an HttpOnly cookie for this request's
+path only. So no URL that a proxy or server logs carries the key. Nothing here is held
+in one process: requests live in the gate's store (Redis with replicas), and the
+sign-in state and cookies are signed with a key every replica shares.
 """
 
 from __future__ import annotations
@@ -39,8 +45,8 @@ CALLBACK_PATH = "/auth/callback/approvals"  # below GitHub's registered /auth/ca
 APPROVER_COOKIE = "github_mcp_approver"
 STATE_COOKIE = "github_mcp_approval_state"
 CSRF_COOKIE = "github_mcp_approval_csrf"
+KEY_COOKIE = "github_mcp_approval_key"
 APPROVER_SESSION_S = 3600
-MAX_FLOWS = 1000
 FLOW_TTL_S = 600
 SECURITY_HEADERS = {
     "Cache-Control": "no-store",
@@ -67,12 +73,12 @@ class ApprovalPage:
         self.pending = pending
         self.bearer_principal = bearer_principal
         self.sign_in = sign_in  # the OAuth provider (hosted.GitHubSignIn) in oauth mode
-        self._flows: dict[str, tuple[str, str, float]] = {}  # state -> (id, key, started)
 
     def routes(self) -> list[Route]:
         routes = [
             Route(PAGE_PATH + "/{request_id}", self.show, methods=["GET"]),
             Route(PAGE_PATH + "/{request_id}", self.decide, methods=["POST"]),
+            Route(PAGE_PATH + "/{request_id}/open", self.open_link, methods=["POST"]),
         ]
         if self.sign_in is not None:
             routes.append(Route(CALLBACK_PATH, self.signed_in, methods=["GET"]))
@@ -86,18 +92,36 @@ class ApprovalPage:
             return _page("Approval not found", "<p>No such approval request.</p>", 404)
         if not found.pending:
             return _closed(found)
-        if not self.pending.key_matches(found, request.query_params.get("key", "")):
-            return _page("Link not valid", "<p>This approval link is not valid.</p>", 403)
+        if not self.pending.key_matches(found, request.cookies.get(KEY_COOKIE, "")):
+            return _loader(found)  # the key is in the fragment: the page posts it
         visitor = self._visitor(request, found)
         if visitor is _SIGN_IN:
             return self._start_sign_in(request, found)
         if visitor is None:
             return _wrong_person(found)
-        body = summary_html(found) + _form_html(found)
+        body = summary_html(found) + _form_html(found, self.pending.offers_window(found))
         response = _page("Approve this write?", body, 200)
         response.set_cookie(
             CSRF_COOKIE, found.csrf, path=f"{PAGE_PATH}/{found.id}", httponly=True,
             samesite="strict", secure=self._secure, max_age=FLOW_TTL_S,
+        )  # fmt: skip
+        return response
+
+    async def open_link(self, request: Request) -> Response:
+        """The loader's POST of the fragment's key: kept in a cookie for this request's
+        path, then the page itself (a GET whose URL carries no secret)."""
+        found = self.pending.find(request.path_params["request_id"])
+        if found is None:
+            return _page("Approval not found", "<p>No such approval request.</p>", 404)
+        if not found.pending:
+            return _closed(found)
+        key = str((await request.form()).get("key", ""))
+        if not self.pending.key_matches(found, key):
+            return _page("Link not valid", "<p>This approval link is not valid.</p>", 403)
+        response = RedirectResponse(f"{PAGE_PATH}/{found.id}", 303)
+        response.set_cookie(
+            KEY_COOKIE, key, path=f"{PAGE_PATH}/{found.id}", httponly=True, samesite="lax",
+            secure=self._secure, max_age=FLOW_TTL_S,
         )  # fmt: skip
         return response
 
@@ -123,10 +147,12 @@ class ApprovalPage:
             return _page("Refused", "<p>The form's security token did not match.</p>", 403)
         if choice not in CHOICES:
             return _page("Refused", "<p>Unknown choice.</p>", 400)
+        if choice == "approve_window" and not self.pending.offers_window(found):
+            return _page("Refused", "<p>This client has no session: no window.</p>", 400)
         try:
             self.pending.decide(found, choice, visitor.key)  # type: ignore[arg-type]
         except RequestClosed:
-            return _closed(found)
+            return _closed(self.pending.find(found.id) or found)
         log_event("approval_page_decision", request=found.id, choice=choice, by=visitor.key)
         return _closed(found)
 
@@ -180,17 +206,21 @@ class ApprovalPage:
     def _start_sign_in(self, request: Request, found: ApprovalRequest) -> Response:
         if self.sign_in is None:
             return _wrong_person(found)
-        now = time.time()
-        for state, (_, _, started) in list(self._flows.items()):
-            if now - started > FLOW_TTL_S or len(self._flows) > MAX_FLOWS:
-                self._flows.pop(state, None)
-        state = secrets.token_urlsafe(24)
-        self._flows[state] = (found.id, found.key, now)
+        # the state names the request and is signed: any replica can take the callback
+        body = f"{found.id}.{int(time.time())}.{secrets.token_urlsafe(12)}"
+        state = f"{body}.{self._mac(body)}"
         query = urlencode(
             {"client_id": self.sign_in._upstream_client_id, "redirect_uri": self._callback_url,
              "state": state, "allow_signup": "false"}
         )  # fmt: skip
-        response = RedirectResponse(f"{self.sign_in.endpoints.authorize}?{query}", 302)
+        # a page that moves on by itself, not a redirect: the browser got here from the
+        # link's form, whose form-action 'self' would block a redirect to GitHub
+        target = html.escape(f"{self.sign_in.endpoints.authorize}?{query}")
+        body = (
+            f'<meta http-equiv="refresh" content="0;url={target}">'
+            f'<p>Sign in with GitHub to see this approval: <a href="{target}">continue</a>.</p>'
+        )
+        response = _page("Sign in to approve", body, 200)
         response.set_cookie(
             STATE_COOKIE, state, path=CALLBACK_PATH, httponly=True, samesite="lax",
             secure=self._secure, max_age=FLOW_TTL_S,
@@ -203,17 +233,16 @@ class ApprovalPage:
 
     async def signed_in(self, request: Request) -> Response:
         state = request.query_params.get("state", "")
-        flow = self._flows.pop(state, None) if state else None
-        if flow is None or not _same(request.cookies.get(STATE_COOKIE, ""), state):
+        request_id = self._flow_request(state)
+        if request_id is None or not _same(request.cookies.get(STATE_COOKIE, ""), state):
             return _page("Sign-in failed", "<p>This sign-in was not started here.</p>", 400)
-        request_id, key, _ = flow
         code = request.query_params.get("code")
         login = await self._login_for_code(code) if code else None
         if login is None:
             return _page("Sign-in failed", "<p>GitHub did not confirm who you are.</p>", 403)
         expires = str(int(time.time()) + APPROVER_SESSION_S)
         value = f"{login}|{expires}|{self._mac(f'{login}|{expires}')}"
-        response = RedirectResponse(f"{PAGE_PATH}/{request_id}?key={key}", 303)
+        response = RedirectResponse(f"{PAGE_PATH}/{request_id}", 303)
         response.set_cookie(
             APPROVER_COOKIE, value, path=PAGE_PATH, httponly=True, samesite="lax",
             secure=self._secure, max_age=APPROVER_SESSION_S,
@@ -221,6 +250,15 @@ class ApprovalPage:
         response.delete_cookie(STATE_COOKIE, path=CALLBACK_PATH)
         log_event("approval_page_sign_in", login=login)
         return response
+
+    def _flow_request(self, state: str) -> str | None:
+        """The request id a signed, unexpired sign-in state names."""
+        body, _, mac = state.rpartition(".")
+        request_id, _, rest = body.partition(".")
+        started = rest.partition(".")[0]
+        if not (request_id and started.isdigit() and _same(mac, self._mac(body))):
+            return None
+        return request_id if time.time() - int(started) <= FLOW_TTL_S else None
 
     async def _login_for_code(self, code: str) -> str | None:
         """Exchange the code, ask GitHub who it is, then revoke that identity-only token."""
@@ -255,19 +293,48 @@ def _same(a: str, b: str) -> bool:
 # -- HTML --------------------------------------------------------------------------------
 
 
-def _page(title: str, body: str, status: int) -> HTMLResponse:
+def _page(
+    title: str, body: str, status: int, headers: dict[str, str] | None = None
+) -> HTMLResponse:
     document = (
         f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}'
         f"</title><style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>{body}"
         "</body></html>"
     )
-    return HTMLResponse(document, status_code=status, headers=SECURITY_HEADERS)
+    return HTMLResponse(document, status_code=status, headers=headers or SECURITY_HEADERS)
+
+
+def _loader(found: ApprovalRequest) -> HTMLResponse:
+    """Posts the link's fragment key to `…/open`; the only page with a script (its
+    nonce is the only one the policy allows)."""
+    nonce = secrets.token_urlsafe(16)
+    action = f"{PAGE_PATH}/{html.escape(found.id)}/open"
+    script = (
+        "var m=/(?:^#|&)key=([^&]*)/.exec(location.hash);"
+        "history.replaceState(null,'',location.pathname);"
+        "if(m){document.getElementById('k').value=decodeURIComponent(m[1]);"
+        "document.getElementById('f').submit();}"
+        "else{document.getElementById('none').hidden=false;}"
+    )
+    body = (
+        f'<form id="f" method="post" action="{action}"><input type="hidden" name="key" id="k">'
+        '</form><p id="none" hidden>This approval link is not valid: it carries no key.</p>'
+        "<noscript><p>This page needs JavaScript to read the link's key, which stays out "
+        "of every server log.</p></noscript>"
+        f'<script nonce="{nonce}">{script}</script>'
+    )
+    policy = SECURITY_HEADERS["Content-Security-Policy"] + f"; script-src 'nonce-{nonce}'"
+    headers = {**SECURITY_HEADERS, "Content-Security-Policy": policy}
+    return _page("Opening the approval…", body, 200, headers)
 
 
 def _closed(found: ApprovalRequest) -> HTMLResponse:
     words = {
-        "approved": "Approved: this write may go ahead once.",
-        "approved_window": f"Approved: gated writes pass for {found.window_minutes} minutes.",
+        "approved": "Approved: this write may go ahead once."
+        if found.summary is not None
+        else "Approved: gated writes in this session pass for the approval's time.",
+        "approved_window": f"Approved: gated writes in this client session pass for "
+        f"{found.window_minutes} minutes (not in your other sessions).",
         "denied": "Denied: nothing was approved.",
         "declined": "The client declined to open this page; nothing was approved.",
         "expired": "This approval request expired; nothing was approved.",
@@ -288,16 +355,59 @@ def _wrong_person(found: ApprovalRequest) -> HTMLResponse:
     return _page("Not your approval", body, 403)
 
 
-def _form_html(found: ApprovalRequest) -> str:
+def button_meanings(found: ApprovalRequest, windows: bool) -> list[tuple[str, str, str, str]]:
+    """(id, choice, label, exactly what it grants) for each button the page offers.
+    A client without a session is offered no window: per-write approvals only."""
+    minutes = found.window_minutes
+    session = "this client session (the one that asked; not your other sessions or clients)"
+    if found.summary is not None:
+        choices = [
+            (
+                "approve",
+                "approve",
+                "Approve this write once",
+                "Lets exactly this call, with these arguments, run once; nothing else.",
+            )
+        ]
+    else:
+        choices = [
+            (
+                "approve",
+                "approve",
+                "Approve gated writes in this session",
+                f"Gated writes from {session} pass until the approval expires.",
+            )
+        ]
+    if windows:
+        choices.append(
+            (
+                "approve-window",
+                "approve_window",
+                f"Approve for {minutes} minutes",
+                f"Every gated write from {session} passes for {minutes} minutes, "
+                "then approval is asked again.",
+            )
+        )
+    choices.append(("deny", "deny", "Deny", "Nothing is approved; the call is refused."))
+    return choices  # fmt: skip
+
+
+def _form_html(found: ApprovalRequest, windows: bool = True) -> str:
     fields = (
         f'<input type="hidden" name="key" value="{html.escape(found.key)}">'
         f'<input type="hidden" name="csrf" value="{html.escape(found.csrf)}">'
     )
-    buttons = (
-        '<button id="approve" name="choice" value="approve">Approve</button>'
-        f'<button id="approve-window" name="choice" value="approve_window">Approve for '
-        f"{found.window_minutes} minutes</button>"
-        '<button id="deny" name="choice" value="deny">Deny</button>'
+    meanings = button_meanings(found, windows)
+    buttons = "".join(
+        f'<button id="{b}" name="choice" value="{c}">{html.escape(label)}</button>'
+        for b, c, label, _ in meanings
+    )
+    notes = "".join(
+        f'<li data-choice="{c}"><strong>{html.escape(label)}</strong>: {html.escape(what)}</li>'
+        for _, c, label, what in meanings
     )
     action = f"{PAGE_PATH}/{html.escape(found.id)}"
-    return f'<form method="post" action="{action}">{fields}{buttons}</form>'
+    return (
+        f'<form method="post" action="{action}">{fields}{buttons}</form>'
+        f'<ul id="choices">{notes}</ul>'
+    )

@@ -8,6 +8,7 @@ and single-use: the first decision spends it. The key never reaches a log.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import json
@@ -17,9 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..errors import ErrorCode, GitHubMCPError
+from ..gate import holds_window
 from ..observability import log_event
 from ..principal import ApprovalScope
+from .store import Caps, MemoryRequestStore, RequestStore, admit
 from .summary import WriteSummary, plain
 
 if TYPE_CHECKING:
@@ -67,23 +69,33 @@ class RequestClosed(Exception):
 
 
 class PendingApprovals:
-    """Open requests in this process, bounded in number, forgotten once expired."""
+    """Open requests, in this process or (with replicas) in the shared store, bounded
+    per session, per principal and in all (see store.py)."""
 
-    MAX_OPEN = 1000
-    MAX_PER_SCOPE = 20
+    POLL_S = 0.25  # a request decided on another replica is seen this soon
 
-    def __init__(self, gate: WriteGate, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        gate: WriteGate,
+        clock: Callable[[], float] = time.monotonic,
+        store: RequestStore | None = None,
+    ) -> None:
         self._gate = gate
         self._clock = clock
-        self._items: dict[str, ApprovalRequest] = {}
+        self.store: RequestStore = store or MemoryRequestStore(clock)
+        self.caps = Caps()
         # Set by the HTTP app: where the approval page is (None over stdio: no page).
         self.public_url: str | None = None
-        # Signs the approval page's own browser session (OAuth mode); per process.
-        self.cookie_key = secrets.token_bytes(32)
 
     @property
     def settings(self) -> Any:
         return self._gate.settings
+
+    @property
+    def cookie_key(self) -> bytes:
+        """Signs the approval page's own browser session (OAuth mode); every replica
+        shares it, so the page may be served by any of them."""
+        return self.store.secret("approval-cookie")
 
     def open(
         self,
@@ -95,16 +107,15 @@ class PendingApprovals:
         """A request for this write (or for the session's writes), reusing the open one
         when the same write is asked about again."""
         self._sweep()
-        mine = [r for r in self._items.values() if r.scope == scope]
-        for request in mine:
-            if request.pending and request.fingerprint == write_fingerprint:
+        for request in self.store.live():
+            if (
+                request.scope == scope
+                and request.pending
+                and request.fingerprint == write_fingerprint
+                and self._clock() < request.expires_at
+            ):
                 return request
-        if len(mine) >= self.MAX_PER_SCOPE or len(self._items) >= self.MAX_OPEN:
-            raise GitHubMCPError(
-                ErrorCode.RATE_LIMITED,
-                "Too many approval requests are open; nothing new was asked.",
-                hint="Let the human answer (or let the open links expire), then retry.",
-            )
+        admit(self.store.counts(scope), self.caps)
         now = self._clock()
         request = ApprovalRequest(
             id=secrets.token_urlsafe(12),
@@ -118,7 +129,7 @@ class PendingApprovals:
             window_minutes=self.settings.approval_window_minutes,
             call_fingerprint=call_fingerprint,
         )
-        self._items[request.id] = request
+        self.store.put(request)
         log_event(
             "approval_requested",
             request=request.id,
@@ -129,10 +140,12 @@ class PendingApprovals:
         return request
 
     def link(self, request: ApprovalRequest, base_url: str) -> str:
-        return f"{base_url.rstrip('/')}{PAGE_PATH}/{request.id}?key={request.key}"
+        """The page's address; its key is in the fragment, which a browser never sends,
+        so no proxy or server log sees it (the page posts it)."""
+        return f"{base_url.rstrip('/')}{PAGE_PATH}/{request.id}#key={request.key}"
 
     def find(self, request_id: str) -> ApprovalRequest | None:
-        request = self._items.get(request_id)
+        request = self.store.get(request_id)
         if request is not None and request.pending and self._clock() >= request.expires_at:
             self._close(request, "expired", None)
         return request
@@ -141,25 +154,32 @@ class PendingApprovals:
     def key_matches(request: ApprovalRequest, key: str) -> bool:
         return bool(request.key) and hmac.compare_digest(request.key.encode(), key.encode())
 
+    def offers_window(self, request: ApprovalRequest) -> bool:
+        """Only a session (or the stdio process) can hold an approval window."""
+        return holds_window(request.scope.key)
+
     def decide(self, request: ApprovalRequest, choice: Choice, decided_by: str) -> None:
         """Apply a human's decision: one write, the session's writes for N minutes, or
-        nothing (deny). A request is decided once."""
-        if self.find(request.id) is not request or not request.pending:
-            raise RequestClosed(request.status)
-        scope_key = request.scope.key
+        nothing (deny). A request is decided once, on whichever replica."""
+        current = self.find(request.id)
+        if current is None or not current.pending:
+            raise RequestClosed(current.status if current else "expired")
+        if choice == "approve_window" and not self.offers_window(current):
+            raise RequestClosed("not_offered")
+        status: Status = {"approve_window": "approved_window", "approve": "approved"}.get(
+            choice, "denied"
+        )  # type: ignore[assignment]
+        if not self._close(current, status, decided_by):
+            raise RequestClosed("decided")
+        request.status, request.decided_by, request.key = status, decided_by, ""
+        scope_key = current.scope.key
         if choice == "approve_window":
-            self._gate.set_approval(scope_key, True, ttl_seconds=request.window_minutes * 60)
-            status: Status = "approved_window"
+            self._gate.set_approval(scope_key, True, ttl_seconds=current.window_minutes * 60)
+        elif choice == "approve" and current.fingerprint is not None:
+            ttl = max(1.0, current.expires_at - self._clock())
+            self._gate.grant_once(scope_key, current.fingerprint, ttl)
         elif choice == "approve":
-            if request.fingerprint is not None:
-                ttl = max(1.0, request.expires_at - self._clock())
-                self._gate.grant_once(scope_key, request.fingerprint, ttl)
-            else:
-                self._gate.set_approval(scope_key, True)
-            status = "approved"
-        else:
-            status = "denied"
-        self._close(request, status, decided_by)
+            self._gate.set_approval(scope_key, True)
 
     def decline(self, request: ApprovalRequest) -> None:
         """The client's user would not open the page: the request ends, nothing granted."""
@@ -167,16 +187,19 @@ class PendingApprovals:
             self._close(request, "declined", None)
 
     async def wait(self, request: ApprovalRequest, timeout_s: float) -> Status:
-        """The request's outcome once decided, or `pending` when `timeout_s` ran out."""
-        remaining = min(timeout_s, request.expires_at - self._clock())
-        if request.pending and remaining > 0:
-            try:
-                async with asyncio.timeout(remaining):
+        """The request's outcome once decided (here or on another replica), or
+        `pending` when `timeout_s` ran out."""
+        deadline = self._clock() + min(timeout_s, request.expires_at - self._clock())
+        while True:
+            current = self.find(request.id)
+            status: Status = current.status if current is not None else "expired"
+            remaining = deadline - self._clock()
+            if status != "pending" or remaining <= 0:
+                request.status = status
+                return status
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(min(self.POLL_S, remaining)):
                     await request.done.wait()
-            except TimeoutError:
-                pass
-        self.find(request.id)
-        return request.status
 
     def stale_approval(
         self, scope_key: str, call_fingerprint: str, write_fingerprint: str
@@ -194,26 +217,40 @@ class PendingApprovals:
 
     def forget_scope(self, scope_key: str) -> None:
         """The scope's session ended: its links die with it."""
-        for request in [r for r in self._items.values() if r.scope.key == scope_key]:
+        self._forget(lambda r: r.scope.key == scope_key)
+
+    def forget_principal(self, principal_key: str) -> None:
+        """The principal signed out or in again: all its links die."""
+        self._forget(lambda r: r.scope.principal.key == principal_key)
+
+    def _forget(self, which: Callable[[ApprovalRequest], bool]) -> None:
+        for request in [r for r in self.store.live() if which(r)]:
             if request.pending:
                 self._close(request, "expired", None)
-            self._items.pop(request.id, None)
+            self.store.drop(request)
+
+    def open_requests(self) -> list[ApprovalRequest]:
+        """Pending, unexpired requests, oldest first (for the status page)."""
+        self._sweep()
+        return sorted((r for r in self.store.live() if r.pending), key=lambda r: r.created_at)
+
+    def age_s(self, request: ApprovalRequest) -> float:
+        return max(0.0, self._clock() - request.created_at)
 
     def __len__(self) -> int:
-        self._sweep()
-        return sum(1 for r in self._items.values() if r.pending)
+        return len(self.open_requests())
 
-    def _close(self, request: ApprovalRequest, status: Status, decided_by: str | None) -> None:
-        request.status = status
-        request.decided_by = decided_by
-        request.key = ""  # single use: the link is spent
+    def _close(self, request: ApprovalRequest, status: Status, decided_by: str | None) -> bool:
+        if not self.store.settle(request, status, decided_by):
+            return False
         request.done.set()
         log_event("approval_decided", request=request.id, status=status, decided_by=decided_by)
+        return True
 
     def _sweep(self) -> None:
         """Forget requests closed or expired a link-lifetime ago (bounded memory)."""
         now = self._clock()
-        for request in list(self._items.values()):
+        for request in self.store.live():
             self.find(request.id)
             if not request.pending and now >= request.expires_at:
-                self._items.pop(request.id, None)
+                self.store.drop(request)

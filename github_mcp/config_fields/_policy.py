@@ -75,11 +75,16 @@ class WritePolicySettings(BaseSettings):
         "is single-use and bound to the principal whose write it approves.",
     )
     approval_ttl_seconds: int = Field(
-        0,
-        ge=0,
+        900,
+        ge=1,
+        le=86400,
         validation_alias=env("GITHUB_MCP_APPROVAL_TTL_SECONDS"),
-        description="Approval expiry in seconds; 0 means it lasts for the session (for a "
-        "client without a session, until it is revoked or the server restarts).",
+        description="How long a session's approval (`authorize_write_actions`, or "
+        "approving a session's writes) lasts, in seconds: 1 to 86400, default 15 "
+        "minutes. No value means 'until restart'; an approval also ends with its session, "
+        "when the user signs out or in again, or when revoked on /status. A client "
+        "without a session gets no approval window at all: each gated write is approved "
+        "on its own.",
     )
     approval_prompt_timeout_seconds: float = Field(
         120.0,

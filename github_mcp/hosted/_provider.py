@@ -14,6 +14,7 @@ the RFCs where the stock ones do not (_routes.py, _rotation.py)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -109,6 +110,8 @@ class GitHubSignIn(OAuthProxy):
         # GitHub's revocation is not RFC 7009, so the stock proxy would not offer /revoke;
         # revoke_token below ends the grant here and at GitHub.
         self.revocation_options = RevocationOptions(enabled=True)
+        # Called with a GitHub login that signed in or signed out: its write approvals end.
+        self.on_identity_change: Callable[[str], object] | None = None
 
     def get_routes(self, mcp_path: str | None = None) -> list[Route]:
         """The stock routes with the RFC-conforming endpoints of _routes.py, plus the
@@ -196,6 +199,7 @@ class GitHubSignIn(OAuthProxy):
                 stored.idp_tokens["refresh_token"] = LOCAL_REFRESH
                 ttl = max(int(stored.expires_at - time.time()), 1)
                 await self._code_store.put(key=code, value=stored, ttl=ttl)
+            self._identity_changed(user.login)
             return response
         # refused: the code is destroyed before anyone sees it, and the GitHub grant ends
         await self._code_store.delete(key=code)
@@ -342,8 +346,14 @@ class GitHubSignIn(OAuthProxy):
         upstream = await self._upstream_token_store.get(key=upstream_token_id)
         await self._upstream_token_store.delete(key=upstream_token_id)
         if upstream is not None:
+            signed_in = await self.verifier.verify_token(upstream.access_token)
+            self._identity_changed(signed_in.subject if signed_in else None)
             self.verifier.forget(upstream.access_token)
             await self._revoke_upstream(upstream.access_token)
+
+    def _identity_changed(self, login: str | None) -> None:
+        if login and self.on_identity_change is not None:
+            self.on_identity_change(login)
 
     async def _revoke_upstream(self, access_token: str) -> None:
         """GitHub's `DELETE /applications/{client_id}/token`, Basic-authenticated with the

@@ -6,7 +6,8 @@ that keep state: the gate's approval store, the cache's second level and reposit
 generations, the GitHub client's rate-limit back-offs, the commit engine's per-branch
 lock, the workspace manager's per-clone lock, the pipeline's idempotent writes, the
 audit log's stream, the HTTP transport's event store (resumable streams, with the
-relay that lets another replica resume them), and readiness.
+relay that lets another replica resume them), the open approval requests (so any
+replica serves the approval page), and readiness.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from ._idempotency import IdempotentWrites, WriteClaim, idempotency_key
 from ._locks import Fence, RedisLocks
 from ._ratelimits import SharedRateLimits
 from ._reads import SharedReads
+from ._requests import RedisRequestStore
 
 AUDIT_STREAM_MAXLEN = 100_000
 _LeaseHold = contextlib.AbstractAsyncContextManager[Fence | None]
@@ -86,6 +88,7 @@ class ReplicaState:
         self.settings = settings
         self.state = SharedState(url, replica=replica)
         self.approvals = RedisApprovalStore(self.state)
+        self.requests = RedisRequestStore(self.state)
         self.cache = SharedCacheTier(self.state)
         self.ref_locks = RedisLocks(
             self.state, lease_s=settings.write_lock_lease_seconds, kind="ref"
@@ -221,6 +224,7 @@ __all__ = [
     "RedisApprovalStore",
     "RedisEventStore",
     "RedisLocks",
+    "RedisRequestStore",
     "ReplicaState",
     "SharedRateLimits",
     "SharedState",

@@ -59,6 +59,27 @@ class RedisApprovalStore:
             pipe.zrem(self._index, key)
             pipe.execute()
 
+    def take(self, key: str) -> bool:
+        """Spend a one-time grant atomically (GETDEL): one replica's call gets it."""
+        with self._state.sync_op("approval_take") as r:
+            pipe = r.pipeline(transaction=True)
+            pipe.getdel(self._key(key))
+            pipe.zrem(self._index, key)
+            value, _ = pipe.execute()
+        return value == b"1"
+
+    def grants(self) -> list[tuple[str, float | None]]:
+        """Each live approved key with its seconds left, for the status page."""
+        now = time.time()
+        with self._state.sync_op("approval_list") as r:
+            pipe = r.pipeline(transaction=True)
+            pipe.zremrangebyscore(self._index, "-inf", now)
+            pipe.zrange(self._index, 0, 999, withscores=True)
+            _, rows = pipe.execute()
+        return [
+            (member.decode(), None if until == _FOREVER else until - now) for member, until in rows
+        ]
+
     def count_approved(self) -> int:
         """For the status page: a count that cannot be had is shown as 0, not an error."""
         try:

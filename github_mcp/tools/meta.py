@@ -217,8 +217,9 @@ class ApprovalState(BaseModel):
     approved: bool
     mode: str
     scope: Literal["process", "session", "principal"] = Field(
-        description="What the approval belongs to: this server process (stdio), this "
-        "session, or the authenticated principal (a client without a session)."
+        description="What the approval belongs to: this server process (stdio) or this "
+        "session. A client without a session (`principal`) holds no approval window: "
+        "each gated write is approved on its own."
     )
     principal: str
     expires_in_s: float | None = None
@@ -251,6 +252,8 @@ async def authorize_write_actions(call: Call, approved: bool) -> ApprovalState:
             "This connection has no session or principal to scope an approval to.",
             hint="Use bearer authentication or a stateful HTTP session.",
         )
+    if approved:
+        gate.require_window(call.scope)  # a sessionless client is approved per write
     note = None
     if approved and s.approval_mode == "auto":
         from ..approvals.human import ask_human

@@ -131,7 +131,17 @@ async def visit_approval_page(
         try:
             context = await browser.new_context(http_credentials=credentials)  # type: ignore[arg-type]
             page = await context.new_page()
-            response = await page.goto(link)
+            pages: list[Any] = []  # each document the browser landed on (not redirects)
+            page.on("response", lambda r: _landed(page, r, pages))
+            await page.goto(link)
+            # the link's page posts the fragment's key, then shows the approval itself
+            with contextlib.suppress(Exception):
+                await page.wait_for_selector("form#f input#k", state="detached", timeout=10_000)
+            await page.wait_for_load_state()
+            if sign_in is not None:  # the page moves on to the forge's sign-in by itself
+                with contextlib.suppress(Exception):
+                    await page.wait_for_selector("#login_field, #write", timeout=10_000)
+            response = pages[-1] if pages else None
             if sign_in is not None and await page.locator("#login_field").count():
                 await page.fill("#login_field", sign_in[0])
                 await page.fill("#password", sign_in[1])
@@ -156,6 +166,13 @@ async def visit_approval_page(
         finally:
             await browser.close()
     return visit
+
+
+def _landed(page: Any, response: Any, pages: list[Any]) -> None:
+    request = response.request
+    if request.is_navigation_request() and request.frame == page.main_frame:
+        if not 300 <= response.status < 400:
+            pages.append(response)
 
 
 # the OAuth-mode server factory (GitHub sign-in against the forge), shared with tests/oauth

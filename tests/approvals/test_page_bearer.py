@@ -195,9 +195,11 @@ async def test_a_link_used_by_another_principal_is_refused(approval_server, forg
             assert intruder.status == 403 and intruder.outcome is None
             assert "Not your approval" in intruder.text
             # a forged POST with B's credentials and the link's key is refused too
-            key = link.split("key=", 1)[1]
+            page_url, _, fragment = link.partition("#")
+            assert "key=" not in page_url  # the secret is only in the fragment
+            key = fragment.split("key=", 1)[1]
             forged = httpx.post(
-                link.split("?", 1)[0],
+                page_url,
                 data={"key": key, "csrf": "guess", "choice": "approve"},
                 auth=("human", TOKEN_B),
             )

@@ -186,13 +186,16 @@ def oauth_provider(
 
 
 @asynccontextmanager
-async def signed_in_client(mcp_url: str, login: str, password: str) -> AsyncIterator[Any]:
-    """A fastmcp Client over streamable HTTP that signs `login` in on first use."""
+async def signed_in_client(
+    mcp_url: str, login: str, password: str, **client_options: Any
+) -> AsyncIterator[Any]:
+    """A fastmcp Client over streamable HTTP that signs `login` in on first use
+    (`mode="legacy"`: the handshake-era protocol, whose connections are sessions)."""
     from fastmcp import Client
     from fastmcp.client.transports import StreamableHttpTransport
 
     provider, storage, browser = oauth_provider(mcp_url, login, password)
-    async with Client(StreamableHttpTransport(mcp_url, auth=provider)) as client:
+    async with Client(StreamableHttpTransport(mcp_url, auth=provider), **client_options) as client:
         client.oauth_storage = storage  # type: ignore[attr-defined]
         client.oauth_browser = browser  # type: ignore[attr-defined]
         yield client

@@ -57,8 +57,8 @@ def start(oauth_server, tmp_path: Path, **overrides):
     return oauth_server(workspace_dir=traversable(tmp_path) / "workspaces", **overrides)
 
 
-def sign_in(server, login: str):
-    return signed_in_client(server.mcp_url, login, PASSWORDS[login])
+def sign_in(server, login: str, **client_options):
+    return signed_in_client(server.mcp_url, login, PASSWORDS[login], **client_options)
 
 
 # -- quotas ----------------------------------------------------------------------------
@@ -179,7 +179,11 @@ async def test_disk_quota_refuses_commands_until_space_is_freed(world, oauth_ser
 async def test_bob_cannot_use_alices_approval(world, oauth_server, tmp_path):
     server = start(oauth_server, tmp_path, approval_mode="tool")
     head_before = branch_head(world, "main")
-    async with sign_in(server, "alice") as alice, sign_in(server, "bob") as bob:
+    # alice's client holds a session (an approval window needs one)
+    async with (
+        sign_in(server, "alice", mode="legacy") as alice,
+        sign_in(server, "bob", mode="legacy") as bob,
+    ):
         is_error, approval = await call_tool(alice, "authorize_write_actions", {"approved": True})
         assert not is_error and approval["approved"], approval
         assert approval["principal"] == "alice"

@@ -195,9 +195,7 @@ async def test_stateful_b_presenting_a_session_id_cannot_use_a_approval(
 
 
 @pytest.mark.parametrize("stateless", [True, False], ids=["stateless", "stateful"])
-async def test_client_without_session_gets_no_approval_window(
-    http_server, forge, repo, stateless
-):
+async def test_client_without_session_gets_no_approval_window(http_server, forge, repo, stateless):
     """Current-protocol clients send no session header: a window would be their
     principal's across every client it has, so they get none (issue: 'approve for this
     session' applied to all the user's clients). Each gated write is approved alone."""

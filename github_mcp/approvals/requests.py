@@ -206,7 +206,7 @@ class PendingApprovals:
     ) -> ApprovalRequest | None:
         """An approved, still unused request of this same call that was bound to other
         remote facts (the head moved after the human approved), or None."""
-        for request in self._items.values():
+        for request in self.store.live():
             same_call = request.call_fingerprint == call_fingerprint
             if not (same_call and request.scope.key == scope_key and request.fingerprint):
                 continue

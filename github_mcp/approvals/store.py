@@ -64,7 +64,9 @@ class RequestStore(Protocol):
 
     def drop(self, request: ApprovalRequest) -> None: ...
 
-    def live(self) -> list[ApprovalRequest]: ...
+    def live(self) -> list[ApprovalRequest]:
+        """Every request kept (pending or decided) whose link has not expired."""
+        ...
 
     def counts(self, scope: ApprovalScope) -> Counts: ...
 
@@ -175,6 +177,7 @@ def request_to_json(request: ApprovalRequest, clock_offset: float) -> str:
         "created": request.created_at + clock_offset,
         "expires": request.expires_at + clock_offset,
         "window_minutes": request.window_minutes,
+        "call_fingerprint": request.call_fingerprint,
     }
     return json.dumps(body, separators=(",", ":"))
 
@@ -196,6 +199,7 @@ def request_from_json(text: str | bytes, clock_offset: float) -> ApprovalRequest
         created_at=body["created"] - clock_offset,
         expires_at=body["expires"] - clock_offset,
         window_minutes=body["window_minutes"],
+        call_fingerprint=body.get("call_fingerprint"),
     )
 
 

@@ -42,7 +42,8 @@ class RedisRequestStore:
     def __init__(self, state: SharedState, clock: Callable[[], float] = time.monotonic) -> None:
         self._state = state
         self._clock = clock
-        self._all = state.key("approval_requests")
+        self._all = state.key("approval_requests")  # pending ones (the caps count these)
+        self._kept = state.key("approval_requests", "kept")  # pending and decided
         self._settle = state.sync.register_script(_SETTLE)
         self._secrets: dict[str, bytes] = {}
 
@@ -76,6 +77,7 @@ class RedisRequestStore:
             for index in (self._all, self._by_principal(principal), self._by_scope(request.scope)):
                 pipe.zadd(index, {request.id: expires})
                 pipe.pexpire(index, keep_ms)
+            pipe.zadd(self._kept, {request.id: expires})
             created = self._created(principal)
             pipe.zadd(created, {request.id: request.created_at + offset})
             pipe.pexpire(created, int(RATE_WINDOW_S * 1000))
@@ -84,6 +86,9 @@ class RedisRequestStore:
     def get(self, request_id: str) -> ApprovalRequest | None:
         with self._state.sync_op("approval_request_get") as r:
             row = cast(dict[bytes, bytes], r.hgetall(self._key(request_id)))
+        return self._load(row)
+
+    def _load(self, row: dict[bytes, bytes]) -> ApprovalRequest | None:
         if not row or b"json" not in row:
             return None
         request = request_from_json(row[b"json"], self._offset())
@@ -108,18 +113,22 @@ class RedisRequestStore:
             pipe = r.pipeline(transaction=True)
             pipe.delete(self._key(request.id))
             pipe.zrem(self._all, request.id)
+            pipe.zrem(self._kept, request.id)
             pipe.zrem(self._by_principal(request.scope.principal.key), request.id)
             pipe.zrem(self._by_scope(request.scope), request.id)
             pipe.execute()
 
     def live(self) -> list[ApprovalRequest]:
-        """Requests whose link has not expired (the index holds only pending ones)."""
+        """Requests, pending or decided, whose link has not expired."""
         with self._state.sync_op("approval_request_list") as r:
             pipe = r.pipeline(transaction=True)
-            pipe.zremrangebyscore(self._all, "-inf", time.time())
-            pipe.zrange(self._all, 0, MAX_LISTED - 1)
+            pipe.zremrangebyscore(self._kept, "-inf", time.time())
+            pipe.zrange(self._kept, 0, MAX_LISTED - 1)
             _, ids = pipe.execute()
-        found = (self.get(i.decode()) for i in ids)
+            rows = r.pipeline(transaction=False)
+            for request_id in ids:
+                rows.hgetall(self._key(request_id.decode()))
+            found = [self._load(row) for row in rows.execute()] if ids else []
         return [request for request in found if request is not None]
 
     def counts(self, scope: ApprovalScope) -> Counts:
@@ -148,7 +157,7 @@ class RedisRequestStore:
         reached, so the scan of the open requests is paid only then."""
         if total < Caps.global_open:
             return 1
-        return len({request.scope.principal.key for request in self.live()})
+        return len({r.scope.principal.key for r in self.live() if r.status == "pending"})
 
     def secret(self, name: str) -> bytes:
         """Created once by whichever replica asks first (SET NX), then read by all."""

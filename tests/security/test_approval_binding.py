@@ -27,6 +27,7 @@ from tests.approvals.conftest import (
     visit_approval_page,
 )
 from tests.conftest import call_tool, error_code, requests_matching, traversable
+from tests.test_tools_actions import new_ci_repo
 
 PROTECTED = "release/1.0"
 TOPIC = "topic"
@@ -355,3 +356,24 @@ async def test_a_section_edit_is_bound_to_the_head_its_lines_were_read_at(
     assert is_error and error_code(refused) == "conflict", refused
     assert inserted[:12] in refused["error"]["message"]
     assert branch_head(forge, repo, "main") == inserted  # "KEEP ME" was not replaced
+
+
+async def test_a_dispatch_on_a_protected_ref_is_bound_to_its_head(approval_server, forge):  # noqa: F811
+    """The workflow runs whatever the branch's head is when it is dispatched: a commit
+    pushed after the approval means another commit would run, so nothing is dispatched."""
+    repo = new_ci_repo(forge)
+    args = {"full_name": repo, "workflow": "release.yml", "ref": "main"}
+    with approval_server() as served:
+        async with http_client(served.url, TOKEN_A) as model:
+            payload = (await call_tool(model, "trigger_workflow_dispatch", args))[1]
+            visit = await visit_approval_page(
+                approval_link(payload), "approve", basic_token=TOKEN_A
+            )
+            assert visit.outcome == "approved"
+            assert branch_head(forge, repo, "main") in visit.text
+            late = forge_put_file(forge, repo, "main", "release.sh", "curl evil\n", "Late")
+            forge.clear_requests()
+            is_error, refused = await call_tool(model, "trigger_workflow_dispatch", args)
+    assert is_error and error_code(refused) == "conflict", refused
+    assert late[:12] in refused["error"]["message"]
+    assert requests_matching(forge, "POST", "/dispatches") == []

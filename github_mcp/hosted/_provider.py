@@ -43,8 +43,9 @@ from ._rotation import (
     LocalRefreshClient,
     ReplayLedger,
     StrictJWTIssuer,
-    local_refresh_access,
     remaining,
+    reusable,
+    reused_upstream,
 )
 from ._routes import (
     LOGO_DATA_URI,
@@ -282,18 +283,19 @@ class GitHubSignIn(OAuthProxy):
     ) -> OAuthToken:
         grant = await self._grant_of(refresh_token.token, "refresh")
         upstream = await self._upstream_token_store.get(key=grant) if grant else None
-        access = None
-        if upstream is not None and upstream.refresh_token == LOCAL_REFRESH:
-            # no upstream refresh: the GitHub token itself must still work
-            if await self._token_validator.verify_token(upstream.access_token) is None:
+        reused = None
+        if upstream is not None:
+            valid = await self._token_validator.verify_token(upstream.access_token) is not None
+            if not valid and upstream.refresh_token == LOCAL_REFRESH:
+                # no upstream refresh: the GitHub token itself must still work
                 await self._end_grant(upstream.upstream_token_id)
                 raise TokenError("invalid_grant", "GitHub no longer accepts this sign-in")
-            access = upstream.access_token
-        reset = local_refresh_access.set(access)
+            reused = reusable(upstream, valid)
+        reset = reused_upstream.set(reused)
         try:
             tokens = await super().exchange_refresh_token(client, refresh_token, scopes)
         finally:
-            local_refresh_access.reset(reset)
+            reused_upstream.reset(reset)
         if grant is not None:
             life = remaining(self.jwt_issuer, tokens.refresh_token, "refresh", 3600)
             await self.ledger.spend(refresh_token.token, grant, "refresh_token", life)

@@ -4,7 +4,9 @@
   refresh tokens carry the rest of the grant and rotate on every use.
 - A GitHub OAuth App's token never expires and comes without a refresh token: the grant
   still gets a refresh token of ours (`LOCAL_REFRESH` stands for the missing upstream one),
-  and refreshing it checks with GitHub that the user's token still works.
+  and refreshing it checks with GitHub that the user's token still works. A GitHub App's
+  token (8 hours) is refreshed at GitHub only when it nears its end, not at every hourly
+  refresh of ours: each GitHub refresh ends the previous token under calls in flight.
 - Replaying a spent refresh token or authorization code ends the whole grant it came
   from (RFC 6749 §4.1.2 and §10.4; RFC 9700 §4.14.2): every access and refresh token,
   and the GitHub token behind them.
@@ -26,8 +28,11 @@ from pydantic import BaseModel
 
 # stands in the upstream token set for a GitHub token that has no refresh token
 LOCAL_REFRESH = "ghmcp-local-refresh"
-# the GitHub token a local refresh re-issues references to (set around the refresh)
-local_refresh_access: ContextVar[str | None] = ContextVar("local_refresh_access", default=None)
+# GitHub refreshes a token this long before it expires, not earlier
+UPSTREAM_REFRESH_MARGIN_S = 900
+# the upstream token response a refresh of ours re-issues instead of asking GitHub
+# (set around the refresh by the provider)
+reused_upstream: ContextVar[dict[str, Any] | None] = ContextVar("reused_upstream", default=None)
 
 
 class StrictJWTIssuer(JWTIssuer):
@@ -45,18 +50,37 @@ class StrictJWTIssuer(JWTIssuer):
 
 
 class LocalRefreshClient(AsyncOAuth2Client):
-    """The upstream client; a refresh of `LOCAL_REFRESH` is answered here, re-issuing
-    the same GitHub token (the caller has checked with GitHub that it still works)."""
+    """The upstream client; a refresh the provider decided to answer itself (the GitHub
+    token still works and has time left, or has no refresh token) re-issues the same
+    GitHub token without asking GitHub."""
 
     async def refresh_token(
         self, url: str, *, refresh_token: str | None = None, **params: Any
     ) -> dict[str, Any]:
-        if refresh_token != LOCAL_REFRESH:
-            return await super().refresh_token(url, refresh_token=refresh_token, **params)
-        access = local_refresh_access.get()
-        if not access:
+        reused = reused_upstream.get()
+        if reused is not None:
+            return dict(reused)
+        if refresh_token == LOCAL_REFRESH:
             raise OAuthError(error="invalid_grant", description="GitHub token is not valid")
-        return {"access_token": access, "refresh_token": LOCAL_REFRESH, "token_type": "bearer"}
+        return await super().refresh_token(url, refresh_token=refresh_token, **params)
+
+
+def reusable(upstream: Any, still_valid: bool) -> dict[str, Any] | None:
+    """The token response a refresh re-issues from `upstream` (a stored upstream token set)
+    without asking GitHub, or None when GitHub must refresh it."""
+    if not still_valid:
+        return None
+    reused: dict[str, Any] = {
+        "access_token": upstream.access_token,
+        "refresh_token": upstream.refresh_token,
+        "token_type": "bearer",
+    }
+    if upstream.refresh_token == LOCAL_REFRESH:
+        return reused
+    left = int(upstream.expires_at - time.time())
+    if left <= UPSTREAM_REFRESH_MARGIN_S:
+        return None
+    return {**reused, "expires_in": left}
 
 
 class SpentSecret(BaseModel):

@@ -103,10 +103,15 @@ def serve_on(sock: socket.socket, app: Any) -> Iterator[None]:
         sock.close()
 
 
-def register_forge_app(forge: Any, callback_url: str, *, expiring: bool = True) -> tuple[str, str]:
+def register_forge_app(
+    forge: Any, callback_url: str, *, expiring: bool = True, **lifetimes: int
+) -> tuple[str, str]:
     """An OAuth app on the forge, registered through its admin API as the server does."""
     app = forge.register_oauth_app(
-        name="GitHub MCP Controller (tests)", callback_urls=[callback_url], expiring=expiring
+        name="GitHub MCP Controller (tests)",
+        callback_urls=[callback_url],
+        expiring=expiring,
+        **lifetimes,
     )
     return app["client_id"], app["client_secret"]
 
@@ -116,9 +121,11 @@ def oauth_server(forge, tmp_path: Path):
     """A factory: start the server in OAuth mode; returns an OAuthServer."""
     started: list[tuple[contextlib.ExitStack, Runtime]] = []
 
-    def start(*, expiring_app: bool = True, **overrides: Any) -> OAuthServer:
-        """expiring_app: a GitHub App (8 h user tokens with refresh tokens) or, False, an
-        OAuth App (tokens that never expire, no refresh token)."""
+    def start(
+        *, expiring_app: bool = True, github_token_ttl: int = 28800, **overrides: Any
+    ) -> OAuthServer:
+        """expiring_app: a GitHub App (user tokens living github_token_ttl seconds, with
+        refresh tokens) or, False, an OAuth App (tokens that never expire, no refresh)."""
         sock = _bound_socket()
         port = sock.getsockname()[1]
         base = f"http://127.0.0.1:{port}"
@@ -126,8 +133,9 @@ def oauth_server(forge, tmp_path: Path):
             client_id = overrides["oauth_client_id"]
             client_secret = overrides["oauth_client_secret"]
         else:
+            lifetimes = {"access_token_ttl_seconds": github_token_ttl} if expiring_app else {}
             client_id, client_secret = register_forge_app(
-                forge, base + "/auth/callback", expiring=expiring_app
+                forge, base + "/auth/callback", expiring=expiring_app, **lifetimes
             )
         values: dict[str, Any] = {
             "github_api_url": forge.base_url,

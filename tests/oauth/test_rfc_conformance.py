@@ -321,6 +321,24 @@ async def test_access_tokens_live_an_hour_and_refresh_carries_the_rest(
     assert mcp_status(base, again["access_token"]) == 200
 
 
+@pytest.mark.parametrize(("github_ttl", "asks_github"), [(28800, False), (600, True)])
+async def test_github_is_asked_to_refresh_only_when_its_token_nears_its_end(
+    world, oauth_server, github_ttl, asks_github
+):
+    """Every refresh of GitHub's token ends the previous one under calls in flight: an
+    hourly refresh of ours re-issues the same GitHub token while it has time left."""
+    server = oauth_server(github_token_ttl=github_ttl)
+    client_id, tokens = await signed_in_tokens(server, "alice")
+    world.clear_requests()
+    rotated = refresh(server.base_url, client_id, tokens["refresh_token"])
+    assert rotated.status_code == 200, rotated.text
+    github_refreshes = [
+        r for r in settled_requests(world) if r["path"] == "/login/oauth/access_token"
+    ]
+    assert len(github_refreshes) == (1 if asks_github else 0), github_refreshes
+    assert mcp_status(server.base_url, rotated.json()["access_token"]) == 200
+
+
 async def test_the_access_token_lifetime_is_a_setting(world, oauth_server):
     server = oauth_server(oauth_access_token_ttl_seconds=600)
     _, tokens = await signed_in_tokens(server, "alice")

@@ -93,3 +93,17 @@ def test_unidentified_callers_share_one_record():
     ledger = ReadLedger()
     ledger.note(None, {"acme/secrets"})
     assert ledger.read_by(None) == (("acme/secrets",), False)
+
+
+def test_every_write_tool_names_where_it_publishes():
+    """The guard judges a write by its destination: a write tool names its repository
+    argument, or has a target resolver that names the repository or the visibility (a
+    gist). One with neither would be judged as publishing to an unknown, public place."""
+    import extra_tools  # noqa: F401  (registers its tools)
+    import github_mcp.tools  # noqa: F401
+    from github_mcp.registry import REGISTRY
+
+    writes = [spec for spec in REGISTRY.values() if spec.write]
+    assert writes
+    unnamed = [s.name for s in writes if not s.repo_arg and not callable(s.target)]
+    assert unnamed == []

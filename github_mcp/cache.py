@@ -20,10 +20,12 @@ import time
 from collections import OrderedDict
 from typing import Any, Protocol
 
+from . import client_log
 from .github.auth import acting_user
 from .observability import Metrics
 
 _MISSING = object()
+UNKNOWN_GENERATION = -1  # the shared generation could not be read
 
 
 def _partitioned(key: str) -> str:
@@ -173,13 +175,22 @@ class Cache:
 
     async def sync_repo(self, repo: str) -> None:
         """Before a call on `repo`: drop local entries older than the shared generation.
-        With Redis down, the local cache serves alone."""
+        When the generation cannot be read (Redis down or frozen), another replica may
+        have written since: every mutable entry of the repository goes, so the call reads
+        from GitHub (and says so to the client); SHA-keyed entries, immutable, stay."""
         if self.shared is None:
             return
         generation = await self.shared.generation(repo)
-        if generation is None:
-            return
         key = repo.lower()
+        if generation is None:
+            self.invalidate_repo(repo, keep_immutable=True)
+            self._generations[key] = UNKNOWN_GENERATION  # the next one read differs
+            await client_log.notice(
+                "Shared state is unreachable, so nothing cached about this repository "
+                "was served: this answer was read from GitHub.",
+                repo=repo,
+            )
+            return
         if self._generations.get(key) != generation:
             self.invalidate_repo(repo)
             self._generations[key] = generation
@@ -194,11 +205,18 @@ class Cache:
         if generation is not None:
             self._generations[repo.lower()] = generation
 
-    def invalidate_repo(self, repo: str) -> int:
+    def invalidate_repo(self, repo: str, *, keep_immutable: bool = False) -> int:
         keys = self._by_repo.pop(repo.lower(), set())
+        kept = set()
         for full in keys:
-            self._data.pop(full, None)
-        return len(keys)
+            item = self._data.get(full)
+            if keep_immutable and item is not None and item[1] is None:
+                kept.add(full)  # no expiry: keyed by a SHA, true whatever was written
+            else:
+                self._data.pop(full, None)
+        if kept:
+            self._by_repo[repo.lower()] = kept
+        return len(keys) - len(kept)
 
     def clear(self) -> None:
         self._data.clear()

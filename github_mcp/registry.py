@@ -354,15 +354,16 @@ async def _run_pipeline(
                     kwargs[spec.repo_arg] = target.repo
             if branch is not None:
                 await check_lookalike(rt, full_name, branch)
+            flow = await flow_decision(call, target)
             await rt.gate.authorize(
                 tool=spec.name,
                 full_name=full_name,
                 branch=branch,
                 scope=scope,
                 call_id=call_id,
-                fingerprint=await bind_write(call, kwargs, branch),
+                fingerprint=await bind_write(call, kwargs, branch, flow),
                 ask=human_approval(call, kwargs, branch),
-                flow=await flow_decision(call, target),
+                flow=flow,
             )
             gate_passed = True
             call.authorized_ref = branch

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..observability import log_event
 from ..services.approved_state import RemoteState, moved, what_moved
 from .requests import fingerprint
 
 if TYPE_CHECKING:
+    from ..flow_guard import FlowDecision
     from ..registry import Call
 
 
@@ -32,13 +34,17 @@ def write_fingerprints(call: Call, args: dict[str, Any], branch: str | None) -> 
     return plain_call, fingerprint(name, repo, branch, args, call.bound.facts)
 
 
-async def bind_write(call: Call, args: dict[str, Any], branch: str | None) -> str:
-    """Read the state a gated write depends on into `call.bound`; refuse the call when an
-    unused approval of the same call was given for other facts. Returns the fingerprint
-    an approval of this write is keyed on."""
+async def bind_write(
+    call: Call, args: dict[str, Any], branch: str | None, flow: FlowDecision | None = None
+) -> str:
+    """Read the state a gated write depends on into `call.bound` (gated by a protected
+    branch, or by the cross-visibility guard's `flow`); refuse the call when an unused
+    approval of the same call was given for other facts. Returns the fingerprint an
+    approval of this write is keyed on."""
     spec, gate = call.spec, call.rt.gate
-    if spec.binds is not None and await gate.protection_reason(call.repo, branch) is not None:
+    if spec.binds is not None and await _gated(call, branch, flow):
         call.bound = await spec.binds(call, args)
+        log_event("write_bound", call_id=call.call_id, tool=spec.name, facts=dict(call.bound.facts))
     plain_call, bound = write_fingerprints(call, args, branch)
     if call.bound is not None and call.approval is not None:
         scope = call.approval.key
@@ -47,6 +53,12 @@ async def bind_write(call: Call, args: dict[str, Any], branch: str | None) -> st
             gate.take_once(scope, stale.fingerprint)  # spent: the next call asks afresh
             raise await _moved(call, stale.summary.state, call.bound)
     return bound
+
+
+async def _gated(call: Call, branch: str | None, flow: FlowDecision | None) -> bool:
+    if flow is not None and flow.action != "allow":
+        return True
+    return await call.rt.gate.protection_reason(call.repo, branch) is not None
 
 
 async def _moved(call: Call, approved: RemoteState, now: RemoteState) -> Exception:

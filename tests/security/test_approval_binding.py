@@ -377,3 +377,31 @@ async def test_a_dispatch_on_a_protected_ref_is_bound_to_its_head(approval_serve
     assert is_error and error_code(refused) == "conflict", refused
     assert late[:12] in refused["error"]["message"]
     assert requests_matching(forge, "POST", "/dispatches") == []
+
+
+async def test_a_merge_gated_by_the_cross_visibility_guard_is_bound_too(approval_server, forge):  # noqa: F811
+    """After a private read, merging into a public repository's feature branch needs a
+    human (the toxic-flow guard); that approval is bound to the PR head like any other."""
+    site = f"bind-org/public-{uuid.uuid4().hex[:8]}"
+    vault = f"bind-org/vault-{uuid.uuid4().hex[:8]}"
+    forge.seed_repo(site, {"README.md": "# site\n"}, branches={"docs": {}, TOPIC: {}})
+    forge.seed_repo(vault, {"secrets.env": "KEY=1\n"}, private=True)
+    forge_put_file(forge, site, TOPIC, "page.md", "page\n", "A page")
+    number = forge_open_pr(forge, site, TOPIC, "docs")
+    docs_before = branch_head(forge, site, "docs")
+    merge = {"full_name": site, "number": number}
+    with approval_server() as served:
+        async with http_client(served.url, TOKEN_A) as model:
+            read = {"full_name": vault, "path": "secrets.env"}
+            assert not (await call_tool(model, "get_file_contents", read))[0]
+            payload = (await call_tool(model, "merge_pull_request", merge))[1]
+            visit = await visit_approval_page(
+                approval_link(payload), "approve", basic_token=TOKEN_A
+            )
+            assert visit.outcome == "approved" and vault in visit.text
+            late = forge_put_file(forge, site, TOPIC, "backdoor.sh", "evil\n", "sneak")
+            is_error, refused = await call_tool(model, "merge_pull_request", merge)
+    assert is_error and error_code(refused) == "conflict", refused
+    assert late[:12] in refused["error"]["message"]
+    assert branch_head(forge, site, "docs") == docs_before
+    assert forge_file(forge, site, "docs", "backdoor.sh") == 404

@@ -68,7 +68,11 @@ _ROWS: tuple[Parity, ...] = (
         ("create_branch",),
         "idempotent when the branch already points at the same commit; look-alike names refused",
     ),
-    Parity("create_gist"),
+    Parity(
+        "create_gist",
+        ("create_gist",),
+        "secret unless public=true; an unscoped write a human approves",
+    ),
     Parity("create_issue", ("create_issue",), "gated as an unscoped write"),
     Parity(
         "create_or_update_file",
@@ -113,7 +117,7 @@ _ROWS: tuple[Parity, ...] = (
         ("get_file_contents", "get_file_slice", "fetch_files"),
         "line slices, up to 30 files per call, cut on character boundaries",
     ),
-    Parity("get_gist"),
+    Parity("get_gist", ("get_gist",), "each file's content capped"),
     Parity("get_global_security_advisory"),
     Parity(
         "get_job_logs",
@@ -165,7 +169,7 @@ _ROWS: tuple[Parity, ...] = (
     Parity("list_dependabot_alerts"),
     Parity("list_discussion_categories"),
     Parity("list_discussions"),
-    Parity("list_gists"),
+    Parity("list_gists", ("list_gists",), "compact: id, description, visibility, file names"),
     Parity("list_global_security_advisories"),
     Parity("list_issue_fields"),
     Parity("list_issue_types"),
@@ -253,7 +257,11 @@ _ROWS: tuple[Parity, ...] = (
         "one tool resolves and unresolves",
     ),
     Parity("unstar_repository", ("unstar_repository",), "an unscoped write: a human approves"),
-    Parity("update_gist"),
+    Parity(
+        "update_gist",
+        ("update_gist",),
+        "change or delete files in one call; an unscoped write a human approves",
+    ),
     Parity("update_issue_assignees"),
     Parity("update_issue_body", ("update_issue",), "one call for title, body, state and labels"),
     Parity("update_issue_labels", ("update_issue",), "one call for title, body, state and labels"),

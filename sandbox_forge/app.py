@@ -40,6 +40,9 @@ from sandbox_forge.rest.routes import (
     contents as routes_contents,
 )
 from sandbox_forge.rest.routes import (
+    gists as routes_gists,
+)
+from sandbox_forge.rest.routes import (
     gitdata as routes_gitdata,
 )
 from sandbox_forge.rest.routes import (
@@ -110,10 +113,11 @@ FEATURES: list[ModuleType] = [
     routes_access,
     routes_oauth_apps,
     admin_access,
-    # Breadth: releases and tags, labels, stars and teams.
+    # Breadth: releases and tags, labels, stars and teams, gists.
     routes_releases,
     routes_labels,
     routes_social,
+    routes_gists,
 ]
 
 

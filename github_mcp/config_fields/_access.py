@@ -30,6 +30,7 @@ class Toolset(StrEnum):
     LABELS = "labels"
     PEOPLE = "people"
     STARS = "stars"
+    GISTS = "gists"
 
     @classmethod
     def parse(cls, name: str) -> Toolset:

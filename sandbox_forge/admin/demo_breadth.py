@@ -8,7 +8,8 @@ tags, so that `make run` shows each of these tools with something to read.
 - a draft release for v0.2.0, not yet tagged, as GitHub keeps drafts;
 - labels with GitHub's default colours and descriptions, and two of the project's own;
 - teams in octo-org (alice maintains one, is a member of the other) and stars: alice and
-  octocat starred demo-app.
+  octocat starred demo-app;
+- octocat's gists: a public snippet and a secret note.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from sandbox_forge.admin.collab_seeding import ForgeTarget, forge_state, repo_named
+from sandbox_forge.stores import gists as gists_store
 from sandbox_forge.stores import issues as issues_store
 from sandbox_forge.stores import pulls as pulls_store
 from sandbox_forge.stores import releases as releases_store
@@ -132,4 +134,24 @@ def seed_demo_people_extras(forge: ForgeTarget, full_name: str = DEMO_REPO) -> d
     with st.lock:
         for login in ("alice", "octocat"):
             social.stars(st, login)[repo.full_name.lower()] = repo.created_at
-    return {"teams": [maintainers.slug, web.slug], "stargazers": ["alice", "octocat"]}
+    snippet = gists_store.create_gist(
+        st,
+        "octocat",
+        {"divide.py": "def divide(a: float, b: float) -> float:\n    return a / b\n"},
+        "True division for demo-app's calculator",
+        public=True,
+    )
+    note = gists_store.create_gist(
+        st,
+        "octocat",
+        {"todo.md": "- cut v0.2.0\n- write the release notes\n"},
+        "Release to-do",
+        public=False,
+    )
+    summary = {
+        "teams": [maintainers.slug, web.slug],
+        "stargazers": ["alice", "octocat"],
+        "gists": {"public": snippet.id, "secret": note.id},
+    }
+    st.extensions["breadth_people"] = summary
+    return summary

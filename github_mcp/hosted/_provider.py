@@ -40,6 +40,7 @@ from ..observability import log_event, register_secret
 from ._endpoints import CALLBACK_PATH, GitHubOAuthEndpoints
 from ._rotation import (
     LOCAL_REFRESH,
+    SPENT_REFRESH_S,
     LocalRefreshClient,
     ReplayLedger,
     StrictJWTIssuer,
@@ -259,8 +260,8 @@ class GitHubSignIn(OAuthProxy):
         tokens = await super().exchange_authorization_code(client, authorization_code)
         grant = await self._grant_of(tokens.access_token, "access")
         if grant is not None:
-            life = remaining(self.jwt_issuer, tokens.refresh_token, "refresh", 3600)
-            await self.ledger.spend(authorization_code.code, grant, "authorization_code", life)
+            # the legitimate client redeems its code within seconds of the attacker
+            await self.ledger.spend(authorization_code.code, grant, "authorization_code", 86400)
         return tokens
 
     async def load_refresh_token(
@@ -297,8 +298,11 @@ class GitHubSignIn(OAuthProxy):
         finally:
             reused_upstream.reset(reset)
         if grant is not None:
-            life = remaining(self.jwt_issuer, tokens.refresh_token, "refresh", 3600)
-            await self.ledger.spend(refresh_token.token, grant, "refresh_token", life)
+            # remembered while an idle client may still come back with the one it holds
+            life = remaining(self.jwt_issuer, tokens.refresh_token, "refresh", SPENT_REFRESH_S)
+            await self.ledger.spend(
+                refresh_token.token, grant, "refresh_token", min(life, SPENT_REFRESH_S)
+            )
         return tokens
 
     async def _try_transparent_refresh(self, upstream_token_set: Any) -> Any:

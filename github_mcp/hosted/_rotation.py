@@ -28,6 +28,8 @@ from pydantic import BaseModel
 
 # stands in the upstream token set for a GitHub token that has no refresh token
 LOCAL_REFRESH = "ghmcp-local-refresh"
+# how long a spent refresh token is remembered (bounded: one record per refresh)
+SPENT_REFRESH_S = 30 * 86400
 # GitHub refreshes a token this long before it expires, not earlier
 UPSTREAM_REFRESH_MARGIN_S = 900
 # the upstream token response a refresh of ours re-issues instead of asking GitHub

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import re
 import secrets
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx2 as httpx
 
+from tests.conftest import settled_requests
 from tests.oauth.signin import CLIENT_REDIRECT, sign_in_in_browser
 
 PASSWORDS = {"alice": "alice-pass-4827", "bob": "bob-pass-1593"}
@@ -107,3 +109,16 @@ async def signed_in_tokens(server, login: str) -> tuple[str, dict[str, Any]]:
     )
     assert response.status_code == 200, response.text
     return client_id, response.json()
+
+
+def github_revocations(forge) -> list[int]:
+    """Statuses GitHub (the forge) answered to the server's token revocations."""
+    return [
+        r["status"]
+        for r in settled_requests(forge)
+        if r["method"] == "DELETE" and re.fullmatch(r"/applications/[^/]+/token", r["path"])
+    ]
+
+
+def refresh(base: str, client_id: str, token: str) -> httpx.Response:
+    return token_request(base, grant_type="refresh_token", refresh_token=token, client_id=client_id)

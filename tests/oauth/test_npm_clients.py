@@ -19,9 +19,8 @@ import httpx2 as httpx
 import pytest
 
 from tests.conftest import call_tool
-from tests.oauth.flow import PASSWORDS, mcp_status
+from tests.oauth.flow import PASSWORDS, github_revocations, mcp_status
 from tests.oauth.signin import CLIENT_REDIRECT, sign_in_in_browser
-from tests.oauth.test_rfc_conformance import github_revocations
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent.parent

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..errors import ErrorCode, GitHubMCPError
 from ..gate import HumanApproval, holds_window
 from ..observability import log_event
+from ..services.approved_state import tree_paths
 from ..services.files import MAX_READ_BYTES, read_file
 from .binding import write_fingerprints
 from .permission import check_own_permission
@@ -52,8 +54,9 @@ def human_approval(call: Call, args: dict[str, Any], branch: str | None) -> Huma
             return False  # stdio without elicitation: `tool` behaviour
         await check_own_permission(call.rt.github, call.repo, branch)
         summary = await summarize(
-            call.spec.name, args, call.repo, branch, reason, _reader(call), state=call.bound
-        )
+            call.spec.name, args, call.repo, branch, reason, _reader(call), state=call.bound,
+            list_paths=partial(tree_paths, call.rt.github),
+        )  # fmt: skip
         plain_call, fp = write_fingerprints(call, args, branch)
         return await ask_human(call, summary, fp, plain_call) == "approved"
 

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 from typing import Any, Literal
 
 from ..errors import GitHubMCPError
-from ..refnames import lookalike_warning
+from ..refnames import lookalike_warning, skeleton
 from ..services.approved_state import RemoteState
 from ..services.content import make_visible
 from ..services.edits import apply_sections
@@ -28,6 +28,8 @@ MAX_DIFF_LINES = 5000  # a file longer than this is shown with counts, without i
 
 # (full_name, paths, branch) -> each path's current text, or None where it does not exist
 ReadCurrent = Callable[[str, list[str], str], Awaitable[dict[str, str | None]]]
+# (full_name, branch) -> every path on the branch
+ListPaths = Callable[[str, str], Awaitable[list[str]]]
 
 
 @dataclass(frozen=True)
@@ -175,6 +177,7 @@ async def summarize(
     reason: str,
     read_current: ReadCurrent | None,
     state: RemoteState | None = None,
+    list_paths: ListPaths | None = None,
 ) -> WriteSummary:
     """The summary of one gated write. `read_current` reads files at the branch so
     commit tools show real +/− counts and diffs; without it (or when a read fails) files
@@ -200,8 +203,27 @@ async def summarize(
         details += (("sections replaced", str(len(args["sections"]))),)
     names = [f.path for f in files] + [f.path for f in (state.files if state else ())]
     names += [str(args["new_path"])] if isinstance(args.get("new_path"), str) else []
-    warnings = tuple(dict.fromkeys(w for w in map(lookalike_warning, names) if w))
+    warnings = await _warnings(names, repo, branch, list_paths)
     return WriteSummary(tool, repo, branch, reason, title, details, files, state, warnings)
+
+
+async def _warnings(
+    names: list[str], repo: str | None, branch: str | None, list_paths: ListPaths | None
+) -> tuple[str, ...]:
+    """Look-alike names: mixed scripts, read as another ASCII name, or looking like a
+    path that already exists on the branch (read only when a name is not plain ASCII)."""
+    found = [w for w in map(lookalike_warning, names) if w]
+    odd = [n for n in names if not n.isascii()]
+    if odd and list_paths and repo and branch:
+        try:
+            existing = {skeleton(p): p for p in await list_paths(repo, branch)}
+        except GitHubMCPError:
+            existing = {}
+        for name in odd:
+            twin = existing.get(skeleton(name))
+            if twin is not None and twin != name:
+                found.append(f"{name!r} looks like the existing path {twin!r}")
+    return tuple(dict.fromkeys(found))
 
 
 def _title(args: dict[str, Any]) -> tuple[str | None, str]:

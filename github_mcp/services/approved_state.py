@@ -82,6 +82,14 @@ async def run_state(github: GitHubClient, full_name: str, run_id: int) -> Remote
     return RemoteState(facts)
 
 
+async def tree_paths(github: GitHubClient, full_name: str, ref: str) -> list[str]:
+    """Every path on `ref` (GitHub's recursive tree; a truncated one gives what it lists),
+    to warn about a new name that looks like an existing one."""
+    path = f"{repo_path(full_name)}/git/trees/{encode_path(ref)}"
+    data = await github.request_json("GET", path, params={"recursive": "1"})
+    return [str(e.get("path")) for e in (data or {}).get("tree") or []]
+
+
 async def new_commits(github: GitHubClient, full_name: str, old: str, new: str) -> list[str]:
     """One line per commit in `new` that `old` lacks (what arrived since an approval)."""
     if old == new or "absent" in (old, new):

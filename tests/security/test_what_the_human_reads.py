@@ -177,3 +177,4 @@ async def test_look_alike_path_gets_a_warning(approval_server, repo):  # noqa: F
     assert "Look-alike names" in visit.text
     assert "mixes writing systems" in visit.text
     assert "reads as 'scope.md'" in visit.text
+    assert "looks like the existing path 'README.md'" in visit.text

@@ -113,7 +113,7 @@ def main() -> None:
     if args.before:
         report(f"before: {args.before}", listing(Path(args.before)))
     if args.reference:
-        from reference_server import node_command  # bench/reference_server.py
+        from _reference_server import node_command  # bench/_reference_server.py
 
         command, env = node_command("http://127.0.0.1:9")
         report("reference server", _ask(command, ROOT, env))

@@ -236,8 +236,7 @@ TOOL_CONFIRMATION_NOTE = (
 async def authorize_write_actions(call: Call, approved: bool) -> ApprovalState:
     """Grant or revoke approval for protected-branch and unscoped writes in this session.
 
-    In the default `auto` mode granting asks the human (approval page or form); over HTTP
-    this call alone never approves."""
+    In `auto` mode granting asks the human (page or form); over HTTP it alone never approves."""
     s = call.rt.settings
     gate = call.rt.gate
     if s.approval_mode == "env":

@@ -1,0 +1,405 @@
+"""Whole tasks, measured from outside: scripted agents run five workflows over stdio on
+the sandbox forge (the demo repository, made afresh for each round), with our server and
+with the reference Node server (bench/_reference_server.py) where it has the tools.
+
+    diagnose_ci     why CI fails on PR #1 (the failing tests, from the job logs)
+    merge_ready     can PR #1 merge, and what blocks it (mergeability not computed yet)
+    triage_issue    read issue #3, search for duplicates, comment, label it
+    ship_5_files    a 5-file change on a new branch, opened as a PR
+    address_review  PR #1's unresolved review threads: one commit, then resolve them
+
+Each agent uses the shortest sequence of its server's tools a competent agent would use.
+For each: tool calls, text bytes handed to the model, forge requests, wall time (first call
+to last answer; the server is started and initialized before), at 0 and 50 ms of forge
+latency, median of the rounds. Completion is checked from the forge's state (its API and
+the demo's seeded truth), never from the answers alone.
+
+    python bench/workflows.py [--rounds 3] [--no-reference] [--tree DIR]
+
+`--tree DIR` runs our server from another checkout (an older commit, for before/after).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx2 as httpx
+from fastmcp import Client
+from fastmcp.client.transports import StdioTransport
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from _reference_server import node_command  # noqa: E402
+
+from sandbox_forge import Forge  # noqa: E402
+from sandbox_forge.admin.collab_seeding import set_mergeability_delay  # noqa: E402
+from sandbox_forge.admin.seed import seed_demo  # noqa: E402
+
+REPO = "octo-org/demo-app"
+OWNER, NAME = REPO.split("/")
+PR1 = f"{REPO}#1"
+ISSUE = 3
+TREE = ROOT  # where our server runs from (--tree)
+ORDER = ("merge_ready", "diagnose_ci", "triage_issue", "ship_5_files", "address_review")
+
+
+@dataclass
+class Agent:
+    """Calls tools and counts what a model would be handed."""
+
+    client: Client
+    calls: int = 0
+    text_bytes: int = 0
+    texts: list[str] = field(default_factory=list)
+
+    async def call(self, name: str, args: dict[str, Any]) -> Any:
+        result = await self.client.call_tool(name, args, raise_on_error=False)
+        text = "".join(getattr(c, "text", "") for c in result.content)
+        self.calls += 1
+        self.text_bytes += len(text.encode())
+        self.texts.append(text)
+        if result.is_error:
+            raise RuntimeError(f"{name}: {text[:300]}")
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+
+
+# --- our agents -------------------------------------------------------------------------
+
+
+async def ours_diagnose_ci(agent: Agent, tag: str) -> None:
+    await agent.call("get_failing_tests", {"pr": PR1})
+
+
+async def ours_merge_ready(agent: Agent, tag: str) -> None:
+    await agent.call("check_merge_readiness", {"pr": PR1})
+
+
+async def ours_triage_issue(agent: Agent, tag: str) -> None:
+    issue = await agent.call("get_issue", {"full_name": REPO, "number": ISSUE})
+    word = max(re.findall(r"[A-Za-z]{4,}", issue["title"]), key=len)
+    await agent.call("search", {"query": word, "kind": "issues", "full_name": REPO})
+    body = f"Triaged ({tag}): reproduced; see the linked search."
+    await agent.call("comment_on_issue", {"full_name": REPO, "number": ISSUE, "body": body})
+    labels = [*issue.get("labels", []), f"triage-{tag}"]
+    await agent.call("update_issue", {"full_name": REPO, "number": ISSUE, "labels": labels})
+
+
+def five_files(tag: str) -> list[dict[str, str]]:
+    return [
+        {"path": f"docs/{tag}/note{i}.md", "content": f"# Note {i}\n\n{tag}\n"} for i in range(5)
+    ]
+
+
+async def ours_ship_5_files(agent: Agent, tag: str) -> None:
+    await agent.call(
+        "update_files_and_open_pr",
+        {"full_name": REPO, "branch": f"bench/{tag}", "files": five_files(tag),
+         "title": f"Notes {tag}", "message": f"Add notes {tag}"},
+    )  # fmt: skip
+
+
+def addressed(path: str, text: str) -> str:
+    mark = "//" if path.endswith((".js", ".ts")) else "#"
+    return text + ("" if text.endswith("\n") else "\n") + f"{mark} review addressed\n"
+
+
+async def ours_address_review(agent: Agent, tag: str) -> None:
+    found = await agent.call("find_unresolved_comments", {"pr": PR1})
+    if "head" not in found:  # older servers: one more call for the branch to fix
+        found["head"] = (await agent.call("get_pr_overview", {"pr": PR1}))["head"]
+    paths = sorted({t["path"] for t in found["threads"] if t.get("path")})
+    read = await agent.call(
+        "fetch_files", {"full_name": REPO, "paths": paths, "ref": found["head"]}
+    )
+    files = [
+        {"path": f["path"], "content": addressed(f["path"], f["content"])} for f in read["files"]
+    ]
+    await agent.call(
+        "commit_files",
+        {"full_name": REPO, "branch": found["head"], "files": files, "message": "Address review"},
+    )
+    for thread in found["threads"]:
+        await agent.call("resolve_review_thread", {"pr": PR1, "thread_id": thread["thread_id"]})
+
+
+# --- the reference server's agents (where it has the tools) ---------------------------------
+
+REF = {"owner": OWNER, "repo": NAME}
+
+
+async def ref_diagnose_ci(agent: Agent, tag: str) -> None:
+    # it has no check runs and no job logs: the PR and its combined commit status are all
+    await agent.call("get_pull_request", {**REF, "pull_number": 1})
+    await agent.call("get_pull_request_status", {**REF, "pull_number": 1})
+
+
+async def ref_merge_ready(agent: Agent, tag: str) -> None:
+    await agent.call("get_pull_request", {**REF, "pull_number": 1})
+    await agent.call("get_pull_request_status", {**REF, "pull_number": 1})
+    await agent.call("get_pull_request_reviews", {**REF, "pull_number": 1})
+
+
+async def ref_triage_issue(agent: Agent, tag: str) -> None:
+    issue = await agent.call("get_issue", {**REF, "issue_number": ISSUE})
+    word = max(re.findall(r"[A-Za-z]{4,}", issue["title"]), key=len)
+    await agent.call("search_issues", {"q": f"{word} repo:{REPO} is:issue"})
+    body = f"Triaged ({tag}): reproduced; see the linked search."
+    await agent.call("add_issue_comment", {**REF, "issue_number": ISSUE, "body": body})
+    labels = [label["name"] for label in issue.get("labels", [])] + [f"triage-{tag}"]
+    await agent.call("update_issue", {**REF, "issue_number": ISSUE, "labels": labels})
+
+
+async def ref_ship_5_files(agent: Agent, tag: str) -> None:
+    branch = f"bench/{tag}"
+    await agent.call("create_branch", {**REF, "branch": branch, "from_branch": "main"})
+    await agent.call(
+        "push_files", {**REF, "branch": branch, "files": five_files(tag), "message": f"Add {tag}"}
+    )
+    await agent.call(
+        "create_pull_request",
+        {**REF, "title": f"Notes {tag}", "head": branch, "base": "main"},
+    )
+
+
+AgentFn = Callable[[Agent, str], Awaitable[None]]
+OURS: dict[str, AgentFn] = {
+    "diagnose_ci": ours_diagnose_ci,
+    "merge_ready": ours_merge_ready,
+    "triage_issue": ours_triage_issue,
+    "ship_5_files": ours_ship_5_files,
+    "address_review": ours_address_review,
+}
+REFERENCE: dict[str, AgentFn] = {
+    "diagnose_ci": ref_diagnose_ci,
+    "merge_ready": ref_merge_ready,
+    "triage_issue": ref_triage_issue,
+    "ship_5_files": ref_ship_5_files,
+}
+
+# --- completion, from the forge ---------------------------------------------------------------
+
+
+def api(forge: Forge, token: str) -> httpx.Client:
+    return httpx.Client(
+        base_url=forge.base_url, headers={"Authorization": f"Bearer {token}"}, timeout=30
+    )
+
+
+def failing_tests(forge: Forge, token: str) -> set[str]:
+    """pytest's FAILED ids in the logs of PR #1's failed jobs, as the forge serves them."""
+    run = forge.state.extensions["collab_demo"]["runs"]["pr1"]
+    found: set[str] = set()
+    with api(forge, token) as http:
+        for job in run["jobs"].values():
+            log = http.get(f"/repos/{REPO}/actions/jobs/{job}/logs", follow_redirects=True).text
+            found |= set(re.findall(r"FAILED (\S+::\S+)", log))
+    return found
+
+
+def blockers_truth(forge: Forge) -> set[str]:
+    demo = forge.state.extensions["collab_demo"]
+    truth = {"approvals"} if demo["protection"]["required_approvals"] else set()
+    if demo["pulls"]["conflicting"]["conflicts"]:
+        truth.add("conflicts")
+    if demo["threads"]["unresolved"]:
+        truth.add("unresolved_threads")
+    if demo["runs"]["pr1"]["conclusion"] == "failure":
+        truth.add("checks_failing")
+    return truth
+
+
+def reference_blockers(texts: list[str]) -> set[str]:
+    """What the reference agent can conclude from its answers: conflicts from `mergeable`,
+    failing checks from the combined status, missing approvals from the reviews."""
+    pull, status, reviews = (json.loads(t) for t in texts[:3])
+    found = {"conflicts"} if pull.get("mergeable") is False else set()
+    if status.get("state") == "failure":
+        found.add("checks_failing")
+    if not any(r.get("state") == "APPROVED" for r in reviews):
+        found.add("approvals")
+    return found
+
+
+def completed(forge: Forge, token: str, workflow: str, tag: str, agent: Agent, ours: bool) -> bool:
+    with api(forge, token) as http:
+        if workflow == "diagnose_ci":
+            handed = "".join(agent.texts)
+            return all(test in handed for test in failing_tests(forge, token))
+        if workflow == "merge_ready":
+            if not ours:
+                return blockers_truth(forge) <= reference_blockers(agent.texts)
+            kinds = {b["kind"] for b in json.loads(agent.texts[0])["blocking"]}
+            return blockers_truth(forge) <= kinds
+        if workflow == "triage_issue":
+            issue = http.get(f"/repos/{REPO}/issues/{ISSUE}").json()
+            comments = http.get(f"/repos/{REPO}/issues/{ISSUE}/comments").json()
+            labelled = f"triage-{tag}" in {label["name"] for label in issue["labels"]}
+            return labelled and any(tag in c["body"] for c in comments)
+        if workflow == "ship_5_files":
+            pulls = http.get(f"/repos/{REPO}/pulls", params={"head": f"{OWNER}:bench/{tag}"})
+            found = [p for p in pulls.json() if p["head"]["ref"] == f"bench/{tag}"]
+            if len(found) != 1:
+                return False
+            files = http.get(f"/repos/{REPO}/pulls/{found[0]['number']}/files").json()
+            return sorted(f["filename"] for f in files) == [f["path"] for f in five_files(tag)]
+        if workflow == "address_review":
+            return review_addressed(forge, http)
+    return False
+
+
+THREADS = """query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) {
+  pullRequest(number: 1) { reviewThreads(first: 50) { nodes { id isResolved } }
+  commits(last: 2) { nodes { commit { oid } } } } } }"""
+
+
+def review_addressed(forge: Forge, http: httpx.Client) -> bool:
+    demo = forge.state.extensions["collab_demo"]
+    before = demo["pulls"]["conflicting"]["head_sha"]
+    variables = {"owner": OWNER, "name": NAME}
+    answer = http.post("/graphql", json={"query": THREADS, "variables": variables})
+    pull = answer.json()["data"]["repository"]["pullRequest"]
+    resolved = {n["id"] for n in pull["reviewThreads"]["nodes"] if n["isResolved"]}
+    oids = [n["commit"]["oid"] for n in pull["commits"]["nodes"]]  # oldest first
+    one_commit = len(oids) >= 2 and oids[-2] == before  # exactly one commit on the old head
+    return set(demo["threads"]["unresolved"]) <= resolved and one_commit
+
+
+# --- running --------------------------------------------------------------------------------
+
+
+@dataclass
+class Measure:
+    calls: int
+    text_bytes: int
+    requests: int
+    wall_s: float
+    complete: bool
+
+
+def our_transport(forge: Forge, token: str, home: str) -> StdioTransport:
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": home,
+        "GITHUB_API_URL": forge.base_url,
+        "GITHUB_TOKEN": token,
+        "GITHUB_MCP_AUTO_APPROVE": "true",  # the reference server has no gate to pass
+        "GITHUB_MCP_APPROVAL_MODE": "env",
+        "GITHUB_MCP_AUDIT_LOG": f"{home}/audit.jsonl",
+        "GITHUB_MCP_WORKSPACE_DIR": f"{home}/ws",
+        "GITHUB_MCP_LOG_LEVEL": "WARNING",
+    }
+    return StdioTransport(sys.executable, [str(TREE / "main.py"), "serve"], env=env, cwd=str(TREE))
+
+
+def reference_transport(forge: Forge, token: str) -> StdioTransport:
+    command, env = node_command(forge.base_url, token)
+    return StdioTransport(command[0], command[1:], env=env, cwd=str(ROOT))
+
+
+async def measure(forge: Forge, token: str, workflow: str, ours: bool, home: str) -> Measure:
+    tag = f"{'o' if ours else 'r'}{uuid.uuid4().hex[:8]}"
+    transport = our_transport(forge, token, home) if ours else reference_transport(forge, token)
+    if workflow == "merge_ready":
+        set_mergeability_delay(forge, 1, REPO, 1)  # a fresh PR: GitHub has not computed it
+    async with Client(transport, timeout=120) as client:
+        await client.list_tools()  # as a client does before its first call
+        agent = Agent(client)
+        forge.clear_requests()
+        started = time.perf_counter()
+        await (OURS if ours else REFERENCE)[workflow](agent, tag)
+        wall = time.perf_counter() - started
+        requests = len(forge.requests())
+    done = completed(forge, token, workflow, tag, agent, ours)
+    return Measure(agent.calls, agent.text_bytes, requests, wall, done)
+
+
+async def round_at(latency_ms: int, reference: bool) -> dict[tuple[str, bool], Measure]:
+    forge = Forge()
+    forge.start()
+    try:
+        seed_demo(forge)
+        token = forge.create_token(login="octocat")
+        forge.set_latency(latency_ms)
+        found: dict[tuple[str, bool], Measure] = {}
+        with tempfile.TemporaryDirectory() as home:
+            for workflow in ORDER:
+                found[workflow, True] = await measure(forge, token, workflow, True, home)
+                if reference and workflow in REFERENCE:
+                    found[workflow, False] = await measure(forge, token, workflow, False, home)
+        return found
+    finally:
+        forge.stop()
+
+
+def median(values: list[Measure]) -> Measure:
+    return Measure(
+        calls=int(statistics.median(m.calls for m in values)),
+        text_bytes=int(statistics.median(m.text_bytes for m in values)),
+        requests=int(statistics.median(m.requests for m in values)),
+        wall_s=statistics.median(m.wall_s for m in values),
+        complete=all(m.complete for m in values),
+    )
+
+
+def cell(m: Measure | None) -> str:
+    if m is None:
+        return "n/a (no tools for it) |" + " |" * 4
+    done = "yes" if m.complete else "**no**"
+    return f"{m.calls} | {m.text_bytes:,} | {m.requests} | {m.wall_s * 1000:,.0f} | {done} |"
+
+
+def table(results: dict[int, dict[tuple[str, bool], list[Measure]]]) -> str:
+    lines = [
+        "| workflow | latency | ours: calls | bytes | requests | ms | done "
+        "| reference: calls | bytes | requests | ms | done | time ratio |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for workflow in ORDER:
+        for latency, found in results.items():
+            ours = median(found[workflow, True])
+            ref_runs = found.get((workflow, False))
+            ref = median(ref_runs) if ref_runs else None
+            ratio = f"{ours.wall_s / ref.wall_s:.2f}x" if ref and ref.complete else "-"
+            lines.append(f"| {workflow} | {latency} ms | {cell(ours)} {cell(ref)} {ratio} |")
+    return "\n".join(lines)
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--no-reference", action="store_true")
+    parser.add_argument("--tree", type=Path, default=ROOT, help="run our server from here")
+    args = parser.parse_args()
+    global TREE
+    TREE = args.tree.resolve()
+    results: dict[int, dict[tuple[str, bool], list[Measure]]] = {}
+    for latency in (0, 50):
+        collected: dict[tuple[str, bool], list[Measure]] = {}
+        for _ in range(args.rounds):
+            for key, value in (await round_at(latency, not args.no_reference)).items():
+                collected.setdefault(key, []).append(value)
+        results[latency] = collected
+    print(f"load average before the run: {os.getloadavg()[0]:.2f}; rounds: {args.rounds}")
+    print(table(results))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -234,9 +234,7 @@ TOOL_CONFIRMATION_NOTE = (
 
 @tool(toolset=TOOLSET, repo_arg=None, read_only_hint=False)
 async def authorize_write_actions(call: Call, approved: bool) -> ApprovalState:
-    """Grant or revoke approval for protected-branch and unscoped writes in this session.
-
-    In `auto` mode granting asks the human (page or form); over HTTP it alone never approves."""
+    """Approve (or revoke) protected and unscoped writes for this session; may ask the human."""
     s = call.rt.settings
     gate = call.rt.gate
     if s.approval_mode == "env":

@@ -142,7 +142,8 @@ class HttpGuard:
     """Bearer auth, Host/Origin checks (DNS rebinding) and a body-size cap."""
 
     OPEN_PATHS = ("/healthz", "/health", "/readyz")
-    STATUS_PATHS = ("/status", "/status/login", "/status/logout")  # own sign-in: status_auth
+    # own sign-in (status_auth.py, status_github.py)
+    STATUS_PATHS = ("/status", "/status/login", "/status/logout", "/status/github")
     BROWSER_PATHS = ("/metrics",)
     APPROVAL_PREFIX = "/approvals/"  # the approval page: Basic in bearer mode, own sign-in in oauth
 
@@ -331,7 +332,7 @@ def build_http_app(
         max_sessions=rt.settings.max_sessions,
         stateless=stateless,
     )
-    for route in health_routes(rt, sessions):
+    for route in health_routes(rt, sessions, github=sign_in, public_url=public_url):
         mcp._additional_http_routes.append(route)
     for route in _approval_routes(rt, sign_in, public_url):
         mcp._additional_http_routes.append(route)

@@ -9,7 +9,9 @@ the HTTP Basic prompt), a session cookie, and the bearer header for scripts.
 - Both forms (sign in, sign out) carry a CSRF token that must match a SameSite=Strict
   cookie, and a cross-site POST (Sec-Fetch-Site) is refused; the guard in front of the
   app already refuses a foreign Origin.
-- No tokens configured: open on loopback as before; under OAuth the page needs tokens.
+- Under GITHUB_MCP_AUTH=oauth a user signs in with GitHub instead (status_github.py) and
+  sees their own activity; a bearer token still shows the operator's whole page.
+- No tokens configured: open on loopback as before (under OAuth: GitHub sign-in only).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import hmac
 import html
 import secrets
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
@@ -50,7 +52,9 @@ STYLE = (
 
 
 class StatusSignIn:
-    def __init__(self, settings: Settings) -> None:
+    def __init__(
+        self, settings: Settings, provider: Any = None, public_url: str | None = None
+    ) -> None:
         from .server import BearerTokens
 
         tokens = settings.bearer_tokens
@@ -58,33 +62,54 @@ class StatusSignIn:
         self.oauth = settings.auth_mode == "oauth"
         self.open = settings.auth_mode == "none"
         self.secure_default = (settings.public_url or "").startswith("https://")
-        seed = b"\0".join(sorted(hashlib.sha256(t.encode()).digest() for t in tokens))
-        self.key = hashlib.sha256(b"github-mcp status session\0" + seed).digest()
+        # the key is derived from secrets every replica shares: the tokens, and under
+        # OAuth the app's client secret (never from nothing: a session needs one of them)
+        seed = sorted(hashlib.sha256(t.encode()).digest() for t in tokens)
+        secret = settings.oauth_client_secret
+        if self.oauth and secret is not None:
+            seed.append(hashlib.sha256(b"oauth\0" + secret.get_secret_value().encode()).digest())
+        self.key = hashlib.sha256(b"github-mcp status session\0" + b"\0".join(seed)).digest()
+        self.github = None
+        if self.oauth and provider is not None and public_url and secret is not None:
+            from .status_github import GitHubStatusSignIn
+
+            self.github = GitHubStatusSignIn(self, provider, public_url)
 
     def routes(self) -> list[Route]:
-        return [
+        routes = [
             Route(f"{PATH}/login", self.login, methods=["POST"]),
             Route(f"{PATH}/logout", self.logout, methods=["POST"]),
         ]
+        return routes + (self.github.routes() if self.github else [])
 
     def visitor(self, request: Request) -> str | None:
-        """The signed-in principal, "anonymous" where no sign-in is needed, else None."""
+        """The signed-in principal ("github:<login>" for a GitHub user), "anonymous"
+        where no sign-in is needed, else None."""
         if self.open or (self.tokens is None and not self.oauth):
             return "anonymous"
-        if self.tokens is None:
+        if self.tokens is None and self.github is None:
             return None
         scheme, _, value = request.headers.get("authorization", "").partition(" ")
         if scheme.lower() == "bearer" and value:
-            return self.tokens.principal_for(value)
+            return self.tokens.principal_for(value) if self.tokens else None
         return self._session(request.cookies.get(SESSION_COOKIE, ""))
 
     def denied(self, request: Request) -> Response:
-        if self.tokens is None:
-            body = {
-                "error": "operator pages need GITHUB_MCP_AUTH_TOKENS with GITHUB_MCP_AUTH=oauth"
-            }
-            return JSONResponse(body, status_code=403)
+        if self.tokens is None and self.github is None:
+            error = "operator pages need GITHUB_MCP_AUTH_TOKENS with GITHUB_MCP_AUTH=oauth"
+            return JSONResponse({"error": error}, status_code=403)
         return self._form(request, error=None, status=401)
+
+    def signed_in(self, request: Request, principal: str) -> Response:
+        """Back to /status with the session cookie for `principal`."""
+        expires = str(int(time.time()) + SESSION_S)
+        value = f"{principal}|{expires}|{self._mac(f'{principal}|{expires}')}"
+        response = RedirectResponse(PATH, status_code=303)
+        response.set_cookie(
+            SESSION_COOKIE, value, path=PATH, httponly=True, samesite="strict",
+            secure=self._secure(request), max_age=SESSION_S,
+        )  # fmt: skip
+        return response
 
     def logout_form(self, request: Request) -> str:
         """The sign-out button for the page (empty when nobody signed in by cookie)."""
@@ -111,13 +136,7 @@ class StatusSignIn:
         if principal is None:
             log_event("status_sign_in_failed")
             return self._form(request, error="That token is not valid here.", status=401)
-        expires = str(int(time.time()) + SESSION_S)
-        value = f"{principal}|{expires}|{self._mac(f'{principal}|{expires}')}"
-        response = RedirectResponse(PATH, status_code=303)
-        response.set_cookie(
-            SESSION_COOKIE, value, path=PATH, httponly=True, samesite="strict",
-            secure=self._secure(request), max_age=SESSION_S,
-        )  # fmt: skip
+        response = self.signed_in(request, principal)
         response.delete_cookie(CSRF_COOKIE, path=PATH)
         log_event("status_sign_in", principal=principal)
         return response
@@ -137,16 +156,27 @@ class StatusSignIn:
     def _form(self, request: Request, *, error: str | None, status: int) -> Response:
         csrf = secrets.token_urlsafe(24)
         note = f'<p class="error" id="error">{html.escape(error)}</p>' if error else ""
+        github = ""
+        if self.github is not None:
+            github = (
+                '<p><a id="sign-in-github" href="/status/github">Sign in with GitHub</a> '
+                "to see your own activity.</p>"
+            )
+        form = ""
+        if self.tokens is not None:
+            form = (
+                "<p>Operators: sign in with a bearer token (the one <code>make run</code> "
+                "printed, or one of GITHUB_MCP_AUTH_TOKENS).</p>"
+                f'{note}<form id="sign-in" method="post" action="{PATH}/login">'
+                f'<input type="hidden" name="csrf" value="{csrf}">'
+                '<label for="token">Token</label><input id="token" name="token" '
+                'type="password" autocomplete="current-password" required autofocus>'
+                '<button id="submit" type="submit">Sign in</button></form>'
+            )
         document = (
             '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign in: '
             f"GitHub MCP Controller status</title><style>{STYLE}</style></head><body>"
-            "<h1>Server status</h1><p>Sign in with an operator bearer token (the one "
-            "<code>make run</code> printed, or one of GITHUB_MCP_AUTH_TOKENS).</p>"
-            f'{note}<form id="sign-in" method="post" action="{PATH}/login">'
-            f'<input type="hidden" name="csrf" value="{csrf}">'
-            '<label for="token">Token</label><input id="token" name="token" type="password" '
-            'autocomplete="current-password" required autofocus>'
-            '<button id="submit" type="submit">Sign in</button></form></body></html>'
+            f"<h1>Server status</h1>{github}{form}</body></html>"
         )
         response = HTMLResponse(document, status_code=status, headers=FORM_HEADERS)
         response.set_cookie(

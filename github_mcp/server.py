@@ -332,7 +332,7 @@ def build_http_app(
         max_sessions=rt.settings.max_sessions,
         stateless=stateless,
     )
-    for route in health_routes(rt, sessions, github=sign_in, public_url=public_url):
+    for route in health_routes(rt, sessions, sign_in, public_url or ""):
         mcp._additional_http_routes.append(route)
     for route in _approval_routes(rt, sign_in, public_url):
         mcp._additional_http_routes.append(route)

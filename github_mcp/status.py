@@ -60,18 +60,12 @@ def health_payload(rt: Runtime, upstream: UpstreamState) -> dict[str, Any]:
 
 
 def health_routes(
-    rt: Runtime,
-    sessions: SessionLimits | None = None,
-    *,
-    github: Any = None,
-    public_url: str | None = None,
+    rt: Runtime, sessions: SessionLimits | None = None, github: Any = None, public: str = ""
 ) -> list[Route]:
-    """`github`, `public_url`: the OAuth provider under GITHUB_MCP_AUTH=oauth, through
-    which a user signs in to /status (status_github.py)."""
     from .status_auth import StatusSignIn
 
     probe = readiness(rt)
-    sign_in = StatusSignIn(rt.settings, github, public_url)
+    sign_in = StatusSignIn(rt.settings, github, public)  # github: OAuth users sign in too
 
     async def healthz(request: Request) -> Response:
         # Liveness: 200 while this process serves; GitHub's last known state is
@@ -89,14 +83,8 @@ def health_routes(
         )
 
     async def status(request: Request) -> Response:
-        visitor = sign_in.visitor(request)
-        if visitor is None:
-            return sign_in.denied(request)  # the sign-in form (status_auth.py)
-        if visitor.startswith("github:"):  # a user: their own activity only
-            from .status_github import render_own_activity
-
-            page = render_own_activity(rt, visitor[7:], sign_in.logout_form(request))
-            return HTMLResponse(page, headers=STATUS_HEADERS)
+        if (other := sign_in.page_for(request, rt)) is not None:
+            return other  # the sign-in form, or a GitHub user's own activity
         await probe.readiness()  # remembered, so a page reload costs GitHub nothing
         csrf = new_csrf(request)
         page = render_status(rt, sessions, csrf).replace(

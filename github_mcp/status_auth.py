@@ -31,6 +31,7 @@ from .observability import log_event
 
 if TYPE_CHECKING:
     from .config import Settings
+    from .runtime import Runtime
 
 SESSION_COOKIE = "github_mcp_status"
 CSRF_COOKIE = "github_mcp_status_csrf"
@@ -99,6 +100,18 @@ class StatusSignIn:
             error = "operator pages need GITHUB_MCP_AUTH_TOKENS with GITHUB_MCP_AUTH=oauth"
             return JSONResponse({"error": error}, status_code=403)
         return self._form(request, error=None, status=401)
+
+    def page_for(self, request: Request, rt: Runtime) -> Response | None:
+        """The sign-in form, or a GitHub user's own activity; None for an operator."""
+        visitor = self.visitor(request)
+        if visitor is None:
+            return self.denied(request)
+        if not visitor.startswith("github:"):
+            return None
+        from .status_github import render_own_activity
+
+        page = render_own_activity(rt, visitor.removeprefix("github:"), self.logout_form(request))
+        return HTMLResponse(page, headers=FORM_HEADERS)
 
     def signed_in(self, request: Request, principal: str) -> Response:
         """Back to /status with the session cookie for `principal`."""

@@ -396,7 +396,10 @@ def _approval_routes(rt: Runtime, sign_in: Any, public_url: str | None) -> list[
     bearer = None
     if settings.auth_mode == "bearer" and settings.bearer_tokens:
         bearer = BearerTokens(settings.bearer_tokens).principal_for
-    return ApprovalPage(rt.gate.pending, bearer_principal=bearer, sign_in=sign_in).routes()
+    from .approvals.mine import MyGrants
+
+    page = ApprovalPage(rt.gate.pending, bearer_principal=bearer, sign_in=sign_in)
+    return MyGrants(page, rt.gate).routes() + page.routes()  # /grants before /{request_id}
 
 
 def _sign_in(settings: Settings, host: str, port: int | None) -> tuple[Any, str | None]:

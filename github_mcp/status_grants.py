@@ -45,7 +45,7 @@ def _short(value: str, keep: int = 14) -> str:
     return value if len(value) <= keep else value[:keep] + "…"
 
 
-def _seconds(value: float | None) -> str:
+def seconds_text(value: float | None) -> str:
     if value is None:
         return "—"
     value = max(0.0, value)
@@ -76,11 +76,11 @@ def grants_html(gate: WriteGate, csrf: str) -> str:
             f'<input type="hidden" name="csrf" value="{esc(csrf)}">'
             f'<button name="revoke" value="{grant_id(key)}">Revoke</button></form>'
         )
-        cells = [esc(principal), esc(session), esc(what), _seconds(left), form]
+        cells = [esc(principal), esc(session), esc(what), seconds_text(left), form]
         rows.append(
             f'<tr data-grant="{grant_id(key)}">' + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
         )
-    grants = _table("grants", ["principal", "session", "grants", "expires in", ""], rows)
+    grants = html_table("grants", ["principal", "session", "grants", "expires in", ""], rows)
     pending = gate.pending
     waiting = []
     for request in pending.open_requests():
@@ -94,21 +94,21 @@ def grants_html(gate: WriteGate, csrf: str) -> str:
             esc(request.scope.principal.key),
             esc(_short(request.scope.session_id or "—", 10)),
             esc(target),
-            _seconds(pending.age_s(request)),
-            _seconds(request.expires_at - (request.created_at + pending.age_s(request))),
+            seconds_text(pending.age_s(request)),
+            seconds_text(request.expires_at - (request.created_at + pending.age_s(request))),
         ]
         waiting.append(
             f'<tr data-request="{esc(request.id)}">'
             + "".join(f"<td>{c}</td>" for c in cells)
             + "</tr>"
         )
-    requests = _table(
+    requests = html_table(
         "pending-approvals", ["principal", "session", "write", "age", "link expires in"], waiting
     )
     return "<h3>Open grants</h3>" + grants + "<h3>Pending approval requests</h3>" + requests
 
 
-def _table(table_id: str, headers: list[str], rows: list[str]) -> str:
+def html_table(table_id: str, headers: list[str], rows: list[str]) -> str:
     head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
     body = "".join(rows) or f'<tr><td colspan="{len(headers)}">none</td></tr>'
     return f'<table id="{table_id}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'

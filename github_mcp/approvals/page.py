@@ -206,8 +206,13 @@ class ApprovalPage:
     def _start_sign_in(self, request: Request, found: ApprovalRequest) -> Response:
         if self.sign_in is None:
             return _wrong_person(found)
-        # the state names the request and is signed: any replica can take the callback
-        body = f"{found.id}.{int(time.time())}.{secrets.token_urlsafe(12)}"
+        return self.start_sign_in(found.id)
+
+    def start_sign_in(self, page_id: str) -> Response:
+        """GitHub's web flow, back to `/approvals/{page_id}` (a request, or `grants`)."""
+        assert self.sign_in is not None
+        # the state names the page and is signed: any replica can take the callback
+        body = f"{page_id}.{int(time.time())}.{secrets.token_urlsafe(12)}"
         state = f"{body}.{self._mac(body)}"
         query = urlencode(
             {"client_id": self.sign_in._upstream_client_id, "redirect_uri": self._callback_url,

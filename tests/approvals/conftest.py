@@ -162,7 +162,8 @@ async def visit_approval_page(
                     await page.click(f"#{choice}")
                 answer = await navigation.value
                 visit.outcome_status = answer.status if answer is not None else None
-                visit.outcome = await page.get_attribute("#outcome", "data-status")
+                if await page.locator("#outcome").count():
+                    visit.outcome = await page.get_attribute("#outcome", "data-status")
         finally:
             await browser.close()
     return visit

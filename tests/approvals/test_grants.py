@@ -15,6 +15,7 @@ from fastmcp import Client
 from pydantic import ValidationError
 
 from github_mcp.approvals.store import Caps
+from github_mcp.status_grants import grant_id
 from tests.approvals.conftest import (
     TOKEN_A,
     TOKEN_B,
@@ -187,3 +188,39 @@ async def test_status_lists_grants_and_pending_requests_and_revokes_a_grant(
             is_error, payload = await call_tool(model, "commit_files", commit_args(repo))
             assert is_error and error_code(payload) == "write_not_allowed"
     assert branch_head(forge, repo) == before
+
+
+async def test_each_user_sees_and_revokes_only_their_own_grants(approval_server, forge, fresh_repo):
+    repo = fresh_repo()
+    with approval_server(approval_mode="tool") as served:
+        gate = served.rt.gate
+        async with (
+            http_client(served.url, TOKEN_A) as alpha,
+            http_client(served.url, TOKEN_B) as bravo,
+        ):
+            for model in (alpha, bravo):
+                assert (await call_tool(model, "authorize_write_actions", {"approved": True}))[1][
+                    "approved"
+                ]
+            assert len(gate.grants()) == 2
+            url = served.url + "/approvals/grants"
+            with httpx.Client(auth=("human", TOKEN_B)) as browser:
+                page = browser.get(url)
+                assert page.status_code == 200
+                mine = re.findall(r'data-grant="([0-9a-f]+)"', page.text)
+                assert len(mine) == 1  # bravo's own, not alpha's
+                alphas = [k for k, _ in gate.grants() if grant_id(k) != mine[0]]
+                csrf = browser.cookies.get("github_mcp_grants_csrf", path="/approvals/grants")
+                # bravo cannot revoke alpha's grant, even naming it
+                browser.post(url, data={"revoke": grant_id(alphas[0]), "csrf": csrf})
+                assert len(gate.grants()) == 2
+                revoked = browser.post(url, data={"revoke": mine[0], "csrf": csrf})
+                assert revoked.status_code == 303
+            assert [k for k, _ in gate.grants()] == alphas
+            head = branch_head(forge, repo)
+            is_error, refused = await call_tool(bravo, "commit_files", numbered(repo, 1))
+            assert is_error and error_code(refused) == "write_not_allowed"
+            assert branch_head(forge, repo) == head
+            is_error, written = await call_tool(alpha, "commit_files", numbered(repo, 2))
+            assert not is_error, written
+    assert branch_head(forge, repo) == written["commit_sha"]

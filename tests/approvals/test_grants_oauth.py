@@ -9,7 +9,8 @@ from __future__ import annotations
 import httpx2 as httpx
 import pytest
 
-from tests.approvals.conftest import branch_head
+from github_mcp.status_grants import grant_id
+from tests.approvals.conftest import branch_head, visit_approval_page
 from tests.approvals.test_page_bearer import commit_args
 from tests.conftest import call_tool, error_code, settled_requests
 from tests.oauth.signin import signed_in_client
@@ -88,4 +89,25 @@ async def test_signing_in_again_or_out_revokes_the_users_grants(oauth_server, pe
         )
         assert revoked.status_code == 200
         assert gate.grants() == []
+    assert branch_head(forge, REPO) == before
+
+
+async def test_a_signed_in_user_revokes_their_own_grant_in_the_browser(oauth_server, people):
+    forge = people
+    server = oauth_server(allowed_users="gina,rory", approval_mode="tool")
+    gate = server.rt.gate
+    before = branch_head(forge, REPO)
+    async with sign_in(server, "gina") as model:
+        assert (await call_tool(model, "authorize_write_actions", {"approved": True}))[1][
+            "approved"
+        ]
+        (key,) = [k for k, _ in gate.grants()]
+        page = server.base_url + "/approvals/grants"
+        choice = f"revoke-{grant_id(key)}"
+        # gina signs in to the page with GitHub (the forge) and clicks Revoke
+        visit = await visit_approval_page(page, choice, sign_in=("gina", PASSWORDS["gina"]))
+        assert "Signed in as gina" in visit.text and "gated writes of one session" in visit.text
+        assert gate.grants() == []
+        is_error, refused = await call_tool(model, "commit_files", commit_args(REPO))
+        assert is_error and error_code(refused) == "write_not_allowed", refused
     assert branch_head(forge, REPO) == before

@@ -119,6 +119,32 @@ def test_claude_ai_registers_and_its_scope_is_narrowed(oauth_server):
     assert urlsplit(authorize.headers["location"]).path == "/consent"
 
 
+def test_a_github_app_deployment_without_scopes_still_registers_claude_ai(oauth_server):
+    """GitHub Apps ignore scopes, so an operator may set GITHUB_OAUTH_SCOPES empty: the
+    server then grants no scope, and claude.ai's `claudeai` narrows to none, not a 400."""
+    server = oauth_server(**DUMMY, oauth_scopes="")
+    base = server.base_url
+    assert httpx.get(base + "/.well-known/oauth-authorization-server").json().get(
+        "scopes_supported"
+    ) in (None, [])
+    response = httpx.post(base + "/register", json=CLAUDE_AI_REGISTRATION)
+    assert response.status_code == 201, response.text
+    assert not response.json().get("scope")
+    _, challenge = pkce_pair()
+    query = {
+        "response_type": "code",
+        "client_id": response.json()["client_id"],
+        "redirect_uri": "https://claude.ai/api/mcp/auth_callback",
+        "scope": "claudeai",
+        "state": "s",
+        "code_challenge": challenge,
+        "code_challenge_method": "S256",
+    }
+    authorize = httpx.get(f"{base}/authorize?{urlencode(query)}", follow_redirects=False)
+    assert authorize.status_code == 302, authorize.text
+    assert urlsplit(authorize.headers["location"]).path == "/consent"
+
+
 def test_an_omitted_or_unsupported_auth_method_is_said_plainly(oauth_server):
     server = oauth_server(**DUMMY)
     base = server.base_url

@@ -197,3 +197,16 @@ async def test_the_allow_list_applies(make_runtime, forge):
     assert error_code(read) == error_code(write) == "repo_not_allowed"
     assert touched == []
     assert release_store.releases(repo_record(forge, repo)) == {}
+
+
+async def test_off_the_default_list_until_enabled(make_runtime, forge):
+    rt = make_runtime(toolsets="default")  # the default list (the tests use "all")
+    async with mcp_client(rt) as client:
+        listed = {t.name for t in await client.list_tools()}
+        _, found = await call_tool(client, "find_tools", {"query": "draft release notes"})
+        _, enabled = await call_tool(client, "enable_toolset", {"name": "releases"})
+        _, called = await call_tool(client, "list_releases", {"full_name": DEMO_REPO})
+    assert "draft_release" not in listed and "list_releases" not in listed
+    assert "draft_release" in str(found)
+    assert set(enabled["tools"]) >= {"draft_release", "publish_release", "get_release"}
+    assert called["releases"]  # callable by name all along

@@ -86,12 +86,15 @@ def approve_on_page(link: str) -> None:
     import httpx2 as httpx
 
     origin = link.split("/approvals/", 1)[0]
-    with httpx.Client(auth=("human", BEARER), timeout=10) as browser:
-        page = browser.get(link)
+    page_url, _, fragment = link.partition("#")
+    with httpx.Client(auth=("human", BEARER), timeout=10, follow_redirects=True) as browser:
+        # the key is in the link's fragment; the page's script posts it, as done here
+        key = fragment.partition("key=")[2]
+        page = browser.post(page_url + "/open", data={"key": key}, headers={"Origin": origin})
         page.raise_for_status()
         fields = dict(re.findall(r'name="(key|csrf)" value="([^"]*)"', page.text))
         answer = browser.post(
-            link.split("?", 1)[0],
+            page_url,
             data={**fields, "choice": "approve"},
             headers={"Origin": origin, "Sec-Fetch-Site": "same-origin"},
         )

@@ -417,6 +417,26 @@ async def test_conflicts_wait_for_github_to_compute_mergeability(make_runtime, f
     assert len(progress) >= 3 and "mergeability" in progress[0]
 
 
+async def test_readiness_asks_again_until_github_has_computed_mergeability(
+    make_runtime, forge, forge_token
+):
+    """Not computed on the first reads: readiness asks again (short backoff) while it reads
+    the rest, and reports the conflict, not "unknown"."""
+    full_name, number = conflicting_pr(forge, forge_token)
+    set_mergeability_delay(forge, 2, full_name, number)
+    async with mcp_client(make_runtime()) as client:
+        is_error, result = await call_tool(
+            client, "check_merge_readiness", {"pr": f"{full_name}#{number}"}
+        )
+    assert not is_error, result
+    assert result["mergeable"] is False
+    assert "conflicts" in [b["kind"] for b in result["blocking"]]
+    assert "mergeability_unknown" not in [w["kind"] for w in result.get("warnings") or []]
+    pull = f"/repos/{full_name}/pulls/{number}"
+    reads = [r for r in requests_matching(forge, "GET", pull) if r["path"] == pull]
+    assert len(reads) == 3  # null, null, computed: asked until it was there, no more
+
+
 async def test_conflicts_are_named_even_when_github_has_not_answered(
     make_runtime, forge, forge_token
 ):

@@ -117,9 +117,12 @@ class Runtime:
         async def default_branch_of(full_name: str) -> str:
             return await default_branch(github, full_name)
 
-        from .state import build_replica_state
+        shared = None
+        if settings.state_url is not None and settings.state_url.get_secret_value():
+            # only replicas import the state package (redis-py alone is ~0.4 s of a start)
+            from .state import build_replica_state
 
-        shared = build_replica_state(settings)
+            shared = build_replica_state(settings)
         gate = WriteGate(
             settings,
             metrics,

@@ -30,7 +30,7 @@ from mcp.server.streamable_http import EventCallback, EventId, EventMessage, Eve
 from mcp_types import JSONRPCMessage
 from mcp_types.jsonrpc import jsonrpc_message_adapter
 
-FINISHED_KEEP_S = 30.0
+FINISHED_KEEP_S = 10.0  # a client reconnects after the `retry` interval (1 s by default)
 MAX_EVENTS_PER_STREAM = 1000
 _OVERHEAD = 200  # bytes a stored event costs beyond its JSON (ids, tuple, deque slot)
 

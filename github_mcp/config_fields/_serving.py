@@ -192,7 +192,7 @@ class HostedSignInSettings(BaseSettings):
         validation_alias=env("GITHUB_MCP_STREAM_EVENTS_MAX_BYTES"),
         description="Without GITHUB_MCP_STATE_URL: most memory the events kept for stream "
         "resumption (Last-Event-ID) may hold; past it the least recently written streams "
-        "are dropped. A call's events are dropped 30 s after its answer anyway.",
+        "are dropped. A call's events are dropped 10 s after its answer anyway.",
     )
     stream_events_max_age_seconds: float = Field(
         300.0,

@@ -148,9 +148,14 @@ def print_client_config(
         f"  GitHub API: {settings.github_api_url}",
         f"  Health:     {base}/healthz",
     ]
+    if oauth:
+        lines.append(f"  Status:     {base}/status  (sign in with GitHub: your own activity)")
     if token:
-        lines.append(f"  Status:     {base}/status  (sign in with the token below)")
-        lines.append(f"  Bearer token for this run: {token}")
+        if not oauth:
+            lines.append(f"  Status:     {base}/status  (sign in with the token below)")
+        lines.append(
+            f"  Bearer token for this run: {token}" + ("  (operators: /status)" if oauth else "")
+        )
     lines += [*notes, ""]
     for setup in client_setups(url, token, oauth=oauth):
         lines += setup.lines()

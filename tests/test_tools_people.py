@@ -116,3 +116,19 @@ async def test_the_allow_list_applies_to_stars(make_runtime, forge):
     assert repo.lower() in starred_by(forge, "octocat")
     names = [r["full_name"] for r in listed["repositories"]]
     assert repo not in names and DEMO_REPO in names
+
+
+async def test_search_users_and_organisations(make_runtime, forge):
+    forge.clear_responses()
+    rt = make_runtime()
+    async with mcp_client(rt) as client:
+        _, users = await call_tool(client, "search_users", {"query": "ali"})
+        _, orgs = await call_tool(client, "search_users", {"query": "octo", "orgs": True})
+        _, by_name = await call_tool(client, "search_users", {"query": "in:name Octocat"})
+        _, none = await call_tool(client, "search_users", {"query": "zz-nobody-zz"})
+    assert [a["login"] for a in users["accounts"]] == ["alice"]
+    assert [(a["login"], a["type"]) for a in orgs["accounts"]] == [("octo-org", "Organization")]
+    assert [a["login"] for a in by_name["accounts"]] == ["octocat"]
+    assert none["accounts"] == [] and none["total"] == 0
+    records = [r for r in forge.responses() if r["path"].endswith("/search/users")]
+    assert records and validate_records(records) == []

@@ -51,6 +51,18 @@ class StarredPage(BaseModel):
     next_cursor: str | None = None
 
 
+class Account(BaseModel):
+    login: str
+    type: str
+    url: str
+
+
+class AccountPage(BaseModel):
+    accounts: list[Account]
+    total: int
+    next_cursor: str | None = None
+
+
 class Starred(BaseModel):
     full_name: str
     starred: bool
@@ -124,3 +136,18 @@ async def set_star(github: GitHubClient, full_name: str, on: bool) -> Starred:
     path = f"/user/starred/{encode_path(owner)}/{encode_path(name)}"
     await github.request_json("PUT" if on else "DELETE", path)
     return Starred(full_name=full_name, starred=on)
+
+
+async def search_accounts(
+    github: GitHubClient, query: str, *, orgs: bool, limit: int, cursor: str | None
+) -> AccountPage:
+    """GitHub's user search; `type:org` or `type:user` is added unless the query says."""
+    if "type:" not in query.lower():
+        query = f"{query} type:{'org' if orgs else 'user'}"
+    page = await github.paginate(
+        "/search/users", params={"q": query}, limit=limit, cursor=cursor, items_key="items"
+    )
+    accounts = [Account(login=i["login"], type=i["type"], url=i["html_url"]) for i in page.items]
+    return AccountPage(
+        accounts=accounts, total=page.total or len(accounts), next_cursor=page.next_cursor
+    )

@@ -1,5 +1,5 @@
-"""People: a repository's collaborators with their role, the teams you are in, and a
-team's members. Read-only."""
+"""People: a repository's collaborators with their role, the teams you are in, a team's
+members, and the search for users and organisations. Read-only."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pydantic import Field
 from ..params import Cursor, FullName, Limit
 from ..registry import Call, tool
 from ..services import people as service
-from ..services.people import CollaboratorPage, MemberPage, TeamPage
+from ..services.people import AccountPage, CollaboratorPage, MemberPage, TeamPage
 
 TOOLSET = "people"
 Slug = Annotated[
@@ -51,4 +51,18 @@ async def list_team_members(
     """Logins of a team's members (team is its slug)."""
     return await service.team_members(
         call.rt.github, org, team, role=role, limit=limit, cursor=cursor
+    )
+
+
+@tool(toolset=TOOLSET, repo_arg=None)
+async def search_users(
+    call: Call,
+    query: Annotated[str, Field(min_length=1, max_length=256)],
+    orgs: bool = False,
+    limit: Limit = 30,
+    cursor: Cursor | None = None,
+) -> AccountPage:
+    """Search users (or organisations, orgs=true) with GitHub's qualifiers, e.g. 'in:name ada'."""
+    return await service.search_accounts(
+        call.rt.github, query, orgs=orgs, limit=limit, cursor=cursor
     )

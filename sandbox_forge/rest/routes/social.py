@@ -1,5 +1,5 @@
-"""Stars (the authenticated user's) and teams (the user's, and a team's members), by
-GitHub's REST description. Records are in stores/social.py."""
+"""Stars (the authenticated user's), teams (the user's, and a team's members) and the user
+search, by GitHub's REST description. Records are in stores/social.py."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.auth import check_repo, require_user
 from sandbox_forge.rest.errors import ApiError, not_found, validation_failed
 from sandbox_forge.rest.routes.access import org_json
+from sandbox_forge.rest.routes.search import require_q, search_response
 from sandbox_forge.rest.shapes.users_repos import iso, node_id, repo_json, simple_user
 from sandbox_forge.stores import social
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.state import ForgeState, RepoRecord, UserRecord
 
 ROLES = ("member", "maintainer", "all")
 
@@ -161,6 +162,39 @@ def team_members(ctx: Ctx) -> Response:
     return ctx.paginate(people, lambda user: simple_user(ctx.urls, user))
 
 
+@endpoint
+def search_users(ctx: Ctx) -> Response:
+    """Users and organisations whose login (or name, with in:name) holds every term;
+    type:user or type:org narrows the kind."""
+    query = require_q(ctx)
+    kind = (query.first("type") or "").lower()
+    fields = {f.lower() for f in query.all("in")} or {"login", "name"}
+    terms = [t.lower() for t in query.terms]
+
+    def matches(user: UserRecord) -> bool:
+        if user.type == "Bot" or (
+            kind and user.type.lower() != {"org": "organization"}.get(kind, kind)
+        ):
+            return False
+        text = " ".join(
+            value
+            for name, value in (
+                ("login", user.login),
+                ("name", user.name or ""),
+                ("email", user.email or ""),
+            )
+            if name in fields
+        ).lower()
+        return all(term in text for term in terms)
+
+    found = sorted(
+        (u for u in ctx.state.users.values() if matches(u)), key=lambda u: u.login.lower()
+    )
+    if ctx.query.get("sort") == "joined":
+        found.sort(key=lambda u: u.created_at, reverse=ctx.query.get("order", "desc") != "asc")
+    return search_response(ctx, found, lambda user: simple_user(ctx.urls, user))
+
+
 def routes(state: ForgeState) -> list[Route]:
     one = "/user/starred/{owner}/{repo}"
     return [
@@ -170,4 +204,5 @@ def routes(state: ForgeState) -> list[Route]:
         Route(one, unstar, methods=["DELETE"]),
         Route("/user/teams", my_teams, methods=["GET"]),
         Route("/orgs/{org}/teams/{team_slug}/members", team_members, methods=["GET"]),
+        Route("/search/users", search_users, methods=["GET"]),
     ]

@@ -15,7 +15,7 @@ from ..effects import Written
 from ..errors import GitHubMCPError
 from ..params import Body, FullName, PrRef, Title
 from ..registry import Call, tool
-from .pull_targets import merge_head, pr_base_branch, pr_state
+from ._pull_targets import merge_head, pr_base_branch, pr_state
 from .pulls import TOOLSET, Number, Sha
 from .writes import PullRequestRef, pr_ref_model
 

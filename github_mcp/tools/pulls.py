@@ -19,8 +19,8 @@ from ..services import approved_state
 from ..services import issues as issue_service
 from ..services.authorship import authored
 from ..services.content import cut_text
+from ._pull_targets import pr_state, pr_update_target
 from .issues import AUTHOR_ASSOCIATION, WITHHELD, Comment, CommentRef, clean, comment_model
-from .pull_targets import pr_state, pr_update_target
 from .writes import PullRequestRef, pr_ref_model
 
 TOOLSET = "pull_requests"

@@ -119,23 +119,33 @@ def narrow_scopes(requested: list[str] | None, granted: str | None) -> list[str]
 # -- token --------------------------------------------------------------------------
 
 
+async def client_error_status(request: Request, response: Response) -> None:
+    """RFC 6749 §5.2 on an `invalid_client` answer: 401 when the client tried to
+    authenticate (a `Basic` challenge when it used the Authorization header), else 400."""
+    basic = request.headers.get("authorization", "").lower().startswith("basic ")
+    form = await request.form()
+    tried = basic or bool(form.get("client_secret")) or bool(form.get("client_assertion"))
+    response.status_code = 401 if tried else 400
+    if basic:
+        response.headers["WWW-Authenticate"] = 'Basic realm="oauth"'
+
+
 class RFCTokenHandler(TokenHandler):
     """The proxy's handler answers `invalid_grant` with 401; RFC 6749 §5.2 says 400 for
-    every error but `invalid_client`, which is 401 (with a challenge when the client
-    tried HTTP authentication)."""
+    every error, and 401 only for `invalid_client` when the client tried to authenticate."""
 
     async def handle(self, request: Any) -> Response:
         response: Response = await super().handle(request)
-        if response.status_code != 401:
+        if response.status_code not in (400, 401):
             return response
         try:
             error = json.loads(bytes(response.body)).get("error")
         except (ValueError, AttributeError):
             return response
-        if error != "invalid_client":
+        if error == "invalid_client":
+            await client_error_status(request, response)
+        else:
             response.status_code = 400
-        elif request.headers.get("authorization", "").lower().startswith("basic "):
-            response.headers["WWW-Authenticate"] = 'Basic realm="token"'
         return response
 
 
@@ -154,11 +164,13 @@ class PublicClientRevocation:
         try:
             client = await self.authenticator.authenticate_request(request)
         except AuthenticationError as exc:
-            return JSONResponse(
+            refused = JSONResponse(
                 {"error": "invalid_client", "error_description": exc.message},
                 status_code=401,
                 headers=NO_STORE,
             )
+            await client_error_status(request, refused)
+            return refused
         form = await request.form()
         token = form.get("token")
         if not isinstance(token, str) or not token:

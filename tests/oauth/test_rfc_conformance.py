@@ -176,8 +176,8 @@ async def test_a_secret_based_client_gets_a_secret_and_must_use_it(world, oauth_
         "client_id": client_id,
         "code_verifier": verifier,
     }
-    without = token_request(base, **form)
-    assert without.status_code == 401 and without.json()["error"] == "invalid_client"
+    without = token_request(base, **form)  # no authentication at all: 400 (RFC 6749 §5.2)
+    assert without.status_code == 400 and without.json()["error"] == "invalid_client"
     if method == "client_secret_post":
         wrong = token_request(base, **form, client_secret="0" * 64)
         right = lambda: token_request(base, **form, client_secret=secret)  # noqa: E731
@@ -217,9 +217,20 @@ def test_token_errors_use_rfc_6749_status_codes(oauth_server):
         assert response.status_code == 400, (name, response.text)
         assert response.headers["cache-control"] == "no-store"
     assert token_request(base, **cases["unknown code"]).json()["error"] == "invalid_grant"
+    # invalid_client: 401 only when the client tried to authenticate, with a challenge
+    # when it used HTTP Basic; 400 otherwise
     unknown_client = token_request(base, **{**cases["unknown code"], "client_id": "nobody"})
-    assert unknown_client.status_code == 401
+    assert unknown_client.status_code == 400
     assert unknown_client.json()["error"] == "invalid_client"
+    with_secret = token_request(
+        base, **{**cases["unknown code"], "client_id": "nobody", "client_secret": "guess"}
+    )
+    assert with_secret.status_code == 401 and with_secret.json()["error"] == "invalid_client"
+    with_basic = token_request(
+        base, auth=("nobody", "guess"), **{**cases["unknown code"], "client_id": "nobody"}
+    )
+    assert with_basic.status_code == 401
+    assert with_basic.headers["www-authenticate"].startswith("Basic")
 
 
 # -- revocation (RFC 7009) ---------------------------------------------------------------
@@ -251,7 +262,7 @@ async def test_a_public_client_revokes_with_its_client_id_alone(world, oauth_ser
     assert mcp_status(base, tokens["access_token"]) == 401
     assert refresh(base, client_id, tokens["refresh_token"]).status_code == 400
     unknown = httpx.post(base + "/revoke", data={"token": "whatever", "client_id": "nobody"})
-    assert unknown.status_code == 401 and unknown.json()["error"] == "invalid_client"
+    assert unknown.status_code == 400 and unknown.json()["error"] == "invalid_client"
 
 
 # -- the pages ------------------------------------------------------------------------------

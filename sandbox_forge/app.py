@@ -79,6 +79,9 @@ from sandbox_forge.rest.routes import (
     search as routes_search,
 )
 from sandbox_forge.rest.routes import (
+    security as routes_security,
+)
+from sandbox_forge.rest.routes import (
     social as routes_social,
 )
 from sandbox_forge.rest.routes import (
@@ -118,6 +121,8 @@ FEATURES: list[ModuleType] = [
     routes_labels,
     routes_social,
     routes_gists,
+    # Code security: alerts and advisories.
+    routes_security,
 ]
 
 

@@ -31,6 +31,7 @@ class Toolset(StrEnum):
     PEOPLE = "people"
     STARS = "stars"
     GISTS = "gists"
+    CODE_SECURITY = "code_security"
 
     @classmethod
     def parse(cls, name: str) -> Toolset:

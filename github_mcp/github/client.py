@@ -41,6 +41,7 @@ from .urls import (
     encode_cursor,
     encode_path,
     link_target,
+    next_after,
     next_page,
     route_template,
 )
@@ -392,17 +393,24 @@ class GitHubClient:
         cursor: str | None = None,
         items_key: str | None = None,
         repo: str | None = None,
+        after: bool = False,
     ) -> Page:
-        """One page of a list endpoint; the cursor carries GitHub's page number."""
-        page = int(decode_cursor(cursor).get("page", 1))
-        query = dict(params or {}) | {"per_page": limit, "page": page}
+        """One page of a list endpoint; the cursor carries GitHub's page number, or with
+        after=True GitHub's `after` cursor (endpoints that page by cursor only)."""
+        state = decode_cursor(cursor)
+        query = dict(params or {}) | {"per_page": limit}
+        if after:
+            query |= {"after": str(state["after"])} if state.get("after") else {}
+        else:
+            query["page"] = int(state.get("page", 1))
         async with self._send("GET", path, params=query) as response:
             data = response.json()
             link = response.headers.get("link", "")
         items = data.get(items_key, []) if items_key else data
         total = data.get("total_count") if isinstance(data, dict) else None
-        following = next_page(link)
-        next_cursor = encode_cursor({"page": following}) if following else None
+        following = next_after(link) if after else next_page(link)
+        key = "after" if after else "page"
+        next_cursor = encode_cursor({key: following}) if following else None
         return Page(items=items, next_cursor=next_cursor, total=total)
 
     async def collect(

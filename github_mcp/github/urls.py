@@ -72,3 +72,10 @@ def next_page(header: str) -> int | None:
         return None
     page = parse_qs(urlsplit(url).query).get("page")
     return int(page[0]) if page and page[0].isdigit() else None
+
+
+def next_after(header: str) -> str | None:
+    """The `after` cursor of the Link header's next page (cursor-paged endpoints)."""
+    url = link_target(header, "next")
+    found = parse_qs(urlsplit(url).query).get("after") if url else None
+    return found[0] if found else None

@@ -126,6 +126,21 @@ def demo_files() -> dict[str, Any]:
             });
             """
         ),
+        # A real vulnerable pin (GHSA-x84v-xcm2-53pg, CVE-2018-18074: requests before
+        # 2.20.0 resends Authorization after an HTTPS-to-HTTP redirect), for Dependabot.
+        "requirements.txt": "requests==2.19.1\n",
+        "src/demo_app/report.py": _dedent(
+            """
+            import subprocess
+
+
+            def word_count(path: str) -> str:
+                # A shell command built from the caller's text (the code scanning alert).
+                return subprocess.check_output("wc -w " + path, shell=True, text=True)
+            """
+        ),
+        # A leaked token for secret scanning, made fresh each time (never in this source).
+        "config/dev.env": f"DEMO_API_TOKEN=ghp_{secrets.token_hex(18)}\n",
         "docs/guide/getting-started.md": "# Getting started\n\nRun `pytest` from the root.\n",
         "assets/logo.png": tiny_png(),
         "data/large.csv": _large_csv(),
@@ -142,6 +157,7 @@ def seed_demo(forge: Forge) -> dict[str, Any]:
         seed_demo_people_extras,
         seed_demo_releases,
     )
+    from sandbox_forge.admin.demo_security import seed_demo_security
     from sandbox_forge.admin.seed_collab import seed_demo_collab
 
     summary = seed_demo_repo(forge)
@@ -150,6 +166,7 @@ def seed_demo(forge: Forge) -> dict[str, Any]:
     summary["labels"] = seed_demo_labels(forge)
     summary["users"] = seed_demo_people(forge)
     summary["people"] = seed_demo_people_extras(forge)
+    summary["security"] = seed_demo_security(forge)
     return summary
 
 

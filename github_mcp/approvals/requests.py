@@ -2,7 +2,9 @@
 
 A request belongs to one approval scope (the principal, plus its session). Its link is
 unguessable (a random id and a random key), short-lived (GITHUB_MCP_APPROVAL_LINK_TTL_SECONDS)
-and single-use: the first decision spends it. The key never reaches a log.
+and single-use: the first decision spends it. The key never reaches a log, nor a URL a
+proxy logs: it travels in the link's fragment (see page.py). Where requests are kept is
+the store's business (store.py: this process, or Redis shared by replicas).
 """
 
 from __future__ import annotations
@@ -250,7 +252,9 @@ class PendingApprovals:
     def _sweep(self) -> None:
         """Forget requests closed or expired a link-lifetime ago (bounded memory)."""
         now = self._clock()
-        for request in self.store.live():
-            self.find(request.id)
+        for request in self.store.live():  # one read of them all, not one per request
+            if request.pending and now >= request.expires_at:
+                self._close(request, "expired", None)
+                request.status = "expired"
             if not request.pending and now >= request.expires_at:
                 self.store.drop(request)

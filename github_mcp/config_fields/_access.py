@@ -32,6 +32,7 @@ class Toolset(StrEnum):
     STARS = "stars"
     GISTS = "gists"
     CODE_SECURITY = "code_security"
+    REACTIONS = "reactions"
 
     @classmethod
     def parse(cls, name: str) -> Toolset:

@@ -9,7 +9,8 @@ tags, so that `make run` shows each of these tools with something to read.
 - labels with GitHub's default colours and descriptions, and two of the project's own;
 - teams in octo-org (alice maintains one, is a member of the other) and stars: alice and
   octocat starred demo-app;
-- octocat's gists: a public snippet and a secret note.
+- octocat's gists: a public snippet and a secret note;
+- reactions on the divide() bug: alice's +1 and bob's eyes.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from sandbox_forge.admin.collab_seeding import ForgeTarget, forge_state, repo_named
+from sandbox_forge.rest.routes.reactions import Reaction, reactions_of
 from sandbox_forge.stores import gists as gists_store
 from sandbox_forge.stores import issues as issues_store
 from sandbox_forge.stores import pulls as pulls_store
@@ -148,6 +150,12 @@ def seed_demo_people_extras(forge: ForgeTarget, full_name: str = DEMO_REPO) -> d
         "Release to-do",
         public=False,
     )
+    bug = st.extensions["collab_demo"]["issues"]["bug"]
+    with st.lock:
+        for login, content in (("alice", "+1"), ("bob", "eyes")):
+            reactions_of(repo, f"issue:{bug}").append(
+                Reaction(st.next_id(), login, content, repo.created_at)
+            )
     summary = {
         "teams": [maintainers.slug, web.slug],
         "stargazers": ["alice", "octocat"],

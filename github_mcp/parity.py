@@ -104,7 +104,11 @@ _ROWS: tuple[Parity, ...] = (
     Parity("delete_pending_pull_request_review"),
     Parity("delete_repository"),
     Parity("discussion_comment_write"),
-    Parity("dismiss_notification"),
+    Parity(
+        "dismiss_notification",
+        ("dismiss_notification",),
+        "read or done; the thread's repository must be in the allow-list",
+    ),
     Parity("find_duplicate"),
     Parity("fork_repository"),
     Parity("get_code_quality_finding"),
@@ -149,7 +153,11 @@ _ROWS: tuple[Parity, ...] = (
         "one tool for latest, by tag and by id (drafts); notes cleaned and capped",
     ),
     Parity("get_me", ("get_me",), ""),
-    Parity("get_notification_details"),
+    Parity(
+        "get_notification_details",
+        ("get_notification_details",),
+        "with when you last read it and the thread's own subscription",
+    ),
     Parity(
         "get_release_by_tag",
         ("get_release",),
@@ -209,7 +217,11 @@ _ROWS: tuple[Parity, ...] = (
     Parity("list_issue_types"),
     Parity("list_issues", ("list_issues",), "pull requests left out; cursor paging"),
     Parity("list_label", ("list_labels",), "compact: name, colour, description"),
-    Parity("list_notifications"),
+    Parity(
+        "list_notifications",
+        ("list_notifications",),
+        "unread, all, participating, since, before, per repository; other repositories hidden",
+    ),
     Parity(
         "list_org_repository_security_advisories",
         ("list_repository_advisories",),
@@ -246,9 +258,21 @@ _ROWS: tuple[Parity, ...] = (
         "repositories outside the allow-list are left out",
     ),
     Parity("list_tags", ("list_tags",), "each tag's commit, cursor paging"),
-    Parity("manage_notification_subscription"),
-    Parity("manage_repository_notification_subscription"),
-    Parity("mark_all_notifications_read"),
+    Parity(
+        "manage_notification_subscription",
+        ("manage_notification_subscription",),
+        "watch, ignore or delete, gated as an unscoped write",
+    ),
+    Parity(
+        "manage_repository_notification_subscription",
+        ("manage_repository_notification_subscription",),
+        "watch, ignore or stop watching, inside the allow-list",
+    ),
+    Parity(
+        "mark_all_notifications_read",
+        ("mark_all_notifications_read",),
+        "all, or one repository's, up to a time; one repository at a time under an allow-list",
+    ),
     Parity(
         "merge_pull_request",
         ("merge_pull_request",),

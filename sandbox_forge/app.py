@@ -52,6 +52,9 @@ from sandbox_forge.rest.routes import (
     labels as routes_labels,
 )
 from sandbox_forge.rest.routes import (
+    notifications as routes_notifications,
+)
+from sandbox_forge.rest.routes import (
     oauth_apps as routes_oauth_apps,
 )
 from sandbox_forge.rest.routes import (
@@ -127,6 +130,7 @@ FEATURES: list[ModuleType] = [
     routes_reactions,
     # Code security: alerts and advisories.
     routes_security,
+    routes_notifications,
 ]
 
 

@@ -76,7 +76,7 @@ def test_uncovered_rows_read_not_yet():
             assert row.adds or row.official == "get_me", row.official
 
 
-BREADTH_TOOLSETS = {"releases", "labels", "people", "stars", "gists", "reactions"}
+BREADTH_TOOLSETS = {"releases", "labels", "people", "stars", "gists", "reactions", "notifications"}
 
 
 def test_breadth_toolsets_stay_off_the_default_list():

@@ -33,6 +33,7 @@ class Toolset(StrEnum):
     GISTS = "gists"
     CODE_SECURITY = "code_security"
     REACTIONS = "reactions"
+    NOTIFICATIONS = "notifications"
 
     @classmethod
     def parse(cls, name: str) -> Toolset:

@@ -158,6 +158,7 @@ def seed_demo(forge: Forge) -> dict[str, Any]:
         seed_demo_releases,
     )
     from sandbox_forge.admin.demo_security import seed_demo_security
+    from sandbox_forge.admin.demo_inbox import seed_demo_notifications
     from sandbox_forge.admin.seed_collab import seed_demo_collab
 
     summary = seed_demo_repo(forge)
@@ -167,6 +168,7 @@ def seed_demo(forge: Forge) -> dict[str, Any]:
     summary["users"] = seed_demo_people(forge)
     summary["people"] = seed_demo_people_extras(forge)
     summary["security"] = seed_demo_security(forge)
+    summary["notifications"] = seed_demo_notifications(forge)
     return summary
 
 

@@ -157,8 +157,8 @@ def seed_demo(forge: Forge) -> dict[str, Any]:
         seed_demo_people_extras,
         seed_demo_releases,
     )
-    from sandbox_forge.admin.demo_security import seed_demo_security
     from sandbox_forge.admin.demo_inbox import seed_demo_notifications
+    from sandbox_forge.admin.demo_security import seed_demo_security
     from sandbox_forge.admin.seed_collab import seed_demo_collab
 
     summary = seed_demo_repo(forge)

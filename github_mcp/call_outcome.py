@@ -6,12 +6,14 @@ registry.py's pipeline calls these; none of them decides whether a call may run.
 from __future__ import annotations
 
 import json
+import time
 from typing import TYPE_CHECKING, Any
 
 from fastmcp.tools import ToolResult
 from mcp.types import TextContent
 from pydantic import BaseModel
 
+from . import orphaned_writes
 from .effects import ReportsRefresh, ReportsWrite, Written
 from .errors import ErrorCode, GitHubMCPError
 from .observability import log_event, redact
@@ -66,7 +68,10 @@ async def claim_write(
         raise GitHubMCPError(
             ErrorCode.INVALID_INPUT, "_meta.idempotency_key must be a string of 1-200 characters."
         )
-    return await rt.shared.claim_write(call.principal.key, spec.name, kwargs, client_key)
+    claim = await rt.shared.claim_write(call.principal.key, spec.name, kwargs, client_key)
+    if claim is not None and claim.replay is None and claim.orphaned_since is not None:
+        orphaned_writes.mark(claim.orphaned_since, time.time())
+    return claim
 
 
 def replayed(payload: dict[str, Any]) -> ToolResult:

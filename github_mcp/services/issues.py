@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from .. import orphaned_writes
 from ..errors import ErrorCode, GitHubMCPError
 from ..github.client import GitHubClient, Page
 from .repos import repo_path
@@ -64,6 +65,11 @@ async def add_comment(
     """A conversation comment on an issue or a pull request."""
     path = f"{repo_path(full_name)}/issues/{number}/comments"
     since = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - COMMENT_LOOKBACK_S))
+    first_attempt = orphaned_writes.began()
+    if first_attempt is not None:  # a dead replica's attempt may have posted it already
+        posted = await _same_body_since(github, path, body, _iso(first_attempt - 5))
+        if posted is not None:
+            return posted
     try:
         comment = await github.request_json("POST", path, json_body={"body": body})
     except GitHubMCPError as exc:
@@ -83,11 +89,22 @@ async def _posted_despite(
     if failure.code not in (ErrorCode.UPSTREAM_ERROR, ErrorCode.TIMEOUT):
         return None
     try:
-        recent = await github.request_json("GET", path, params={"since": since, "per_page": 100})
+        return await _same_body_since(github, path, body, since)
     except GitHubMCPError:
         return None
+
+
+async def _same_body_since(
+    github: GitHubClient, path: str, body: str, since: str
+) -> dict[str, Any] | None:
+    """The newest comment with exactly this body updated since `since`, if any."""
+    recent = await github.request_json("GET", path, params={"since": since, "per_page": 100})
     same = [c for c in recent or [] if isinstance(c, dict) and c.get("body") == body]
     return same[-1] if same else None
+
+
+def _iso(ts: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ts))
 
 
 async def add_labels(

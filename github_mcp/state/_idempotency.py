@@ -2,12 +2,19 @@
 
 Every write call has an idempotency key: the client's own when it sends one
 (`idempotency_key` in the tools/call `_meta`), else one derived from the principal,
-the tool and its canonical arguments. The first call claims the key (SET NX, a leased
-"pending" marker renewed while it runs), writes, then stores its result under the key
-for GITHUB_MCP_IDEMPOTENCY_TTL_SECONDS. A retry to any replica meanwhile waits for the
-pending marker and gets the stored result, marked as a replay, instead of writing again.
-A failed write removes its marker, so a retry tries again. Keys are per principal: one
-client's key never answers another principal's call.
+the tool and its canonical arguments. The first call claims the key (a "pending" marker,
+kept for GITHUB_MCP_IDEMPOTENCY_TTL_SECONDS, plus a short lease renewed while it runs),
+writes, then stores its result under the key. A retry to any replica meanwhile waits for
+the result and gets it, marked as a replay, instead of writing again. A failed write
+removes its marker, so a retry tries again. Keys are per principal: one client's key
+never answers another principal's call.
+
+A replica that dies (or freezes past its lease) mid-write leaves the marker without a
+lease: its write may have reached GitHub. The marker never expires into a blind second
+attempt: the retry takes the claim over as an orphan (`WriteClaim.orphaned_since`), and
+the write reconciles against GitHub's state before acting (a comment with the same body
+since the first attempt began is that attempt's; a commit whose content the branch
+already has writes nothing; an open PR for the branches or a merged PR is reported).
 """
 
 from __future__ import annotations
@@ -22,7 +29,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ErrorCode, GitHubMCPError
-from ._connection import SharedState
+from ..observability import log_event
+from ._connection import SharedState, pending
 
 PENDING_LEASE_S = 15.0
 WAIT_FOR_FIRST_S = 120.0
@@ -39,14 +47,32 @@ def idempotency_key(
     return hashlib.sha256(material.encode()).hexdigest()
 
 
+# One step: claim a free key, report a result or a live holder, or take over an orphan.
+_CLAIM = """
+local v = redis.call('get', KEYS[1])
+if v and string.sub(v, 1, 5) == 'done:' then return {'done', v} end
+if v and redis.call('exists', KEYS[2]) == 1 then return {'wait', ''} end
+redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('set', KEYS[2], ARGV[1], 'PX', ARGV[3])
+if v then return {'orphan', v} end
+return {'claimed', ''}
+"""
+
+
 @dataclass
 class WriteClaim:
-    """A claimed key (`replay` is None: go ahead and write) or a replay of the first."""
+    """A claimed key (`replay` is None: go ahead and write) or a replay of the first.
+    `orphaned_since`: a dead holder's attempt began then and may have reached GitHub."""
 
     key: str
     marker: str
     replay: dict[str, Any] | None = None
     renewer: asyncio.Task[None] | None = None
+    orphaned_since: float | None = None
+
+    @property
+    def lease_key(self) -> str:
+        return self.key + ":lease"
 
 
 class IdempotentWrites:
@@ -56,19 +82,24 @@ class IdempotentWrites:
 
     async def claim(self, key: str) -> WriteClaim:
         redis_key = self._state.key("idem", key)
-        marker = "pending:" + secrets.token_hex(8)
+        marker = f"pending:{secrets.token_hex(8)}:{time.time():.3f}"
         deadline = time.monotonic() + WAIT_FOR_FIRST_S
         delay = 0.01
+        lease_ms, keep_ms = int(PENDING_LEASE_S * 1000), max(1, self.ttl_s) * 1000
         while True:
+            claim = WriteClaim(redis_key, marker)
             async with self._state.op("idem_claim") as r:
-                claimed = await r.set(redis_key, marker, nx=True, px=int(PENDING_LEASE_S * 1000))
-                existing = None if claimed else await r.get(redis_key)
-            if claimed:
-                claim = WriteClaim(redis_key, marker)
+                outcome, value = await pending(
+                    r.eval(_CLAIM, 2, redis_key, claim.lease_key, marker, keep_ms, lease_ms)
+                )
+            if outcome == b"done":
+                return WriteClaim(redis_key, "", replay=json.loads(value[5:]))
+            if outcome in (b"claimed", b"orphan"):
+                if outcome == b"orphan":
+                    claim.orphaned_since = _began(value)
+                    log_event("write_claim_orphaned", began=claim.orphaned_since)
                 claim.renewer = asyncio.create_task(self._renew(claim))
                 return claim
-            if existing is not None and existing.startswith(b"done:"):
-                return WriteClaim(redis_key, "", replay=json.loads(existing[5:]))
             if time.monotonic() >= deadline:
                 raise GitHubMCPError(
                     ErrorCode.CONFLICT,
@@ -83,8 +114,8 @@ class IdempotentWrites:
             await asyncio.sleep(PENDING_LEASE_S / 3)
             with contextlib.suppress(GitHubMCPError):
                 async with self._state.op("idem_renew") as r:
-                    if await r.get(claim.key) == claim.marker.encode():
-                        await r.pexpire(claim.key, int(PENDING_LEASE_S * 1000))
+                    if await r.get(claim.lease_key) == claim.marker.encode():
+                        await r.pexpire(claim.lease_key, int(PENDING_LEASE_S * 1000))
 
     async def _stop(self, claim: WriteClaim) -> None:
         if claim.renewer is not None:
@@ -99,6 +130,7 @@ class IdempotentWrites:
         data = b"done:" + json.dumps(payload, separators=(",", ":")).encode()
         async with self._state.op("idem_complete") as r:
             await r.set(claim.key, data, ex=max(1, self.ttl_s))
+            await r.delete(claim.lease_key)
 
     async def abandon(self, claim: WriteClaim) -> None:
         """The write failed: let a retry try again."""
@@ -106,4 +138,12 @@ class IdempotentWrites:
         with contextlib.suppress(GitHubMCPError):
             async with self._state.op("idem_abandon") as r:
                 if await r.get(claim.key) == claim.marker.encode():
-                    await r.delete(claim.key)
+                    await r.delete(claim.key, claim.lease_key)
+
+
+def _began(marker: bytes) -> float | None:
+    """When the attempt holding `marker` began (its last field), if it says."""
+    try:
+        return float(marker.decode().rsplit(":", 1)[1])
+    except (UnicodeDecodeError, IndexError, ValueError):
+        return None

@@ -299,7 +299,11 @@ _ROWS: tuple[Parity, ...] = (
     Parity("remove_sub_issue"),
     Parity("reprioritize_sub_issue"),
     Parity("request_copilot_review"),
-    Parity("request_pull_request_reviewers"),
+    Parity(
+        "request_pull_request_reviewers",
+        ("request_pr_reviewers",),
+        "users and teams in one call, and withdraws a request (remove=true)",
+    ),
     Parity(
         "resolve_review_thread",
         ("resolve_review_thread",),

@@ -65,6 +65,7 @@ from sandbox_forge.rest.routes import (
 )
 from sandbox_forge.rest.routes import (
     pulls_merge,
+    review_requests,
 )
 from sandbox_forge.rest.routes import (
     reactions as routes_reactions,
@@ -109,6 +110,7 @@ FEATURES: list[ModuleType] = [
     # Collaboration: issues, pull requests, reviews, checks, Actions, protection, GraphQL.
     routes_issues,
     routes_pulls,
+    review_requests,
     pulls_merge,
     routes_reviews,
     routes_checks,

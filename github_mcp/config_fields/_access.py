@@ -34,6 +34,7 @@ class Toolset(StrEnum):
     CODE_SECURITY = "code_security"
     REACTIONS = "reactions"
     NOTIFICATIONS = "notifications"
+    PULL_REQUEST_REVIEWS = "pull_request_reviews"
 
     @classmethod
     def parse(cls, name: str) -> Toolset:

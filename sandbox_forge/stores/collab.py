@@ -67,6 +67,7 @@ class Pull:
     merge_commit_sha: str | None = None
     maintainer_can_modify: bool = False
     requested_reviewers: list[str] = field(default_factory=list)
+    requested_teams: list[str] = field(default_factory=list)  # team slugs of the base's org
     # Mergeability, computed lazily as GitHub does: `known_for` is the [head, base] pair
     # the stored answer belongs to; `pending_gets` GETs still answer null.
     known_for: list[str] | None = None

@@ -1,5 +1,5 @@
-"""Pull requests: create, read (JSON, diff, patch), list, update, files, commits and
-requested reviewers.
+"""Pull requests: create, read (JSON, diff, patch), list, update, files and commits
+(requested reviewers are in review_requests.py).
 
 Mergeability (computed lazily, as GitHub does in the background) is in
 git/mergeability.py, shapes in rest/shapes/pulls.py, record changes in stores/pulls.py;
@@ -28,7 +28,7 @@ from sandbox_forge.rest.routes.commits import text_response
 from sandbox_forge.rest.routes.issues import apply_issue_update, check_body, check_title
 from sandbox_forge.rest.shapes.git import diff_entry, rest_commit
 from sandbox_forge.rest.shapes.pulls import full_json, pull_json
-from sandbox_forge.stores.collab import Issue, actor_login, collab, get_pull, now, user_json
+from sandbox_forge.stores.collab import Issue, actor_login, collab, get_pull, now
 from sandbox_forge.stores.pulls import (
     create_pull,
     freeze,
@@ -194,46 +194,6 @@ def check_merged(ctx: Ctx):
     return Response(status_code=204 if issue.pull.merged else 404)
 
 
-@endpoint
-def list_requested_reviewers(ctx: Ctx):
-    repo = ctx.repo()
-    issue = get_pull(repo, ctx.params["number"])
-    assert issue.pull is not None
-    users = [user_json(ctx.state, ctx.urls, u) for u in issue.pull.requested_reviewers]
-    return json_response({"users": users, "teams": []})
-
-
-@endpoint
-def request_reviewers(ctx: Ctx):
-    repo = ctx.repo(write=True)
-    issue = get_pull(repo, ctx.params["number"])
-    pull = issue.pull
-    assert pull is not None
-    logins = ctx.json().get("reviewers") or []
-    if not isinstance(logins, list):
-        raise ApiError(422, "Invalid request.\n\nFor 'properties/reviewers', is not an array.")
-    with ctx.state.lock:
-        for login in logins:
-            user = ctx.state.user(str(login))
-            if user is None:
-                raise validation_failed(
-                    {
-                        "resource": "PullRequest",
-                        "code": "custom",
-                        "field": "reviewers",
-                        "message": "Reviews may only be requested from collaborators. One or more "
-                        "of the users or teams you specified is not a collaborator of the "
-                        f"{repo.full_name} repository.",
-                    }
-                )
-            if user.login.lower() == issue.user.lower():
-                raise pull_error("Review cannot be requested from pull request author.")
-            if user.login not in pull.requested_reviewers:
-                pull.requested_reviewers.append(user.login)
-    data = pull_json(ctx.state, ctx.urls, ctx.principal, repo, issue)
-    return json_response(data, status=201)
-
-
 def setup(state: ForgeState) -> None:
     state.on_ref_update(lambda update: on_ref_update(state, update))
 
@@ -249,8 +209,6 @@ def routes(state: ForgeState) -> list[Route]:
         Route(f"{pull}/files", list_files, methods=["GET"]),
         Route(f"{pull}/commits", list_commits, methods=["GET"]),
         Route(f"{pull}/merge", check_merged, methods=["GET"]),
-        Route(f"{pull}/requested_reviewers", list_requested_reviewers, methods=["GET"]),
-        Route(f"{pull}/requested_reviewers", request_reviewers, methods=["POST"]),
     ]
 
 

@@ -10,6 +10,7 @@ from sandbox_forge.git.pulls import commit_range, diff_base
 from sandbox_forge.rest.api import Ctx, Urls
 from sandbox_forge.rest.auth import Principal
 from sandbox_forge.rest.shapes.users_repos import iso, repo_json
+from sandbox_forge.rest.shapes.users_repos import node_id as legacy_node_id
 from sandbox_forge.stores.collab import (
     Issue,
     author_association,
@@ -21,6 +22,7 @@ from sandbox_forge.stores.collab import (
     user_json,
     user_or_none,
 )
+from sandbox_forge.stores.social import Team, org_teams
 from sandbox_forge.stores.state import ForgeState, RepoRecord
 
 
@@ -95,7 +97,7 @@ def pull_json(
         "assignee": assignees[0] if assignees else None,
         "assignees": assignees,
         "requested_reviewers": [user_json(state, urls, u) for u in pull.requested_reviewers],
-        "requested_teams": [],
+        "requested_teams": requested_teams(state, urls, repo, pull.requested_teams),
         "head": _branch_end(state, urls, repo, repo_data, pull.head_ref, head),
         "base": _branch_end(state, urls, repo, repo_data, pull.base_ref, base),
         "_links": {name: {"href": href} for name, href in links.items()},
@@ -131,3 +133,34 @@ def pull_json(
 def full_json(ctx: Ctx, repo: RepoRecord, issue: Issue, *, count_get: bool) -> dict[str, Any]:
     info = mergeability(ctx.state, repo, issue, count_get=count_get)
     return pull_json(ctx.state, ctx.urls, ctx.principal, repo, issue, info)
+
+
+def team_simple(state: ForgeState, urls: Urls, org: str, team: Team) -> dict[str, Any]:
+    """A team as a PR's requested_teams lists it (GitHub's team shape, no parent)."""
+    owner = state.user(org)
+    org_id = owner.id if owner is not None else 0
+    api = f"{urls.api}/organizations/{org_id}/team/{team.id}"
+    return {
+        "id": team.id,
+        "node_id": legacy_node_id("Team", team.id),
+        "url": api,
+        "members_url": f"{api}/members{{/member}}",
+        "name": team.name,
+        "description": team.description,
+        "permission": team.permission,
+        "privacy": team.privacy,
+        "notification_setting": "notifications_enabled",
+        "html_url": f"{urls.web}/orgs/{org}/teams/{team.slug}",
+        "repositories_url": f"{api}/repos",
+        "slug": team.slug,
+        "parent": None,
+        "type": "organization",
+        "organization_id": org_id,
+    }
+
+
+def requested_teams(
+    state: ForgeState, urls: Urls, repo: RepoRecord, slugs: list[str]
+) -> list[dict[str, Any]]:
+    teams = org_teams(state, repo.owner)
+    return [team_simple(state, urls, repo.owner, teams[s]) for s in slugs if s in teams]

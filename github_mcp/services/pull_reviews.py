@@ -1,0 +1,47 @@
+"""Pull-request review work beyond the review itself: requested reviewers (users and teams),
+as compact typed records."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from ..github.client import GitHubClient
+from .repos import repo_path
+
+
+class ReviewRequests(BaseModel):
+    pr: int
+    users: list[str]
+    teams: list[str]
+
+
+def _requests(number: int, pull: dict[str, Any]) -> ReviewRequests:
+    return ReviewRequests(
+        pr=number,
+        users=[u["login"] for u in pull.get("requested_reviewers") or []],
+        teams=[t["slug"] for t in pull.get("requested_teams") or []],
+    )
+
+
+async def change_review_requests(
+    github: GitHubClient,
+    full_name: str,
+    number: int,
+    users: list[str],
+    teams: list[str],
+    remove: bool,
+) -> ReviewRequests:
+    """Request (or withdraw the request for) reviews from users and teams; GitHub answers
+    with the PR, whose requested_reviewers/requested_teams are the state after it."""
+    body: dict[str, Any] = {"reviewers": users}
+    if teams:
+        body["team_reviewers"] = teams
+    pull = await github.request_json(
+        "DELETE" if remove else "POST",
+        f"{repo_path(full_name)}/pulls/{number}/requested_reviewers",
+        json_body=body,
+        idempotent=True,
+    )
+    return _requests(number, pull or {})

@@ -1,0 +1,45 @@
+"""Pull-request review work (toolset pull_request_reviews, off the default list): requested
+reviewers, the draft state, updating the branch from its base, pending reviews, reactions.
+
+Every write here is on the PR itself (an unscoped write a human approves, like a comment),
+except update_pr_branch, which commits to the PR's head branch and is gated by it.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+from ..errors import invalid_input
+from ..params import FullName, PrRef
+from ..registry import Call, tool
+from ..services import pull_reviews as service
+from ..services.pull_reviews import ReviewRequests
+
+TOOLSET = "pull_request_reviews"
+Number = Annotated[int, Field(ge=1)]
+Name = Annotated[
+    str,
+    Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$"),
+]
+Names = Annotated[list[Name], Field(max_length=15)]
+
+
+@tool(toolset=TOOLSET, write=True, target=None, idempotent=True)
+async def request_pr_reviewers(
+    call: Call,
+    pr: PrRef | None = None,
+    full_name: FullName | None = None,
+    number: Number | None = None,
+    users: Names | None = None,
+    teams: Names | None = None,
+    remove: bool = False,
+) -> ReviewRequests:
+    """Request reviews on a PR from users and team slugs (remove=true withdraws them)."""
+    assert full_name and number
+    if not users and not teams:
+        raise invalid_input("no reviewers given", hint="Give users (logins) or teams (slugs).")
+    return await service.change_review_requests(
+        call.rt.github, full_name, number, users or [], teams or [], remove
+    )

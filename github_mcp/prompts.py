@@ -16,6 +16,7 @@ from fastmcp import Context
 from fastmcp.resources import ResourceContent, ResourceResult
 from fastmcp.tools import ToolResult
 
+from . import prompt_security
 from .completions import Completer
 from .errors import GitHubMCPError
 from .params import check_full_name, check_path, check_ref, parse_pr_ref
@@ -355,6 +356,25 @@ def register_prompts_and_resources(mcp: "FastMCP", rt: "Runtime") -> None:
         if not 1 <= len(goal.strip()) <= MAX_GOAL_CHARS:
             raise PromptArgumentError(f"goal must be 1-{MAX_GOAL_CHARS} characters")
         return texts.ship_change(name, goal.strip())
+
+    @mcp.prompt(
+        name="fix_dependabot_alert",
+        description="Take a Dependabot alert to a PR that bumps the dependency, tests run.",
+    )
+    def fix_dependabot_alert(full_name: str, number: int) -> str:
+        """Render the prompt.
+
+        Args:
+            full_name: The repository, owner/repo.
+            number: The Dependabot alert's number.
+        """
+        try:
+            name = check_full_name(full_name.strip())
+        except ValueError as exc:
+            raise PromptArgumentError(str(exc)) from None
+        if not 1 <= number <= 10_000_000:
+            raise PromptArgumentError("number must be an alert number (1 or more)")
+        return prompt_security.fix_dependabot_alert(texts, name, number)
 
     @mcp.resource(
         CONTRACT_URI,

@@ -76,7 +76,16 @@ def test_uncovered_rows_read_not_yet():
             assert row.adds or row.official == "get_me", row.official
 
 
-BREADTH_TOOLSETS = {"releases", "labels", "people", "stars", "gists", "reactions", "notifications"}
+BREADTH_TOOLSETS = {
+    "releases",
+    "labels",
+    "people",
+    "stars",
+    "gists",
+    "reactions",
+    "notifications",
+    "code_security",
+}
 
 
 def test_breadth_toolsets_stay_off_the_default_list():

@@ -259,3 +259,48 @@ async def test_the_allow_list_applies(make_runtime, forge):
     assert touched == []
     assert record(forge, outside, "dependabot").state == "open"
     assert [a["repository"] for a in org["advisories"]] == [DEMO_REPO]
+
+
+async def test_hostile_arguments_are_refused_before_any_request(make_runtime, forge):
+    cases = [
+        ("list_security_alerts", {"full_name": DEMO_REPO, "kind": "npm_audit"}),
+        ("list_security_alerts", {"full_name": DEMO_REPO, "kind": "dependabot", "package": "a,b"}),
+        (
+            "list_security_alerts",
+            {"full_name": DEMO_REPO, "kind": "secret_scanning", "ref": "main"},
+        ),
+        ("get_security_alert", {"full_name": DEMO_REPO, "kind": "dependabot", "number": 0}),
+        ("get_security_alert", {"full_name": "../etc", "kind": "dependabot", "number": 1}),
+        ("list_global_advisories", {"cve_id": "CVE-1; DROP"}),
+        ("list_global_advisories", {"ghsa_id": "GHSA-aaaa-bbbb-cccc"}),
+        ("list_repository_advisories", {}),
+        ("list_repository_advisories", {"org": "../octo-org"}),
+        (
+            "set_security_alert_state",
+            {
+                "full_name": DEMO_REPO,
+                "kind": "dependabot",
+                "number": 1,
+                "state": "open",
+                "reason": "not_used",
+            },
+        ),
+        (
+            "set_security_alert_state",
+            {
+                "full_name": DEMO_REPO,
+                "kind": "secret_scanning",
+                "number": 1,
+                "state": "dismissed",
+                "reason": "x",
+            },
+        ),
+    ]
+    async with mcp_client(make_runtime(auto_approve=True)) as client:
+        forge.clear_requests()
+        answers = [(name, await call_tool(client, name, args)) for name, args in cases]
+        reached = [r for r in settled_requests(forge) if any(p in r["path"] for p in PATHS)]
+    for name, (failed, payload) in answers:
+        assert failed, name
+        assert error_code(payload) == "invalid_input", (name, payload)
+    assert reached == []

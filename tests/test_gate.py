@@ -40,6 +40,7 @@ SAMPLES: dict[str, Any] = {
     "job_id": 1,
     "run_id": 1,
     "thread_id": "T_1",
+    "gist_id": "0123abcd",
     "workflow": "ci.yml",
     "labels": ["bug"],
     "event": "COMMENT",
@@ -51,17 +52,41 @@ SAMPLES: dict[str, Any] = {
 }
 
 
+_NONE = object()
+_TYPES: dict[str, type | tuple[type, ...]] = {
+    "string": str,
+    "integer": int,
+    "boolean": bool,
+    "array": list,
+    "object": dict,
+}
+
+
+def _fits(value: Any, kind: str | None) -> bool:
+    return kind is None or isinstance(value, _TYPES.get(kind, object))
+
+
 def synth_args(schema: dict[str, Any]) -> dict[str, Any]:
     """Plausible arguments for every required parameter of a tool's input schema."""
     args: dict[str, Any] = {}
     for name in schema.get("required", []):
-        if name in SAMPLES:
-            args[name] = SAMPLES[name]
+        prop = schema["properties"][name]
+        choices, kind = prop.get("enum"), prop.get("type")
+        sample = SAMPLES.get(name, _NONE)
+        if sample is not _NONE and _fits(sample, kind) and (not choices or sample in choices):
+            args[name] = sample
             continue
-        kind = schema["properties"][name].get("type")
-        args[name] = {"string": "x", "integer": 1, "boolean": True, "array": [], "object": {}}.get(
-            kind, "x"
-        )
+        if choices:
+            args[name] = choices[0]
+            continue
+        # an object argument gets one string entry (a gist's files, say)
+        args[name] = {
+            "string": "x",
+            "integer": 1,
+            "boolean": True,
+            "array": [],
+            "object": {"a.txt": "x"},
+        }.get(kind, "x")
     if "pr" in schema.get("properties", {}):
         args["pr"] = SAMPLES["pr"]
     return args

@@ -350,7 +350,11 @@ _ROWS: tuple[Parity, ...] = (
     ),
     Parity("update_pull_request_body", ("update_pull_request",), "one call for title, body, base"),
     Parity("update_pull_request_branch"),
-    Parity("update_pull_request_draft_state"),
+    Parity(
+        "update_pull_request_draft_state",
+        ("set_pr_draft",),
+        "reports whether the state changed; a PR already in it is left alone",
+    ),
     Parity(
         "update_pull_request_state",
         ("close_pull_request",),

@@ -85,3 +85,36 @@ async def test_review_requests_need_a_human(make_runtime, forge):
     assert error_code(refused) == "write_not_allowed"
     assert writes == []
     assert pull_of(forge, repo, issue.number).requested_reviewers == []
+
+
+# --- the draft state -----------------------------------------------------------------------
+
+
+async def test_draft_and_ready_for_review(make_runtime, forge):
+    repo, issue = new_pull(forge)
+    pr = f"{repo}#{issue.number}"
+    forge.clear_responses()
+    async with mcp_client(make_runtime(auto_approve=True)) as client:
+        _, drafted = await call_tool(client, "set_pr_draft", {"pr": pr, "draft": True})
+        was_draft = pull_of(forge, repo, issue.number).draft
+        _, again = await call_tool(client, "set_pr_draft", {"pr": pr, "draft": True})
+        _, ready = await call_tool(client, "set_pr_draft", {"pr": pr, "draft": False})
+    assert was_draft is True
+    assert pull_of(forge, repo, issue.number).draft is False
+    assert drafted == {"pr": issue.number, "draft": True, "changed": True}
+    assert again == {"pr": issue.number, "draft": True, "changed": False}
+    assert ready == {"pr": issue.number, "draft": False, "changed": True}
+    check_contract(forge, f"/pulls/{issue.number}")
+
+
+async def test_draft_state_needs_a_human(make_runtime, forge):
+    repo, issue = new_pull(forge)
+    async with mcp_client(make_runtime()) as client:
+        forge.clear_requests()
+        _, refused = await call_tool(
+            client, "set_pr_draft", {"pr": f"{repo}#{issue.number}", "draft": True}
+        )
+        writes = write_requests(forge)
+    assert error_code(refused) == "write_not_allowed"
+    assert writes == []
+    assert pull_of(forge, repo, issue.number).draft is False

@@ -45,3 +45,29 @@ async def change_review_requests(
         idempotent=True,
     )
     return _requests(number, pull or {})
+
+
+# --- the draft state (GraphQL: REST's PATCH /pulls/{n} cannot change it) -------------------
+
+_DRAFT_MUTATIONS = {
+    True: "convertPullRequestToDraft",
+    False: "markPullRequestReadyForReview",
+}
+
+
+async def set_draft(
+    github: GitHubClient, full_name: str, number: int, draft: bool
+) -> tuple[bool, bool]:
+    """Make the PR a draft (or ready for review); returns its draft flag (before, after).
+    A PR already in that state is left alone."""
+    pull = await github.request_json("GET", f"{repo_path(full_name)}/pulls/{number}")
+    was = bool(pull.get("draft"))
+    if was == draft:
+        return was, was
+    key = _DRAFT_MUTATIONS[draft]
+    query = (
+        f"mutation($id: ID!) {{ {key}(input: {{pullRequestId: $id}}) "
+        "{ pullRequest { isDraft } } }"
+    )
+    data = await github.graphql(query, {"id": pull["node_id"]})
+    return was, bool((((data or {}).get(key) or {}).get("pullRequest") or {}).get("isDraft"))

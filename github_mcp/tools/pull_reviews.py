@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
+from ..effects import Written
 from ..errors import invalid_input
 from ..params import FullName, PrRef
 from ..registry import Call, tool
@@ -43,3 +44,26 @@ async def request_pr_reviewers(
     return await service.change_review_requests(
         call.rt.github, full_name, number, users or [], teams or [], remove
     )
+
+
+class DraftState(BaseModel):
+    pr: int
+    draft: bool
+    changed: bool
+
+    def written(self, repo: str) -> Written | None:
+        return Written(repo) if self.changed else None
+
+
+@tool(toolset=TOOLSET, write=True, target=None, idempotent=True)
+async def set_pr_draft(
+    call: Call,
+    draft: bool,
+    pr: PrRef | None = None,
+    full_name: FullName | None = None,
+    number: Number | None = None,
+) -> DraftState:
+    """Convert a PR to a draft (draft=true) or mark it ready for review (draft=false)."""
+    assert full_name and number
+    was, now = await service.set_draft(call.rt.github, full_name, number, draft)
+    return DraftState(pr=number, draft=now, changed=now != was)

@@ -41,6 +41,7 @@ from sandbox_forge.graphql.mutations import (
     resolve_thread,
     unresolve_thread,
 )
+from sandbox_forge.graphql.pull_mutations import convert_to_draft, mark_ready_for_review
 from sandbox_forge.graphql.pull_views import (
     latest_opinionated_reviews,
     latest_reviews,
@@ -111,6 +112,8 @@ def build() -> GraphQLSchema:
     mutation.fields["unresolveReviewThread"].resolve = unresolve_thread
     mutation.fields["addPullRequestReviewThreadReply"].resolve = add_thread_reply
     mutation.fields["createCommitOnBranch"].resolve = create_commit_on_branch
+    mutation.fields["markPullRequestReadyForReview"].resolve = mark_ready_for_review
+    mutation.fields["convertPullRequestToDraft"].resolve = convert_to_draft
     for name in ("Node", "Actor", "GitObject", "StatusCheckRollupContext"):
         schema.type_map[name].resolve_type = lambda value, _info, _type: value.typename  # type: ignore[attr-defined]
     return schema

@@ -252,7 +252,13 @@ type Mutation {
   addPullRequestReviewThreadReply(
     input: AddPullRequestReviewThreadReplyInput!
   ): AddPullRequestReviewThreadReplyPayload
+  convertPullRequestToDraft(
+    input: ConvertPullRequestToDraftInput!
+  ): ConvertPullRequestToDraftPayload
   createCommitOnBranch(input: CreateCommitOnBranchInput!): CreateCommitOnBranchPayload
+  markPullRequestReadyForReview(
+    input: MarkPullRequestReadyForReviewInput!
+  ): MarkPullRequestReadyForReviewPayload
   resolveReviewThread(input: ResolveReviewThreadInput!): ResolveReviewThreadPayload
   unresolveReviewThread(input: UnresolveReviewThreadInput!): UnresolveReviewThreadPayload
 }

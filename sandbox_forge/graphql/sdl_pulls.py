@@ -253,4 +253,23 @@ type AddPullRequestReviewThreadReplyPayload {
   clientMutationId: String
   comment: PullRequestReviewComment
 }
+input MarkPullRequestReadyForReviewInput {
+  clientMutationId: String
+  pullRequestId: ID!
+}
+
+type MarkPullRequestReadyForReviewPayload {
+  clientMutationId: String
+  pullRequest: PullRequest
+}
+
+input ConvertPullRequestToDraftInput {
+  clientMutationId: String
+  pullRequestId: ID!
+}
+
+type ConvertPullRequestToDraftPayload {
+  clientMutationId: String
+  pullRequest: PullRequest
+}
 """

@@ -20,14 +20,24 @@ from typing import Any
 from fastmcp.server.http import StreamableHTTPASGIApp
 from starlette.applications import Starlette
 
+from .proxy_session_ids import ProposedSessionId, adopt_proposed_ids
+
 
 class SessionLimits:
     """The configured limits of one HTTP app, and its open sessions once it runs."""
 
-    def __init__(self, *, idle_timeout_s: float, max_sessions: int, stateless: bool) -> None:
+    def __init__(
+        self,
+        *,
+        idle_timeout_s: float,
+        max_sessions: int,
+        stateless: bool,
+        proxy_id_header: str = "",
+    ) -> None:
         self.idle_timeout_s = idle_timeout_s
         self.max_sessions = max_sessions
         self.stateless = stateless
+        self.proxy_id_header = proxy_id_header  # see proxy_session_ids
         self._manager: Any = None
 
     def attach(self, app: Starlette, mcp_path: str = "/mcp") -> None:
@@ -41,6 +51,8 @@ class SessionLimits:
                 manager = endpoint.session_manager
                 if manager is not None and not self.stateless:
                     manager.max_sessions = self.max_sessions  # read at each new session
+                    if self.proxy_id_header:
+                        adopt_proposed_ids(manager)
                 self._manager = manager
                 try:
                     yield state
@@ -48,6 +60,8 @@ class SessionLimits:
                     self._manager = None
 
         app.router.lifespan_context = lifespan
+        if self.proxy_id_header and not self.stateless:
+            app.add_middleware(ProposedSessionId, header=self.proxy_id_header)
 
     def open_sessions(self) -> int | None:
         """Sessions open now (None while the app is not running, or stateless)."""

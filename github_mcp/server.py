@@ -331,6 +331,7 @@ def build_http_app(
         idle_timeout_s=rt.settings.session_idle_timeout_seconds,
         max_sessions=rt.settings.max_sessions,
         stateless=stateless,
+        proxy_id_header=rt.settings.session_id_header,
     )
     for route in health_routes(rt, sessions, sign_in, public_url or ""):
         mcp._additional_http_routes.append(route)

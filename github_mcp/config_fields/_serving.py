@@ -62,6 +62,15 @@ class HttpTransportSettings(BaseSettings):
         "50 KB). Past it a new session is refused with HTTP 503 and a JSON-RPC error; open "
         "sessions keep working, and room frees up as they end or time out.",
     )
+    session_id_header: str = Field(
+        "",
+        pattern=r"^([A-Za-z0-9-]+)?$",
+        validation_alias=env("GITHUB_MCP_SESSION_ID_HEADER"),
+        description="Behind a proxy only: a request header whose value (32 hex digits, "
+        "like nginx's $request_id) becomes the id of the session the request opens, so "
+        "a proxy hashing on that id routes the session back to this replica "
+        "(deploy/nginx.conf sets X-Request-Id). Empty: the server mints its own ids.",
+    )
     log_level: str = Field(
         "INFO",
         validation_alias=env("GITHUB_MCP_LOG_LEVEL"),

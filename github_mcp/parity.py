@@ -66,7 +66,11 @@ _ROWS: tuple[Parity, ...] = (
         ("reply_to_review_thread",),
         "replies by thread, as find_unresolved_comments lists them",
     ),
-    Parity("add_sub_issue"),
+    Parity(
+        "add_sub_issue",
+        ("change_sub_issue", "list_sub_issues"),
+        "answers with the new order; numbers, not ids",
+    ),
     Parity("assign_copilot_to_issue"),
     Parity("assign_copilot_to_issue_with_intent"),
     Parity(
@@ -180,8 +184,16 @@ _ROWS: tuple[Parity, ...] = (
     ),
     Parity("get_team_members", ("list_team_members",), "filter by role (member or maintainer)"),
     Parity("get_teams", ("list_my_teams",), "compact: organisation, slug, name, description"),
-    Parity("issue_dependency_read"),
-    Parity("issue_dependency_write"),
+    Parity(
+        "issue_dependency_read",
+        ("get_issue_dependencies",),
+        '"blocked by" and "blocking" in one call; numbers, not ids',
+    ),
+    Parity(
+        "issue_dependency_write",
+        ("change_issue_dependency",),
+        "answers with both lists after the change",
+    ),
     Parity(
         "issue_read",
         ("get_issue",),
@@ -296,8 +308,16 @@ _ROWS: tuple[Parity, ...] = (
         ("commit_files",),
         "create, update or delete up to 100 files in one atomic, verified commit",
     ),
-    Parity("remove_sub_issue"),
-    Parity("reprioritize_sub_issue"),
+    Parity(
+        "remove_sub_issue",
+        ("change_sub_issue", "list_sub_issues"),
+        "answers with the new order; numbers, not ids",
+    ),
+    Parity(
+        "reprioritize_sub_issue",
+        ("change_sub_issue", "list_sub_issues"),
+        "answers with the new order; numbers, not ids",
+    ),
     Parity("request_copilot_review"),
     Parity(
         "request_pull_request_reviewers",
@@ -318,7 +338,11 @@ _ROWS: tuple[Parity, ...] = (
     Parity("search_users", ("search_users",), "compact: login, type and profile link"),
     Parity("set_issue_fields"),
     Parity("star_repository", ("star_repository",), "an unscoped write: a human approves"),
-    Parity("sub_issue_write"),
+    Parity(
+        "sub_issue_write",
+        ("change_sub_issue", "list_sub_issues"),
+        "answers with the new order; numbers, not ids",
+    ),
     Parity("submit_pending_pull_request_review"),
     Parity(
         "ui_get",

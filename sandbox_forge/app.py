@@ -92,6 +92,9 @@ from sandbox_forge.rest.routes import (
     social as routes_social,
 )
 from sandbox_forge.rest.routes import (
+    sub_issues as routes_sub_issues,
+)
+from sandbox_forge.rest.routes import (
     users as routes_users,
 )
 from sandbox_forge.stores.state import ForgeState
@@ -130,6 +133,7 @@ FEATURES: list[ModuleType] = [
     routes_social,
     routes_gists,
     routes_reactions,
+    routes_sub_issues,
     # Code security: alerts and advisories.
     routes_security,
     routes_notifications,

@@ -85,6 +85,7 @@ BREADTH_TOOLSETS = {
     "reactions",
     "notifications",
     "code_security",
+    "issue_planning",
 }
 
 

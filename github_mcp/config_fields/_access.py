@@ -35,6 +35,7 @@ class Toolset(StrEnum):
     REACTIONS = "reactions"
     NOTIFICATIONS = "notifications"
     PULL_REQUEST_REVIEWS = "pull_request_reviews"
+    ISSUE_PLANNING = "issue_planning"
 
     @classmethod
     def parse(cls, name: str) -> Toolset:

@@ -158,6 +158,7 @@ def seed_demo(forge: Forge) -> dict[str, Any]:
         seed_demo_releases,
     )
     from sandbox_forge.admin.demo_inbox import seed_demo_notifications
+    from sandbox_forge.admin.demo_planning import seed_demo_planning
     from sandbox_forge.admin.demo_security import seed_demo_security
     from sandbox_forge.admin.seed_collab import seed_demo_collab
 
@@ -169,6 +170,7 @@ def seed_demo(forge: Forge) -> dict[str, Any]:
     summary["people"] = seed_demo_people_extras(forge)
     summary["security"] = seed_demo_security(forge)
     summary["notifications"] = seed_demo_notifications(forge)
+    summary["planning"] = seed_demo_planning(forge)
     return summary
 
 

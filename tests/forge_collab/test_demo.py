@@ -111,4 +111,6 @@ def test_issue_with_hidden_instructions(forge, demo_api, demo):
     assert decoded == demo["hidden_texts"][0]
     issues = demo_api.get(f"/repos/{DEMO}/issues", params={"state": "all"}).json()
     merged = forge.state.extensions["breadth_demo"]["merged_pull"]  # the releases demo's PR
-    assert {i["number"] for i in issues} == {1, 2, 3, 4, 5, 6, merged}
+    planning = forge.state.extensions["planning_demo"]  # the tracking issue and its notes
+    extra = {planning["parent"], planning["blocked"]["issue"]}
+    assert {i["number"] for i in issues} == {1, 2, 3, 4, 5, 6, merged, *extra}

@@ -1,0 +1,81 @@
+"""Planning across issues: sub-issues, "blocked by" dependencies, and similar open issues.
+
+Linking issues changes no branch but edits issues others read: an unscoped write that
+needs a human's approval, like an issue comment. Both ends are issues of one repository,
+so the allow-list covers them.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from ..params import Cursor, FullName, Limit
+from ..registry import Call, tool
+from ..services import issue_planning as service
+from ..services.issue_planning import Dependencies, SubIssues
+
+TOOLSET = "issue_planning"
+Number = Annotated[int, Field(ge=1)]
+OtherNumber = Annotated[int, Field(ge=1, description="An issue number in the same repository.")]
+
+
+@tool(toolset=TOOLSET)
+async def list_sub_issues(
+    call: Call,
+    full_name: FullName,
+    number: Number,
+    limit: Limit = 30,
+    cursor: Cursor | None = None,
+) -> SubIssues:
+    """An issue's sub-issues in priority order."""
+    return await service.list_sub_issues(
+        call.rt.github, full_name, number, limit=limit, cursor=cursor
+    )
+
+
+@tool(toolset=TOOLSET, write=True, target=None)
+async def change_sub_issue(
+    call: Call,
+    full_name: FullName,
+    number: Annotated[int, Field(ge=1, description="The parent issue.")],
+    action: Literal["add", "remove", "reprioritize"],
+    sub_issue: OtherNumber,
+    replace_parent: bool = False,
+    after: OtherNumber | None = None,
+    before: OtherNumber | None = None,
+) -> SubIssues:
+    """Add, remove or move (after/before a sibling) a sub-issue; returns the new order."""
+    github = call.rt.github
+    await service.change_sub_issue(
+        github,
+        full_name,
+        number,
+        action,
+        sub_issue,
+        replace_parent=replace_parent,
+        after=after,
+        before=before,
+    )
+    return await service.list_sub_issues(github, full_name, number, limit=100, cursor=None)
+
+
+@tool(toolset=TOOLSET)
+async def get_issue_dependencies(call: Call, full_name: FullName, number: Number) -> Dependencies:
+    """The issues blocking this one and those it blocks."""
+    return await service.dependencies(call.rt.github, full_name, number)
+
+
+@tool(toolset=TOOLSET, write=True, target=None, idempotent=True)
+async def change_issue_dependency(
+    call: Call,
+    full_name: FullName,
+    number: Number,
+    action: Literal["add", "remove"],
+    blocked_by: OtherNumber,
+) -> Dependencies:
+    """Mark an issue as blocked by another one, or remove that dependency."""
+    github = call.rt.github
+    await service.change_dependency(github, full_name, number, action, blocked_by)
+    return await service.dependencies(github, full_name, number)

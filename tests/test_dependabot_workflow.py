@@ -2,7 +2,9 @@
 demo repository of a forge of its own: the fix_dependabot_alert prompt names the steps, a
 real MCP client follows them (read the alert, bump requirements.txt on a branch, run the
 tests in a workspace, open the PR). Evidence from the forge: the branch's manifest has the
-patched version, the default branch still the old one, and the PR's body names the alert."""
+patched version, the default branch still the old one, and the PR's body names the alert.
+Once CI passes, a reviewer approves and the human's approved merge lands, the forge closes
+the alert as fixed, as GitHub does."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from sandbox_forge import Forge
+from sandbox_forge.admin.collab_seeding import add_check_run, add_review
 from sandbox_forge.admin.seed import DEMO_REPO, seed_demo
 from sandbox_forge.stores.collab import collab
 from tests.conftest import call_tool, mcp_client, traversable
@@ -103,6 +106,7 @@ async def test_dependabot_alert_to_pull_request(make_runtime, demo_forge, tmp_pa
             f"Bumps {dep['package']} in {dep['manifest_path']} to {dep['patched_version']}. "
             f"Tests: {tests['passed']} passed, {tests['failed']} failed."
         )
+        main_before = _file_at(demo_forge, "main", "requirements.txt")
         _, pr = await call_tool(
             client,
             "create_pull_request",
@@ -114,6 +118,30 @@ async def test_dependabot_alert_to_pull_request(make_runtime, demo_forge, tmp_pa
                 "body": body,
             },
         )
+    # CI passes and alice approves (main requires both), then the human merges it (a write
+    # to main: approved here); GitHub then closes the alert
+    for check in ("test-python", "test-js", "lint"):
+        add_check_run(demo_forge, DEMO_REPO, head, check)
+    add_review(demo_forge, DEMO_REPO, pr["number"], user="alice", event="APPROVE")
+    merger = make_runtime(
+        github_api_url=demo_forge.base_url,
+        github_token=demo_forge.create_token("octocat"),
+        auto_approve=True,
+    )
+    async with mcp_client(merger) as client:
+        _, merged = await call_tool(
+            client,
+            "merge_pull_request",
+            {"pr": f"{DEMO_REPO}#{pr['number']}", "merge_method": "squash"},
+        )
+        _, fixed = await call_tool(
+            client,
+            "list_security_alerts",
+            {"full_name": DEMO_REPO, "kind": "dependabot", "state": "fixed"},
+        )
+    assert merged.get("merged"), merged
+    assert [a["number"] for a in fixed["alerts"]] == [1]
+    assert _file_at(demo_forge, "main", "requirements.txt") == "requests==2.20.0\n"
     assert {"get_security_alert", "create_branch", "run_tests", "create_pull_request"} <= named
     assert named <= listed, named - listed
     assert [a["number"] for a in alerts["alerts"]] == [1]
@@ -121,12 +149,12 @@ async def test_dependabot_alert_to_pull_request(make_runtime, demo_forge, tmp_pa
     assert tests["passed"] >= 1 and tests["failed"] == tests["errors"] == 0, tests
     # the forge's own state
     assert _file_at(demo_forge, head, "requirements.txt") == "requests==2.20.0\n"
-    assert _file_at(demo_forge, "main", "requirements.txt") == "requests==2.19.1\n"
+    assert main_before == "requests==2.19.1\n"
     repo = demo_forge.state.repo(*DEMO_REPO.split("/"))
     assert repo is not None
     opened = collab(repo).issues[pr["number"]]
     assert opened.pull is not None and opened.pull.head_ref == head
-    assert opened.pull.base_ref == "main" and opened.state == "open"
+    assert opened.pull.base_ref == "main" and opened.pull.merged and opened.state == "closed"
     assert "Dependabot alert #1" in (opened.body or "")
     assert "/security/dependabot/1" in (opened.body or "")
     assert "GHSA-x84v-xcm2-53pg" in (opened.body or "")

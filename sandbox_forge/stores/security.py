@@ -7,8 +7,10 @@ alert keeps the secret itself: GitHub returns it in `secret` unless hide_secret 
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
+from operator import eq, ge, gt, le, lt
 
 from sandbox_forge.stores.state import ForgeState, RepoRecord
 
@@ -53,6 +55,7 @@ class Alert:
     dismissed_at: float | None = None
     dismissed_reason: str | None = None
     dismissed_comment: str | None = None
+    fixed_at: float | None = None
     # code scanning
     rule: dict[str, str | None] = field(default_factory=dict)
     tool: str = "CodeQL"
@@ -95,3 +98,24 @@ def add_advisory(state: ForgeState, advisory: Advisory) -> Advisory:
     with state.lock:
         advisories(state).append(advisory)
     return advisory
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", text)[:4])
+
+
+def in_range(version: str, vulnerable_range: str) -> bool:
+    """Whether version is inside a range like "<= 2.19.1" or ">= 1.0, < 1.2.6"."""
+    checks = {"<=": le, "<": lt, ">=": ge, ">": gt, "=": eq}
+    for clause in vulnerable_range.split(","):
+        found = re.match(r"\s*(<=|>=|<|>|=)\s*(\S+)", clause)
+        if found and not checks[found.group(1)](_version(version), _version(found.group(2))):
+            return False
+    return True
+
+
+def pinned_version(manifest: str, package: str) -> str | None:
+    """The version a requirements file pins package to (name==version), if it does."""
+    pattern = rf"^\s*{re.escape(package)}\s*==\s*([\w.]+)"
+    found = re.search(pattern, manifest, re.IGNORECASE | re.MULTILINE)
+    return found.group(1) if found else None

@@ -6,6 +6,8 @@ every recorded response, and request body, against GitHub's OpenAPI description.
 
 from __future__ import annotations
 
+import base64
+
 from .conftest import DEMO
 
 
@@ -89,3 +91,38 @@ def test_advisories_global_repository_and_organisation(forge, demo, demo_api):
     org = demo_api.get("/orgs/octo-org/security-advisories").json()
     assert [a["ghsa_id"] for a in repo] == [a["ghsa_id"] for a in org] == ["GHSA-2c4m-9xvw-r7qh"]
     assert demo_api.get("/orgs/nobody-here/security-advisories").status_code == 404
+
+
+def test_a_patched_pin_on_the_default_branch_fixes_the_alert(forge, demo, demo_api):
+    url = f"/repos/{DEMO}/contents/requirements.txt"
+
+    def pin(version: str, branch: str) -> None:
+        sha = demo_api.get(url, params={"ref": branch}).json()["sha"]
+        body = {
+            "message": f"requests {version}",
+            "content": base64.b64encode(f"requests=={version}\n".encode()).decode(),
+            "sha": sha,
+            "branch": branch,
+        }
+        assert demo_api.put(url, json=body).status_code == 200
+
+    alert = f"/repos/{DEMO}/dependabot/alerts/1"
+    assert (
+        demo_api.post(
+            f"/repos/{DEMO}/git/refs",
+            json={
+                "ref": "refs/heads/bump",
+                "sha": demo_api.get(f"/repos/{DEMO}/commits/main").json()["sha"],
+            },
+        ).status_code
+        == 201
+    )
+    pin("2.20.0", "bump")  # not the default branch: still open
+    assert demo_api.get(alert).json()["state"] == "open"
+    pin("2.19.0", "main")  # still vulnerable
+    assert demo_api.get(alert).json()["state"] == "open"
+    pin("2.20.0", "main")
+    fixed = demo_api.get(alert).json()
+    assert fixed["state"] == "fixed" and fixed["fixed_at"] is not None
+    listed = demo_api.get(f"/repos/{DEMO}/dependabot/alerts", params={"state": "fixed"})
+    assert [a["number"] for a in listed.json()] == [1]

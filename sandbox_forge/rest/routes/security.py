@@ -22,7 +22,7 @@ from sandbox_forge.rest.auth import check_repo
 from sandbox_forge.rest.errors import ApiError, json_response, not_found, validation_failed
 from sandbox_forge.rest.shapes import security as shapes
 from sandbox_forge.stores import security as store
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.state import ForgeState, RefUpdate, RepoRecord
 
 SEVERITIES = ("low", "medium", "high", "critical")
 # PATCH: the closed state each kind uses and the reasons GitHub accepts for it.
@@ -268,6 +268,29 @@ def org_advisories(ctx: Ctx) -> Response:
         except ApiError:
             continue
     return _repo_advisories(ctx, readable)
+
+
+def _fix_alerts(state: ForgeState, update: RefUpdate) -> None:
+    """Dependabot alerts close as fixed once the default branch's manifest pins a version
+    outside the vulnerable range, as GitHub closes them."""
+    owner, _, name = update.repo.partition("/")
+    repo = state.repo(owner, name)
+    if repo is None or update.new is None or update.ref != f"refs/heads/{repo.default_branch}":
+        return
+    for alert in store.alerts(repo, "dependabot").values():
+        if alert.state != "open" or alert.advisory is None:
+            continue
+        entries = repo.git.ls_tree(update.new, alert.manifest)
+        text = repo.git.read_blob(entries[0].sha).decode(errors="replace") if entries else ""
+        version = store.pinned_version(text, alert.advisory.package)
+        if version is not None and not store.in_range(version, alert.advisory.vulnerable_range):
+            with state.lock:
+                alert.state, alert.fixed_at = "fixed", time.time()
+                alert.updated_at = alert.fixed_at
+
+
+def setup(state: ForgeState) -> None:
+    state.on_ref_update(lambda update: _fix_alerts(state, update))
 
 
 def routes(state: ForgeState) -> list[Route]:

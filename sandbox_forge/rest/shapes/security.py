@@ -145,7 +145,7 @@ def dependabot_json(
         "created_at": iso(alert.created_at),
         "updated_at": iso(alert.updated_at),
         **_dismissal(state, urls, alert),
-        "fixed_at": None,
+        "fixed_at": _when(alert.fixed_at),
         "auto_dismissed_at": None,
     }
 

@@ -373,7 +373,11 @@ _ROWS: tuple[Parity, ...] = (
         "a protected new base needs approval",
     ),
     Parity("update_pull_request_body", ("update_pull_request",), "one call for title, body, base"),
-    Parity("update_pull_request_branch"),
+    Parity(
+        "update_pull_request_branch",
+        ("update_pr_branch",),
+        "gated by the head branch; always sends the head it saw (or the approved one)",
+    ),
     Parity(
         "update_pull_request_draft_state",
         ("set_pr_draft",),

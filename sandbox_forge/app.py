@@ -65,6 +65,7 @@ from sandbox_forge.rest.routes import (
 )
 from sandbox_forge.rest.routes import (
     pulls_merge,
+    pulls_update_branch,
     review_requests,
 )
 from sandbox_forge.rest.routes import (
@@ -115,6 +116,7 @@ FEATURES: list[ModuleType] = [
     routes_pulls,
     review_requests,
     pulls_merge,
+    pulls_update_branch,
     routes_reviews,
     routes_checks,
     routes_actions,

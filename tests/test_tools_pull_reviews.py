@@ -7,12 +7,14 @@ request and response is checked against GitHub's OpenAPI description."""
 
 from __future__ import annotations
 
+from sandbox_forge.git.pulls import web_flow_signature
+from sandbox_forge.git.store import TreeChange
 from sandbox_forge.stores.collab import Issue, get_pull
 from sandbox_forge.stores.pulls import create_pull
 from sandbox_forge.stores.social import add_team
 from tests.conftest import call_tool, error_code, mcp_client
 from tests.forge.contract import validate_records, validate_request_bodies
-from tests.test_tools_write import new_repo, write_requests
+from tests.test_tools_write import file_at, head, new_repo, write_requests
 
 ORG = "octo-org"
 
@@ -118,3 +120,63 @@ async def test_draft_state_needs_a_human(make_runtime, forge):
     assert error_code(refused) == "write_not_allowed"
     assert writes == []
     assert pull_of(forge, repo, issue.number).draft is False
+
+
+# --- updating the branch from its base ------------------------------------------------------
+
+
+def advance(forge, repo: str, branch: str, path: str, text: str) -> str:
+    """Commit `path` on `branch` in the forge's git (someone else pushing)."""
+    owner, name = repo.split("/")
+    git = forge.state.repo(owner, name).git
+    tip = git.read_ref(f"refs/heads/{branch}")
+    sig = web_flow_signature()
+    tree = git.build_tree(
+        git.read_commit(tip).tree, [TreeChange(path, "100644", git.write_blob(text.encode()))]
+    )
+    sha = git.create_commit(tree, [tip], f"change {path}\n", sig, sig)
+    assert git.update_ref(f"refs/heads/{branch}", sha, tip)
+    return sha
+
+
+def parents(forge, repo: str, sha: str) -> list[str]:
+    owner, name = repo.split("/")
+    return list(forge.state.repo(owner, name).git.read_commit(sha).parents)
+
+
+async def test_update_branch_merges_the_base_into_the_head(make_runtime, forge):
+    repo, issue = new_pull(forge)
+    base = advance(forge, repo, "main", "base.txt", "from main\n")
+    old = head(forge, repo, "feature")
+    pr = f"{repo}#{issue.number}"
+    forge.clear_responses()
+    async with mcp_client(make_runtime()) as client:
+        _, stale = await call_tool(
+            client, "update_pr_branch", {"pr": pr, "expected_head_sha": "0" * 40}
+        )
+        assert head(forge, repo, "feature") == old
+        _, updated = await call_tool(
+            client, "update_pr_branch", {"pr": pr, "expected_head_sha": old}
+        )
+        _, again = await call_tool(client, "update_pr_branch", {"pr": pr})
+    new = head(forge, repo, "feature")
+    assert parents(forge, repo, new) == [old, base]
+    assert file_at(forge, repo, new, "base.txt") == b"from main\n"
+    assert updated["head_sha"] == new and updated["from_sha"] == old and updated["updated"]
+    assert error_code(stale) == "unprocessable"
+    assert error_code(again) == "unprocessable" and "no new commits" in again["error"]["message"]
+    assert head(forge, repo, "feature") == new
+    check_contract(forge, "/update-branch")
+
+
+async def test_update_branch_of_a_protected_head_needs_a_human(make_runtime, forge):
+    repo, issue = new_pull(forge)
+    advance(forge, repo, "main", "base.txt", "from main\n")
+    old = head(forge, repo, "feature")
+    async with mcp_client(make_runtime(protected_branches="feature")) as client:
+        forge.clear_requests()
+        _, refused = await call_tool(client, "update_pr_branch", {"pr": f"{repo}#{issue.number}"})
+        writes = write_requests(forge)
+    assert error_code(refused) == "write_not_allowed"
+    assert writes == []
+    assert head(forge, repo, "feature") == old

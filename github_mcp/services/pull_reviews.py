@@ -71,3 +71,38 @@ async def set_draft(
     )
     data = await github.graphql(query, {"id": pull["node_id"]})
     return was, bool((((data or {}).get(key) or {}).get("pullRequest") or {}).get("isDraft"))
+
+
+# --- updating the PR's branch from its base ------------------------------------------------
+
+
+class BranchUpdate(BaseModel):
+    pr: int
+    branch: str
+    from_sha: str
+    head_sha: str
+    updated: bool
+    message: str | None = None
+
+
+async def update_branch(
+    github: GitHubClient, full_name: str, number: int, expected_head_sha: str
+) -> BranchUpdate:
+    """Merge the base into the PR's head branch, only if the head is still
+    `expected_head_sha` (GitHub's precondition); then read the head back. GitHub does the
+    merge in the background (202), so the head may not have moved yet when it is read."""
+    path = f"{repo_path(full_name)}/pulls/{number}"
+    before = await github.request_json("GET", path)
+    answer = await github.request_json(
+        "PUT", f"{path}/update-branch", json_body={"expected_head_sha": expected_head_sha}
+    )
+    after = await github.request_json("GET", path)
+    head = after["head"]["sha"]
+    return BranchUpdate(
+        pr=number,
+        branch=before["head"]["ref"],
+        from_sha=expected_head_sha,
+        head_sha=head,
+        updated=head != expected_head_sha,
+        message=(answer or {}).get("message"),
+    )

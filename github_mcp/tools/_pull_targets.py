@@ -23,6 +23,11 @@ async def pr_base_branch(call: Call, kwargs: dict[str, Any]) -> Target:
     return Target(await _pr_branch(call, kwargs, "base"))
 
 
+async def pr_head_branch(call: Call, kwargs: dict[str, Any]) -> Target:
+    """Gate target of a write to the PR's head branch (updating it from its base)."""
+    return Target(await _pr_branch(call, kwargs, "head"))
+
+
 async def pr_update_target(call: Call, kwargs: dict[str, Any]) -> Target:
     """Retargeting a PR onto a protected base is gated like a write to that base
     (a merge there would follow); any other update is gated by the PR's head."""
@@ -39,15 +44,16 @@ async def pr_state(call: Call, kwargs: dict[str, Any]) -> approved_state.RemoteS
     return await approved_state.pull_state(call.rt.github, kwargs["full_name"], kwargs["number"])
 
 
-def merge_head(call: Call, expected_head_sha: str | None) -> str | None:
-    """The head a merge sends as GitHub's `sha` precondition: the approved head of a gated
-    merge (a caller's expected_head_sha must agree with it), else the caller's own."""
+def merge_head(call: Call, expected_head_sha: str | None, done: str = "merged") -> str | None:
+    """The head a merge (or a branch update) sends as GitHub's precondition: the approved
+    head of a gated call (a caller's expected_head_sha must agree with it), else the
+    caller's own."""
     approved = call.bound.get("head_sha") if call.bound is not None else None
     if expected_head_sha and approved and expected_head_sha != approved:
         raise GitHubMCPError(
             ErrorCode.CONFLICT,
             f"expected_head_sha {expected_head_sha[:12]} is not the PR's head {approved[:12]} "
-            "that this merge is bound to; nothing was merged.",
+            f"that this call is bound to; nothing was {done}.",
             hint="Re-read the PR (get_pr_overview) and pass its current head.",
         )
     return expected_head_sha or approved

@@ -16,7 +16,10 @@ from ..errors import invalid_input
 from ..params import FullName, PrRef
 from ..registry import Call, tool
 from ..services import pull_reviews as service
-from ..services.pull_reviews import ReviewRequests
+from ..services.pull_reviews import BranchUpdate, ReviewRequests
+from ..services.pulls import get_pull
+from ._pull_targets import merge_head, pr_head_branch, pr_state
+from .pulls import Sha
 
 TOOLSET = "pull_request_reviews"
 Number = Annotated[int, Field(ge=1)]
@@ -67,3 +70,25 @@ async def set_pr_draft(
     assert full_name and number
     was, now = await service.set_draft(call.rt.github, full_name, number, draft)
     return DraftState(pr=number, draft=now, changed=now != was)
+
+
+class BranchUpdated(BranchUpdate):
+    def written(self, repo: str) -> Written:
+        return Written(repo, self.branch, self.head_sha) if self.updated else Written(repo)
+
+
+@tool(toolset=TOOLSET, write=True, target=pr_head_branch, binds=pr_state)
+async def update_pr_branch(
+    call: Call,
+    pr: PrRef | None = None,
+    full_name: FullName | None = None,
+    number: Number | None = None,
+    expected_head_sha: Sha | None = None,
+) -> BranchUpdated:
+    """Merge the PR's base into its head branch (gated by it); expected_head_sha guards races."""
+    assert full_name and number
+    head = merge_head(call, expected_head_sha, done="updated")
+    if head is None:
+        head = (await get_pull(call.rt.github, full_name, number))["head"]["sha"]
+    found = await service.update_branch(call.rt.github, full_name, number, head)
+    return BranchUpdated(**found.model_dump())

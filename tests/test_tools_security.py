@@ -29,9 +29,9 @@ def check_contract(forge) -> None:
     assert validate_request_bodies(records) == []
 
 
-def alert_repo(forge, secret: str = "ghp_" + "0" * 36, prefix: str = "sec-org") -> str:
+def alert_repo(forge, secret: str = "AKIA" + "0" * 16, prefix: str = "sec-org") -> str:
     """A fresh repository with an alert of each kind (number 1 each) and an advisory."""
-    files = ALERT_FILES | {"config/dev.env": f"DEMO_API_TOKEN={secret}\n"}
+    files = ALERT_FILES | {"config/dev.env": f"AWS_ACCESS_KEY_ID={secret}\n"}
     repo = new_repo(forge, files=files, prefix=prefix)
     seed_repo_alerts(forge, repo)
     return repo
@@ -109,7 +109,7 @@ async def test_alerts_of_each_kind_on_the_demo(make_runtime, forge):
 
 
 async def test_no_output_of_a_secret_scanning_tool_holds_the_secret(make_runtime, forge):
-    secret = "ghp_" + "Zq7" * 12
+    secret = "AKIA" + "Q7Z3" * 4
     repo = alert_repo(forge, secret)
     assert record(forge, repo, "secret-scanning").secret == secret
     outputs: list[str] = []
@@ -135,7 +135,7 @@ async def test_no_output_of_a_secret_scanning_tool_holds_the_secret(make_runtime
             outputs += [getattr(part, "text", "") for part in result.content]
     assert takes_kind <= used, f"secret-scanning tools not called: {takes_kind - used}"
     assert all(secret not in text for text in outputs)
-    assert any('"secret_type": "github_personal_access_token"' in text for text in outputs)
+    assert any('"secret_type": "aws_access_key_id"' in text for text in outputs)
     # GitHub was asked to hide it on every read of the alert
     reads = [r for r in settled_requests(forge) if "/secret-scanning/alerts" in r["path"]]
     gets = [r for r in reads if r["method"] == "GET" and not r["path"].endswith("/locations")]

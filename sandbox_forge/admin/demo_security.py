@@ -127,12 +127,12 @@ def seed_repo_alerts(forge: ForgeTarget, full_name: str) -> dict[str, Any]:
         message="This shell command depends on an uncontrolled value passed to word_count.",
     )
     security.add_alert(st, repo, code)
-    blob, line, text = _line_of(repo, head, "config/dev.env", "DEMO_API_TOKEN=")
+    blob, line, text = _line_of(repo, head, "config/dev.env", "AWS_ACCESS_KEY_ID=")
     secret = Alert(
         0,
         "secret-scanning",
-        secret_type="github_personal_access_token",  # noqa: S106 (a type name)
-        secret_type_display_name="GitHub Personal Access Token",  # noqa: S106
+        secret_type="aws_access_key_id",  # noqa: S106 (a type name)
+        secret_type_display_name="AWS Access Key ID",  # noqa: S106
         secret=text.split("=", 1)[1],
         commit_sha=head,
         blob_sha=blob,

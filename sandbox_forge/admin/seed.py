@@ -140,7 +140,7 @@ def demo_files() -> dict[str, Any]:
             """
         ),
         # A leaked token for secret scanning, made fresh each time (never in this source).
-        "config/dev.env": f"DEMO_API_TOKEN=ghp_{secrets.token_hex(18)}\n",
+        "config/dev.env": f"AWS_ACCESS_KEY_ID=AKIA{secrets.token_hex(8).upper()}\n",
         "docs/guide/getting-started.md": "# Getting started\n\nRun `pytest` from the root.\n",
         "assets/logo.png": tiny_png(),
         "data/large.csv": _large_csv(),

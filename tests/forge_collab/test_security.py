@@ -67,11 +67,11 @@ def test_code_scanning_list_filters_and_rule_help(forge, demo, demo_api):
 def test_secret_value_and_hide_secret_and_locations(forge, demo, demo_api):
     url = f"/repos/{DEMO}/secret-scanning/alerts/1"
     shown = demo_api.get(url).json()
-    assert shown["secret"].startswith("ghp_")
+    assert shown["secret"].startswith("AKIA")
     env = demo_api.get(
         f"/repos/{DEMO}/contents/config/dev.env", headers={"Accept": "application/vnd.github.raw"}
     )
-    assert env.text == f"DEMO_API_TOKEN={shown['secret']}\n"
+    assert env.text == f"AWS_ACCESS_KEY_ID={shown['secret']}\n"
     assert "secret" not in demo_api.get(url, params={"hide_secret": "true"}).json()
     locations = demo_api.get(f"{url}/locations").json()
     assert locations[0]["details"]["path"] == "config/dev.env"

@@ -95,7 +95,16 @@ async def keep_result(rt: Runtime, claim: WriteClaim, payload: dict[str, Any]) -
 
 def outcome_refs(payload: dict[str, Any]) -> dict[str, Any]:
     found: dict[str, Any] = {}
-    for key in ("commit_sha", "sha", "number", "url", "html_url"):
+    for key in (
+        "commit_sha",
+        "sha",
+        "number",
+        "url",
+        "html_url",
+        "thread_id",
+        "resolved",
+        "changed",
+    ):
         if key in payload and isinstance(payload[key], str | int):
             found[key] = payload[key]
     # a retry that found the work done (already_merged, ...) did not do it itself

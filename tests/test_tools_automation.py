@@ -371,6 +371,8 @@ async def test_resolve_and_reply_to_review_threads_are_gated_writes(make_runtime
         "thread_id": thread["thread_id"], "resolved": True, "changed": True
     }  # fmt: skip
     assert again["changed"] is False and again["resolved"] is True
+    # the retry says it was this principal's own earlier call that resolved it
+    assert again["by_this_principal"] is True and again["earlier_call_id"]
     assert after["threads"] == [] and after["counts"]["resolved"] == 1
     assert reopened["resolved"] is False and reopened["changed"] is True
     assert is_error_other and error_code(foreign) == "invalid_input"

@@ -17,6 +17,7 @@ from github_mcp.services.pulls import (
     unresolved_comments,
 )
 
+from ..earlier_calls import earlier_call
 from ..effects import Written
 from ..params import Cursor, FullName, PrRef
 from ..registry import Call, tool
@@ -129,6 +130,12 @@ class ThreadResolution(BaseModel):
     thread_id: str
     resolved: bool
     changed: bool
+    by_this_principal: bool | None = Field(
+        None,
+        description="Unchanged: whether your own earlier call made it so (earlier_call_id "
+        "names it), by this server's audit record.",
+    )
+    earlier_call_id: str | None = None
 
     def written(self, repo: str) -> Written | None:
         return Written(repo) if self.changed else None
@@ -148,7 +155,20 @@ async def resolve_review_thread(
     was, now = await resolve_thread(
         call.rt.github, full_name, number, thread_id, resolved=not unresolve
     )
-    return ThreadResolution(thread_id=thread_id, resolved=now, changed=now != was)
+    answer = ThreadResolution(thread_id=thread_id, resolved=now, changed=now != was)
+    if not answer.changed:  # a retry after a lost answer, say: who made it so
+        entry = await earlier_call(
+            call.rt,
+            call.principal,
+            "resolve_review_thread",
+            full_name,
+            thread_id=thread_id,
+            resolved=now,
+            changed=True,
+        )
+        answer.by_this_principal = entry is not None
+        answer.earlier_call_id = str(entry["call_id"]) if entry else None
+    return answer
 
 
 class ThreadReply(BaseModel):

@@ -290,9 +290,21 @@ _ROWS: tuple[Parity, ...] = (
         ("merge_pull_request",),
         "gated by the base branch; expected_head_sha guards against a moved head",
     ),
-    Parity("projects_get"),
-    Parity("projects_list"),
-    Parity("projects_write"),
+    Parity(
+        "projects_get",
+        ("get_project",),
+        "fields with their ids, single select options and iterations, and views, in one call",
+    ),
+    Parity(
+        "projects_list",
+        ("list_projects", "list_project_items"),
+        "items with every field value by name; content outside the allow-list withheld",
+    ),
+    Parity(
+        "projects_write",
+        ("add_project_item", "update_project_item_field", "archive_project_item"),
+        "gated as unscoped writes; one value checked against the field's type before sending",
+    ),
     Parity(
         "pull_request_read",
         ("get_pr_overview", "get_pr_diff", "list_pr_comments", "find_unresolved_comments"),

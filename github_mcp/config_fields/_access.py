@@ -36,6 +36,7 @@ class Toolset(StrEnum):
     NOTIFICATIONS = "notifications"
     PULL_REQUEST_REVIEWS = "pull_request_reviews"
     ISSUE_PLANNING = "issue_planning"
+    PROJECTS = "projects"
 
     @classmethod
     def parse(cls, name: str) -> Toolset:

@@ -159,6 +159,7 @@ def seed_demo(forge: Forge) -> dict[str, Any]:
     )
     from sandbox_forge.admin.demo_inbox import seed_demo_notifications
     from sandbox_forge.admin.demo_planning import seed_demo_planning
+    from sandbox_forge.admin.demo_projects import seed_demo_projects
     from sandbox_forge.admin.demo_security import seed_demo_security
     from sandbox_forge.admin.seed_collab import seed_demo_collab
 
@@ -171,6 +172,7 @@ def seed_demo(forge: Forge) -> dict[str, Any]:
     summary["security"] = seed_demo_security(forge)
     summary["notifications"] = seed_demo_notifications(forge)
     summary["planning"] = seed_demo_planning(forge)
+    summary["projects"] = seed_demo_projects(forge)
     return summary
 
 

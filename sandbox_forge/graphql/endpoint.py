@@ -1,11 +1,11 @@
 """POST /graphql (and /api/graphql): a faithful subset of GitHub's GraphQL schema.
 
 Served by graphql-core. Covers what the controller uses: a pull request's review threads
-with their comments, resolving and unresolving threads, replying to one, and
-`createCommitOnBranch`. Type, field and argument names and types match GitHub's public
-schema (tests/forge_collab checks them against @octokit/graphql-schema). Errors come back
-as GitHub sends them: status 200, `{"data": …, "errors": [{"type", "path", "locations",
-"message"}]}`.
+with their comments, resolving and unresolving threads, replying to one,
+`createCommitOnBranch`, and Projects (v2) with their item mutations (projects.py). Type,
+field and argument names and types match GitHub's public schema (tests/forge_collab
+checks them against @octokit/graphql-schema). Errors come back as GitHub sends them:
+status 200, `{"data": …, "errors": [{"type", "path", "locations", "message"}]}`.
 
 The schema's SDL is in graphql_sdl.py, the request context and pagination in
 graphql_context.py, object views in graphql_views.py, query roots in graphql_resolvers.py
@@ -40,6 +40,13 @@ from sandbox_forge.graphql.mutations import (
     create_commit_on_branch,
     resolve_thread,
     unresolve_thread,
+)
+from sandbox_forge.graphql.project_mutations import add_item, archive_item, update_value
+from sandbox_forge.graphql.projects import (
+    resolve_organization,
+    resolve_user,
+    user_project,
+    user_projects,
 )
 from sandbox_forge.graphql.pull_mutations import convert_to_draft, mark_ready_for_review
 from sandbox_forge.graphql.pull_views import (
@@ -114,9 +121,26 @@ def build() -> GraphQLSchema:
     mutation.fields["createCommitOnBranch"].resolve = create_commit_on_branch
     mutation.fields["markPullRequestReadyForReview"].resolve = mark_ready_for_review
     mutation.fields["convertPullRequestToDraft"].resolve = convert_to_draft
-    for name in ("Node", "Actor", "GitObject", "StatusCheckRollupContext"):
+    _attach_projects(schema)
+    for name in ("Node", "Actor", "GitObject", "StatusCheckRollupContext", *PROJECT_UNIONS):
         schema.type_map[name].resolve_type = lambda value, _info, _type: value.typename  # type: ignore[attr-defined]
     return schema
+
+
+PROJECT_UNIONS = ("ProjectV2ItemContent", "ProjectV2FieldConfiguration", "ProjectV2ItemFieldValue")
+
+
+def _attach_projects(schema: GraphQLSchema) -> None:
+    query, mutation = schema.query_type, schema.mutation_type
+    assert query is not None and mutation is not None
+    query.fields["organization"].resolve = resolve_organization
+    query.fields["user"].resolve = resolve_user
+    user = _object_type(schema, "User")
+    user.fields["projectsV2"].resolve = user_projects
+    user.fields["projectV2"].resolve = user_project
+    mutation.fields["addProjectV2ItemById"].resolve = add_item
+    mutation.fields["updateProjectV2ItemFieldValue"].resolve = update_value
+    mutation.fields["archiveProjectV2Item"].resolve = archive_item
 
 
 def _object_type(schema: GraphQLSchema, name: str) -> GraphQLObjectType:

@@ -5,6 +5,7 @@ GitHub's type, field and argument names and types (tests/forge_collab checks the
 This module holds the shared scalars, interfaces and roots, repositories, git objects, refs,
 commit status checks and createCommitOnBranch; sdl_pulls.py holds the pull-request types."""
 
+from sandbox_forge.graphql.sdl_projects import PROJECTS_SDL
 from sandbox_forge.graphql.sdl_pulls import PULL_REQUEST_SDL
 
 _REPOSITORY_SDL = """
@@ -264,4 +265,4 @@ type Mutation {
 }
 """
 
-SDL = _REPOSITORY_SDL + PULL_REQUEST_SDL
+SDL = _REPOSITORY_SDL + PULL_REQUEST_SDL + PROJECTS_SDL

@@ -23,6 +23,7 @@ from graphql import (
     validate,
 )
 
+from github_mcp.services import projects as project_queries
 from sandbox_forge.graphql.endpoint import SCHEMA
 
 from .test_demo import STATE as DEMO_STATE
@@ -55,6 +56,19 @@ OPERATIONS = [
          ref(qualifiedName: $ref) { name prefix target { oid ... on Commit { url } } }
          defaultBranchRef { name target { oid } } } }""",
     "{ viewer { login } }",
+    # Projects (v2): the controller's reads for both kinds of owner, and the item writes.
+    *(
+        query.replace("OWNER", owner)
+        for query in (
+            project_queries.LIST_PROJECTS,
+            project_queries.GET_PROJECT,
+            project_queries.LIST_ITEMS,
+        )
+        for owner in ("organization", "user")
+    ),
+    project_queries.ADD_ITEM,
+    project_queries.UPDATE_VALUE,
+    project_queries.ARCHIVE_ITEM,
 ]
 
 

@@ -107,7 +107,11 @@ _ROWS: tuple[Parity, ...] = (
     Parity("delete_file", ("delete_file",), "a verified commit, gated by its branch"),
     Parity("delete_pending_pull_request_review"),
     Parity("delete_repository"),
-    Parity("discussion_comment_write"),
+    Parity(
+        "discussion_comment_write",
+        ("add_discussion_comment",),
+        "comments and replies, gated as an unscoped write like an issue comment",
+    ),
     Parity(
         "dismiss_notification",
         ("dismiss_notification",),
@@ -131,8 +135,16 @@ _ROWS: tuple[Parity, ...] = (
         ("get_security_alert",),
         "kind=dependabot: vulnerable range, patched version, manifest, GHSA and CVE",
     ),
-    Parity("get_discussion"),
-    Parity("get_discussion_comments"),
+    Parity(
+        "get_discussion",
+        ("get_discussion",),
+        "with its accepted answer; body cleaned and capped",
+    ),
+    Parity(
+        "get_discussion_comments",
+        ("get_discussion_comments",),
+        "each comment with its first replies and which one is the answer",
+    ),
     Parity("get_file_blame"),
     Parity(
         "get_file_contents",
@@ -217,8 +229,16 @@ _ROWS: tuple[Parity, ...] = (
         ("list_security_alerts", "set_security_alert_state"),
         "filters by state, severity, ecosystem, package; dismissal gated for a human",
     ),
-    Parity("list_discussion_categories"),
-    Parity("list_discussions"),
+    Parity(
+        "list_discussion_categories",
+        ("list_discussion_categories",),
+        "which categories take an answer",
+    ),
+    Parity(
+        "list_discussions",
+        ("list_discussions",),
+        "filtered by category slug or name; answered state and comment counts",
+    ),
     Parity("list_gists", ("list_gists",), "compact: id, description, visibility, file names"),
     Parity(
         "list_global_security_advisories",

@@ -86,6 +86,7 @@ BREADTH_TOOLSETS = {
     "notifications",
     "code_security",
     "issue_planning",
+    "discussions",
 }
 
 

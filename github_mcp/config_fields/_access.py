@@ -37,6 +37,7 @@ class Toolset(StrEnum):
     PULL_REQUEST_REVIEWS = "pull_request_reviews"
     ISSUE_PLANNING = "issue_planning"
     PROJECTS = "projects"
+    DISCUSSIONS = "discussions"
 
     @classmethod
     def parse(cls, name: str) -> Toolset:

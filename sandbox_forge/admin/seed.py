@@ -157,6 +157,7 @@ def seed_demo(forge: Forge) -> dict[str, Any]:
         seed_demo_people_extras,
         seed_demo_releases,
     )
+    from sandbox_forge.admin.demo_discussions import seed_demo_discussions
     from sandbox_forge.admin.demo_inbox import seed_demo_notifications
     from sandbox_forge.admin.demo_planning import seed_demo_planning
     from sandbox_forge.admin.demo_projects import seed_demo_projects
@@ -173,6 +174,7 @@ def seed_demo(forge: Forge) -> dict[str, Any]:
     summary["notifications"] = seed_demo_notifications(forge)
     summary["planning"] = seed_demo_planning(forge)
     summary["projects"] = seed_demo_projects(forge)
+    summary["discussions"] = seed_demo_discussions(forge)
     return summary
 
 

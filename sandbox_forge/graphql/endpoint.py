@@ -34,6 +34,8 @@ from starlette.routing import Route
 
 from sandbox_forge.graphql.context import MAX_PAGE, Context, GQLFailure, connection
 from sandbox_forge.graphql.cost import query_cost
+from sandbox_forge.graphql.discussions import DISCUSSION_SDL
+from sandbox_forge.graphql.discussions import attach as attach_discussions
 from sandbox_forge.graphql.git_objects import commit_file, repository_object
 from sandbox_forge.graphql.mutations import (
     add_thread_reply,
@@ -102,7 +104,7 @@ PULL_FIELDS = {
 
 
 def build() -> GraphQLSchema:
-    schema = build_schema(SDL)
+    schema = build_schema(SDL + DISCUSSION_SDL)
     query, mutation = schema.query_type, schema.mutation_type
     assert query is not None and mutation is not None
     query.fields["repository"].resolve = resolve_repository
@@ -122,6 +124,7 @@ def build() -> GraphQLSchema:
     mutation.fields["markPullRequestReadyForReview"].resolve = mark_ready_for_review
     mutation.fields["convertPullRequestToDraft"].resolve = convert_to_draft
     _attach_projects(schema)
+    attach_discussions(schema)
     for name in ("Node", "Actor", "GitObject", "StatusCheckRollupContext", *PROJECT_UNIONS):
         schema.type_map[name].resolve_type = lambda value, _info, _type: value.typename  # type: ignore[attr-defined]
     return schema

@@ -24,6 +24,7 @@ from graphql import (
 )
 
 from github_mcp.services import projects as project_queries
+from github_mcp.services import discussions
 from sandbox_forge.graphql.endpoint import SCHEMA
 
 from .test_demo import STATE as DEMO_STATE
@@ -69,6 +70,11 @@ OPERATIONS = [
     project_queries.ADD_ITEM,
     project_queries.UPDATE_VALUE,
     project_queries.ARCHIVE_ITEM,
+    discussions.CATEGORIES_QUERY,
+    discussions.LIST_QUERY,
+    discussions.GET_QUERY,
+    discussions.COMMENTS_QUERY,
+    discussions.ADD_COMMENT,
 ]
 
 

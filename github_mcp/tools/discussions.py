@@ -1,0 +1,75 @@
+"""Discussions: a repository's discussions (by category), one with its answer, its
+comments with their replies, its categories, and adding a comment or a reply.
+
+A comment is public under your name, like an issue comment: it is an unscoped write
+that needs a human's approval.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+from ..params import Cursor, FullName, Limit
+from ..registry import Call, tool
+from ..services import discussions as service
+from ..services.discussions import (
+    AddedComment,
+    Categories,
+    CommentPage,
+    Discussion,
+    DiscussionPage,
+)
+
+TOOLSET = "discussions"
+Number = Annotated[int, Field(ge=1, le=2_147_483_647, description="Discussion number.")]
+NodeId = Annotated[str, Field(pattern=r"^[A-Za-z0-9_=+/-]{1,200}$")]
+
+
+@tool(toolset=TOOLSET)
+async def list_discussions(
+    call: Call,
+    full_name: FullName,
+    category: Annotated[str, Field(min_length=1, max_length=100)] | None = None,
+    limit: Limit = 30,
+    cursor: Cursor | None = None,
+) -> DiscussionPage:
+    """A repository's discussions, recently updated first; category by slug or name."""
+    return await service.list_discussions(call.rt.github, full_name, category, limit, cursor)
+
+
+@tool(toolset=TOOLSET)
+async def get_discussion(call: Call, full_name: FullName, number: Number) -> Discussion:
+    """One discussion: its body, category, state and accepted answer."""
+    return await service.get_discussion(call.rt.github, full_name, number)
+
+
+@tool(toolset=TOOLSET)
+async def get_discussion_comments(
+    call: Call,
+    full_name: FullName,
+    number: Number,
+    limit: Annotated[int, Field(ge=1, le=50)] = 20,
+    cursor: Cursor | None = None,
+) -> CommentPage:
+    """A discussion's comments, oldest first, each with its first replies."""
+    return await service.comments(call.rt.github, full_name, number, limit, cursor)
+
+
+@tool(toolset=TOOLSET)
+async def list_discussion_categories(call: Call, full_name: FullName) -> Categories:
+    """A repository's discussion categories (answerable ones take an accepted answer)."""
+    return await service.categories(call.rt.github, full_name)
+
+
+@tool(toolset=TOOLSET, write=True, target=None)
+async def add_discussion_comment(
+    call: Call,
+    full_name: FullName,
+    number: Number,
+    body: Annotated[str, Field(min_length=1, max_length=65536)],
+    reply_to: NodeId | None = None,
+) -> AddedComment:
+    """Comment on a discussion, or reply to a top-level comment (reply_to: its id)."""
+    return await service.add_comment(call.rt.github, full_name, number, body, reply_to)

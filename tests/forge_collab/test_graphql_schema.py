@@ -23,8 +23,8 @@ from graphql import (
     validate,
 )
 
-from github_mcp.services import projects as project_queries
 from github_mcp.services import discussions
+from github_mcp.services import projects as project_queries
 from sandbox_forge.graphql.endpoint import SCHEMA
 
 from .test_demo import STATE as DEMO_STATE

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,7 +13,7 @@ from fastmcp import Client
 from github_mcp.gate import WriteGate
 from github_mcp.registry import REGISTRY
 from github_mcp.server import build_mcp
-from tests.conftest import DEMO_REPO, call_tool, error_code, mcp_client
+from tests.conftest import DEMO_REPO, call_tool, error_code, mcp_client, traversable
 
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 
@@ -62,8 +64,14 @@ _TYPES: dict[str, type | tuple[type, ...]] = {
 }
 
 
-def _fits(value: Any, kind: str | None) -> bool:
+def _fits(value: Any, kind: str | None, pattern: str | None = None) -> bool:
+    if pattern is not None and not (isinstance(value, str) and re.search(pattern, value)):
+        return False
     return kind is None or isinstance(value, _TYPES.get(kind, object))
+
+
+# Strings tried, in order, for a patterned argument the samples do not fit.
+_PATTERNED = ("1", "x", "a1b2c3", "0123456789abcdef0123456789abcdef", "x/y")
 
 
 def synth_args(schema: dict[str, Any]) -> dict[str, Any]:
@@ -73,8 +81,17 @@ def synth_args(schema: dict[str, Any]) -> dict[str, Any]:
         prop = schema["properties"][name]
         choices, kind = prop.get("enum"), prop.get("type")
         sample = SAMPLES.get(name, _NONE)
-        if sample is not _NONE and _fits(sample, kind) and (not choices or sample in choices):
+        pattern = prop.get("pattern")
+        if (
+            sample is not _NONE
+            and _fits(sample, kind, pattern)
+            and (not choices or sample in choices)
+        ):
             args[name] = sample
+            continue
+        fitting = [c for c in _PATTERNED if pattern and _fits(c, kind, pattern)]
+        if fitting:
+            args[name] = fitting[0]
             continue
         if choices:
             args[name] = choices[0]
@@ -92,16 +109,27 @@ def synth_args(schema: dict[str, Any]) -> dict[str, Any]:
     return args
 
 
+async def _changed_clone_of_main(client: Client) -> None:
+    """commit_workspace binds its approval to the clone's would-be commit, so it needs a
+    clone with a change before it reaches the gate."""
+    is_error, clone = await call_tool(
+        client, "ensure_workspace_clone", {"full_name": DEMO_REPO, "ref": "main"}
+    )
+    assert not is_error, clone
+    (Path(clone["path"]) / "gate-walk.txt").write_text("change\n")
+
+
 async def tools_by_name(client: Client) -> dict[str, Any]:
     return {t.name: t for t in await client.list_tools()}
 
 
-async def test_every_write_tool_is_gated_on_a_protected_branch(make_runtime, forge):
+async def test_every_write_tool_is_gated_on_a_protected_branch(make_runtime, forge, tmp_path):
     # "*" protects every branch, so tools whose target is resolved (a PR's head or
     # base) are covered too; branch-argument tools are pointed at the default branch.
-    rt = make_runtime(protected_branches="*")
+    rt = make_runtime(protected_branches="*", workspace_dir=traversable(tmp_path) / "ws")
     async with mcp_client(rt) as client:
         tools = await tools_by_name(client)
+        await _changed_clone_of_main(client)
         write_specs = [s for s in REGISTRY.values() if s.write]
         assert write_specs, "the registry should hold write tools"
         # A real run: tools whose target is the run's branch must reach the gate, not
@@ -339,7 +367,9 @@ def odd_spellings(branch: str) -> list[str]:
     ]
 
 
-async def test_every_ref_argument_refuses_odd_spellings_of_a_protected_branch(make_runtime, forge):
+async def test_every_ref_argument_refuses_odd_spellings_of_a_protected_branch(
+    make_runtime, forge, tmp_path
+):
     from github_mcp.registry import ref_params
 
     owner, name = DEMO_REPO.split("/")
@@ -348,9 +378,10 @@ async def test_every_ref_argument_refuses_odd_spellings_of_a_protected_branch(ma
     def heads() -> dict[str, str]:
         return {ref: sha for ref, sha, _ in repo.git.list_refs()}
 
-    rt = make_runtime()
+    rt = make_runtime(workspace_dir=traversable(tmp_path) / "ws")
     async with mcp_client(rt) as client:
         tools = await tools_by_name(client)
+        await _changed_clone_of_main(client)
         walked = 0
         for spec in [s for s in REGISTRY.values() if s.write]:
             for param, is_branch in ref_params(spec):

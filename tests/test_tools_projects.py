@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime
 
 from sandbox_forge.stores import projects as store
-from sandbox_forge.stores.collab import collab
+from sandbox_forge.stores.collab import Issue, collab, now
 from tests.conftest import DEMO_REPO, call_tool, error_code, mcp_client
 from tests.test_tools_write import new_repo, write_requests
 
@@ -185,8 +185,6 @@ async def test_items_outside_the_allow_list_are_listed_without_content(make_runt
     repo = forge.state.repo(owner, name)
     issue = collab(repo)
     project = fresh_project(forge, "Mixed")
-    from sandbox_forge.stores.collab import Issue, now
-
     with forge.state.lock:
         number = repo.take_number()
         record = Issue(number, forge.state.next_id(), "secret plan", "octocat", now(), now())

@@ -23,13 +23,14 @@ from sandbox_forge.stores.state import RepoRecord
 
 def access(ctx: Context, project: Project) -> str | None:
     login = ctx.principal.login
-    if login and login.lower() == project.owner.lower():
-        return "write"
     role = ctx.state.access.org_role(project.owner, login) if login else None
     owned = (r for r in ctx.state.all_repos() if r.owner.lower() == project.owner.lower())
-    if role == "admin" or any(can_write(ctx.principal, r) for r in owned):
+    owner = bool(login) and str(login).lower() == project.owner.lower()
+    writer = owner or role == "admin" or any(can_write(ctx.principal, r) for r in owned)
+    token = ctx.principal.token
+    if writer and not (token is not None and token.access == "read"):
         return "write"
-    return "read" if role is not None or project.public else None
+    return "read" if writer or role is not None or project.public else None
 
 
 def require_write(ctx: Context, project: Project, mutation: str) -> None:

@@ -39,8 +39,8 @@ _ROWS: tuple[Parity, ...] = (
     ),
     Parity(
         "add_comment_to_pending_review",
-        ("create_pr_review",),
-        "line comments go into one review call, so no pending review is left behind",
+        ("pending_pr_review", "create_pr_review"),
+        "multi-line comments on either side go in when the pending review starts",
     ),
     Parity(
         "add_issue_comment",
@@ -105,7 +105,11 @@ _ROWS: tuple[Parity, ...] = (
     ),
     Parity("create_repository"),
     Parity("delete_file", ("delete_file",), "a verified commit, gated by its branch"),
-    Parity("delete_pending_pull_request_review"),
+    Parity(
+        "delete_pending_pull_request_review",
+        ("pending_pr_review",),
+        "one tool starts, submits and deletes a pending review; its comments go with it",
+    ),
     Parity("delete_repository"),
     Parity(
         "discussion_comment_write",
@@ -332,8 +336,8 @@ _ROWS: tuple[Parity, ...] = (
     ),
     Parity(
         "pull_request_review_write",
-        ("create_pr_review",),
-        "creates and submits in one call; the pending-review methods are not yet offered",
+        ("create_pr_review", "pending_pr_review"),
+        "creates and submits in one call, or starts a pending review to submit or delete",
     ),
     Parity(
         "push_files",
@@ -375,7 +379,11 @@ _ROWS: tuple[Parity, ...] = (
         ("change_sub_issue", "list_sub_issues"),
         "answers with the new order; numbers, not ids",
     ),
-    Parity("submit_pending_pull_request_review"),
+    Parity(
+        "submit_pending_pull_request_review",
+        ("pending_pr_review",),
+        "one tool starts, submits and deletes a pending review",
+    ),
     Parity(
         "ui_get",
         not_offered="it hands a host the official server's interactive views (MCP Apps); "

@@ -58,15 +58,16 @@ from sandbox_forge.rest.routes import (
     oauth_apps as routes_oauth_apps,
 )
 from sandbox_forge.rest.routes import (
+    pending_reviews,
+    pulls_merge,
+    pulls_update_branch,
+    review_requests,
+)
+from sandbox_forge.rest.routes import (
     protection as routes_protection,
 )
 from sandbox_forge.rest.routes import (
     pulls as routes_pulls,
-)
-from sandbox_forge.rest.routes import (
-    pulls_merge,
-    pulls_update_branch,
-    review_requests,
 )
 from sandbox_forge.rest.routes import (
     reactions as routes_reactions,
@@ -118,6 +119,7 @@ FEATURES: list[ModuleType] = [
     pulls_merge,
     pulls_update_branch,
     routes_reviews,
+    pending_reviews,
     routes_checks,
     routes_actions,
     routes_protection,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from sandbox_forge.git.pulls import web_flow_signature
 from sandbox_forge.git.store import TreeChange
-from sandbox_forge.stores.collab import Issue, get_pull
+from sandbox_forge.stores.collab import Issue, collab, get_pull
 from sandbox_forge.stores.pulls import create_pull
 from sandbox_forge.stores.social import add_team
 from tests.conftest import call_tool, error_code, mcp_client
@@ -19,9 +19,10 @@ from tests.test_tools_write import file_at, head, new_repo, write_requests
 ORG = "octo-org"
 
 
-def new_pull(forge, branches: dict | None = None) -> tuple[str, Issue]:
+def new_pull(forge, files: dict | None = None, branches: dict | None = None) -> tuple[str, Issue]:
     """A fresh repository in the demo organisation with an open PR from `feature` by bob."""
-    repo = new_repo(forge, prefix=ORG, branches=branches or {"feature": {"feature.txt": "new\n"}})
+    branches = branches or {"feature": {"feature.txt": "new\n"}}
+    repo = new_repo(forge, files, prefix=ORG, branches=branches)
     owner, name = repo.split("/")
     record = forge.state.repo(owner, name)
     forge.state.ensure_user("bob")
@@ -180,3 +181,79 @@ async def test_update_branch_of_a_protected_head_needs_a_human(make_runtime, for
     assert error_code(refused) == "write_not_allowed"
     assert writes == []
     assert head(forge, repo, "feature") == old
+
+
+# --- pending reviews -----------------------------------------------------------------------
+
+
+def reviews_of(forge, repo: str, number: int) -> dict:
+    owner, name = repo.split("/")
+    data = collab(forge.state.repo(owner, name))
+    return {
+        r.id: (r.state, [c for c in data.review_comments.values() if c.review_id == r.id])
+        for r in data.reviews.values()
+        if r.number == number
+    }
+
+
+async def test_pending_review_start_submit_delete(make_runtime, forge):
+    repo, issue = new_pull(
+        forge,
+        files={"app.txt": "a\nb\nc\nd\n"},
+        branches={"feature": {"app.txt": "a\nB\nC\nd\n"}},
+    )
+    pr = f"{repo}#{issue.number}"
+    lines = [
+        {"path": "app.txt", "line": 2, "body": "why upper case?"},
+        {"path": "app.txt", "start_line": 2, "line": 3, "side": "LEFT", "start_side": "LEFT",
+         "body": "these two were fine"},
+    ]  # fmt: skip
+    forge.clear_responses()
+    async with mcp_client(make_runtime(auto_approve=True)) as client:
+        _, started = await call_tool(
+            client, "pending_pr_review", {"pr": pr, "action": "start", "comments": lines}
+        )
+        pending = reviews_of(forge, repo, issue.number)[started["review_id"]]
+        _, no_id = await call_tool(client, "pending_pr_review", {"pr": pr, "action": "submit"})
+        _, submitted = await call_tool(
+            client,
+            "pending_pr_review",
+            {"pr": pr, "action": "submit", "review_id": started["review_id"], "event": "APPROVE"},
+        )
+        _, second = await call_tool(
+            client, "pending_pr_review", {"pr": pr, "action": "start", "comments": lines[:1]}
+        )
+        _, deleted = await call_tool(
+            client,
+            "pending_pr_review",
+            {"pr": pr, "action": "delete", "review_id": second["review_id"]},
+        )
+        _, late = await call_tool(
+            client,
+            "pending_pr_review",
+            {"pr": pr, "action": "delete", "review_id": started["review_id"]},
+        )
+    state, comments = pending
+    assert state == "PENDING" and started["state"] == "PENDING" and started["comments"] == 2
+    by_line = {c.line: c for c in comments}
+    assert (by_line[2].side, by_line[2].start_line) == ("RIGHT", None)
+    assert (by_line[3].side, by_line[3].start_line, by_line[3].start_side) == ("LEFT", 2, "LEFT")
+    after = reviews_of(forge, repo, issue.number)
+    assert after[started["review_id"]][0] == "APPROVED" and submitted["state"] == "APPROVED"
+    assert second["review_id"] not in after and deleted["state"] == "DELETED"
+    assert error_code(no_id) == "invalid_input"
+    assert error_code(late) == "unprocessable"
+    check_contract(forge, "/reviews")
+
+
+async def test_pending_review_needs_a_human(make_runtime, forge):
+    repo, issue = new_pull(forge)
+    async with mcp_client(make_runtime()) as client:
+        forge.clear_requests()
+        _, refused = await call_tool(
+            client, "pending_pr_review", {"pr": f"{repo}#{issue.number}", "action": "start"}
+        )
+        writes = write_requests(forge)
+    assert error_code(refused) == "write_not_allowed"
+    assert writes == []
+    assert reviews_of(forge, repo, issue.number) == {}

@@ -106,3 +106,57 @@ async def update_branch(
         updated=head != expected_head_sha,
         message=(answer or {}).get("message"),
     )
+
+
+# --- pending reviews -----------------------------------------------------------------------
+
+
+class PendingReview(BaseModel):
+    pr: int
+    review_id: int
+    state: str
+    comments: int | None = None
+    url: str | None = None
+
+
+def _review(number: int, data: dict[str, Any], comments: int | None = None) -> PendingReview:
+    return PendingReview(
+        pr=number,
+        review_id=data["id"],
+        state=data["state"],
+        comments=comments,
+        url=data.get("html_url"),
+    )
+
+
+async def start_review(
+    github: GitHubClient, full_name: str, number: int, body: str, comments: list[dict[str, Any]]
+) -> PendingReview:
+    """A PENDING review (no event), with its first line comments."""
+    payload: dict[str, Any] = {"body": body} if body else {}
+    if comments:
+        payload["comments"] = comments
+    data = await github.request_json(
+        "POST", f"{repo_path(full_name)}/pulls/{number}/reviews", json_body=payload
+    )
+    return _review(number, data, len(comments))
+
+
+async def end_review(
+    github: GitHubClient,
+    full_name: str,
+    number: int,
+    review_id: int,
+    event: str | None,
+    body: str,
+) -> PendingReview:
+    """Submit a pending review with `event`, or delete it (event None)."""
+    path = f"{repo_path(full_name)}/pulls/{number}/reviews/{review_id}"
+    if event is None:
+        data = await github.request_json("DELETE", path)
+        return _review(number, {**data, "state": "DELETED"})
+    payload: dict[str, Any] = {"event": event}
+    if body:
+        payload["body"] = body
+    data = await github.request_json("POST", f"{path}/events", json_body=payload)
+    return _review(number, data)

@@ -7,16 +7,16 @@ except update_pr_branch, which commits to the PR's head branch and is gated by i
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
 from ..effects import Written
 from ..errors import invalid_input
-from ..params import FullName, PrRef
+from ..params import Body, FullName, PrRef
 from ..registry import Call, tool
 from ..services import pull_reviews as service
-from ..services.pull_reviews import BranchUpdate, ReviewRequests
+from ..services.pull_reviews import BranchUpdate, PendingReview, ReviewRequests
 from ..services.pulls import get_pull
 from ._pull_targets import merge_head, pr_head_branch, pr_state
 from .pulls import Sha
@@ -92,3 +92,42 @@ async def update_pr_branch(
         head = (await get_pull(call.rt.github, full_name, number))["head"]["sha"]
     found = await service.update_branch(call.rt.github, full_name, number, head)
     return BranchUpdated(**found.model_dump())
+
+
+Side = Literal["LEFT", "RIGHT"]
+
+
+class ReviewLine(BaseModel):
+    """A line comment; start_line (and start_side) make it span lines."""
+
+    path: Annotated[str, Field(min_length=1, max_length=4096)]
+    line: Annotated[int, Field(ge=1)]
+    side: Side = "RIGHT"
+    start_line: Annotated[int, Field(ge=1)] | None = None
+    start_side: Side | None = None
+    body: Annotated[str, Field(min_length=1, max_length=65536)]
+
+
+@tool(toolset=TOOLSET, write=True, target=None)
+async def pending_pr_review(
+    call: Call,
+    action: Literal["start", "submit", "delete"],
+    pr: PrRef | None = None,
+    full_name: FullName | None = None,
+    number: Number | None = None,
+    body: Body = "",
+    comments: Annotated[list[ReviewLine], Field(max_length=50)] | None = None,
+    review_id: Number | None = None,
+    event: Literal["COMMENT", "APPROVE", "REQUEST_CHANGES"] | None = None,
+) -> PendingReview:
+    """Start a pending review with line comments, then submit it with an event or delete it."""
+    assert full_name and number
+    if action == "start":
+        lines: list[dict[str, Any]] = [c.model_dump(exclude_none=True) for c in comments or []]
+        return await service.start_review(call.rt.github, full_name, number, body, lines)
+    if review_id is None:
+        raise invalid_input(f"{action} needs review_id", hint="Use the id start returned.")
+    if action == "submit" and event is None:
+        raise invalid_input("submit needs an event", hint="COMMENT, APPROVE or REQUEST_CHANGES.")
+    chosen = event if action == "submit" else None
+    return await service.end_review(call.rt.github, full_name, number, review_id, chosen, body)

@@ -366,12 +366,32 @@ _ROWS: tuple[Parity, ...] = (
         "also unresolves (resolved=false)",
     ),
     Parity("search_code", ("search",), "fetch(id) reads a hit (the ChatGPT connector shape)"),
-    Parity("search_commits", ("search",), "one tool for the search kinds, with fetch(id)"),
-    Parity("search_issues", ("search",), "one tool for the search kinds, with fetch(id)"),
+    Parity(
+        "search_commits",
+        ("search",),
+        "one tool for the search kinds, paged, with fetch(id) and the rate limit when low",
+    ),
+    Parity(
+        "search_issues",
+        ("search",),
+        "one tool for the search kinds, paged, with fetch(id) and the rate limit when low",
+    ),
     Parity("search_orgs", ("search_users",), "one tool for users and organisations (orgs=true)"),
-    Parity("search_pull_requests", ("search",), "one tool for the search kinds, with fetch(id)"),
-    Parity("search_repositories", ("search",), "one tool for the search kinds, with fetch(id)"),
-    Parity("search_users", ("search_users",), "compact: login, type and profile link"),
+    Parity(
+        "search_pull_requests",
+        ("search",),
+        "one tool for the search kinds, paged, with fetch(id) and the rate limit when low",
+    ),
+    Parity(
+        "search_repositories",
+        ("search",),
+        "one tool for the search kinds, paged, with fetch(id) and the rate limit when low",
+    ),
+    Parity(
+        "search_users",
+        ("search_users",),
+        "compact: login, type and profile link; the rate limit when low",
+    ),
     Parity("set_issue_fields"),
     Parity("star_repository", ("star_repository",), "an unscoped write: a human approves"),
     Parity(

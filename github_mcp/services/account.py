@@ -29,10 +29,3 @@ async def identity(github: GitHubClient) -> dict[str, Any]:
         "type": data.get("type"),
         "name": data.get("name"),
     }
-
-
-async def search(github: GitHubClient, endpoint: str, query: str, limit: int) -> dict[str, Any]:
-    """One page of GET /search/{code,issues,repositories,commits}."""
-    return await github.request_json(
-        "GET", f"/search/{endpoint}", params={"q": query, "per_page": limit}
-    )

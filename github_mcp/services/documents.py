@@ -21,7 +21,7 @@ from ..errors import ErrorCode, GitHubMCPError, invalid_input
 from ..github.client import GitHubClient
 from ..params import validate_path
 from ..refnames import canonical_any_ref
-from . import account, files, issues, repos
+from . import files, issues, repos
 from .content import cut_text, strip_invisible
 
 FETCH_TEXT_BYTES = 60_000
@@ -153,6 +153,7 @@ _SCOPE_QUALIFIER = re.compile(r"(?<!\S)(-?)(repo|user|org):(\"[^\"]*\"|\S+)", re
 class SearchHits:
     hits: list[dict[str, str]]
     total: int | None
+    next_cursor: str | None = None
 
 
 async def search(
@@ -163,6 +164,7 @@ async def search(
     limit: int,
     repo_allowed: Callable[[str], bool],
     allowlist_active: bool,
+    cursor: str | None = None,
 ) -> SearchHits:
     """One page of search hits inside the allow-list.
 
@@ -185,14 +187,21 @@ async def search(
         scopes.append(("repo", full_name))
     if kind in ("issues", "pulls"):
         q += " is:pr" if kind == "pulls" else " is:issue"
-    data = await account.search(github, _ENDPOINTS[kind], q, limit)
+    page = await github.paginate(
+        f"/search/{_ENDPOINTS[kind]}",
+        params={"q": q},
+        limit=limit,
+        cursor=cursor,
+        items_key="items",
+    )
     hits = []
-    for item in data.get("items", [])[:limit]:
+    for item in page.items[:limit]:
         hit = search_hit(kind, item)
         if hit and repo_allowed(parse_document_id(hit["id"]).full_name):
             hits.append(hit)
     confined = bool(scopes) or not allowlist_active
-    return SearchHits(hits=hits, total=data.get("total_count") if confined else None)
+    total = page.total if confined else None
+    return SearchHits(hits=hits, total=total, next_cursor=page.next_cursor)
 
 
 def _scopes(query: str) -> list[tuple[str, str]]:

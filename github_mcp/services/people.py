@@ -8,6 +8,7 @@ from pydantic import BaseModel
 
 from ..github.client import GitHubClient, encode_path
 from .content import cut_text, strip_invisible
+from .rate_state import RateLimitState
 from .repos import repo_path
 
 
@@ -61,6 +62,7 @@ class AccountPage(BaseModel):
     accounts: list[Account]
     total: int
     next_cursor: str | None = None
+    rate_limit: RateLimitState | None = None  # only when little is left
 
 
 class Starred(BaseModel):

@@ -11,6 +11,7 @@ from ..params import Cursor, FullName, Limit
 from ..registry import Call, tool
 from ..services import people as service
 from ..services.people import AccountPage, CollaboratorPage, MemberPage, TeamPage
+from ..services.rate_state import low_rate_limit
 
 TOOLSET = "people"
 Slug = Annotated[
@@ -63,6 +64,7 @@ async def search_users(
     cursor: Cursor | None = None,
 ) -> AccountPage:
     """Search users (or organisations, orgs=true) with GitHub's qualifiers, e.g. 'in:name ada'."""
-    return await service.search_accounts(
+    page = await service.search_accounts(
         call.rt.github, query, orgs=orgs, limit=limit, cursor=cursor
     )
+    return page.model_copy(update={"rate_limit": low_rate_limit(call.rt.metrics.rate_limit)})

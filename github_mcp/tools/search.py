@@ -10,9 +10,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from ..params import FullName
+from ..params import Cursor, FullName
 from ..registry import Call, tool
 from ..services import documents
+from ..services.rate_state import RateLimitState, low_rate_limit
 
 TOOLSET = "search"
 
@@ -26,6 +27,8 @@ class SearchHit(BaseModel):
 class SearchResults(BaseModel):
     results: list[SearchHit]
     total: int | None = None
+    next_cursor: str | None = None
+    rate_limit: RateLimitState | None = None  # only when little is left
 
 
 @tool(toolset=TOOLSET)
@@ -35,8 +38,10 @@ async def search(
     kind: Literal["code", "issues", "pulls", "repos", "commits"] = "code",
     full_name: FullName | None = None,
     limit: Annotated[int, Field(ge=1, le=50)] = 10,
+    cursor: Cursor | None = None,
 ) -> SearchResults:
-    """Search code, issues, pull requests, repositories or commits; fetch(id) reads a hit."""
+    """Search code, issues, pull requests, repositories or commits with GitHub's qualifiers;
+    fetch(id) reads a hit."""
     gate = call.rt.gate
     found = await documents.search(
         call.rt.github,
@@ -46,10 +51,16 @@ async def search(
         limit,
         repo_allowed=gate.repo_allowed,
         allowlist_active=bool(call.rt.settings.allowlist),
+        cursor=cursor,
     )
     # hits show text (titles, paths) from their repositories: the cross-visibility guard
     call.read_repos.update(documents.parse_document_id(hit["id"]).full_name for hit in found.hits)
-    return SearchResults(results=[SearchHit(**hit) for hit in found.hits], total=found.total)
+    return SearchResults(
+        results=[SearchHit(**hit) for hit in found.hits],
+        total=found.total,
+        next_cursor=found.next_cursor,
+        rate_limit=low_rate_limit(call.rt.metrics.rate_limit),
+    )
 
 
 class Document(BaseModel):

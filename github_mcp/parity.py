@@ -18,6 +18,7 @@ class Parity:
     not_offered: str = ""  # why this server will not offer it (only ui_get)
 
 
+ISSUE_FIELDS = "one call for title, body, state, labels, assignees and milestone"
 NOT_YET = "not yet"
 NOT_OFFERED = "not offered"
 
@@ -420,12 +421,12 @@ _ROWS: tuple[Parity, ...] = (
         ("update_gist",),
         "change or delete files in one call; an unscoped write a human approves",
     ),
-    Parity("update_issue_assignees"),
-    Parity("update_issue_body", ("update_issue",), "one call for title, body, state and labels"),
-    Parity("update_issue_labels", ("update_issue",), "one call for title, body, state and labels"),
-    Parity("update_issue_milestone"),
-    Parity("update_issue_state", ("update_issue",), "one call for title, body, state and labels"),
-    Parity("update_issue_title", ("update_issue",), "one call for title, body, state and labels"),
+    Parity("update_issue_assignees", ("update_issue",), ISSUE_FIELDS),
+    Parity("update_issue_body", ("update_issue",), ISSUE_FIELDS),
+    Parity("update_issue_labels", ("update_issue",), ISSUE_FIELDS),
+    Parity("update_issue_milestone", ("update_issue",), ISSUE_FIELDS),
+    Parity("update_issue_state", ("update_issue",), ISSUE_FIELDS),
+    Parity("update_issue_title", ("update_issue",), ISSUE_FIELDS),
     Parity("update_issue_type"),
     Parity(
         "update_pull_request",

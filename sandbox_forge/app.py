@@ -52,6 +52,9 @@ from sandbox_forge.rest.routes import (
     labels as routes_labels,
 )
 from sandbox_forge.rest.routes import (
+    milestones as routes_milestones,
+)
+from sandbox_forge.rest.routes import (
     notifications as routes_notifications,
 )
 from sandbox_forge.rest.routes import (
@@ -138,6 +141,7 @@ FEATURES: list[ModuleType] = [
     routes_gists,
     routes_reactions,
     routes_sub_issues,
+    routes_milestones,
     # Code security: alerts and advisories.
     routes_security,
     routes_notifications,

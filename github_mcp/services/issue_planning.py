@@ -133,3 +133,43 @@ async def change_dependency(
         await github.request_json("POST", path, json_body={"issue_id": blocker})
     else:
         await github.request_json("DELETE", f"{path}/{blocker}")
+
+
+class Milestone(BaseModel):
+    number: int
+    title: str
+    state: str
+    open_issues: int
+    closed_issues: int
+    due_on: str | None = None
+    url: str
+
+
+class MilestonePage(BaseModel):
+    milestones: list[Milestone]
+    next_cursor: str | None = None
+
+
+async def list_milestones(
+    github: GitHubClient, full_name: str, *, state: str, limit: int, cursor: str | None
+) -> MilestonePage:
+    page = await github.paginate(
+        f"{repo_path(full_name)}/milestones",
+        params={"state": state},
+        limit=limit,
+        cursor=cursor,
+        repo=full_name,
+    )
+    found = [
+        Milestone(
+            number=m["number"],
+            title=cut_text(strip_invisible(m.get("title") or ""), 200)[0],
+            state=m["state"],
+            open_issues=m["open_issues"],
+            closed_issues=m["closed_issues"],
+            due_on=m.get("due_on"),
+            url=m["html_url"],
+        )
+        for m in page.items
+    ]
+    return MilestonePage(milestones=found, next_cursor=page.next_cursor)

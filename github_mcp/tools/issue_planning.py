@@ -14,7 +14,7 @@ from pydantic import Field
 from ..params import Cursor, FullName, Limit
 from ..registry import Call, tool
 from ..services import issue_planning as service
-from ..services.issue_planning import Dependencies, SubIssues
+from ..services.issue_planning import Dependencies, MilestonePage, SubIssues
 
 TOOLSET = "issue_planning"
 Number = Annotated[int, Field(ge=1)]
@@ -79,3 +79,17 @@ async def change_issue_dependency(
     github = call.rt.github
     await service.change_dependency(github, full_name, number, action, blocked_by)
     return await service.dependencies(github, full_name, number)
+
+
+@tool(toolset=TOOLSET)
+async def list_milestones(
+    call: Call,
+    full_name: FullName,
+    state: Literal["open", "closed", "all"] = "open",
+    limit: Limit = 30,
+    cursor: Cursor | None = None,
+) -> MilestonePage:
+    """A repository's milestones, soonest due first, with their issue counts."""
+    return await service.list_milestones(
+        call.rt.github, full_name, state=state, limit=limit, cursor=cursor
+    )

@@ -21,6 +21,10 @@ from ..services.content import cut_text, strip_invisible
 TOOLSET = "issues"
 BODY_CAP = 16_000
 Number = Annotated[int, Field(ge=1)]
+Assignees = Annotated[
+    list[Annotated[str, Field(pattern=r"^[A-Za-z0-9-]{1,39}$")]],
+    Field(max_length=10, description="Logins; replaces the set, [] clears it."),
+]
 
 
 def clean(text: str | None, cap: int = BODY_CAP) -> tuple[str, bool]:
@@ -155,6 +159,8 @@ class IssueRef(BaseModel):
     title: str
     url: str
     labels: list[str] = []
+    assignees: list[str] = []
+    milestone: str | None = None
 
 
 def _ref(issue: dict[str, Any]) -> IssueRef:
@@ -164,6 +170,8 @@ def _ref(issue: dict[str, Any]) -> IssueRef:
         title=clean(issue.get("title"), 300)[0],
         url=issue["html_url"],
         labels=[lb["name"] for lb in issue.get("labels", [])],
+        assignees=[a["login"] for a in issue.get("assignees") or []],
+        milestone=clean((issue.get("milestone") or {}).get("title"), 200)[0] or None,
     )
 
 
@@ -188,13 +196,21 @@ async def update_issue(
     body: Body | None = None,
     state: Literal["open", "closed"] | None = None,
     labels: Labels | None = None,
+    assignees: Assignees | None = None,
+    milestone: Annotated[int, Field(ge=0, description="Milestone number; 0 removes it.")]
+    | None = None,
 ) -> IssueRef:
-    """Change an issue's title, body, state or labels."""
-    payload = {
-        k: v
-        for k, v in {"title": title, "body": body, "state": state, "labels": labels}.items()
-        if v is not None
+    """Change an issue's title, body, state, labels, assignees or milestone."""
+    fields = {
+        "title": title,
+        "body": body,
+        "state": state,
+        "labels": labels,
+        "assignees": assignees,
     }
+    payload: dict[str, Any] = {k: v for k, v in fields.items() if v is not None}
+    if milestone is not None:
+        payload["milestone"] = milestone or None
     issue = await issue_service.update_issue(call.rt.github, full_name, number, payload)
     return _ref(issue)
 

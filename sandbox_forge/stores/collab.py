@@ -96,6 +96,7 @@ class Issue:
     closed_at: float | None = None
     closed_by: str | None = None
     pull: Pull | None = None
+    milestone: int | None = None  # a number in stores/milestones.py
 
 
 @dataclass

@@ -35,6 +35,7 @@ from sandbox_forge.stores.collab import (
     sync_open_count,
 )
 from sandbox_forge.stores.issues import add_comment, create_issue, set_state
+from sandbox_forge.stores.milestones import milestone_field
 from sandbox_forge.stores.state import ForgeState, RepoRecord
 
 STATE_REASONS = ("completed", "not_planned", "reopened", "duplicate")
@@ -168,7 +169,8 @@ def get_issue_endpoint(ctx: Ctx):
 
 
 def apply_issue_update(ctx: Ctx, repo: RepoRecord, issue: Issue, body: dict[str, Any]) -> None:
-    """The fields issues and pull requests share: title, body, state, labels, assignees."""
+    """The fields issues and pull requests share: title, body, state, labels, assignees,
+    milestone."""
     actor = actor_login(ctx.principal)
     if "title" in body:
         issue.title = check_title(body["title"])
@@ -199,6 +201,8 @@ def apply_issue_update(ctx: Ctx, repo: RepoRecord, issue: Issue, body: dict[str,
     elif "assignee" in body:
         value = body["assignee"]
         issue.assignees = assignee_logins(ctx.state, [value]) if value else []
+    if "milestone" in body:
+        issue.milestone = milestone_field(repo, body["milestone"])
     issue.updated_at = now()
     sync_open_count(repo)
 

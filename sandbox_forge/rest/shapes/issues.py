@@ -19,11 +19,19 @@ from sandbox_forge.stores.collab import (
     user_json,
     user_or_none,
 )
+from sandbox_forge.stores.milestones import milestone_json, milestones
 from sandbox_forge.stores.state import ForgeState, RepoRecord
 
 
 def comment_count(repo: RepoRecord, number: int) -> int:
     return sum(1 for c in collab(repo).issue_comments.values() if c.number == number)
+
+
+def _milestone(
+    state: ForgeState, urls: Urls, repo: RepoRecord, issue: Issue
+) -> dict[str, Any] | None:
+    found = milestones(repo).get(issue.milestone) if issue.milestone else None
+    return milestone_json(state, urls, repo, found) if found else None
 
 
 def issue_json(state: ForgeState, urls: Urls, repo: RepoRecord, issue: Issue) -> dict[str, Any]:
@@ -49,7 +57,7 @@ def issue_json(state: ForgeState, urls: Urls, repo: RepoRecord, issue: Issue) ->
         "locked": issue.locked,
         "assignee": assignees[0] if assignees else None,
         "assignees": assignees,
-        "milestone": None,
+        "milestone": _milestone(state, urls, repo, issue),
         "comments": comment_count(repo, n),
         "created_at": iso(issue.created_at),
         "updated_at": iso(issue.updated_at),

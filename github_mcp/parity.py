@@ -41,7 +41,7 @@ _ROWS: tuple[Parity, ...] = (
     Parity(
         "add_comment_to_pending_review",
         ("pending_pr_review", "create_pr_review"),
-        "multi-line comments on either side go in when the pending review starts",
+        "several single- or multi-line comments, either side, in one call",
     ),
     Parity(
         "add_issue_comment",

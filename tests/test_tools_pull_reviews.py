@@ -213,6 +213,18 @@ async def test_pending_review_start_submit_delete(make_runtime, forge):
         _, started = await call_tool(
             client, "pending_pr_review", {"pr": pr, "action": "start", "comments": lines}
         )
+        more = [{"path": "app.txt", "start_line": 2, "line": 3, "body": "and these?"}]
+        _, added = await call_tool(
+            client,
+            "pending_pr_review",
+            {"pr": pr, "action": "comment", "review_id": started["review_id"], "comments": more},
+        )
+        outside = [{"path": "app.txt", "line": 40, "body": "not in the diff"}]
+        _, refused = await call_tool(
+            client,
+            "pending_pr_review",
+            {"pr": pr, "action": "comment", "review_id": started["review_id"], "comments": outside},
+        )
         pending = reviews_of(forge, repo, issue.number)[started["review_id"]]
         _, no_id = await call_tool(client, "pending_pr_review", {"pr": pr, "action": "submit"})
         _, submitted = await call_tool(
@@ -235,9 +247,12 @@ async def test_pending_review_start_submit_delete(make_runtime, forge):
         )
     state, comments = pending
     assert state == "PENDING" and started["state"] == "PENDING" and started["comments"] == 2
-    by_line = {c.line: c for c in comments}
-    assert (by_line[2].side, by_line[2].start_line) == ("RIGHT", None)
-    assert (by_line[3].side, by_line[3].start_line, by_line[3].start_side) == ("LEFT", 2, "LEFT")
+    by_place = {(c.side, c.line): c for c in comments}
+    assert len(comments) == 3 and added["comments"] == 1
+    assert error_code(refused) == "unprocessable" and "diff" in refused["error"]["message"]
+    assert by_place["RIGHT", 2].start_line is None
+    assert (by_place["LEFT", 3].start_line, by_place["LEFT", 3].start_side) == (2, "LEFT")
+    assert (by_place["RIGHT", 3].start_line, by_place["RIGHT", 3].body) == (2, "and these?")
     after = reviews_of(forge, repo, issue.number)
     assert after[started["review_id"]][0] == "APPROVED" and submitted["state"] == "APPROVED"
     assert second["review_id"] not in after and deleted["state"] == "DELETED"

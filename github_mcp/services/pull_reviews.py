@@ -160,3 +160,35 @@ async def end_review(
         payload["body"] = body
     data = await github.request_json("POST", f"{path}/events", json_body=payload)
     return _review(number, data)
+
+
+_ADD_THREAD = """
+mutation($review: ID!, $path: String!, $body: String!, $line: Int, $side: DiffSide,
+         $startLine: Int, $startSide: DiffSide) {
+  addPullRequestReviewThread(input: {pullRequestReviewId: $review, path: $path, body: $body,
+      line: $line, side: $side, startLine: $startLine, startSide: $startSide}) {
+    thread { id }
+  }
+}
+"""
+
+
+async def add_review_comments(
+    github: GitHubClient,
+    full_name: str,
+    number: int,
+    review_id: int,
+    comments: list[dict[str, Any]],
+) -> PendingReview:
+    """Add line comments to the viewer's pending review (GraphQL: REST has no call for it)."""
+    data = await github.request_json(
+        "GET", f"{repo_path(full_name)}/pulls/{number}/reviews/{review_id}"
+    )
+    for c in comments:
+        variables = {
+            "review": data["node_id"], "path": c["path"], "body": c["body"], "line": c["line"],
+            "side": c.get("side", "RIGHT"), "startLine": c.get("start_line"),
+            "startSide": c.get("start_side") or (c.get("side") if c.get("start_line") else None),
+        }  # fmt: skip
+        await github.graphql(_ADD_THREAD, variables)
+    return _review(number, data, len(comments))

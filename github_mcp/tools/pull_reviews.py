@@ -111,7 +111,7 @@ class ReviewLine(BaseModel):
 @tool(toolset=TOOLSET, write=True, target=None)
 async def pending_pr_review(
     call: Call,
-    action: Literal["start", "submit", "delete"],
+    action: Literal["start", "comment", "submit", "delete"],
     pr: PrRef | None = None,
     full_name: FullName | None = None,
     number: Number | None = None,
@@ -120,13 +120,20 @@ async def pending_pr_review(
     review_id: Number | None = None,
     event: Literal["COMMENT", "APPROVE", "REQUEST_CHANGES"] | None = None,
 ) -> PendingReview:
-    """Start a pending review with line comments, then submit it with an event or delete it."""
+    """Start a pending review, add line comments, then submit it with an event or delete it."""
     assert full_name and number
     if action == "start":
         lines: list[dict[str, Any]] = [c.model_dump(exclude_none=True) for c in comments or []]
         return await service.start_review(call.rt.github, full_name, number, body, lines)
     if review_id is None:
         raise invalid_input(f"{action} needs review_id", hint="Use the id start returned.")
+    if action == "comment":
+        lines = [c.model_dump(exclude_none=True) for c in comments or []]
+        if not lines:
+            raise invalid_input("comment needs comments", hint="Give path, line and body.")
+        return await service.add_review_comments(
+            call.rt.github, full_name, number, review_id, lines
+        )
     if action == "submit" and event is None:
         raise invalid_input("submit needs an event", hint="COMMENT, APPROVE or REQUEST_CHANGES.")
     chosen = event if action == "submit" else None

@@ -50,7 +50,11 @@ from sandbox_forge.graphql.projects import (
     user_project,
     user_projects,
 )
-from sandbox_forge.graphql.pull_mutations import convert_to_draft, mark_ready_for_review
+from sandbox_forge.graphql.pull_mutations import (
+    add_review_thread,
+    convert_to_draft,
+    mark_ready_for_review,
+)
 from sandbox_forge.graphql.pull_views import (
     latest_opinionated_reviews,
     latest_reviews,
@@ -121,6 +125,7 @@ def build() -> GraphQLSchema:
     mutation.fields["unresolveReviewThread"].resolve = unresolve_thread
     mutation.fields["addPullRequestReviewThreadReply"].resolve = add_thread_reply
     mutation.fields["createCommitOnBranch"].resolve = create_commit_on_branch
+    mutation.fields["addPullRequestReviewThread"].resolve = add_review_thread
     mutation.fields["markPullRequestReadyForReview"].resolve = mark_ready_for_review
     mutation.fields["convertPullRequestToDraft"].resolve = convert_to_draft
     _attach_projects(schema)

@@ -1,5 +1,6 @@
-"""GraphQL mutations on a pull request itself: its draft state
-(`markPullRequestReadyForReview`, `convertPullRequestToDraft`, as GitHub's schema has them)."""
+"""GraphQL mutations on a pull request itself, as GitHub's schema has them: its draft state
+(`markPullRequestReadyForReview`, `convertPullRequestToDraft`) and a line comment added to a
+pending review (`addPullRequestReviewThread`)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ from typing import Any
 
 from sandbox_forge.graphql.context import Context, GQLFailure
 from sandbox_forge.graphql.resolvers import find_node
-from sandbox_forge.graphql.views import PullRequestView
-from sandbox_forge.stores.collab import Issue, collab, now
+from sandbox_forge.graphql.views import PullRequestView, ThreadView
+from sandbox_forge.rest.errors import ApiError
+from sandbox_forge.stores.collab import Issue, Review, collab, now
+from sandbox_forge.stores.reviews import new_thread_comment
 from sandbox_forge.stores.state import RepoRecord
 
 
@@ -46,3 +49,51 @@ def mark_ready_for_review(root: Any, info: Any, input: dict[str, Any]) -> dict[s
 
 def convert_to_draft(root: Any, info: Any, input: dict[str, Any]) -> dict[str, Any]:
     return _set_draft(info, input, True, "ConvertPullRequestToDraft")
+
+
+def _pending_review(ctx: Context, value: str) -> tuple[RepoRecord, Review]:
+    prefix, repo, ident = find_node(ctx, value)
+    review = collab(repo).reviews.get(ident) if prefix == "PRR" else None
+    mine = review is not None and review.user.lower() == (ctx.principal.login or "").lower()
+    if review is None or (review.state == "PENDING" and not mine):
+        raise GQLFailure(
+            "NOT_FOUND", f"Could not resolve to a node with the global id of '{value}'"
+        )
+    if review.state != "PENDING":
+        raise GQLFailure("UNPROCESSABLE", "The pull request review is not pending")
+    return repo, review
+
+
+def add_review_thread(root: Any, info: Any, input: dict[str, Any]) -> dict[str, Any]:
+    """A new thread in the viewer's pending review (named by pullRequestReviewId)."""
+    ctx: Context = info.context
+    if not input.get("pullRequestReviewId"):
+        raise GQLFailure("UNPROCESSABLE", "pullRequestReviewId is required")
+    repo, review = _pending_review(ctx, input["pullRequestReviewId"])
+    ctx.require_write(repo, "AddPullRequestReviewThread")
+    if not input["body"].strip():
+        raise GQLFailure("UNPROCESSABLE", "Body can't be blank")
+    spec = {
+        "path": input["path"],
+        "line": input.get("line"),
+        "side": input.get("side") or "RIGHT",
+        "start_line": input.get("startLine"),
+        "start_side": input.get("startSide") or "RIGHT",
+        "subject_type": (input.get("subjectType") or "LINE").lower(),
+    }
+    data = collab(repo)
+    issue = data.issues[review.number]
+    try:
+        with ctx.state.lock:
+            comment = new_thread_comment(
+                ctx.state, repo, issue, review.user, input["body"], spec, review.id
+            )
+    except ApiError as exc:
+        first: Any = exc.errors[0] if exc.errors else exc.message
+        text = first.get("message", exc.message) if isinstance(first, dict) else str(first)
+        raise GQLFailure("UNPROCESSABLE", text) from None
+    thread = data.threads[comment.thread_id]
+    return {
+        "clientMutationId": input.get("clientMutationId"),
+        "thread": ThreadView(ctx, repo, thread),
+    }

@@ -250,6 +250,9 @@ type CreateCommitOnBranchPayload {
 }
 
 type Mutation {
+  addPullRequestReviewThread(
+    input: AddPullRequestReviewThreadInput!
+  ): AddPullRequestReviewThreadPayload
   addPullRequestReviewThreadReply(
     input: AddPullRequestReviewThreadReplyInput!
   ): AddPullRequestReviewThreadReplyPayload

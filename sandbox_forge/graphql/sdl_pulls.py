@@ -272,4 +272,21 @@ type ConvertPullRequestToDraftPayload {
   clientMutationId: String
   pullRequest: PullRequest
 }
+input AddPullRequestReviewThreadInput {
+  body: String!
+  clientMutationId: String
+  line: Int
+  path: String!
+  pullRequestId: ID
+  pullRequestReviewId: ID
+  side: DiffSide = RIGHT
+  startLine: Int
+  startSide: DiffSide = RIGHT
+  subjectType: PullRequestReviewThreadSubjectType = LINE
+}
+
+type AddPullRequestReviewThreadPayload {
+  clientMutationId: String
+  thread: PullRequestReviewThread
+}
 """

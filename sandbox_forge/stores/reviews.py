@@ -211,6 +211,19 @@ def _new_comment(
     return comment
 
 
+def new_thread_comment(
+    state: ForgeState,
+    repo: RepoRecord,
+    issue: Issue,
+    user: str,
+    body: str,
+    spec: dict[str, Any],
+    review_id: int,
+) -> ReviewComment:
+    """A comment starting a thread inside a (pending) review, anchored as a review's are."""
+    return _new_comment(state, repo, issue, user, body, spec, review_id, in_review=True)
+
+
 def reply(
     state: ForgeState,
     repo: RepoRecord,

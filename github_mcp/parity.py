@@ -122,7 +122,11 @@ _ROWS: tuple[Parity, ...] = (
         ("dismiss_notification",),
         "read or done; the thread's repository must be in the allow-list",
     ),
-    Parity("find_duplicate"),
+    Parity(
+        "find_duplicate",
+        ("find_duplicate_issues",),
+        "ranked by shared keywords; from an issue number or a draft title",
+    ),
     Parity("fork_repository"),
     Parity("get_code_quality_finding"),
     Parity(

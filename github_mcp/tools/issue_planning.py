@@ -11,9 +11,13 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
+from ..errors import invalid_input
 from ..params import Cursor, FullName, Limit
 from ..registry import Call, tool
+from ..services import duplicates
 from ..services import issue_planning as service
+from ..services import issues as issue_service
+from ..services.duplicates import SimilarIssues
 from ..services.issue_planning import Dependencies, MilestonePage, SubIssues
 
 TOOLSET = "issue_planning"
@@ -92,4 +96,26 @@ async def list_milestones(
     """A repository's milestones, soonest due first, with their issue counts."""
     return await service.list_milestones(
         call.rt.github, full_name, state=state, limit=limit, cursor=cursor
+    )
+
+
+@tool(toolset=TOOLSET)
+async def find_duplicate_issues(
+    call: Call,
+    full_name: FullName,
+    number: Annotated[int, Field(ge=1, description="An existing issue to match.")] | None = None,
+    title: Annotated[str, Field(max_length=256, description="Or a draft issue's title.")]
+    | None = None,
+    body: Annotated[str, Field(max_length=65536)] = "",
+    limit: Annotated[int, Field(ge=1, le=20)] = 5,
+) -> SimilarIssues:
+    """Open issues similar to an existing issue or a draft title, best match first."""
+    github = call.rt.github
+    if number is not None:
+        issue = await issue_service.get_issue(github, full_name, number)
+        title, body = issue.get("title") or "", issue.get("body") or ""
+    elif not title:
+        raise invalid_input("give number or title", hint="number= matches an existing issue.")
+    return await duplicates.find_similar(
+        github, full_name, title, body, exclude=number, limit=limit
     )

@@ -1,5 +1,6 @@
 """`GET /search/issues`: GitHub's issue search qualifiers over the collaboration store
-(is:/state:/type:, label, no:, author, assignee, head, base, in:), served with issues."""
+(is:/state:/type:, label, no:, author, assignee, head, base, in:, and OR between terms),
+served with issues."""
 
 from __future__ import annotations
 
@@ -64,7 +65,8 @@ def _matches(repo: RepoRecord, issue: Issue, query: SearchQuery) -> bool:
     if "comments" in where:
         parts += [c.body for c in collab(repo).issue_comments.values() if c.number == issue.number]
     haystack = "\n".join(parts).lower()
-    return all(term.lower() in haystack for term in query.terms)
+    groups = [g for g in query.any_of if g]
+    return any(all(term.lower() in haystack for term in group) for group in groups)
 
 
 @endpoint

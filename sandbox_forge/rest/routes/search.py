@@ -47,6 +47,8 @@ BOOLEAN_WORDS = {"AND", "OR", "NOT"}
 class SearchQuery:
     terms: list[str] = field(default_factory=list)
     qualifiers: dict[str, list[str]] = field(default_factory=dict)
+    # The terms split at each OR: a text matches when it holds every term of one group.
+    any_of: list[list[str]] = field(default_factory=lambda: [[]])
 
     def all(self, name: str) -> list[str]:
         return self.qualifiers.get(name, [])
@@ -67,8 +69,11 @@ def parse_query(q: str) -> SearchQuery:
         key, colon, value = token.partition(":")
         if colon and key and re.fullmatch(r"[a-z_-]+", key.lower()) and value:
             query.qualifiers.setdefault(key.lower(), []).append(value)
+        elif token == "OR":
+            query.any_of.append([])
         elif token not in BOOLEAN_WORDS:
             query.terms.append(token)
+            query.any_of[-1].append(token)
     return query
 
 

@@ -127,3 +127,23 @@ async def test_allow_list_refuses_other_repositories(make_runtime, forge):
         requests = forge.requests()
     assert error_code(listed) == error_code(added) == "repo_not_allowed"
     assert [r for r in requests if "graphql" in r["path"]] == []
+
+
+async def test_hostile_arguments_never_reach_the_forge(make_runtime, forge):
+    rt = make_runtime(auto_approve=True)
+    bad = [
+        ("add_discussion_comment", {"number": 1, "body": "x", "reply_to": "../DC_x"}),
+        ("add_discussion_comment", {"number": 1, "body": "x", "reply_to": "a b"}),
+        ("add_discussion_comment", {"number": 0, "body": "x"}),
+        ("get_discussion", {"number": -1}),
+        ("list_discussions", {"category": ""}),
+        ("get_discussion_comments", {"number": 1, "limit": 500}),
+    ]
+    async with mcp_client(rt) as client:
+        forge.clear_requests()
+        results = [
+            await call_tool(client, name, {"full_name": DEMO_REPO} | args) for name, args in bad
+        ]
+        requests = forge.requests()
+    assert all(is_error for is_error, _ in results)
+    assert [r for r in requests if "graphql" in r["path"]] == []

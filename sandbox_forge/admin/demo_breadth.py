@@ -151,6 +151,11 @@ def seed_demo_people_extras(forge: ForgeTarget, full_name: str = DEMO_REPO) -> d
         public=False,
     )
     bug = st.extensions["collab_demo"]["issues"]["bug"]
+    # A review requested from a team: what request_pr_reviewers shows and withdraws.
+    stacked = collab(repo).issues[st.extensions["collab_demo"]["pulls"]["stacked"]["number"]]
+    assert stacked.pull is not None
+    with st.lock:
+        stacked.pull.requested_teams.append(web.slug)
     with st.lock:
         for login, content in (("alice", "+1"), ("bob", "eyes")):
             reactions_of(repo, f"issue:{bug}").append(

@@ -178,9 +178,8 @@ def reprioritize_sub_issue(ctx: Ctx) -> Response:
     child_id = _int_field(body, "sub_issue_id")
     after, before = _optional_int(body, "after_id"), _optional_int(body, "before_id")
     if (after is None) == (before is None):
-        raise validation_failed(
-            {"resource": "Issue", "code": "custom", "message": "Give after_id or before_id"}
-        )
+        # This operation's 422 is GitHub's validation-error-simple: errors are strings.
+        raise ApiError(422, "Validation Failed", errors=["Give after_id or before_id"])
     with ctx.state.lock:
         children = links(ctx.state, SUB_ISSUES).get(parent.id, [])
         anchor = after if after is not None else before

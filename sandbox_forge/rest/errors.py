@@ -19,7 +19,7 @@ def json_response(data: Any, status: int = 200, headers: dict[str, str] | None =
 def error_body(
     status: int,
     message: str,
-    errors: list[dict[str, Any]] | None = None,
+    errors: list[dict[str, Any]] | list[str] | None = None,
     documentation_url: str = DOCS_URL,
 ) -> dict[str, Any]:
     body: dict[str, Any] = {"message": message}
@@ -38,7 +38,7 @@ class ApiError(Exception):
         status: int,
         message: str,
         *,
-        errors: list[dict[str, Any]] | None = None,
+        errors: list[dict[str, Any]] | list[str] | None = None,  # strings: validation-error-simple
         headers: dict[str, str] | None = None,
         documentation_url: str = DOCS_URL,
     ):

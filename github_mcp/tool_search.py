@@ -75,6 +75,13 @@ def stem(word: str) -> str:
     return word
 
 
+# Verbs say less than the thing acted on ("set labels": labels decides), so they count half.
+VERBS = frozenset(
+    stem(v)
+    for v in "set add update create open delete remove list get make put change edit".split()
+)
+
+
 def words(text: str, stop: frozenset[str] = STOP, *, query: bool = False) -> set[str]:
     """Stems of the words of `text`; a query's also in the words the tools use."""
     found = set()
@@ -122,7 +129,7 @@ def rank(
         score = 0.0
         for word in wanted:
             best = max((weight for weight, got in fields[spec.name] if word in got), default=0)
-            score += best * rarity[word]
+            score += best * rarity[word] * (0.5 if word in VERBS else 1.0)
         if score:
             # a name the query covers whole beats one it only touches; its own name, all
             named = fields[spec.name][0][1]

@@ -138,6 +138,7 @@ async def test_every_write_tool_is_gated_on_a_protected_branch(make_runtime, for
         real_ids = {
             "run_id": runs["runs"][0]["id"],
             "release_id": forge.state.extensions["breadth_demo"]["draft"]["id"],
+            "gist_id": forge.state.extensions["breadth_people"]["gists"]["secret"],
         }
         for spec in write_specs:
             args = {**synth_args(tools[spec.name].input_schema)}

@@ -7,10 +7,11 @@ private, and anyone with its link can read it.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import Field
 
+from ..effects import Target
 from ..errors import invalid_input
 from ..params import Cursor, Limit
 from ..registry import Call, tool
@@ -22,6 +23,17 @@ GistId = Annotated[str, Field(pattern=r"^[0-9a-fA-F]{1,64}$", description="Gist 
 FileName = Annotated[str, Field(min_length=1, max_length=255, pattern=r"^[^/\\]+$")]
 FileText = Annotated[str, Field(min_length=1, max_length=1_000_000)]
 Description = Annotated[str, Field(max_length=1000)]
+
+
+# Where a gist write publishes, for the cross-visibility guard: public, or secret
+# (unlisted; the guard does not count that as publishing).
+async def _new_gist(call: Call, kwargs: dict[str, Any]) -> Target:
+    return Target(None, visibility="public" if kwargs.get("public") else "secret")
+
+
+async def _existing_gist(call: Call, kwargs: dict[str, Any]) -> Target:
+    gist = await service.get_gist(call.rt.github, kwargs["gist_id"])
+    return Target(None, visibility="public" if gist.public else "secret")
 
 
 @tool(toolset=TOOLSET, repo_arg=None)
@@ -36,7 +48,7 @@ async def get_gist(call: Call, gist_id: GistId) -> Gist:
     return await service.get_gist(call.rt.github, gist_id)
 
 
-@tool(toolset=TOOLSET, write=True, target=None, repo_arg=None)
+@tool(toolset=TOOLSET, write=True, target=_new_gist, repo_arg=None)
 async def create_gist(
     call: Call,
     files: Annotated[dict[FileName, FileText], Field(min_length=1, max_length=20)],
@@ -47,7 +59,7 @@ async def create_gist(
     return await service.create_gist(call.rt.github, files, description, public)
 
 
-@tool(toolset=TOOLSET, write=True, target=None, repo_arg=None)
+@tool(toolset=TOOLSET, write=True, target=_existing_gist, repo_arg=None)
 async def update_gist(
     call: Call,
     gist_id: GistId,

@@ -10,10 +10,11 @@ allow-list are listed without their content (repository, title, url).
 from __future__ import annotations
 
 import datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import Field
 
+from ..effects import Target
 from ..params import Cursor, FullName, Limit
 from ..registry import Call, tool
 from ..services import projects as service
@@ -24,6 +25,12 @@ Login = Annotated[str, Field(min_length=1, max_length=39, pattern=r"^[A-Za-z0-9]
 NodeId = Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_=-]+$")]
 Number = Annotated[int, Field(ge=1, le=10_000_000)]
 OptionId = Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_=-]+$")]
+
+
+async def _project_place(call: Call, kwargs: dict[str, Any]) -> Target:
+    """A project's item writes publish wherever the project is seen; its visibility is not
+    looked up, so the cross-visibility guard treats it as public (fails closed)."""
+    return Target(None, visibility="unknown")
 
 
 def _withhold(call: Call, item: ProjectItem) -> ProjectItem:
@@ -82,7 +89,7 @@ async def add_project_item(
     return await service.add_item(call.rt.github, project_id, full_name, number)
 
 
-@tool(toolset=TOOLSET, write=True, target=None, repo_arg=None, idempotent=True)
+@tool(toolset=TOOLSET, write=True, target=_project_place, repo_arg=None, idempotent=True)
 async def update_project_item_field(
     call: Call,
     project_id: NodeId,
@@ -106,7 +113,7 @@ async def update_project_item_field(
     return _withhold(call, found)
 
 
-@tool(toolset=TOOLSET, write=True, target=None, repo_arg=None, idempotent=True)
+@tool(toolset=TOOLSET, write=True, target=_project_place, repo_arg=None, idempotent=True)
 async def archive_project_item(call: Call, project_id: NodeId, item_id: NodeId) -> ProjectItem:
     """Archive a project item (it stays in the project, hidden from its views)."""
     found = await service.archive_item(call.rt.github, project_id, item_id)

@@ -1,8 +1,7 @@
-"""The demo the server is tried against: seeded fast, and shaped as its summary says."""
+"""The demo the server is tried against: seeded whole, and shaped as its summary says."""
 
 from __future__ import annotations
 
-import time
 import unicodedata
 
 from sandbox_forge import Forge
@@ -24,13 +23,12 @@ query { repository(owner: "octo-org", name: "demo-app") { pullRequest(number: 1)
 """
 
 
-def test_demo_seeds_in_well_under_two_seconds():
+def test_demo_seeds_every_area_on_a_fresh_forge():
+    # How fast it seeds is measured by bench/demo_seed.py, not asserted here.
     with Forge() as forge:
-        started = time.perf_counter()
         seed_demo(forge)
-        elapsed = time.perf_counter() - started
-        assert "collab_demo" in forge.state.extensions
-    assert elapsed < 2.0
+        seeded = set(forge.state.extensions)
+    assert {"collab_demo", "breadth_demo", "breadth_people", "projects_v2"} <= seeded
 
 
 def test_pull_request_one_conflicts_and_fails_ci(demo_api, demo, forge):

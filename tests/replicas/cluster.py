@@ -168,24 +168,14 @@ http {{
 """
 
 
-class Nginx:
-    def __init__(self, directory: Path, replicas: list[Replica], affinity: bool) -> None:
-        directory.mkdir(parents=True, exist_ok=True)
-        self.port = free_port()
-        servers = "\n".join(
-            f"    server 127.0.0.1:{r.port} max_fails=1 fail_timeout=30s;" for r in replicas
-        )
-        conf = directory / "nginx.conf"
-        conf.write_text(
-            NGINX_CONF.format(
-                dir=directory,
-                port=self.port,
-                servers=servers,
-                balance="hash $affinity consistent;" if affinity else "",
-            )
-        )
+class NginxProcess:
+    """nginx run in the foreground from `directory/nginx.conf`, answering on `port`."""
+
+    def __init__(self, directory: Path, port: int, globals_: str = "daemon off;") -> None:
+        self.port = port
+        conf = str(directory / "nginx.conf")
         self.proc = subprocess.Popen(
-            [_tool("nginx"), "-p", str(directory), "-c", str(conf), "-g", "daemon off;"],
+            [_tool("nginx"), "-p", str(directory), "-c", conf, "-g", globals_],
             stdout=subprocess.DEVNULL,
             stderr=(directory / "nginx-stderr.log").open("wb"),
         )
@@ -206,6 +196,24 @@ class Nginx:
     def stop(self) -> None:
         self.proc.terminate()
         self.proc.wait(10)
+
+
+class Nginx(NginxProcess):
+    def __init__(self, directory: Path, replicas: list[Replica], affinity: bool) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        port = free_port()
+        servers = "\n".join(
+            f"    server 127.0.0.1:{r.port} max_fails=1 fail_timeout=30s;" for r in replicas
+        )
+        (directory / "nginx.conf").write_text(
+            NGINX_CONF.format(
+                dir=directory,
+                port=port,
+                servers=servers,
+                balance="hash $affinity consistent;" if affinity else "",
+            )
+        )
+        super().__init__(directory, port)
 
 
 class Cluster:

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import re
 import signal
-import subprocess
 from pathlib import Path
 
 import httpx2 as httpx
 import pytest
 
 from tests.conftest import DEMO_REPO, traversable
-from tests.replicas.cluster import BEARER, ROOT, Cluster, _tool, free_port, wait_for
+from tests.replicas.cluster import BEARER, ROOT, Cluster, NginxProcess, free_port
 from tests.security.test_principals import RawClient
 
 SESSIONS = 20
@@ -24,52 +23,23 @@ CALLS_PER_SESSION = 3
 PROTOCOL = "2025-06-18"  # the handshake era: sessions
 
 
-class ShippedNginx:
+class ShippedNginx(NginxProcess):
     """deploy/nginx.conf as shipped; upstream servers and `listen` point at loopback."""
 
     def __init__(self, directory: Path, ports: list[int]) -> None:
         directory.mkdir(parents=True, exist_ok=True)
         (directory / "logs").mkdir(exist_ok=True)
-        self.port = free_port()
+        port = free_port()
         text = (ROOT / "deploy" / "nginx.conf").read_text()
         upstreams = re.findall(r"^\s*server replica\d+:8000.*$", text, flags=re.M)
         assert len(upstreams) >= len(ports), "the shipped upstream block changed"
-        for line, port in zip(upstreams, ports, strict=False):
-            text = text.replace(line, line.replace(line.split()[1], f"127.0.0.1:{port}"))
+        for line, upstream_port in zip(upstreams, ports, strict=False):
+            text = text.replace(line, line.replace(line.split()[1], f"127.0.0.1:{upstream_port}"))
         for line in upstreams[len(ports) :]:
             text = text.replace(line + "\n", "")
-        text = text.replace("listen 8080;", f"listen 127.0.0.1:{self.port};")
+        text = text.replace("listen 8080;", f"listen 127.0.0.1:{port};")
         (directory / "nginx.conf").write_text(f"pid {directory}/nginx.pid;\n" + text)
-        self.proc = subprocess.Popen(
-            [
-                _tool("nginx"),
-                "-p",
-                str(directory),
-                "-c",
-                str(directory / "nginx.conf"),
-                "-g",
-                "daemon off; error_log stderr warn;",
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=(directory / "nginx-stderr.log").open("wb"),
-        )
-        wait_for(self.answers, "nginx")
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def answers(self) -> bool:
-        if self.proc.poll() is not None:
-            raise AssertionError("nginx exited")
-        try:
-            return httpx.get(self.url + "/healthz", timeout=2).status_code == 200
-        except httpx.TransportError:
-            return False
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(10)
+        super().__init__(directory, port, "daemon off; error_log stderr warn;")
 
 
 @pytest.fixture

@@ -337,7 +337,7 @@ def render_status(rt: Runtime, sessions: SessionLimits | None = None, csrf: str 
     if s.controller_repo:
         protected.append(f"{s.controller_repo}@{s.controller_branch}")
     protected += list(s.protected_globs)
-    expiry = f"{s.approval_ttl_seconds} s" if s.approval_ttl_seconds else "end of session"
+    expiry = f"{s.approval_ttl_seconds} s, or the end of its session if sooner"
     repos = ", ".join(s.allowlist) if s.allowlist else "all (no allow-list)"
     decisions = f"{gate_counts.get('allow', 0)} allowed, {gate_counts.get('deny', 0)} denied"
     gate = _dl(

@@ -81,7 +81,7 @@ class WritePolicySettings(BaseSettings):
         validation_alias=env("GITHUB_MCP_APPROVAL_TTL_SECONDS"),
         description="How long a session's approval (`authorize_write_actions`, or "
         "approving a session's writes) lasts, in seconds: 1 to 86400, default 15 "
-        "minutes. No value means 'until restart'; an approval also ends with its session, "
+        "minutes; there is no 'until restart'. An approval also ends with its session, "
         "when the user signs out or in again, or when revoked on /status. A client "
         "without a session gets no approval window at all: each gated write is approved "
         "on its own.",

@@ -251,15 +251,22 @@ class Cluster:
             env["GITHUB_MCP_STATE_URL"] = self.redis.url
         env.update(extra_env or {})
         self.replicas: list[Replica] = []
-        for index in range(count):
-            replica_env = dict(env, GITHUB_MCP_AUDIT_LOG=str(directory / f"audit{index}.jsonl"))
-            self.replicas.append(Replica(index, directory, replica_env, stateless))
-        for replica in self.replicas:
-            wait_for(replica.healthy, f"replica {replica.index}")
-        self.nginx = Nginx(directory / "nginx", self.replicas, affinity=not stateless)
+        try:
+            for index in range(count):
+                audit = str(directory / f"audit{index}.jsonl")
+                replica_env = dict(env, GITHUB_MCP_AUDIT_LOG=audit)
+                self.replicas.append(Replica(index, directory, replica_env, stateless))
+            for replica in self.replicas:
+                wait_for(replica.healthy, f"replica {replica.index}")
+            self.nginx = Nginx(directory / "nginx", self.replicas, affinity=not stateless)
+        except BaseException:
+            self.close()  # a replica that never got healthy must not outlive the test
+            raise
 
     def close(self) -> None:
-        self.nginx.stop()
+        nginx = getattr(self, "nginx", None)  # absent when start-up failed before it
+        if nginx is not None:
+            nginx.stop()
         for replica in self.replicas:
             replica.stop()
         if self.redis is not None:

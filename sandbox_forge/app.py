@@ -88,6 +88,9 @@ from sandbox_forge.rest.routes import (
     reviews as routes_reviews,
 )
 from sandbox_forge.rest.routes import (
+    rules as routes_rules,
+)
+from sandbox_forge.rest.routes import (
     search as routes_search,
 )
 from sandbox_forge.rest.routes import (
@@ -126,6 +129,7 @@ FEATURES: list[ModuleType] = [
     routes_checks,
     routes_actions,
     routes_protection,
+    routes_rules,
     graphql_api,
     admin_collab,
     # Sign-in: the OAuth web flow, organisations and repository collaborators.

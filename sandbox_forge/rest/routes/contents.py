@@ -10,7 +10,8 @@ from urllib.parse import quote
 
 from starlette.routing import Route
 
-from sandbox_forge.git.store import TreeChange, TreeEntry
+from sandbox_forge.git.pulls import web_flow_signature
+from sandbox_forge.git.store import FORGE_SIGNATURE, TreeChange, TreeEntry
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.errors import ApiError, json_response, missing_field, not_found
 from sandbox_forge.rest.routes.gitdata import (
@@ -191,6 +192,11 @@ def _commit_change(ctx: Ctx, repo: RepoRecord, body: dict, path: str, blob: str 
         raise ApiError(422, "Invalid request.\n\nFor 'properties/branch', is not a string.")
     committer = parse_person(body.get("committer"), "committer", default_signature(ctx))
     author = parse_person(body.get("author"), "author", committer)
+    signature = None
+    if ctx.principal.is_installation and not ({"author", "committer"} & body.keys()):
+        # GitHub signs a GitHub App's own commits (no custom author or committer): the
+        # App authors them and web-flow commits them, verified.
+        committer, signature = web_flow_signature(), FORGE_SIGNATURE
     for _ in range(CAS_ATTEMPTS):
         head = _branch_head(repo, branch)
         current = repo.git.entry_at(head, path) if head else None
@@ -201,7 +207,9 @@ def _commit_change(ctx: Ctx, repo: RepoRecord, body: dict, path: str, blob: str 
         mode = current.mode if current is not None else "100644"
         base_tree = repo.git.read_commit(head).tree if head else None
         tree = repo.git.build_tree(base_tree, [TreeChange(path, mode, blob)])
-        sha = repo.git.create_commit(tree, [head] if head else [], message, author, committer)
+        sha = repo.git.create_commit(
+            tree, [head] if head else [], message, author, committer, signature
+        )
         ref = f"refs/heads/{branch}"
         if repo.git.update_ref(ref, sha, head):
             ctx.state.fire_ref_update(RefUpdate(repo.full_name, ref, head, sha, "contents"))

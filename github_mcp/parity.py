@@ -20,6 +20,8 @@ class Parity:
 
 ISSUE_FIELDS = "one call for title, body, state, labels, assignees and milestone"
 NOT_YET = "not yet"
+REACTION_TOOLS = ("add_reaction", "list_reactions")
+REACTIONS_ADD = "one tool for issues, PRs and comments; list_reactions groups who reacted with what"
 NOT_OFFERED = "not offered"
 
 _ROWS: tuple[Parity, ...] = (
@@ -48,20 +50,14 @@ _ROWS: tuple[Parity, ...] = (
         ("comment_on_issue", "comment_on_pull_request"),
         "a comment whose answer was lost is found rather than posted twice",
     ),
-    Parity(
-        "add_issue_comment_reaction", ("add_reaction",), "one tool for issues, PRs and comments"
-    ),
-    Parity("add_issue_reaction", ("add_reaction",), "one tool for issues, PRs and comments"),
+    Parity("add_issue_comment_reaction", REACTION_TOOLS, REACTIONS_ADD),
+    Parity("add_issue_reaction", REACTION_TOOLS, REACTIONS_ADD),
     Parity(
         "add_pull_request_review_comment",
         ("create_pr_review",),
         "line comments anchored to the diff, checked before the review is sent",
     ),
-    Parity(
-        "add_pull_request_review_comment_reaction",
-        ("add_reaction",),
-        "one tool for issues, PRs and comments",
-    ),
+    Parity("add_pull_request_review_comment_reaction", REACTION_TOOLS, REACTIONS_ADD),
     Parity(
         "add_reply_to_pull_request_comment",
         ("reply_to_review_thread",),
@@ -450,8 +446,8 @@ _ROWS: tuple[Parity, ...] = (
     ),
     Parity(
         "update_pull_request_state",
-        ("close_pull_request",),
-        "closes without merging; reopening is not yet offered",
+        ("close_pull_request", "reopen_pull_request"),
+        "closing and reopening each report a PR already in that state as such",
     ),
     Parity("update_pull_request_title", ("update_pull_request",), "one call for title, body, base"),
 )

@@ -1,6 +1,7 @@
 """Reactions on issues (and pull requests), issue comments and review comments, by GitHub's
 REST description: one reaction per user, subject and content; adding it again answers 200
-with the existing one, a new one 201."""
+with the existing one, a new one 201. Listing pages them oldest first, optionally of one
+content."""
 
 from __future__ import annotations
 
@@ -65,6 +66,17 @@ def _react(ctx: Ctx, kind: str) -> Response:
     return json_response(_json(ctx, reaction), status=201)
 
 
+def _list(ctx: Ctx, kind: str) -> Response:
+    repo = ctx.repo()
+    wanted = ctx.query.get("content")
+    if wanted is not None and wanted not in CONTENTS:
+        raise invalid_request(f"For 'content', {wanted!r} is not a member of {list(CONTENTS)}.")
+    with ctx.state.lock:
+        found = list(reactions_of(repo, _subject(ctx, repo, kind)))
+    found = [r for r in found if wanted is None or r.content == wanted]
+    return ctx.paginate(found, lambda r: _json(ctx, r))
+
+
 def _json(ctx: Ctx, reaction: Reaction) -> dict[str, Any]:
     return {
         "id": reaction.id,
@@ -77,31 +89,37 @@ def _json(ctx: Ctx, reaction: Reaction) -> dict[str, Any]:
 
 @endpoint
 def react_to_issue(ctx: Ctx) -> Response:
+    if ctx.request.method == "GET":
+        return _list(ctx, "issue")
     return _react(ctx, "issue")
 
 
 @endpoint
 def react_to_issue_comment(ctx: Ctx) -> Response:
+    if ctx.request.method == "GET":
+        return _list(ctx, "issue_comment")
     return _react(ctx, "issue_comment")
 
 
 @endpoint
 def react_to_review_comment(ctx: Ctx) -> Response:
+    if ctx.request.method == "GET":
+        return _list(ctx, "review_comment")
     return _react(ctx, "review_comment")
 
 
 def routes(state: ForgeState) -> list[Route]:
     base = "/repos/{owner}/{repo}"
     return [
-        Route(f"{base}/issues/{{number:int}}/reactions", react_to_issue, methods=["POST"]),
+        Route(f"{base}/issues/{{number:int}}/reactions", react_to_issue, methods=["GET", "POST"]),
         Route(
             f"{base}/issues/comments/{{comment_id:int}}/reactions",
             react_to_issue_comment,
-            methods=["POST"],
+            methods=["GET", "POST"],
         ),
         Route(
             f"{base}/pulls/comments/{{comment_id:int}}/reactions",
             react_to_review_comment,
-            methods=["POST"],
+            methods=["GET", "POST"],
         ),
     ]

@@ -91,6 +91,9 @@ from sandbox_forge.rest.routes import (
     rules as routes_rules,
 )
 from sandbox_forge.rest.routes import (
+    rulesets as routes_rulesets,
+)
+from sandbox_forge.rest.routes import (
     search as routes_search,
 )
 from sandbox_forge.rest.routes import (
@@ -130,6 +133,7 @@ FEATURES: list[ModuleType] = [
     routes_actions,
     routes_protection,
     routes_rules,
+    routes_rulesets,
     graphql_api,
     admin_collab,
     # Sign-in: the OAuth web flow, organisations and repository collaborators.

@@ -14,6 +14,7 @@ from sandbox_forge.rest.api import Ctx, Urls, endpoint
 from sandbox_forge.rest.errors import ApiError, json_response, missing_field, not_found
 from sandbox_forge.rest.routes.checks import check_states
 from sandbox_forge.rest.routes.reviews import review_summary, unresolved_threads
+from sandbox_forge.rules.enforce import required_checks_reason
 from sandbox_forge.stores.collab import Issue, Protection, collab
 from sandbox_forge.stores.state import ForgeState, RepoRecord
 
@@ -192,25 +193,6 @@ class Verdict:
         return bool(self.reasons)
 
 
-def _checks_reason(required: list[str], states: dict[str, str]) -> str | None:
-    expected = [c for c in required if states.get(c, "pending") == "pending"]
-    failing = [c for c in required if states.get(c) == "failure"]
-    if not expected and not failing:
-        return None
-    if len(expected) + len(failing) == 1:
-        name = (expected or failing)[0]
-        return f'Required status check "{name}" is {"expected" if expected else "failing"}.'
-    total, bad = len(required), len(expected) + len(failing)
-    if not failing:
-        return f"{bad} of {total} required status checks are expected."
-    if not expected:
-        return f"{bad} of {total} required status checks are failing."
-    return (
-        f"{bad} of {total} required status checks have not succeeded: "
-        f"{len(expected)} expected and {len(failing)} failing."
-    )
-
-
 def evaluate(repo: RepoRecord, issue: Issue, head: str, base: str) -> Verdict:
     pull = issue.pull
     assert pull is not None
@@ -231,7 +213,7 @@ def evaluate(repo: RepoRecord, issue: Issue, head: str, base: str) -> Verdict:
                 f"At least {needed} approving {plural} required by reviewers with write access."
             )
     if prot.required_checks:
-        reason = _checks_reason(prot.required_checks, check_states(repo, head))
+        reason = required_checks_reason(prot.required_checks, check_states(repo, head))
         if reason:
             verdict.reasons.append(reason)
     if prot.required_conversation_resolution and unresolved_threads(repo, issue):
@@ -293,6 +275,36 @@ def delete_protection(ctx: Ctx):
     return Response(status_code=204)
 
 
+def _signatures_json(ctx: Ctx, repo: RepoRecord, prot: Protection) -> dict[str, Any]:
+    url = f"{ctx.urls.repo(repo.full_name)}/branches/{quote(prot.branch, safe='')}/protection"
+    return {"url": f"{url}/required_signatures", "enabled": prot.required_signatures}
+
+
+def _protected(ctx: Ctx, repo: RepoRecord) -> Protection:
+    prot = protection_for(repo, _branch(ctx, repo))
+    if prot is None:
+        raise not_found("Branch not protected")
+    return prot
+
+
+@endpoint
+def get_signatures(ctx: Ctx):
+    repo = ctx.repo(write=True)
+    return json_response(_signatures_json(ctx, repo, _protected(ctx, repo)))
+
+
+@endpoint
+def set_signatures(ctx: Ctx):
+    """POST turns required signatures on, DELETE off (GitHub answers 200 and 204)."""
+    repo = ctx.repo(need="admin")
+    prot = _protected(ctx, repo)
+    with ctx.state.lock:
+        prot.required_signatures = ctx.request.method == "POST"
+    if not prot.required_signatures:
+        return Response(status_code=204)
+    return json_response(_signatures_json(ctx, repo, prot))
+
+
 def setup(state: ForgeState) -> None:
     state.branch_protection = branch_summary
 
@@ -303,4 +315,6 @@ def routes(state: ForgeState) -> list[Route]:
         Route(path, get_protection, methods=["GET"]),
         Route(path, put_protection, methods=["PUT"]),
         Route(path, delete_protection, methods=["DELETE"]),
+        Route(f"{path}/required_signatures", get_signatures, methods=["GET"]),
+        Route(f"{path}/required_signatures", set_signatures, methods=["POST", "DELETE"]),
     ]

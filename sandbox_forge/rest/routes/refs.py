@@ -7,11 +7,14 @@ from starlette.routing import Route
 
 from sandbox_forge.git.store import SHA_RE
 from sandbox_forge.rest.api import Ctx, endpoint
+from sandbox_forge.rest.auth import repo_role
 from sandbox_forge.rest.errors import ApiError, json_response, missing_field, not_found
 from sandbox_forge.rest.shapes.git import git_ref
+from sandbox_forge.rules.enforce import check_update, refuse_if
 from sandbox_forge.stores.state import RefUpdate, RepoRecord
 
 CAS_ATTEMPTS = 20
+DOCS = "https://docs.github.com/rest/git/refs"
 
 
 def _full(ref: str) -> str:
@@ -25,6 +28,13 @@ def _ref_json(ctx: Ctx, repo: RepoRecord, full: str) -> dict:
     if sha is None or otype is None:
         raise not_found()
     return git_ref(ctx.urls, repo, full, sha, otype)
+
+
+def _enforce(ctx: Ctx, repo: RepoRecord, ref: str, old: str | None, new: str | None, doc: str):
+    """Repository rules refuse the move before the ref changes: 422 as GitHub answers a
+    create or update, 409 for a delete (the only error with a body its description has)."""
+    found = check_update(repo, ref, old, new, repo_role(ctx.principal, repo))
+    refuse_if(found, 409 if new is None else 422, f"{DOCS}#{doc}")
 
 
 def _empty_repo_conflict(repo: RepoRecord) -> None:
@@ -89,6 +99,7 @@ def create_ref(ctx: Ctx):
     sha = _commit_sha(repo, body.get("sha"))
     if repo.git.read_ref(ref) is not None:
         raise ApiError(422, "Reference already exists")
+    _enforce(ctx, repo, ref, None, sha, "create-a-reference")
     if not repo.git.update_ref(ref, sha, None):
         raise ApiError(422, "Reference already exists")
     ctx.state.fire_ref_update(RefUpdate(repo.full_name, ref, None, sha, "api"))
@@ -115,6 +126,7 @@ def update_ref(ctx: Ctx):
             break
         if not force and not repo.git.is_ancestor(current, sha):
             raise ApiError(422, "Update is not a fast forward")
+        _enforce(ctx, repo, full, current, sha, "update-a-reference")
         if repo.git.update_ref(full, sha, current):  # fails if someone moved it meanwhile
             ctx.state.fire_ref_update(RefUpdate(repo.full_name, full, current, sha, "api"))
             break
@@ -131,6 +143,7 @@ def delete_ref(ctx: Ctx):
         current = repo.git.read_ref(full)
         if current is None:
             raise ApiError(422, "Reference does not exist")
+        _enforce(ctx, repo, full, current, None, "delete-a-reference")
         if repo.git.delete_ref(full, current):
             ctx.state.fire_ref_update(RefUpdate(repo.full_name, full, current, None, "api"))
             return Response(status_code=204)

@@ -1,6 +1,6 @@
 """GET /repos/{owner}/{repo}/rules/branches/{branch}: the active ruleset rules that apply
-to a branch, by GitHub's OpenAPI description (read-only; rulesets are in
-stores/rulesets.py). Anyone who can read the repository may ask; the branch need not
+to a branch, by GitHub's OpenAPI description (rulesets are in stores/rulesets.py and
+managed through rulesets.py). Anyone who can read the repository may ask; the branch need not
 exist. Classic branch protection is not part of this answer, as on GitHub."""
 
 from __future__ import annotations

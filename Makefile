@@ -9,7 +9,7 @@ GRAPHQL_SCHEMA := .cache/graphql-schema/node_modules/@octokit/graphql-schema/sch
 # Two workers: the suite is mostly waiting on subprocesses (git, bubblewrap, servers).
 PYTEST_ARGS ?= -n 2
 
-.PHONY: run test test-live lint format bench demo docs snapshots venv clean
+.PHONY: run test test-live lint format bench demo docs snapshots venv clean views
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -70,6 +70,11 @@ docs: $(RUNTIME_STAMP)
 # Rewrite tests/snapshots/tools/*.json from the tools' current schemas (review the diff).
 snapshots: $(DEV_STAMP)
 	$(BIN)/python -m tests.tool_snapshots
+
+# Rebuild the MCP Apps cards (github_mcp/apps/views/*.html, committed) from views/ with
+# the npm packages views/package-lock.json pins; `make run` itself never needs npm.
+views:
+	cd views && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error && node build.mjs
 
 bench: $(DEV_STAMP)
 	@for script in bench/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done

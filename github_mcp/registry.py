@@ -260,11 +260,13 @@ def _fastmcp_tool(spec: ToolSpec, rt: Runtime) -> tuple[Tool, dict[str, Any]]:
 
 class _CompactTool(FunctionTool):
     """Listed without the title derived from the name (the name says it) and without the
-    library's `_meta` (its tags): no MCP client uses either."""
+    library's `_meta` (its tags): no MCP client uses either. Only `_meta.ui` stays, which
+    apps/wiring.py sets for a client that shows cards."""
 
     def to_mcp_tool(self, **overrides: Any) -> Any:
         listed = super().to_mcp_tool(**overrides)
-        return listed.model_copy(update={"title": None, "meta": None})
+        ui = (self.meta or {}).get("ui")
+        return listed.model_copy(update={"title": None, "meta": {"ui": ui} if ui else None})
 
 
 async def _resolve_target(spec: ToolSpec, call: Call, kwargs: dict[str, Any]) -> Target:

@@ -18,6 +18,8 @@ from starlette.applications import Starlette
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from github_mcp.apps.wiring import install_apps
+
 from . import tools as _tools  # noqa: F401 - importing registers the tools
 from .config import Settings
 from .errors import ErrorCode, GitHubMCPError
@@ -123,6 +125,7 @@ def build_mcp(rt: Runtime, *, http_auth: bool = False, sign_in: Any = None) -> F
     from .prompts import register_prompts_and_resources
 
     register_prompts_and_resources(mcp, rt)
+    install_apps(mcp)
     return mcp
 
 

@@ -1,0 +1,52 @@
+"""The cards (views) and the tools each one shows.
+
+Adding a card: put its sources in the repository's views/<name>/, run `make views`
+(writes github_mcp/apps/views/<name>.html), then add a `View` here naming the tools
+whose results it renders. Tools only the card may call go in `app_tools`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import resources
+
+URI_PREFIX = "ui://github-mcp/"
+
+
+@dataclass(frozen=True)
+class View:
+    name: str
+    title: str
+    description: str
+    # Tools whose results the card renders (listed to the model as before).
+    tools: tuple[str, ...] = ()
+    # Tools only the card calls (`visibility: ["app"]`): listed and callable only in a
+    # session whose client declared the UI extension. Audience, not authorisation: such a
+    # tool must still check what it is asked to do (a human-only nonce, for instance).
+    app_tools: tuple[str, ...] = ()
+
+    @property
+    def uri(self) -> str:
+        return f"{URI_PREFIX}{self.name}.html"
+
+    def html(self) -> str:
+        return resources.files("github_mcp.apps.views").joinpath(f"{self.name}.html").read_text()
+
+
+VIEWS: tuple[View, ...] = (
+    View(
+        "pr-card",
+        "Pull request card",
+        "A pull request's state, checks, reviews and merge blockers, with their actions.",
+        tools=("get_pr_overview", "check_merge_readiness"),
+    ),
+)
+
+
+def view_of_tool() -> dict[str, View]:
+    """Tool name -> the card that shows it (model-visible and app-only tools alike)."""
+    return {name: view for view in VIEWS for name in (*view.tools, *view.app_tools)}
+
+
+def app_only_tools() -> frozenset[str]:
+    return frozenset(name for view in VIEWS for name in view.app_tools)

@@ -12,6 +12,8 @@ from sandbox_forge.git.store import FORGE_SIGNATURE, GitError, Signature, TreeCh
 from sandbox_forge.graphql.context import Context, GQLFailure
 from sandbox_forge.graphql.resolvers import find_thread
 from sandbox_forge.graphql.views import CommentView, CommitView, RefView, ThreadView, parse_ref_id
+from sandbox_forge.rest.auth import repo_role
+from sandbox_forge.rules.enforce import check_update, refusal
 from sandbox_forge.stores.collab import collab, repo_by_id
 from sandbox_forge.stores.reviews import reply, set_resolved, thread_outdated
 from sandbox_forge.stores.state import RefUpdate, RepoRecord
@@ -142,6 +144,9 @@ def create_commit_on_branch(root: Any, info: Any, input: dict[str, Any]) -> dict
             "UNPROCESSABLE", f"The file changes could not be applied: {exc.stderr.strip()}"
         ) from None
     sha = git.create_commit(tree, [head], text + "\n", author, committer, FORGE_SIGNATURE)
+    found = check_update(repo, qualified, head, sha, repo_role(ctx.principal, repo))
+    if found:  # GitHub's words for the REST refusal, as a GraphQL error; the ref stays
+        raise GQLFailure("UNPROCESSABLE", refusal(found, 422, "").message)
     if not git.update_ref(qualified, sha, head):
         raise GQLFailure(
             "STALE_DATA",

@@ -57,11 +57,11 @@ class RefGit:
             return False
         return True
 
-    def fresh(self, new: str) -> list[str]:
-        """Commits new brings that no ref of the repository has yet."""
-        out = self.git.run(
-            "rev-list", f"--max-count={FRESH_LIMIT}", new, "--not", "--all", env=self.env
-        )
+    def fresh(self, new: str, base: str | None = None) -> list[str]:
+        """Commits new brings that no ref of the repository has yet (with base: that base
+        lacks, as a merge brings a pull request's commits into its base)."""
+        exclude = [f"^{base}"] if base else ["--not", "--all"]
+        out = self.git.run("rev-list", f"--max-count={FRESH_LIMIT}", new, *exclude, env=self.env)
         return out.decode().split()
 
     def commits(self, shas: list[str]) -> list[CommitInfo]:
@@ -98,11 +98,14 @@ class _Update:
     old: str | None
     new: str | None
     git: RefGit
+    via: str
     _fresh: list[CommitInfo] | None = None
 
     def fresh(self) -> list[CommitInfo]:
         if self._fresh is None:
-            self._fresh = [] if self.new is None else self.git.commits(self.git.fresh(self.new))
+            base = self.old if self.via == "merge" else None
+            shas = [] if self.new is None else self.git.fresh(self.new, base)
+            self._fresh = self.git.commits(shas)
         return self._fresh
 
     def forced(self) -> bool:
@@ -201,7 +204,7 @@ def check_update(
     """The rules ref moving old -> new breaks, for an actor of role. via: "api", "merge"
     (the pull request's own rules are checked apart) or "push"; env: a push's quarantine."""
     found = Violations(ref)
-    up = _Update(repo, ref, old, new, RefGit(repo.git, env))
+    up = _Update(repo, ref, old, new, RefGit(repo.git, env), via)
     for ruleset, rule in rules_for_ref(repo, ref):
         if _bypassed(ruleset, role):
             continue

@@ -13,6 +13,7 @@ from starlette.routing import Route
 from sandbox_forge.git.pulls import web_flow_signature
 from sandbox_forge.git.store import FORGE_SIGNATURE, TreeChange, TreeEntry
 from sandbox_forge.rest.api import Ctx, endpoint
+from sandbox_forge.rest.auth import repo_role
 from sandbox_forge.rest.errors import ApiError, json_response, missing_field, not_found
 from sandbox_forge.rest.routes.gitdata import (
     b64_lines,
@@ -21,6 +22,7 @@ from sandbox_forge.rest.routes.gitdata import (
     raw_response,
 )
 from sandbox_forge.rest.shapes.git import git_commit
+from sandbox_forge.rules.enforce import check_update, refuse_if
 from sandbox_forge.stores.state import ForgeState, RefUpdate, RepoRecord
 
 INLINE_LIMIT = 1024 * 1024  # above this GitHub returns encoding "none" and no content
@@ -182,6 +184,15 @@ def _check_sha(path: str, current: TreeEntry | None, given: Any, required: bool)
         raise ApiError(409, f"{path} does not match {given}")
 
 
+def _enforce_rules(
+    ctx: Ctx, repo: RepoRecord, ref: str, head: str | None, sha: str, deleting: bool
+) -> None:
+    """Repository rules refuse the commit with GitHub's 409 before the branch moves."""
+    doc = "delete-a-file" if deleting else "create-or-update-file-contents"
+    found = check_update(repo, ref, head, sha, repo_role(ctx.principal, repo))
+    refuse_if(found, 409, f"https://docs.github.com/rest/repos/contents#{doc}")
+
+
 def _commit_change(ctx: Ctx, repo: RepoRecord, body: dict, path: str, blob: str | None):
     """Commit one file change onto the branch; retried when the branch moves meanwhile."""
     message = body.get("message")
@@ -211,6 +222,7 @@ def _commit_change(ctx: Ctx, repo: RepoRecord, body: dict, path: str, blob: str 
             tree, [head] if head else [], message, author, committer, signature
         )
         ref = f"refs/heads/{branch}"
+        _enforce_rules(ctx, repo, ref, head, sha, deleting=blob is None)
         if repo.git.update_ref(ref, sha, head):
             ctx.state.fire_ref_update(RefUpdate(repo.full_name, ref, head, sha, "contents"))
             return sha, existed, branch

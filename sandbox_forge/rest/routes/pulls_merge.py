@@ -16,9 +16,12 @@ from sandbox_forge.git.pulls import (
 )
 from sandbox_forge.git.store import FORGE_SIGNATURE, Signature
 from sandbox_forge.rest.api import Ctx, endpoint
+from sandbox_forge.rest.auth import repo_role
 from sandbox_forge.rest.errors import ApiError, json_response
 from sandbox_forge.rest.routes.protection import PROTECTION_DOCS, evaluate
 from sandbox_forge.rest.routes.pulls import mark_merged
+from sandbox_forge.rules.enforce import check_update, refusal
+from sandbox_forge.rules.merge import MERGE_DOCS, merge_reasons, refuse_merge
 from sandbox_forge.stores.collab import Issue, actor_login, get_pull
 from sandbox_forge.stores.state import ForgeState, RefUpdate, RepoRecord
 
@@ -58,6 +61,7 @@ def merge_pull_request(
     sha: str | None = None,
     commit_title: str | None = None,
     commit_message: str | None = None,
+    role: str | None = None,
 ) -> str:
     """Merge as GitHub does and return the new base tip; ApiError with GitHub's status
     (405, 409) when it may not."""
@@ -89,6 +93,7 @@ def merge_pull_request(
             raise ApiError(405, verdict.reasons[0], documentation_url=PROTECTION_DOCS)
         if verdict.behind:
             raise ApiError(405, BEHIND, documentation_url=PROTECTION_DOCS)
+        refuse_merge(merge_reasons(repo, issue, head, method, role))
         committer = web_flow_signature()
         shas = commit_range(repo.git, base, head)
         if method == "merge":
@@ -114,6 +119,10 @@ def merge_pull_request(
                 raise ApiError(405, "This branch can't be rebased")
             new = replayed
         ref = f"refs/heads/{pull.base_ref}"
+        # The commits the merge brings (the forge signs its own) meet the base's ref rules.
+        found = check_update(repo, ref, base, new, role, via="merge")
+        if found:
+            raise refusal(found, 405, MERGE_DOCS)
         if not repo.git.update_ref(ref, new, base):
             raise ApiError(405, BASE_MODIFIED)
         pull.head_sha = head
@@ -145,6 +154,7 @@ def merge_endpoint(ctx: Ctx):
         sha=_optional_str(body, "sha"),
         commit_title=_optional_str(body, "commit_title"),
         commit_message=_optional_str(body, "commit_message"),
+        role=repo_role(ctx.principal, repo),
     )
     return json_response(
         {"sha": sha, "merged": True, "message": "Pull Request successfully merged"}

@@ -9,8 +9,10 @@ from starlette.routing import Route
 from sandbox_forge.git.pulls import branch_tips, merge_tree, web_flow_signature
 from sandbox_forge.git.store import FORGE_SIGNATURE
 from sandbox_forge.rest.api import Ctx, endpoint
+from sandbox_forge.rest.auth import repo_role
 from sandbox_forge.rest.errors import ApiError, invalid_request, json_response
 from sandbox_forge.rest.routes.pulls_merge import _person
+from sandbox_forge.rules.enforce import check_update, refuse_if
 from sandbox_forge.stores.collab import actor_login, get_pull
 from sandbox_forge.stores.state import ForgeState, RefUpdate
 
@@ -53,6 +55,10 @@ def update_branch(ctx: Ctx):
             trial.tree, [head, base], text, author, web_flow_signature(), FORGE_SIGNATURE
         )
         ref = f"refs/heads/{pull.head_ref}"
+        found = check_update(repo, ref, head, new, repo_role(ctx.principal, repo))
+        refuse_if(
+            found, 422, "https://docs.github.com/rest/pulls/pulls#update-a-pull-request-branch"
+        )
         if not repo.git.update_ref(ref, new, head):
             raise ApiError(422, HEAD_MOVED)
         ctx.state.fire_ref_update(RefUpdate(repo.full_name, ref, head, new, "api"))

@@ -108,6 +108,7 @@ from sandbox_forge.rest.routes import (
 from sandbox_forge.rest.routes import (
     users as routes_users,
 )
+from sandbox_forge.rules import push as push_rules
 from sandbox_forge.stores.state import ForgeState
 from sandbox_forge.web import oauth_flow, oauth_token
 
@@ -120,6 +121,7 @@ FEATURES: list[ModuleType] = [
     routes_contents,
     routes_search,
     git_http,
+    push_rules,
     admin,
     # Collaboration: issues, pull requests, reviews, checks, Actions, protection, GraphQL.
     routes_issues,

@@ -20,6 +20,7 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from sandbox_forge.rest.auth import credential_from_header, repo_role, token_principal
+from sandbox_forge.rules.push import PendingPush, forget, has_rules, push_env
 from sandbox_forge.stores.access import at_least
 from sandbox_forge.stores.state import ForgeState, RefUpdate, RepoRecord, TokenRecord
 
@@ -78,7 +79,16 @@ async def git_service(request: Request) -> Response:
     if denied is not None:
         return denied
     assert repo is not None
-    return await _run_backend(state, request, repo, action, token, push and action != "info/refs")
+    is_push = push and action != "info/refs"
+    rules_env: dict[str, str] = {}
+    key = None
+    if is_push and has_rules(repo):  # every pushed ref then goes past the rules hook
+        client_ip = request.client.host if request.client else "127.0.0.1"
+        role = repo_role(token_principal(state, token, client_ip), repo) if token else None
+        web = f"{str(request.base_url).rstrip('/')}/{repo.full_name}"
+        pending = PendingPush(repo.full_name, role, web)
+        rules_env, key = push_env(state, str(request.base_url), pending)
+    return await _run_backend(state, request, repo, action, token, is_push, rules_env, key)
 
 
 async def _run_backend(
@@ -88,6 +98,8 @@ async def _run_backend(
     action: str,
     token: TokenRecord | None,
     is_push: bool,
+    rules_env: dict[str, str],
+    rules_key: str | None,
 ) -> Response:
     before = await run_in_threadpool(repo.git.list_refs) if is_push else []
     env = {
@@ -103,6 +115,7 @@ async def _run_backend(
         "REMOTE_USER": token.login if token else "",
         "REMOTE_ADDR": (request.client.host if request.client else "127.0.0.1"),
         "SERVER_PROTOCOL": "HTTP/1.1",
+        **rules_env,
     }
     for header, variable in (
         ("content-length", "CONTENT_LENGTH"),
@@ -135,6 +148,8 @@ async def _run_backend(
             if is_push:
                 await _after_push(state, repo, before)
         finally:
+            if rules_key is not None:
+                forget(state, rules_key)
             if proc.returncode is None:
                 with contextlib.suppress(ProcessLookupError):
                     proc.kill()

@@ -150,7 +150,11 @@ _ROWS: tuple[Parity, ...] = (
         ("get_discussion_comments",),
         "each comment with its first replies and which one is the answer",
     ),
-    Parity("get_file_blame"),
+    Parity(
+        "get_file_blame",
+        ("get_file_blame",),
+        "adjacent lines of one commit as one range, each commit listed once, a line window",
+    ),
     Parity(
         "get_file_contents",
         ("get_file_contents", "get_file_slice", "fetch_files"),

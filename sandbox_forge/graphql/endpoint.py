@@ -32,6 +32,7 @@ from graphql import (
 from starlette.responses import Response
 from starlette.routing import Route
 
+from sandbox_forge.graphql.blame import BLAME_SDL, commit_author, commit_blame
 from sandbox_forge.graphql.context import MAX_PAGE, Context, GQLFailure, connection
 from sandbox_forge.graphql.cost import query_cost
 from sandbox_forge.graphql.discussions import DISCUSSION_SDL
@@ -108,7 +109,7 @@ PULL_FIELDS = {
 
 
 def build() -> GraphQLSchema:
-    schema = build_schema(SDL + DISCUSSION_SDL)
+    schema = build_schema(SDL + DISCUSSION_SDL + BLAME_SDL)
     query, mutation = schema.query_type, schema.mutation_type
     assert query is not None and mutation is not None
     query.fields["repository"].resolve = resolve_repository
@@ -118,6 +119,8 @@ def build() -> GraphQLSchema:
     _object_type(schema, "Commit").fields["file"].resolve = commit_file
     _object_type(schema, "Repository").fields["object"].resolve = repository_object
     _object_type(schema, "Commit").fields["statusCheckRollup"].resolve = status_check_rollup
+    _object_type(schema, "Commit").fields["author"].resolve = commit_author
+    _object_type(schema, "Commit").fields["blame"].resolve = commit_blame
     pull = _object_type(schema, "PullRequest")
     for field, resolver in PULL_FIELDS.items():
         pull.fields[field].resolve = resolver

@@ -23,7 +23,7 @@ from graphql import (
     validate,
 )
 
-from github_mcp.services import discussions
+from github_mcp.services import blame, discussions
 from github_mcp.services import projects as project_queries
 from sandbox_forge.graphql.endpoint import SCHEMA
 
@@ -75,6 +75,7 @@ OPERATIONS = [
     discussions.GET_QUERY,
     discussions.COMMENTS_QUERY,
     discussions.ADD_COMMENT,
+    blame.QUERY,
 ]
 
 

@@ -161,6 +161,7 @@ def seed_demo(forge: Forge) -> dict[str, Any]:
     from sandbox_forge.admin.demo_inbox import seed_demo_notifications
     from sandbox_forge.admin.demo_planning import seed_demo_planning
     from sandbox_forge.admin.demo_projects import seed_demo_projects
+    from sandbox_forge.admin.demo_rules import seed_demo_rules
     from sandbox_forge.admin.demo_security import seed_demo_security
     from sandbox_forge.admin.seed_collab import seed_demo_collab
 
@@ -175,6 +176,7 @@ def seed_demo(forge: Forge) -> dict[str, Any]:
     summary["planning"] = seed_demo_planning(forge)
     summary["projects"] = seed_demo_projects(forge)
     summary["discussions"] = seed_demo_discussions(forge)
+    summary["rulesets"] = [seed_demo_rules(forge)]
     return summary
 
 

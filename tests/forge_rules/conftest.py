@@ -8,7 +8,15 @@ from typing import Any
 
 import httpx2
 
-from tests.forge_collab.conftest import LAB, Lab, api, forge, lab  # noqa: F401 - fixtures
+from tests.forge_collab.conftest import (  # noqa: F401 - fixtures
+    LAB,
+    Lab,
+    api,
+    demo,
+    demo_api,
+    forge,
+    lab,
+)
 
 RULESETS = f"/repos/{LAB}/rulesets"
 

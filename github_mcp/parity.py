@@ -254,8 +254,16 @@ _ROWS: tuple[Parity, ...] = (
         ("list_global_advisories",),
         "filters by ecosystem, severity, CVE, GHSA id, package",
     ),
-    Parity("list_issue_fields"),
-    Parity("list_issue_types"),
+    Parity(
+        "list_issue_fields",
+        ("list_issue_fields",),
+        "the organisation's fields with their options, and an issue's values, in one call",
+    ),
+    Parity(
+        "list_issue_types",
+        ("list_issue_types",),
+        "the types a repository's issues may take (its organisation's, enabled only)",
+    ),
     Parity("list_issues", ("list_issues",), "pull requests left out; cursor paging"),
     Parity("list_label", ("list_labels",), "compact: name, colour, description"),
     Parity(
@@ -397,7 +405,12 @@ _ROWS: tuple[Parity, ...] = (
         ("search_users",),
         "compact: login, type and profile link; the rate limit when low",
     ),
-    Parity("set_issue_fields"),
+    Parity(
+        "set_issue_fields",
+        ("set_issue_fields",),
+        "by field and option name, checked against each field's type before any write; "
+        "merge, replace or clear",
+    ),
     Parity("star_repository", ("star_repository",), "an unscoped write: a human approves"),
     Parity(
         "sub_issue_write",
@@ -431,7 +444,11 @@ _ROWS: tuple[Parity, ...] = (
     Parity("update_issue_milestone", ("update_issue",), ISSUE_FIELDS),
     Parity("update_issue_state", ("update_issue",), ISSUE_FIELDS),
     Parity("update_issue_title", ("update_issue",), ISSUE_FIELDS),
-    Parity("update_issue_type"),
+    Parity(
+        "update_issue_type",
+        ("set_issue_type",),
+        "by name, checked before the write; optionally a suggestion with a rationale",
+    ),
     Parity(
         "update_pull_request",
         ("update_pull_request", "close_pull_request"),

@@ -34,16 +34,25 @@ from sandbox_forge.rest.routes import (
     checks as routes_checks,
 )
 from sandbox_forge.rest.routes import (
+    code_quality as routes_code_quality,
+)
+from sandbox_forge.rest.routes import (
     commits as routes_commits,
 )
 from sandbox_forge.rest.routes import (
     contents as routes_contents,
 )
 from sandbox_forge.rest.routes import (
+    copilot as routes_copilot,
+)
+from sandbox_forge.rest.routes import (
     gists as routes_gists,
 )
 from sandbox_forge.rest.routes import (
     gitdata as routes_gitdata,
+)
+from sandbox_forge.rest.routes import (
+    issue_meta as routes_issue_meta,
 )
 from sandbox_forge.rest.routes import (
     issues as routes_issues,
@@ -155,6 +164,10 @@ FEATURES: list[ModuleType] = [
     # Code security: alerts and advisories.
     routes_security,
     routes_notifications,
+    # Issue types and fields, Copilot's bots, code quality findings.
+    routes_issue_meta,
+    routes_copilot,
+    routes_code_quality,
 ]
 
 

@@ -159,6 +159,7 @@ def seed_demo(forge: Forge) -> dict[str, Any]:
     )
     from sandbox_forge.admin.demo_discussions import seed_demo_discussions
     from sandbox_forge.admin.demo_inbox import seed_demo_notifications
+    from sandbox_forge.admin.demo_issue_meta import seed_demo_issue_meta
     from sandbox_forge.admin.demo_planning import seed_demo_planning
     from sandbox_forge.admin.demo_projects import seed_demo_projects
     from sandbox_forge.admin.demo_rules import seed_demo_rules
@@ -177,6 +178,7 @@ def seed_demo(forge: Forge) -> dict[str, Any]:
     summary["projects"] = seed_demo_projects(forge)
     summary["discussions"] = seed_demo_discussions(forge)
     summary["rulesets"] = [seed_demo_rules(forge)]
+    summary["issue_meta"] = seed_demo_issue_meta(forge)
     return summary
 
 

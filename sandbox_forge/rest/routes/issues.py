@@ -21,8 +21,10 @@ from sandbox_forge.rest.errors import (
     not_found,
     validation_failed,
 )
+from sandbox_forge.rest.routes.issue_meta import apply_type
 from sandbox_forge.rest.routes.issues_search import search_issues
 from sandbox_forge.rest.shapes.issues import comment_count, comment_json, issue_json
+from sandbox_forge.stores import copilot
 from sandbox_forge.stores.collab import (
     Issue,
     IssueComment,
@@ -76,6 +78,18 @@ def assignee_logins(state: ForgeState, value: Any) -> list[str]:
         if user.login not in logins:
             logins.append(user.login)
     return logins
+
+
+def only_assignable(ctx: Ctx, repo: RepoRecord, value: Any) -> list[str]:
+    """Assignee logins; Copilot's coding agent only where Copilot is enabled."""
+    if isinstance(value, list):
+        agent = [v for v in value if isinstance(v, str) and copilot.is_agent(v)]
+        if agent and not copilot.enabled(ctx.state, repo):
+            raise validation_failed(
+                {"resource": "Issue", "field": "assignees", "code": "invalid", "value": agent[0]}
+            )
+        value = [copilot.AGENT if isinstance(v, str) and copilot.is_agent(v) else v for v in value]
+    return assignee_logins(ctx.state, value)
 
 
 def check_title(value: Any) -> str:
@@ -151,9 +165,9 @@ def create_issue_endpoint(ctx: Ctx):
     title = check_title(body.get("title"))
     text = check_body(body.get("body"))
     labels = label_names(body["labels"]) if body.get("labels") is not None else []
-    assignees = assignee_logins(ctx.state, body.get("assignees") or [])
+    assignees = only_assignable(ctx, repo, body.get("assignees") or [])
     if isinstance(body.get("assignee"), str):
-        assignees = assignee_logins(ctx.state, [body["assignee"], *assignees])
+        assignees = only_assignable(ctx, repo, [body["assignee"], *assignees])
     issue = create_issue(
         ctx.state, repo, actor_login(ctx.principal), title, text, labels, assignees
     )
@@ -197,12 +211,14 @@ def apply_issue_update(ctx: Ctx, repo: RepoRecord, issue: Issue, body: dict[str,
     if "labels" in body and body["labels"] is not None:
         issue.labels = [ensure_label(ctx.state, repo, n).name for n in label_names(body["labels"])]
     if "assignees" in body and body["assignees"] is not None:
-        issue.assignees = assignee_logins(ctx.state, body["assignees"])
+        issue.assignees = only_assignable(ctx, repo, body["assignees"])
     elif "assignee" in body:
         value = body["assignee"]
-        issue.assignees = assignee_logins(ctx.state, [value]) if value else []
+        issue.assignees = only_assignable(ctx, repo, [value]) if value else []
     if "milestone" in body:
         issue.milestone = milestone_field(repo, body["milestone"])
+    if "type" in body and issue.pull is None:
+        apply_type(ctx, repo, issue, body["type"])
     issue.updated_at = now()
     sync_open_count(repo)
 

@@ -11,6 +11,7 @@ from starlette.routing import Route
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.errors import invalid_request, json_response, validation_failed
 from sandbox_forge.rest.shapes.pulls import pull_json, requested_teams
+from sandbox_forge.stores import copilot
 from sandbox_forge.stores.collab import Issue, Pull, get_pull, user_json
 from sandbox_forge.stores.pulls import pull_error
 from sandbox_forge.stores.social import org_teams
@@ -57,6 +58,11 @@ def _add(ctx: Ctx, repo: RepoRecord, issue: Issue, pull: Pull, body: dict[str, A
     teams = org_teams(ctx.state, repo.owner)
     users = [ctx.state.user(login) for login in logins]
     if any(u is None for u in users) or any(s.lower() not in teams for s in slugs):
+        raise _not_collaborator(repo)
+    # Copilot reviews only where the owner's plan enables it; elsewhere it is no collaborator.
+    if any(copilot.is_copilot(u.login) for u in users if u) and not copilot.enabled(
+        ctx.state, repo
+    ):
         raise _not_collaborator(repo)
     if any(u is not None and u.login.lower() == issue.user.lower() for u in users):
         raise pull_error("Review cannot be requested from pull request author.")

@@ -7,6 +7,7 @@ from typing import Any
 
 from sandbox_forge.rest.api import Urls
 from sandbox_forge.rest.shapes.users_repos import iso
+from sandbox_forge.stores import issue_meta
 from sandbox_forge.stores.collab import (
     Issue,
     IssueComment,
@@ -70,6 +71,9 @@ def issue_json(state: ForgeState, urls: Urls, repo: RepoRecord, issue: Issue) ->
         "performed_via_github_app": None,
         "state_reason": issue.state_reason,
     }
+    if issue.pull is None:
+        found = issue_meta.type_of(state, repo.owner, issue.id)
+        data["type"] = issue_meta.type_json(found) if found is not None else None
     if issue.pull is not None:
         data["draft"] = issue.pull.draft
         data["pull_request"] = {

@@ -108,12 +108,16 @@ function errorBox(result) {
   );
 }
 
-/** The structured content of a tool result called from the card, or throw its error. */
+/** The structured content of a tool result called from the card, or throw its error.
+ * A write waiting for a human's approval throws with `approvalUrl`: the server's approval
+ * page, which stays the authority (the card only opens it and then retries). */
 export function payload(result) {
   const data = result?.structuredContent;
   if (result?.isError) {
-    const err = data?.error;
-    throw new Error(err ? `${err.code}: ${err.message}` : "the tool failed");
+    const envelope = data?.error;
+    const err = new Error(envelope ? `${envelope.code}: ${envelope.message}` : "the tool failed");
+    err.approvalUrl = safeUrl(envelope?.approval_url || "") || null;
+    throw err;
   }
   return data || {};
 }

@@ -20,6 +20,9 @@ class ErrorCode(str, enum.Enum):
     WRITE_NOT_ALLOWED = "write_not_allowed"
     REPO_NOT_ALLOWED = "repo_not_allowed"
     CONFLICT = "conflict"
+    # GitHub's repository rules or branch protection refused the change (the `rules`
+    # detail lists them); retrying the same change cannot succeed.
+    RULE_VIOLATION = "rule_violation"
     UNPROCESSABLE = "unprocessable"
     PATCH_DOES_NOT_APPLY = "patch_does_not_apply"
     RATE_LIMITED = "rate_limited"

@@ -21,7 +21,7 @@ from .. import client_log, tracing
 from ..cache import Cache
 from ..config import Settings
 from ..errors import ErrorCode, GitHubMCPError
-from ..observability import Metrics, log_event, redact
+from ..observability import Metrics, log_event
 from .auth import Credentials, effective_token
 from .paths import refuse_unstable_path
 from .redirects import MAX_REDIRECTS, redirect_target
@@ -31,6 +31,7 @@ from .retries import (
     RETRY_STATUSES,
     backoff_delay,
     error_for,
+    graphql_error,
     message_of,
     observe_rate_limit,
     secondary_limit_wait,
@@ -479,10 +480,7 @@ class GitHubClient:
             idempotent=query.lstrip().startswith("query"),
         )
         if body.get("errors"):
-            first = body["errors"][0]
-            kind = first.get("type", "")
-            code = ErrorCode.NOT_FOUND if kind == "NOT_FOUND" else ErrorCode.UNPROCESSABLE
-            raise GitHubMCPError(code, "GraphQL error: " + redact(first.get("message", ""))[:300])
+            raise graphql_error(body["errors"][0])
         return body.get("data")
 
 

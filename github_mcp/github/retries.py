@@ -8,6 +8,8 @@ import time
 
 import httpx2 as httpx
 
+from github_mcp.github.rule_violations import is_rule_refusal, rule_violation, rules_in
+
 from ..errors import ErrorCode, GitHubMCPError
 from ..observability import Metrics, redact
 
@@ -91,6 +93,10 @@ def error_for(
                 retry_after=backoff,
                 hint=f"Retry after {int(backoff)} s.",
             )
+    if status in (405, 409, 422):
+        raw = raw_message(response)
+        if is_rule_refusal(raw):
+            return rule_violation(f"{method} {route}", rules_in(raw), status=status)
     code = {
         401: ErrorCode.FORBIDDEN,
         403: ErrorCode.PERMISSION_DENIED,
@@ -112,6 +118,25 @@ def error_for(
         hint=hint,
         status=status,
     )
+
+
+def graphql_error(first: dict) -> GitHubMCPError:
+    """The structured error for a GraphQL answer's first error."""
+    kind, message = first.get("type", ""), str(first.get("message", ""))
+    if is_rule_refusal(message):
+        return rule_violation("the GraphQL mutation", rules_in(message))
+    code = ErrorCode.NOT_FOUND if kind == "NOT_FOUND" else ErrorCode.UNPROCESSABLE
+    return GitHubMCPError(code, "GraphQL error: " + redact(message)[:300])
+
+
+def raw_message(response: httpx.Response) -> str:
+    """The answer's JSON `message`, whole ("" when there is none)."""
+    try:
+        data = response.json()
+    except ValueError:
+        return ""
+    message = data.get("message") if isinstance(data, dict) else None
+    return message if isinstance(message, str) else ""
 
 
 def message_of(response: httpx.Response) -> str:

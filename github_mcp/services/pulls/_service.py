@@ -129,7 +129,7 @@ async def merge_pull(
             return merged
         if exc.details.get("status") == 409 and expected_head_sha:
             raise await _head_moved(github, full_name, number, expected_head_sha) from None
-        if exc.details.get("status") == 405:
+        if exc.details.get("status") == 405 and exc.code != ErrorCode.RULE_VIOLATION:
             raise GitHubMCPError(
                 ErrorCode.UNPROCESSABLE,
                 "The pull request is not mergeable.",

@@ -6,6 +6,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from github_mcp.errors import ErrorCode, GitHubMCPError
+from github_mcp.github.rule_violations import rule_violation, rules_in_push
 from github_mcp.services.workspace._approved import require_commit
 from github_mcp.services.workspace._git import git_error, validate_repo_path
 from github_mcp.services.workspace._repo import RepoOps
@@ -165,6 +166,9 @@ async def push_commit(ops: RepoOps, ws: Workspace, sha: str, *, force: bool = Fa
             commit_sha=sha,
             expected_remote_sha=expected or None,
         )
+    rules = rules_in_push(push.stderr)
+    if rules is not None:
+        raise rule_violation(f"the push to {ws.ref}", rules, commit_sha=sha)
     err = git_error(push, "push", network=True)
     err.details["commit_sha"] = sha
     raise err

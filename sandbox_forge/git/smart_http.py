@@ -20,7 +20,7 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from sandbox_forge.rest.auth import credential_from_header, repo_role, token_principal
-from sandbox_forge.rules.push import PendingPush, forget, has_rules, push_env
+from sandbox_forge.rules.push import PendingPush, forget, has_rules, own_address, push_env
 from sandbox_forge.stores.access import at_least
 from sandbox_forge.stores.state import ForgeState, RefUpdate, RepoRecord, TokenRecord
 
@@ -85,9 +85,9 @@ async def git_service(request: Request) -> Response:
     if is_push and has_rules(repo):  # every pushed ref then goes past the rules hook
         client_ip = request.client.host if request.client else "127.0.0.1"
         role = repo_role(token_principal(state, token, client_ip), repo) if token else None
-        web = f"{str(request.base_url).rstrip('/')}/{repo.full_name}"
+        web = f"{own_address(request)}/{repo.full_name}"
         pending = PendingPush(repo.full_name, role, web)
-        rules_env, key = push_env(state, str(request.base_url), pending)
+        rules_env, key = push_env(state, own_address(request), pending)
     return await _run_backend(state, request, repo, action, token, is_push, rules_env, key)
 
 

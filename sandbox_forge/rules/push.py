@@ -61,6 +61,14 @@ def _hooks_dir(state: ForgeState) -> Path:
     return hooks
 
 
+def own_address(request: Request) -> str:
+    """The address this connection reached the forge on (the socket's, never the client's
+    Host header: a pusher must not be able to point the hook at a server of its own)."""
+    host, port = request.scope.get("server") or ("127.0.0.1", 80)
+    shown = f"[{host}]" if ":" in str(host) else host
+    return f"http://{shown}:{port}"
+
+
 def push_env(state: ForgeState, base_url: str, pending: PendingPush) -> tuple[dict[str, str], str]:
     """The http-backend environment that routes every pushed ref through the hook, and the
     one-time key the hook's call carries (forget it with `forget`)."""

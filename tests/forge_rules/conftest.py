@@ -7,9 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 import httpx2
+import pytest
 
+from tests.forge.contract import validate_request_bodies
 from tests.forge_collab.conftest import (  # noqa: F401 - fixtures
     LAB,
+    NOT_REST,
     Lab,
     api,
     demo,
@@ -45,3 +48,13 @@ def heads(world: Lab) -> dict[str, str]:
         name.removeprefix("refs/heads/"): sha
         for name, sha, _ in record.git.list_refs("refs/heads/")
     }
+
+
+@pytest.fixture(autouse=True)
+def _accepted_request_bodies_follow_the_description(forge):  # noqa: F811 - the fixture above
+    """Every request body the forge accepted (status below 400) validates against its
+    operation's requestBody in GitHub's OpenAPI description."""
+    yield
+    accepted = [r for r in forge.responses() if r["status"] < 400 and r["path"] not in NOT_REST]
+    problems = validate_request_bodies(accepted)
+    assert not problems, "request bodies that break GitHub's description:\n" + "\n".join(problems)

@@ -147,3 +147,26 @@ def test_pushes_to_repositories_without_rules_skip_the_hook(api, lab, tmp_path):
     assert "GH0" not in pushed.stderr
     assert not (lab.forge.state.repos_dir.parent / "push-hooks").exists()
     assert heads(lab)["main"] != before["main"]
+
+
+def test_the_hook_asks_the_forge_itself_whatever_host_the_pusher_names(api, lab, tmp_path):
+    """The rules check goes to the socket the push came in on, not the Host header: a
+    pusher naming its own server there would otherwise answer "ok" for every ref."""
+    add_ruleset(api, "main", ["~DEFAULT_BRANCH"], {"type": "pull_request"})
+    work = _clone(lab, tmp_path)
+    before = heads(lab)
+    _commit(tmp_path, work, lab)
+    pushed = _git(
+        tmp_path,
+        "-c",
+        "http.extraHeader=Host: rules.attacker.invalid:8080",
+        "push",
+        "origin",
+        "HEAD:main",
+        token=lab.token,
+        cwd=work,
+        ok=False,
+    )
+    assert "remote: - Changes must be made through a pull request." in pushed.stderr
+    assert "could not be checked" not in pushed.stderr
+    assert heads(lab) == before

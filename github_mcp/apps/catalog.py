@@ -40,6 +40,13 @@ VIEWS: tuple[View, ...] = (
         "A pull request's state, checks, reviews and merge blockers, with their actions.",
         tools=("get_pr_overview", "check_merge_readiness"),
     ),
+    View(
+        "ci-card",
+        "CI failure card",
+        "Failing tests grouped by job, with their messages, locations, log excerpts and rerun "
+        "commands; a workflow run's jobs.",
+        tools=("get_failing_tests", "get_workflow_run_overview"),
+    ),
 )
 
 

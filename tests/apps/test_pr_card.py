@@ -3,40 +3,13 @@ what it shows, that GitHub's text stays text, and what its buttons do to the for
 
 from __future__ import annotations
 
-import itertools
-
-import httpx2 as httpx
-
-from sandbox_forge.admin.collab_seeding import add_workflow_run, create_pull
 from tests.approvals.conftest import visit_approval_page
 from tests.apps.conftest import HOST_TOKEN
+from tests.apps.forge_data import forge_get, fresh_pr, pr_with_failed_run
 from tests.apps.host import open_host
 from tests.conftest import DEMO_REPO
 
 HOSTILE = '<img src=x onerror="document.title=\'pwned\'">Fix <b>it</b> & "quote"'
-_numbers = itertools.count(1)
-
-
-def _forge_get(forge, path: str):
-    token = forge.create_token(login="octocat")
-    return httpx.get(f"{forge.base_url}{path}", headers={"Authorization": f"Bearer {token}"}).json()
-
-
-def _pr_with_failed_run(forge, title: str = "Fix the answer", body: str = "") -> tuple[str, int]:
-    name = f"octo-org/cards-pr-{next(_numbers)}"
-    forge.seed_repo(name, {"app.py": "x = 1\n"}, branches={"feature": {"app.py": "x = 2\n"}})
-    forge.add_collaborator(name, "bob", "write")
-    pr = create_pull(forge, name, "feature", "main", title, user="alice", body=body)
-    add_workflow_run(
-        forge,
-        name,
-        "ci.yml",
-        head_branch="feature",
-        event="pull_request",
-        conclusion="failure",
-        jobs=[{"name": "tests", "conclusion": "failure", "steps": ["Run pytest"], "log": "E boom"}],
-    )
-    return name, pr["number"]
 
 
 async def test_pr_card_shows_the_demo_pr_and_fills_in_its_readiness(card_server, screenshots):
@@ -92,7 +65,7 @@ async def test_pr_card_from_merge_readiness_fetches_the_overview(card_server, sc
 
 async def test_github_text_stays_text(card_server, forge):
     body = "**bold** and <script>document.title='x'</script> [bad](javascript:alert(1)) [ok](https://example.com/a)"
-    name, number = _pr_with_failed_run(forge, title=HOSTILE, body=body)
+    name, number, _run = pr_with_failed_run(forge, title=HOSTILE, body=body)
     with card_server() as (url, _rt):
         async with open_host(url, HOST_TOKEN) as host:
             await host.show("get_pr_overview", {"pr": f"{name}#{number}"})
@@ -107,8 +80,7 @@ async def test_github_text_stays_text(card_server, forge):
 
 
 async def test_buttons_call_tools_through_the_host_and_change_the_forge(card_server, forge):
-    name, number = _pr_with_failed_run(forge)
-    [run] = _forge_get(forge, f"/repos/{name}/actions/runs")["workflow_runs"]
+    name, number, run = pr_with_failed_run(forge)
     with card_server() as (url, _rt):
         async with open_host(url, HOST_TOKEN) as host:
             await host.show("get_pr_overview", {"pr": f"{name}#{number}"})
@@ -118,7 +90,7 @@ async def test_buttons_call_tools_through_the_host_and_change_the_forge(card_ser
             calls = await host.wait_for_calls(3)
             assert [c["name"] for c in calls[1:]] == ["list_workflow_runs", "rerun_failed_jobs"]
             assert calls[2]["arguments"] == {"full_name": name, "run_id": run["id"]}
-            assert _forge_get(forge, f"/repos/{name}/actions/runs/{run['id']}")["run_attempt"] == 2
+            assert forge_get(forge, f"/repos/{name}/actions/runs/{run['id']}")["run_attempt"] == 2
             assert "Rerun started" in await card.locator("#status").inner_text()
 
             await card.locator("#reviewers").fill("bob")
@@ -132,12 +104,12 @@ async def test_buttons_call_tools_through_the_host_and_change_the_forge(card_ser
             await card.locator("#retry").click()
             await host.wait_for_calls(5)
             await card.locator("#status.ok").wait_for()
-            requested = _forge_get(forge, f"/repos/{name}/pulls/{number}/requested_reviewers")
+            requested = forge_get(forge, f"/repos/{name}/pulls/{number}/requested_reviewers")
             assert [u["login"] for u in requested["users"]] == ["bob"]
 
             await card.locator("#open").click()
             await host.page.wait_for_function("window.cardHost.log.links.length === 2")
-            pull = _forge_get(forge, f"/repos/{name}/pulls/{number}")
+            pull = forge_get(forge, f"/repos/{name}/pulls/{number}")
             assert (await host.log())["links"][-1] == pull["html_url"]
 
 
@@ -156,10 +128,8 @@ async def approve_through_the_page(host) -> None:
 async def test_merge_goes_through_the_approval_path(card_server, forge, screenshots):
     """Merging into main needs a human's approval: the card's click is an ordinary
     merge_pull_request call, refused until the human approves on the approval page."""
-    name = f"octo-org/cards-merge-{next(_numbers)}"
-    forge.seed_repo(name, {"app.py": "x = 1\n"}, branches={"feature": {"app.py": "x = 2\n"}})
-    pr = create_pull(forge, name, "feature", "main", "Ready to merge", user="alice")
-    main_before = _forge_get(forge, f"/repos/{name}/git/ref/heads/main")["object"]["sha"]
+    name, pr = fresh_pr(forge, "Ready to merge")
+    main_before = forge_get(forge, f"/repos/{name}/git/ref/heads/main")["object"]["sha"]
     with card_server() as (url, _rt):
         async with open_host(url, HOST_TOKEN) as host:
             await host.show("get_pr_overview", {"pr": f"{name}#{pr['number']}"})
@@ -171,10 +141,10 @@ async def test_merge_goes_through_the_approval_path(card_server, forge, screensh
                 "arguments": {"pr": f"{name}#{pr['number']}", "expected_head_sha": pr["head_sha"]},
             }
             assert "approval" in await card.locator("#status.bad").inner_text()
-            pull = _forge_get(forge, f"/repos/{name}/pulls/{pr['number']}")
+            pull = forge_get(forge, f"/repos/{name}/pulls/{pr['number']}")
             assert pull["merged"] is False
             assert (
-                _forge_get(forge, f"/repos/{name}/git/ref/heads/main")["object"]["sha"]
+                forge_get(forge, f"/repos/{name}/git/ref/heads/main")["object"]["sha"]
                 == main_before
             )
             await host.screenshot(screenshots / "apps-pr-card-approval.png")
@@ -183,7 +153,7 @@ async def test_merge_goes_through_the_approval_path(card_server, forge, screensh
             await card.locator("#retry").click()
             await host.wait_for_calls(3)
             await card.locator("#status.ok").wait_for()
-    pull = _forge_get(forge, f"/repos/{name}/pulls/{pr['number']}")
+    pull = forge_get(forge, f"/repos/{name}/pulls/{pr['number']}")
     assert pull["merged"] is True
-    main_after = _forge_get(forge, f"/repos/{name}/git/ref/heads/main")["object"]["sha"]
+    main_after = forge_get(forge, f"/repos/{name}/git/ref/heads/main")["object"]["sha"]
     assert main_after == pull["merge_commit_sha"] != main_before

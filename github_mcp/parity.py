@@ -20,6 +20,7 @@ class Parity:
 
 ISSUE_FIELDS = "one call for title, body, state, labels, assignees and milestone"
 NOT_YET = "not yet"
+COPILOT = "assign_copilot_to_issue"
 REACTION_TOOLS = ("add_reaction", "list_reactions")
 REACTIONS_ADD = "one tool for issues, PRs and comments; list_reactions groups who reacted with what"
 NOT_OFFERED = "not offered"
@@ -68,8 +69,8 @@ _ROWS: tuple[Parity, ...] = (
         ("change_sub_issue", "list_sub_issues"),
         "answers with the new order; numbers, not ids",
     ),
-    Parity("assign_copilot_to_issue"),
-    Parity("assign_copilot_to_issue_with_intent"),
+    Parity("assign_copilot_to_issue", (COPILOT,), "checks first that Copilot is assignable"),
+    Parity("assign_copilot_to_issue_with_intent", (COPILOT,), "a suggestion starts nothing"),
     Parity(
         "create_branch",
         ("create_branch",),
@@ -124,7 +125,7 @@ _ROWS: tuple[Parity, ...] = (
         "ranked by shared keywords; from an issue number or a draft title",
     ),
     Parity("fork_repository"),
-    Parity("get_code_quality_finding"),
+    Parity("get_code_quality_finding", ("get_code_quality_finding",), "compact; a listing too"),
     Parity(
         "get_code_scanning_alert",
         ("get_security_alert",),
@@ -254,16 +255,8 @@ _ROWS: tuple[Parity, ...] = (
         ("list_global_advisories",),
         "filters by ecosystem, severity, CVE, GHSA id, package",
     ),
-    Parity(
-        "list_issue_fields",
-        ("list_issue_fields",),
-        "the organisation's fields with their options, and an issue's values, in one call",
-    ),
-    Parity(
-        "list_issue_types",
-        ("list_issue_types",),
-        "the types a repository's issues may take (its organisation's, enabled only)",
-    ),
+    Parity("list_issue_fields", ("list_issue_fields",), "with an issue's values in one call"),
+    Parity("list_issue_types", ("list_issue_types",), "the enabled types of the organisation"),
     Parity("list_issues", ("list_issues",), "pull requests left out; cursor paging"),
     Parity("list_label", ("list_labels",), "compact: name, colour, description"),
     Parity(
@@ -367,7 +360,7 @@ _ROWS: tuple[Parity, ...] = (
         ("change_sub_issue", "list_sub_issues"),
         "answers with the new order; numbers, not ids",
     ),
-    Parity("request_copilot_review"),
+    Parity("request_copilot_review", ("request_copilot_review",), "a refusal says what it needs"),
     Parity(
         "request_pull_request_reviewers",
         ("request_pr_reviewers",),
@@ -405,12 +398,7 @@ _ROWS: tuple[Parity, ...] = (
         ("search_users",),
         "compact: login, type and profile link; the rate limit when low",
     ),
-    Parity(
-        "set_issue_fields",
-        ("set_issue_fields",),
-        "by field and option name, checked against each field's type before any write; "
-        "merge, replace or clear",
-    ),
+    Parity("set_issue_fields", ("set_issue_fields",), "by name; each value checked first"),
     Parity("star_repository", ("star_repository",), "an unscoped write: a human approves"),
     Parity(
         "sub_issue_write",
@@ -444,11 +432,7 @@ _ROWS: tuple[Parity, ...] = (
     Parity("update_issue_milestone", ("update_issue",), ISSUE_FIELDS),
     Parity("update_issue_state", ("update_issue",), ISSUE_FIELDS),
     Parity("update_issue_title", ("update_issue",), ISSUE_FIELDS),
-    Parity(
-        "update_issue_type",
-        ("set_issue_type",),
-        "by name, checked before the write; optionally a suggestion with a rationale",
-    ),
+    Parity("update_issue_type", ("set_issue_type",), "by name; or suggested, with a rationale"),
     Parity(
         "update_pull_request",
         ("update_pull_request", "close_pull_request"),

@@ -38,6 +38,7 @@ class Toolset(StrEnum):
     ISSUE_PLANNING = "issue_planning"
     PROJECTS = "projects"
     DISCUSSIONS = "discussions"
+    COPILOT = "copilot"
     BLAME = "blame"
 
     @classmethod

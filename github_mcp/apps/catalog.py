@@ -47,6 +47,27 @@ VIEWS: tuple[View, ...] = (
         "commands; a workflow run's jobs.",
         tools=("get_failing_tests", "get_workflow_run_overview"),
     ),
+    View(
+        "diff-card",
+        "Diff card",
+        "A pull request's diff, or the commits and files between two refs, file by file.",
+        tools=("get_pr_diff", "compare_refs"),
+    ),
+    View(
+        "change-card",
+        "Change summary card",
+        "What a write committed: the commit, its files with line counts, whether the branch "
+        "read back as written, and links.",
+        tools=(
+            "commit_files",
+            "apply_patch_and_commit",
+            "apply_text_update_and_commit",
+            "update_file_sections_and_commit",
+            "delete_file",
+            "move_file",
+            "update_files_and_open_pr",
+        ),
+    ),
 )
 
 

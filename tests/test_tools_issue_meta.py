@@ -215,4 +215,4 @@ async def test_the_demo_organisation_has_types_and_fields(make_runtime, forge):
         _, issue = await call_tool(client, "get_issue", {"full_name": DEMO_REPO, "number": bug})
     assert [t["name"] for t in types["types"]] == demo["types"] == ["Bug", "Feature", "Task"]
     assert {v["field"]: v["value"] for v in fields["values"]} == {"Priority": "P1", "Estimate": 2}
-    assert issue["number"] == bug
+    assert issue["type"] == "Bug"  # get_issue shows the type GitHub's issue carries

@@ -118,6 +118,7 @@ class IssueDetail(IssueSummary):
     body_truncated: bool | None = None
     assignees: list[str] = []
     is_pull_request: bool = False
+    type: str | None = Field(None, description="Its issue type, in an organisation.")
     url: str
     comment_items: list[Comment]
     next_comments_cursor: str | None = None
@@ -147,6 +148,7 @@ async def get_issue(
         body_truncated=cut or None,
         assignees=[a["login"] for a in issue.get("assignees") or []],
         is_pull_request="pull_request" in issue,
+        type=clean((issue.get("type") or {}).get("name") or "", 100)[0] or None,
         url=issue["html_url"],
         comment_items=[comment_model(c, lockdown) for c in page.items],
         next_comments_cursor=page.next_cursor,

@@ -101,14 +101,23 @@ _ROWS: tuple[Parity, ...] = (
         ("create_pr_review",),
         "COMMENT, APPROVE or REQUEST_CHANGES with line comments in one call",
     ),
-    Parity("create_repository"),
+    Parity(
+        "create_repository",
+        ("create_repository",),
+        "private unless asked otherwise; the name must be on the allow-list",
+    ),
     Parity("delete_file", ("delete_file",), "a verified commit, gated by its branch"),
     Parity(
         "delete_pending_pull_request_review",
         ("pending_pr_review",),
         "one tool starts, submits and deletes a pending review; its comments go with it",
     ),
-    Parity("delete_repository"),
+    Parity(
+        "delete_repository",
+        ("delete_repository",),
+        "off unless GITHUB_MCP_ALLOW_REPO_DELETE=true; the approval is bound to the "
+        "repository's id and head",
+    ),
     Parity(
         "discussion_comment_write",
         ("add_discussion_comment",),
@@ -124,7 +133,12 @@ _ROWS: tuple[Parity, ...] = (
         ("find_duplicate_issues",),
         "ranked by shared keywords; from an issue number or a draft title",
     ),
-    Parity("fork_repository"),
+    Parity(
+        "fork_repository",
+        ("fork_repository",),
+        "the destination must be on the allow-list and free; forking again answers the "
+        "existing fork",
+    ),
     Parity("get_code_quality_finding", ("get_code_quality_finding",), "compact; a listing too"),
     Parity(
         "get_code_scanning_alert",

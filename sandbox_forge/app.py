@@ -91,6 +91,9 @@ from sandbox_forge.rest.routes import (
     releases as routes_releases,
 )
 from sandbox_forge.rest.routes import (
+    repo_admin as routes_repo_admin,
+)
+from sandbox_forge.rest.routes import (
     repos as routes_repos,
 )
 from sandbox_forge.rest.routes import (
@@ -124,6 +127,7 @@ from sandbox_forge.web import oauth_flow, oauth_token
 FEATURES: list[ModuleType] = [
     routes_users,
     routes_repos,
+    routes_repo_admin,
     routes_refs,
     routes_gitdata,
     routes_commits,

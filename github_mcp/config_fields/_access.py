@@ -40,6 +40,7 @@ class Toolset(StrEnum):
     DISCUSSIONS = "discussions"
     COPILOT = "copilot"
     BLAME = "blame"
+    REPO_ADMIN = "repo_admin"
 
     @classmethod
     def parse(cls, name: str) -> Toolset:

@@ -104,6 +104,14 @@ class WritePolicySettings(BaseSettings):
         "needs a human's approval (`approve`), is refused (`deny`), or is treated as any "
         "other write (`allow`). The approval names the private repositories read.",
     )
+    allow_repo_delete: bool = Field(
+        False,
+        validation_alias=env("GITHUB_MCP_ALLOW_REPO_DELETE"),
+        description="When true, `delete_repository` may delete a repository on the "
+        "allow-list that the caller administers, with a human's approval bound to the "
+        "repository as shown to them. Off (the default): it is refused before anything is "
+        "asked or sent to GitHub.",
+    )
     audit_log: Path = Field(
         Path("var/audit.jsonl"),
         validation_alias=env("GITHUB_MCP_AUDIT_LOG"),

@@ -162,6 +162,7 @@ def seed_demo(forge: Forge) -> dict[str, Any]:
     from sandbox_forge.admin.demo_issue_meta import seed_demo_issue_meta
     from sandbox_forge.admin.demo_planning import seed_demo_planning
     from sandbox_forge.admin.demo_projects import seed_demo_projects
+    from sandbox_forge.admin.demo_repos import seed_demo_repos
     from sandbox_forge.admin.demo_rules import seed_demo_rules
     from sandbox_forge.admin.demo_security import seed_demo_security
     from sandbox_forge.admin.seed_collab import seed_demo_collab
@@ -179,6 +180,7 @@ def seed_demo(forge: Forge) -> dict[str, Any]:
     summary["discussions"] = seed_demo_discussions(forge)
     summary["rulesets"] = [seed_demo_rules(forge)]
     summary["issue_meta"] = seed_demo_issue_meta(forge)
+    summary["repos"] = seed_demo_repos(forge)
     return summary
 
 

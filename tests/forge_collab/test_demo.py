@@ -111,4 +111,5 @@ def test_issue_with_hidden_instructions(forge, demo_api, demo):
     merged = forge.state.extensions["breadth_demo"]["merged_pull"]  # the releases demo's PR
     planning = forge.state.extensions["planning_demo"]  # the tracking issue and its notes
     extra = {planning["parent"], planning["blocked"]["issue"]}
+    extra.add(forge.state.extensions["demo_repos"]["closed_pull"])  # the reopen demo's PR
     assert {i["number"] for i in issues} == {1, 2, 3, 4, 5, 6, merged, *extra}

@@ -9,10 +9,13 @@ from email.utils import formatdate
 from typing import Any
 
 from sandbox_forge.rest.api import Urls
-from sandbox_forge.rest.auth import Principal, repo_role
+from sandbox_forge.rest.auth import Principal, can_read, repo_role
 from sandbox_forge.stores.access import at_least
 from sandbox_forge.stores.social import star_count
 from sandbox_forge.stores.state import ForgeState, RepoRecord, UserRecord
+
+# RepoRecord.extra: the id of the repository this one was forked from
+FORK_PARENT = "fork_parent"
 
 
 def iso(ts: float) -> str:
@@ -137,7 +140,7 @@ def minimal_repo(state: ForgeState, urls: Urls, repo: RepoRecord) -> dict[str, A
         "private": repo.private,
         "html_url": urls.repo_html(repo.full_name),
         "description": repo.description or None,
-        "fork": False,
+        "fork": FORK_PARENT in repo.extra,
         "url": api,
         "archive_url": f"{api}/{{archive_format}}{{/ref}}",
         "assignees_url": f"{api}/assignees{{/user}}",
@@ -190,6 +193,7 @@ def repo_json(
     """GitHub's repository shape (full=True: full-repository, as GET /repos/{o}/{r})."""
     open_issues = int(repo.extra.get("open_issues_count", 0))
     stars = star_count(state, repo.full_name)
+    forks = sum(1 for r in state.all_repos() if r.extra.get(FORK_PARENT) == repo.id)
     data = minimal_repo(state, urls, repo)
     data.update(
         {
@@ -198,7 +202,7 @@ def repo_json(
             "svn_url": urls.repo_html(repo.full_name),
             "homepage": None,
             "language": None,
-            "forks_count": 0,
+            "forks_count": forks,
             "stargazers_count": stars,
             "watchers_count": stars,
             "size": _disk_kb(repo),
@@ -221,7 +225,7 @@ def repo_json(
             "allow_forking": True,
             "web_commit_signoff_required": False,
             "license": None,
-            "forks": 0,
+            "forks": forks,
             "open_issues": open_issues,
             "watchers": stars,
         }
@@ -249,4 +253,24 @@ def repo_json(
         )
         if owner.type == "Organization":
             data["organization"] = simple_user(urls, owner)
+        _add_parent(state, urls, repo, principal, data)
     return data
+
+
+def _add_parent(
+    state: ForgeState, urls: Urls, repo: RepoRecord, principal: Principal, data: dict[str, Any]
+) -> None:
+    """A fork's `parent` (what it was forked from) and `source` (the root of the network),
+    while they are still there and readable."""
+    chain, seen = [], {repo.id}
+    current = repo
+    while (parent_id := current.extra.get(FORK_PARENT)) is not None and parent_id not in seen:
+        found = next((r for r in state.all_repos() if r.id == parent_id), None)
+        if found is None or not can_read(principal, found):
+            break
+        chain.append(found)
+        seen.add(found.id)
+        current = found
+    if chain:
+        data["parent"] = repo_json(state, urls, chain[0], principal)
+        data["source"] = repo_json(state, urls, chain[-1], principal)

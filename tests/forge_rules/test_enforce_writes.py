@@ -168,3 +168,28 @@ def test_create_commit_on_branch_meets_signatures_but_not_a_pull_request_rule(ap
     signed = _create_commit(api, "feature/two", before["feature/two"])
     assert "errors" not in signed, signed
     assert heads(lab)["feature/two"] == signed["data"]["createCommitOnBranch"]["commit"]["oid"]
+
+
+def test_a_tag_ruleset_refuses_a_release_that_would_create_its_tag(api, lab):
+    created = api.post(
+        f"/repos/{LAB}/rulesets",
+        json={
+            "name": "tags",
+            "target": "tag",
+            "enforcement": "active",
+            "conditions": {"ref_name": {"include": ["refs/tags/v*"], "exclude": []}},
+            "rules": [{"type": "creation"}],
+        },
+    )
+    assert created.status_code == 201, created.text
+    refused = api.post(f"/repos/{LAB}/releases", json={"tag_name": "v1.0"})
+    assert refused.status_code == 422
+    error = refused.json()["errors"][0]
+    assert error["field"] == "pre_receive"
+    assert error["message"] == "pre_receive " + _rules(
+        "Cannot create ref due to creations being restricted."
+    )
+    record = lab.forge.state.repo("octocat", "lab")
+    assert record.git.read_ref("refs/tags/v1.0") is None
+    assert api.get(f"/repos/{LAB}/releases").json() == []
+    assert api.post(f"/repos/{LAB}/releases", json={"tag_name": "other-1"}).status_code == 201

@@ -14,7 +14,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from sandbox_forge.rest.api import Ctx, endpoint
-from sandbox_forge.rest.auth import check_repo
+from sandbox_forge.rest.auth import check_repo, repo_role
 from sandbox_forge.rest.collab_api import created_response
 from sandbox_forge.rest.errors import (
     ApiError,
@@ -172,7 +172,8 @@ def create_release(ctx: Ctx) -> Response:
             release.name = release.name or notes["name"]
             release.body = notes["body"] + (f"\n\n{release.body}" if release.body else "")
         if not body.get("draft"):
-            store.publish(ctx.state, repo, release, str(body.get("make_latest", "true")))
+            make_latest = str(body.get("make_latest", "true"))
+            store.publish(ctx.state, repo, release, make_latest, repo_role(ctx.principal, repo))
         store.releases(repo)[release.id] = release
     return created_response(release_json(ctx, repo, release))
 
@@ -192,7 +193,7 @@ def update_release(ctx: Ctx) -> Response:
         make_latest = str(body.get("make_latest", "true"))
         if release.draft and body.get("draft") is False:
             store.check_unique_tag(repo, release.tag_name, except_id=release.id)
-            store.publish(ctx.state, repo, release, make_latest)
+            store.publish(ctx.state, repo, release, make_latest, repo_role(ctx.principal, repo))
         elif not release.draft and make_latest == "true" and "make_latest" in body:
             release.latest_at = release.updated_at
     return json_response(release_json(ctx, repo, release))

@@ -277,3 +277,32 @@ async def test_the_demo_has_a_fork_a_closed_pull_and_a_scratch_repository(make_r
     assert reacted == {"by_content": {"rocket": ["alice"]}}
     scratch = forge_repo(forge, demo["scratch"])
     assert scratch is not None and scratch.private is True
+
+
+# --- the cross-visibility guard --------------------------------------------------------------
+
+
+async def test_after_a_private_read_a_public_repository_or_fork_is_refused(make_runtime, forge):
+    vault = new_repo(forge, prefix="xv-repo-admin", files={"secret.txt": "s3cr3t\n"})
+    forge_repo(forge, vault).private = True
+    public_source = source_repo(forge)
+    name = unique()
+    rt = make_runtime(cross_visibility="deny", auto_approve=True)
+    async with mcp_client(rt) as client:
+        _, read = await call_tool(
+            client, "get_file_contents", {"full_name": vault, "path": "secret.txt"}
+        )
+        assert "error" not in read, read
+        forge.clear_requests()
+        _, public = await call_tool(client, "create_repository", {"name": name, "private": False})
+        _, fork = await call_tool(client, "fork_repository", {"full_name": public_source})
+        sent = posts(forge)
+        _, private = await call_tool(client, "create_repository", {"name": name})
+    assert (
+        error_code(public) == "write_not_allowed"
+        and public["error"]["reason"] == "cross_visibility"
+    )
+    assert error_code(fork) == "write_not_allowed" and fork["error"]["reason"] == "cross_visibility"
+    assert sent == []
+    assert private["private"] is True  # a private repository is not a public place
+    assert forge_repo(forge, f"octocat/{name}").private is True

@@ -9,7 +9,7 @@ GRAPHQL_SCHEMA := .cache/graphql-schema/node_modules/@octokit/graphql-schema/sch
 # Two workers: the suite is mostly waiting on subprocesses (git, bubblewrap, servers).
 PYTEST_ARGS ?= -n 2
 
-.PHONY: run test test-live lint format bench demo docs snapshots venv clean views
+.PHONY: run test test-live lint format bench demo docs snapshots venv clean views apps-preview
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -75,6 +75,12 @@ snapshots: $(DEV_STAMP)
 # the npm packages views/package-lock.json pins; `make run` itself never needs npm.
 views:
 	cd views && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error && node build.mjs
+
+# The cards in a browser without Claude or ChatGPT: the demo forge, the server and a local
+# MCP Apps host (ext-apps' AppBridge); open the link it prints. Needs npm for the host page.
+APPS_PORT ?= 8765
+apps-preview: $(DEV_STAMP)
+	$(BIN)/python -m tests.apps.preview --port $(APPS_PORT)
 
 bench: $(DEV_STAMP)
 	@for script in bench/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done

@@ -147,6 +147,8 @@ def print_client_config(
         f"GitHub MCP Controller is serving at {url} ({how})",
         f"  GitHub API: {settings.github_api_url}",
         f"  Health:     {base}/healthz",
+        "  Cards:      Claude, ChatGPT and other MCP Apps hosts show pull requests, CI failures",
+        "              and diffs as interactive cards; to see them here: make apps-preview",
     ]
     if oauth:
         lines.append(f"  Status:     {base}/status  (sign in with GitHub: your own activity)")

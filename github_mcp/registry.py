@@ -260,13 +260,14 @@ def _fastmcp_tool(spec: ToolSpec, rt: Runtime) -> tuple[Tool, dict[str, Any]]:
 
 class _CompactTool(FunctionTool):
     """Listed without the title derived from the name (the name says it) and without the
-    library's `_meta` (its tags): no MCP client uses either. Only `_meta.ui` stays, which
-    apps/wiring.py sets for a client that shows cards."""
+    library's `_meta` (its tags): no MCP client uses either. Only `_meta.ui` (and ChatGPT's
+    `openai/*` status lines) stay, which apps/wiring.py sets for a client that shows cards."""
 
     def to_mcp_tool(self, **overrides: Any) -> Any:
         listed = super().to_mcp_tool(**overrides)
-        ui = (self.meta or {}).get("ui")
-        return listed.model_copy(update={"title": None, "meta": {"ui": ui} if ui else None})
+        meta = self.meta or {}
+        kept = {k: v for k, v in meta.items() if k == "ui" or k.startswith("openai/")}
+        return listed.model_copy(update={"title": None, "meta": kept or None})
 
 
 async def _resolve_target(spec: ToolSpec, call: Call, kwargs: dict[str, Any]) -> Target:

@@ -24,6 +24,10 @@ class View:
     # session whose client declared the UI extension. Audience, not authorisation: such a
     # tool must still check what it is asked to do (a human-only nonce, for instance).
     app_tools: tuple[str, ...] = ()
+    # ChatGPT's status lines while a tool runs and after (`openai/toolInvocation/*`, at
+    # most 64 characters): the MCP Apps standard has no field for them.
+    invoking: str = ""
+    invoked: str = ""
 
     @property
     def uri(self) -> str:
@@ -39,6 +43,8 @@ VIEWS: tuple[View, ...] = (
         "Pull request card",
         "A pull request's state, checks, reviews and merge blockers, with their actions.",
         tools=("get_pr_overview", "check_merge_readiness"),
+        invoking="Reading the pull request…",
+        invoked="Pull request card ready",
     ),
     View(
         "ci-card",
@@ -46,12 +52,16 @@ VIEWS: tuple[View, ...] = (
         "Failing tests grouped by job, with their messages, locations, log excerpts and rerun "
         "commands; a workflow run's jobs.",
         tools=("get_failing_tests", "get_workflow_run_overview"),
+        invoking="Reading the CI results…",
+        invoked="CI card ready",
     ),
     View(
         "diff-card",
         "Diff card",
         "A pull request's diff, or the commits and files between two refs, file by file.",
         tools=("get_pr_diff", "compare_refs"),
+        invoking="Reading the diff…",
+        invoked="Diff ready",
     ),
     View(
         "change-card",
@@ -67,6 +77,8 @@ VIEWS: tuple[View, ...] = (
             "move_file",
             "update_files_and_open_pr",
         ),
+        invoking="Writing…",
+        invoked="Change summary ready",
     ),
 )
 

@@ -77,7 +77,11 @@ def tool_ui_meta(name: str) -> dict[str, Any] | None:
     ui: dict[str, Any] = {"resourceUri": view.uri}
     if name in view.app_tools:
         ui["visibility"] = ["app"]
-    return {"ui": ui}
+    meta: dict[str, Any] = {"ui": ui}
+    if view.invoking and name not in view.app_tools:
+        meta["openai/toolInvocation/invoking"] = view.invoking
+        meta["openai/toolInvocation/invoked"] = view.invoked
+    return meta
 
 
 class AppsMiddleware(Middleware):

@@ -23,8 +23,27 @@ const esbuild = await import(pathToFileURL(require.resolve("esbuild")).href);
 // Not cards: shared code, the test host, and npm's own folder.
 const NOT_CARDS = new Set(["shared", "host", "node_modules"]);
 
+// zod (the SDK's schema library) re-exports every one of its ~50 locales through a namespace
+// that tree-shaking cannot see through: about 260 KB per card. A card never shows zod's
+// messages to anyone, so only English (what zod itself configures) is bundled.
+const zodEnglishOnly = {
+  name: "zod-english-only",
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]/.test(args.importer)
+        ? { path: join(dirname(args.importer), "..", "locales", "index.js"), namespace: "zod-en" }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "zod-en" }, (args) => ({
+      contents: 'export { default as en } from "./en.js";',
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
+
 async function bundle(entry) {
   const result = await esbuild.build({
+    plugins: [zodEnglishOnly],
     entryPoints: [entry],
     bundle: true,
     minify: true,

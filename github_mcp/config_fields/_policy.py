@@ -112,6 +112,18 @@ class WritePolicySettings(BaseSettings):
         "repository as shown to them. Off (the default): it is refused before anything is "
         "asked or sent to GitHub.",
     )
+    signed_commits: Literal["auto", "always", "never"] = Field(
+        "auto",
+        validation_alias=env("GITHUB_MCP_SIGNED_COMMITS"),
+        description="How the write tools make commits. `auto`: through GraphQL "
+        "`createCommitOnBranch` (GitHub signs the commit, shown as verified) when the "
+        "branch's rules require signed commits (read from the rules for the branch, and "
+        "the classic protection where readable), else through the Git data API. "
+        "`always`: through `createCommitOnBranch` whenever it can express the change "
+        "(not file modes, symlinks or submodules: those fall back to the Git data API). "
+        "`never`: always the Git data API (unsigned; a branch that requires signatures "
+        "refuses the commit). See docs/ARCHITECTURE_AND_SAFETY.md, section 4.",
+    )
     audit_log: Path = Field(
         Path("var/audit.jsonl"),
         validation_alias=env("GITHUB_MCP_AUDIT_LOG"),

@@ -51,6 +51,7 @@ class Head:
     commit_sha: str
     tree_sha: str
     exists: bool = True
+    protected: bool = False
 
 
 @dataclass
@@ -63,6 +64,7 @@ class CommitOutcome:
     files: list[dict[str, Any]] = field(default_factory=list)
     created_branch: bool = False
     status: str = "committed"  # or NO_CHANGE: the branch already held this content
+    signature: dict[str, Any] | None = None  # GitHub's verdict on its signature, and the path
 
 
 async def read_head(github: GitHubClient, full_name: str, branch: str) -> Head:
@@ -71,7 +73,12 @@ async def read_head(github: GitHubClient, full_name: str, branch: str) -> Head:
         "GET", f"{repo_path(full_name)}/branches/{encode_path(branch)}"
     )
     commit = data["commit"]
-    return Head(branch=branch, commit_sha=commit["sha"], tree_sha=commit["commit"]["tree"]["sha"])
+    return Head(
+        branch=branch,
+        commit_sha=commit["sha"],
+        tree_sha=commit["commit"]["tree"]["sha"],
+        protected=data.get("protected") is True,
+    )
 
 
 async def _tree(github: GitHubClient, full_name: str, tree_sha: str, recursive: bool) -> Any:
@@ -83,35 +90,40 @@ async def _tree(github: GitHubClient, full_name: str, tree_sha: str, recursive: 
     )
 
 
+async def tree_listing(
+    github: GitHubClient, full_name: str, tree_sha: str, paths: set[str]
+) -> dict[str, dict[str, Any]]:
+    """The tree entries (path, mode, type, sha) of `paths` in a tree; absent ones left out."""
+    data = await _tree(github, full_name, tree_sha, True)
+    found = {e["path"]: e for e in data.get("tree", []) if e["path"] in paths}
+    if data.get("truncated"):
+        # A truncated listing may miss them: walk down to each, one level at a time.
+        missing = sorted(paths - set(found))
+        got = await asyncio.gather(*(_walk(github, full_name, tree_sha, p) for p in missing))
+        found |= {p: entry for p, entry in zip(missing, got, strict=True) if entry}
+    return found
+
+
 async def _blob_shas(
     github: GitHubClient, full_name: str, tree_sha: str, paths: set[str]
 ) -> dict[str, str]:
     """Blob shas of `paths` in a tree (paths that are not blobs there are left out)."""
-    data = await _tree(github, full_name, tree_sha, True)
-    found = {
-        e["path"]: e["sha"]
-        for e in data.get("tree", [])
-        if e["path"] in paths and e.get("type") == "blob"
-    }
-    if data.get("truncated"):
-        # A truncated listing may miss them: walk down to each, one level at a time.
-        missing = sorted(paths - set(found))
-        shas = await asyncio.gather(*(_walk(github, full_name, tree_sha, p) for p in missing))
-        found |= {p: sha for p, sha in zip(missing, shas, strict=True) if sha}
-    return found
+    listing = await tree_listing(github, full_name, tree_sha, paths)
+    return {p: e["sha"] for p, e in listing.items() if e.get("type") == "blob"}
 
 
-async def _walk(github: GitHubClient, full_name: str, tree_sha: str, path: str) -> str | None:
+async def _walk(
+    github: GitHubClient, full_name: str, tree_sha: str, path: str
+) -> dict[str, Any] | None:
     *dirs, name = path.split("/")
-    for kind, segment in [*(("tree", d) for d in dirs), ("blob", name)]:
+    entry: dict[str, Any] | None = None
+    for last, segment in [*((False, d) for d in dirs), (True, name)]:
         entries = (await _tree(github, full_name, tree_sha, False)).get("tree", [])
-        match = next(
-            (e["sha"] for e in entries if e["path"] == segment and e.get("type") == kind), None
-        )
-        if match is None:
+        entry = next((e for e in entries if e["path"] == segment), None)
+        if entry is None or (not last and entry.get("type") != "tree"):
             return None
-        tree_sha = match
-    return tree_sha
+        tree_sha = entry["sha"]
+    return None if entry is None else {**entry, "path": path}
 
 
 async def _tree_entries(
@@ -161,10 +173,10 @@ async def _build_commit(
     message: str,
     tree_sha: str,
     paths: set[str],
-) -> tuple[str, dict[str, str]]:
+) -> tuple[str, dict[str, str], dict[str, Any]]:
     """Create the commit of `tree_sha` on the head; returns (commit_sha, blob shas of
-    `paths` in the tree). The blob check runs alongside the commit creation, so
-    verification costs no round trip of its own."""
+    `paths` in the tree, GitHub's verification of its signature). The blob check runs
+    alongside the commit creation, so verification costs no round trip of its own."""
     commit, blobs = await asyncio.gather(
         # A repeated creation at worst leaves an unreferenced commit object behind:
         # only the ref update publishes one, so this is safe to retry too.
@@ -176,7 +188,7 @@ async def _build_commit(
         ),
         _blob_shas(github, full_name, tree_sha, paths),
     )
-    return commit["sha"], blobs
+    return commit["sha"], blobs, commit.get("verification") or {}
 
 
 def _ref_sha(answer: Any) -> str | None:
@@ -209,6 +221,10 @@ async def _move_ref(
         current = await _current_ref(github, full_name, head.branch)
         if current == new_sha:
             return "ok", current  # the update landed; only the answer was lost
+        if exc.code in (ErrorCode.UNPROCESSABLE, ErrorCode.CONFLICT) and current == (
+            head.commit_sha if head.exists else None
+        ):
+            raise refused(exc, head.branch) from None  # not a race: the branch never moved
         if exc.code in (ErrorCode.UNPROCESSABLE, ErrorCode.CONFLICT) or (
             current is not None and current != head.commit_sha
         ):
@@ -228,7 +244,7 @@ async def _current_ref(github: GitHubClient, full_name: str, branch: str) -> str
     return data["object"]["sha"]
 
 
-async def _changed_between(
+async def changed_between(
     github: GitHubClient, full_name: str, old: str, new: str, ours: str
 ) -> tuple[set[str], bool]:
     """Paths the commits old..new touched, and whether `ours` is one of those commits."""
@@ -289,6 +305,13 @@ async def commit_changes(
                 hint="list_repository_tree shows the files on the branch.",
                 files=missing,
             )
+    from github_mcp.services import signed_commits  # it builds on this module
+
+    plan = await signed_commits.plan_commit(github, full_name, head, changes)
+    if plan.signed:
+        return await signed_commits.commit_signed(
+            github, full_name, head, message, changes, expected_head_sha=expected_head_sha
+        )
     entries = await _tree_entries(github, full_name, changes)
     first_parent = head.commit_sha
     rebased: list[str] = []
@@ -302,8 +325,10 @@ async def commit_changes(
             if head.exists and tree_sha == head.tree_sha:
                 # The branch already holds exactly this content (often: a retry of a write
                 # whose answer was lost). An empty commit would only duplicate history.
-                return await _unchanged(github, full_name, head, first_parent, rebased, changes)
-            commit_sha, blobs = await _build_commit(
+                return await unchanged_outcome(
+                    github, full_name, head, first_parent, rebased, changes
+                )
+            commit_sha, blobs, signed = await _build_commit(
                 github, full_name, head, message, tree_sha, set(paths)
             )
             await fence.check()  # our lease still holds: no other replica moves the branch now
@@ -311,7 +336,7 @@ async def commit_changes(
             if moved == "ok":
                 break
             moved_to = await read_head(github, full_name, branch)
-            touched, landed = await _changed_between(
+            touched, landed = await changed_between(
                 github, full_name, head.commit_sha, moved_to.commit_sha, commit_sha
             )
             if landed:
@@ -342,6 +367,18 @@ async def commit_changes(
         verification=verification,
         files=files,
         created_branch=not head.exists,
+        signature=signed_commits.signature_of(signed, signed_commits.VIA_GIT_DATA),
+    )
+
+
+def refused(exc: GitHubMCPError, branch: str) -> GitHubMCPError:
+    """GitHub refused to move a branch that had not moved: its rules, most likely."""
+    return GitHubMCPError(
+        exc.code,
+        f"GitHub refused to move {branch}: {exc.message}",
+        hint="Nothing was written to the branch. If its rules require signed commits, set "
+        "GITHUB_MCP_SIGNED_COMMITS=auto or always; if they require a pull request, commit "
+        "to a feature branch and open one.",
     )
 
 
@@ -352,7 +389,7 @@ async def _branch_lock(github: GitHubClient, full_name: str, branch: str) -> Asy
         yield fence
 
 
-async def _unchanged(
+async def unchanged_outcome(
     github: GitHubClient,
     full_name: str,
     head: Head,

@@ -16,6 +16,8 @@ from ..effects import Written
 from ..params import CommitMessage, FullName, Ref
 from ..registry import Call, tool
 from ..services.approved_state import FileCount, RemoteState
+from ..services.signed_push import pusher_for
+from .writes import CommitSignature
 
 if TYPE_CHECKING:
     from github_mcp.services.workspace import WorkspaceManager
@@ -210,6 +212,12 @@ class WorkspaceCommit(BaseModel):
         description="True only when force=true replaced history on the remote branch."
     )
     files: list[CommittedPath]
+    signature: CommitSignature | None = Field(
+        None,
+        description="Set when the push was replayed through createCommitOnBranch because "
+        "the branch requires signed commits: commit_sha is then the signed commit.",
+    )
+    replayed_from: str | None = Field(None, description="The local commit that was replayed.")
 
 
 async def workspace_commit_state(call: Call, kwargs: dict[str, Any]) -> RemoteState:
@@ -240,17 +248,26 @@ async def commit_workspace(
     """Commit the workspace's changes (never the venv or scratch files); push when asked.
 
     A push only fast-forwards the branch unless force=true (then leased on the remote head
-    last fetched); the result's `forced` says whether history was replaced."""
+    last fetched); the result's `forced` says whether history was replaced. A branch that
+    requires signed commits gets the push replayed as one commit GitHub signs."""
     assert ref is not None
     approved = dict(call.bound.facts) if call.bound is not None else None
-    data = await manager(call).commit(
-        full_name, ref, message, paths=paths, push=push, force=force, approved=approved
+    # A branch that requires signed commits gets the push replayed as a commit GitHub signs.
+    pusher = (
+        await pusher_for(call.rt.github, full_name, ref, message, force=force) if push else None
     )
+    data = await manager(call).commit(
+        full_name, ref, message, paths=paths, push=push, force=force, approved=approved,
+        pusher=pusher,
+    )  # fmt: skip
+    signature = data.get("signature")
     return WorkspaceCommit(
         commit_sha=data["commit_sha"],
         pushed=bool(data.get("pushed")),
         forced=bool(data.get("forced")),
         files=[CommittedPath(**f) for f in data.get("files", [])[:200]],
+        signature=CommitSignature(**signature) if signature else None,
+        replayed_from=data.get("replayed_from"),
     )
 
 

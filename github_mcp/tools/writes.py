@@ -56,6 +56,15 @@ class Verification(BaseModel):
     files_checked: int
 
 
+class CommitSignature(BaseModel):
+    verified: bool = Field(
+        description="GitHub's verification of the commit's signature (its "
+        "`verification.verified`): true for a commit GitHub signed (createCommitOnBranch)."
+    )
+    reason: str | None = None
+    via: Literal["createCommitOnBranch", "git_data"]
+
+
 class WrittenFile(BaseModel):
     path: str
     status: str
@@ -74,6 +83,7 @@ class CommitResult(BaseModel):
     parent_sha: str
     files: list[WrittenFile]
     verification: Verification
+    signature: CommitSignature | None = None
     rebased_onto: list[str] | None = None
     created_branch: bool | None = None
     diff: str | None = None
@@ -92,6 +102,7 @@ def commit_result(outcome: CommitOutcome, diff: str | None = None) -> CommitResu
         parent_sha=outcome.parent_sha,
         files=[WrittenFile(**f) for f in outcome.files],
         verification=Verification(**outcome.verification),
+        signature=CommitSignature(**outcome.signature) if outcome.signature else None,
         rebased_onto=outcome.rebased_onto or None,
         created_branch=outcome.created_branch or None,
         diff=None if diff is None else diff[:DIFF_MAX_CHARS],

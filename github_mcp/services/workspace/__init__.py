@@ -6,6 +6,9 @@ The modules behind this face are private; import from the package.
 
 from __future__ import annotations
 
+from ._commit import (
+    push_commit,
+)
 from ._manager import (
     WorkspaceConfig,
     WorkspaceManager,
@@ -17,15 +20,22 @@ from ._rebase import (
     RebaseOutcome,
     ScratchRepos,
 )
+from ._repo import (
+    RepoOps,
+)
 from ._types import (
+    Workspace,
     basic_auth_header,
 )
 
 __all__ = [
     "RebaseOutcome",
+    "RepoOps",
     "ScratchRepos",
+    "Workspace",
     "WorkspaceConfig",
     "WorkspaceManager",
     "basic_auth_header",
+    "push_commit",
     "terminate_running",
 ]

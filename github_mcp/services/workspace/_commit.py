@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -16,6 +17,8 @@ from github_mcp.services.workspace._types import Workspace
 MAX_MESSAGE_CHARS = 10000
 MAX_COMMIT_PATHS = 100
 _LITERAL = {"GIT_LITERAL_PATHSPECS": "1"}
+# A replacement for git's push: (ops, workspace, commit sha) -> fields of the result.
+Pusher = Callable[[RepoOps, Workspace, str], Awaitable[dict[str, Any]]]
 _NAME_STATUS = {"A": "added", "M": "modified", "D": "deleted", "T": "type_changed"}
 
 
@@ -45,9 +48,11 @@ async def commit_changes(
     *,
     force: bool = False,
     approved: dict[str, str] | None = None,
+    pusher: Pusher | None = None,
 ) -> dict[str, Any]:
     """Stage (the paths, or everything but .venv-mcp), commit, and push on request. With
-    `approved` (a gated commit: its tree and parent), the commit must be that one."""
+    `approved` (a gated commit: its tree and parent), the commit must be that one.
+    `pusher` replaces git's push (a replay GitHub signs); its answer updates the result."""
     if force and not push:
         raise GitHubMCPError(ErrorCode.INVALID_INPUT, "force only applies with push=true")
     if push and await ops.kind(ws) != "branch":
@@ -114,7 +119,9 @@ async def commit_changes(
         "files": files,
         "branch": await ops.branch(ws),
     }
-    if push:
+    if push and pusher is not None:
+        result.update(await pusher(ops, ws, sha), pushed=True)
+    elif push:
         result["forced"] = await push_commit(ops, ws, sha, force=force)
         result["pushed"] = True
     return result

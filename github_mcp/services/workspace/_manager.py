@@ -43,6 +43,7 @@ from github_mcp.services.workspace._cgroups import detect_cgroups
 from github_mcp.services.workspace._clones import CloneKeeper
 from github_mcp.services.workspace._commit import (
     CatchUp,
+    Pusher,
     catch_up,
     commit_changes,
     follow_remote,
@@ -384,6 +385,7 @@ class WorkspaceManager:
         push: bool = False,
         force: bool = False,
         approved: dict[str, str] | None = None,
+        pusher: Pusher | None = None,
     ) -> dict[str, Any]:
         """Commit the clone's changes (never .venv-mcp or scratch files); push when asked.
 
@@ -400,8 +402,9 @@ class WorkspaceManager:
             await self._ops.prepare(ws)
             try:
                 return await commit_changes(
-                    self._ops, ws, message, checked, push, force=force, approved=approved
-                )
+                    self._ops, ws, message, checked, push,
+                    force=force, approved=approved, pusher=pusher,
+                )  # fmt: skip
             finally:
                 self._ops.hand_over(ws)
                 self.quota.touched(ws.dir)

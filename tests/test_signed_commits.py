@@ -11,8 +11,9 @@ import pytest
 
 from sandbox_forge import Forge
 from sandbox_forge.git.store import TreeChange
+from sandbox_forge.stores.collab import Protection, collab
 from sandbox_forge.stores.rulesets import add_ruleset
-from tests.conftest import call_tool, error_code, mcp_client, settled_requests
+from tests.conftest import call_tool, error_code, mcp_client, requests_matching, settled_requests
 from tests.test_tools_write import head, new_repo, tree_files
 
 SIGNED_RULE = [{"type": "required_signatures"}]
@@ -86,6 +87,22 @@ async def test_auto_signs_when_the_rules_require_it(make_runtime, forge, forge_t
     assert commit_paths(forge) == {"graphql": 1, "git_data": 0, "rules": 1}
 
 
+async def test_auto_reads_the_classic_protection_too(make_runtime, forge, forge_token):
+    repo = new_repo(forge)
+    record = forge.state.repo(*repo.split("/"))
+    assert record is not None
+    collab(record).protection["feature"] = Protection("feature", required_signatures=True)
+    forge.clear_requests()
+    is_error, result = await commit_files(
+        make_runtime(), {"full_name": repo, "branch": "feature", "message": "m", "files": FILES}
+    )
+    assert not is_error, result
+    sha = head(forge, repo, "feature")
+    assert rest_commit(forge, forge_token, repo, sha)["commit"]["verification"]["verified"] is True
+    assert result["signature"]["via"] == "createCommitOnBranch"
+    assert requests_matching(forge, "GET", "/protection/required_signatures")
+
+
 async def test_auto_uses_the_git_data_api_when_signatures_are_not_required(
     make_runtime, forge, forge_token
 ):
@@ -103,19 +120,20 @@ async def test_auto_uses_the_git_data_api_when_signatures_are_not_required(
     assert commit_paths(forge) == {"graphql": 0, "git_data": 1, "rules": 1}
 
 
-async def test_never_uses_the_git_data_api_and_reads_no_rules(make_runtime, forge, forge_token):
+async def test_never_uses_the_git_data_api_and_is_refused_clearly(make_runtime, forge):
     repo = new_repo(forge)
     require_signatures(forge, repo, ["~ALL"])
+    before = head(forge, repo, "feature")
     forge.clear_requests()
     is_error, result = await commit_files(
         make_runtime(signed_commits="never"),
         {"full_name": repo, "branch": "feature", "message": "unsigned", "files": FILES},
     )
-    # The forge does not enforce rulesets on ref updates yet: the unsigned commit lands.
-    assert not is_error, result
-    sha = head(forge, repo, "feature")
-    assert rest_commit(forge, forge_token, repo, sha)["commit"]["verification"]["verified"] is False
-    assert result["signature"]["via"] == "git_data"
+    assert is_error and error_code(result) == "rule_violation", result
+    assert "Commits must have verified signatures" in result["error"]["message"]
+    assert "GITHUB_MCP_SIGNED_COMMITS" in result["error"]["hint"]
+    assert head(forge, repo, "feature") == before
+    # One attempt, not retried as a race; no rules read in `never`.
     assert commit_paths(forge) == {"graphql": 0, "git_data": 1, "rules": 0}
 
 
@@ -340,3 +358,18 @@ async def test_binary_content_survives_the_signed_path(make_runtime, forge, forg
     assert not is_error, result
     assert tree_files(forge, repo, "feature") == {"logo.png": png}
     assert result["signature"]["verified"] is True
+
+
+async def test_other_rules_refuse_the_signed_commit_with_rule_violation(make_runtime, forge):
+    repo = new_repo(forge)
+    record = forge.state.repo(*repo.split("/"))
+    assert record is not None
+    add_ruleset(record, "locked", [*SIGNED_RULE, {"type": "update"}], ["refs/heads/feature"])
+    before = head(forge, repo, "feature")
+    forge.clear_requests()
+    is_error, result = await commit_files(
+        make_runtime(), {"full_name": repo, "branch": "feature", "message": "m", "files": FILES}
+    )
+    assert is_error and error_code(result) == "rule_violation", result
+    assert head(forge, repo, "feature") == before
+    assert commit_paths(forge) == {"graphql": 1, "git_data": 0, "rules": 1}

@@ -77,9 +77,10 @@ async def test_a_mode_change_is_refused_and_nothing_is_pushed(make_runtime, forg
     assert head(forge, repo, "work") == before
 
 
-async def test_never_pushes_with_git(make_runtime, forge, forge_token, tmp_path):
+async def test_never_pushes_with_git_and_the_rules_refuse_it(make_runtime, forge, tmp_path):
     repo = seed(forge, "ws-signed-never")
     require_signatures(forge, repo, ["refs/heads/work"])
+    before = head(forge, repo, "work")
     args = {"full_name": repo, "ref": "work"}
     rt = make_runtime(workspace_dir=traversable(tmp_path) / "ws", signed_commits="never")
     async with mcp_client(rt) as client:
@@ -89,8 +90,27 @@ async def test_never_pushes_with_git(make_runtime, forge, forge_token, tmp_path)
         is_error, result = await call_tool(
             client, "commit_workspace", {**args, "message": "plain", "push": True}
         )
+    assert is_error and error_code(result) == "rule_violation", result
+    assert "GITHUB_MCP_SIGNED_COMMITS" in result["error"]["hint"]
+    assert head(forge, repo, "work") == before
+    assert commit_paths(forge) == {"graphql": 0, "git_data": 0, "rules": 0}
+
+
+async def test_auto_pushes_with_git_when_no_rule_requires_signatures(
+    make_runtime, forge, forge_token, tmp_path
+):
+    repo = seed(forge, "ws-unsigned")
+    args = {"full_name": repo, "ref": "work"}
+    rt = make_runtime(workspace_dir=traversable(tmp_path) / "ws")
+    async with mcp_client(rt) as client:
+        await call_tool(client, "ensure_workspace_clone", args)
+        await call_tool(client, "terminal_command", {**args, "command": "echo 1 > one.txt"})
+        forge.clear_requests()
+        is_error, result = await call_tool(
+            client, "commit_workspace", {**args, "message": "plain", "push": True}
+        )
     assert not is_error, result
     assert "signature" not in result and result["commit_sha"] == head(forge, repo, "work")
-    verification = rest_commit(forge, forge_token, repo, result["commit_sha"])["commit"]
-    assert verification["verification"]["verified"] is False
-    assert commit_paths(forge) == {"graphql": 0, "git_data": 0, "rules": 0}
+    commit = rest_commit(forge, forge_token, repo, result["commit_sha"])["commit"]
+    assert commit["verification"]["verified"] is False
+    assert commit_paths(forge) == {"graphql": 0, "git_data": 0, "rules": 1}

@@ -24,7 +24,9 @@ MAX_RULES = 10
 SIGNATURE_HINT = (
     " Commits made through the Git data API or pushed by git are not signed by GitHub: "
     "a branch that requires verified signatures takes commits GitHub signs itself (GraphQL "
-    "createCommitOnBranch, merges), or signed ones."
+    "createCommitOnBranch, merges), or signed ones. This server makes its commits through "
+    "createCommitOnBranch with GITHUB_MCP_SIGNED_COMMITS=auto (the default, when it can read "
+    "the rule) or always."
 )
 
 

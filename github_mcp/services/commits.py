@@ -224,7 +224,7 @@ async def _move_ref(
         if exc.code in (ErrorCode.UNPROCESSABLE, ErrorCode.CONFLICT) and current == (
             head.commit_sha if head.exists else None
         ):
-            raise refused(exc, head.branch) from None  # not a race: the branch never moved
+            raise  # not a race: the branch never moved, GitHub refused the update itself
         if exc.code in (ErrorCode.UNPROCESSABLE, ErrorCode.CONFLICT) or (
             current is not None and current != head.commit_sha
         ):
@@ -368,17 +368,6 @@ async def commit_changes(
         files=files,
         created_branch=not head.exists,
         signature=signed_commits.signature_of(signed, signed_commits.VIA_GIT_DATA),
-    )
-
-
-def refused(exc: GitHubMCPError, branch: str) -> GitHubMCPError:
-    """GitHub refused to move a branch that had not moved: its rules, most likely."""
-    return GitHubMCPError(
-        exc.code,
-        f"GitHub refused to move {branch}: {exc.message}",
-        hint="Nothing was written to the branch. If its rules require signed commits, set "
-        "GITHUB_MCP_SIGNED_COMMITS=auto or always; if they require a pull request, commit "
-        "to a feature branch and open one.",
     )
 
 

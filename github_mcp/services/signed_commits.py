@@ -28,6 +28,7 @@ from typing import Any
 
 from github_mcp.errors import ErrorCode, GitHubMCPError, conflict
 from github_mcp.github.client import GitHubClient, encode_path
+from github_mcp.github.retries import graphql_error
 from github_mcp.services.commits import (
     MAX_REBASES,
     TEXT_MODE,
@@ -184,13 +185,7 @@ async def _mutate(github: GitHubClient, variables: dict[str, Any]) -> str | None
         first = errors[0] if isinstance(errors[0], dict) else {}
         if first.get("type") == "STALE_DATA":
             return None
-        code = ErrorCode.NOT_FOUND if first.get("type") == "NOT_FOUND" else ErrorCode.UNPROCESSABLE
-        raise GitHubMCPError(
-            code,
-            "createCommitOnBranch refused the commit: " + str(first.get("message", ""))[:300],
-            hint="Nothing was written. Check the branch and paths, or set "
-            "GITHUB_MCP_SIGNED_COMMITS=never when the branch does not require signatures.",
-        )
+        raise graphql_error(first)  # rule refusals become rule_violation; nothing was written
     commit = ((body or {}).get("data") or {}).get("createCommitOnBranch") or {}
     oid = (commit.get("commit") or {}).get("oid")
     if not isinstance(oid, str):

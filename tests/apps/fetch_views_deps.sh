@@ -6,6 +6,10 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 PREFIX="$ROOT/.cache/views-npm"
+mkdir -p "$ROOT/.cache"
+# Test workers may ask at the same time: one installs, the others wait for it.
+exec 9>"$ROOT/.cache/views-npm.lock"
+flock 9
 if ! cmp -s "$ROOT/views/package-lock.json" "$PREFIX/package-lock.json" \
     || [[ ! -d "$PREFIX/node_modules/@modelcontextprotocol/ext-apps" ]]; then
     if ! command -v npm >/dev/null 2>&1; then

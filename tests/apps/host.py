@@ -8,10 +8,13 @@ views/package-lock.json pins (fetched into .cache by fetch_views_deps.sh)."""
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import json
+import shutil
 import subprocess
+import tempfile
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,14 +32,16 @@ CARD_FRAME = "#frame-box iframe"
 
 @functools.cache
 def host_assets() -> Path:
-    """Bundle the host page once per process into .cache/apps-host."""
+    """Bundle the host page once per process, into a folder of its own (test workers
+    build side by side), removed when the process ends."""
     modules = subprocess.run(
         ["bash", str(ROOT / "tests" / "apps" / "fetch_views_deps.sh")],
         check=True,
         capture_output=True,
         text=True,
     ).stdout.strip()
-    out = ROOT / ".cache" / "apps-host"
+    out = Path(tempfile.mkdtemp(prefix="github-mcp-card-host-"))
+    atexit.register(shutil.rmtree, out, ignore_errors=True)
     subprocess.run(
         ["node", str(ROOT / "views" / "build.mjs"), "--modules", modules, "--host", str(out)],
         check=True,

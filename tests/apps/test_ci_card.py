@@ -96,6 +96,7 @@ async def test_run_overview_lists_jobs_reads_logs_and_reruns(card_server, forge,
             await job.locator("details summary").click()
             await job.locator("pre.log[data-loaded]").wait_for()
             assert "AssertionError: assert 41 == 42" in await job.locator("pre.log").inner_text()
+            assert host.csp_violations() == []
             await host.screenshot(screenshots / "apps-ci-run-card.png")
 
             await card.locator("#rerun").click()

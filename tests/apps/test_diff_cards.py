@@ -104,4 +104,5 @@ async def test_change_summary_after_a_commit(card_server, forge, screenshots):
             repo = forge_get(forge, f"/repos/{name}")
             assert (await host.log())["links"] == [f"{repo['html_url']}/commit/{sha}"]
             await card.locator("details.file[data-path='app.py'] summary").click()
+            assert host.csp_violations() == []
             await host.screenshot(screenshots / "apps-change-card.png")

@@ -60,6 +60,15 @@ async def test_pr_card_from_merge_readiness_fetches_the_overview(card_server, sc
                 "() => getComputedStyle(document.documentElement).colorScheme"
             )
             assert scheme == "dark"
+            # the host's container width reaches the card (MCP Apps containerDimensions)
+            width = await card.locator("html").evaluate("e => e.style.maxWidth")
+            assert width == "760px"
+            await host.set_theme("light")  # ui/notifications/host-context-changed
+            await card.locator("html[data-theme=light]").wait_for(state="attached")
+            scheme = await card.locator("html").evaluate(
+                "() => getComputedStyle(document.documentElement).colorScheme"
+            )
+            assert scheme == "light"
             await host.screenshot(screenshots / "apps-pr-card-dark.png")
 
 

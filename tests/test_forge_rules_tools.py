@@ -4,8 +4,8 @@ listed, a hint), and the evidence is the forge's own state: branch heads unchang
 pull request opened, refused ref updates in the request log.
 
 Commits made through the Git data API are unsigned, so a branch that requires verified
-signatures refuses them; with GITHUB_MCP_SIGNED_COMMITS (when the server has it) set to
-`never`, that is what these tests expect."""
+signatures refuses them: with GITHUB_MCP_SIGNED_COMMITS=never (no createCommitOnBranch),
+that is what these tests expect. tests/test_signed_commits.py shows `auto` meeting it."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ import os
 import subprocess
 from typing import Any
 
-from github_mcp.config import Settings
 from sandbox_forge.stores.rulesets import add_ruleset
 from tests.conftest import call_tool, error_code, mcp_client, settled_requests
 from tests.test_tools_write import head, new_repo
@@ -43,9 +42,7 @@ def _rules(forge, full_name: str, *rules: dict[str, Any], include: list[str]) ->
 
 def _runtime(make_runtime, **overrides: Any):
     """A server whose commits go through the Git data API (unsigned)."""
-    if "signed_commits" in Settings.model_fields:
-        overrides["signed_commits"] = "never"
-    return make_runtime(**overrides)
+    return make_runtime(signed_commits="never", **overrides)
 
 
 def _refused(payload: dict[str, Any], *rules: str) -> None:

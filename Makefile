@@ -88,7 +88,7 @@ bench: $(DEV_STAMP)
 # The demo's run_tests step runs pytest from this venv, hence the dev requirements.
 # make demo KEEP=1 leaves its server running afterwards, so its /status page can be opened.
 demo: $(DEV_STAMP)
-	$(BIN)/python -m github_mcp.demo $(if $(KEEP),--keep)
+	$(BIN)/python -m github_mcp.cli.demo $(if $(KEEP),--keep)
 
 clean:
 	rm -rf $(VENV) .cache .pytest_cache

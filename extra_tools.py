@@ -2,15 +2,15 @@
 ones when the server starts from this checkout (`main.py`, `python -m github_mcp`, or an
 installed `github-mcp-controller` with this directory on PYTHONPATH).
 
-Declare a tool with `github_mcp.registry.tool`, naming the toolset and, for writes, the
+Declare a tool with `github_mcp.pipeline.registry.tool`, naming the toolset and, for writes, the
 target. After a write succeeds, the pipeline drops the repository's cached reads; a result
-with a `written(repo)` method (`github_mcp.effects.Written`) names the branch that moved,
+with a `written(repo)` method (`github_mcp.kernel.effects.Written`) names the branch that moved,
 and a clean workspace clone of it is fast-forwarded. A handler does neither itself.
 `github_mcp/tools/destructive.py` shows complete examples (delete_file, move_file,
 delete_remote_branch), built from public APIs only:
 
-    from github_mcp.params import FullName
-    from github_mcp.registry import Call, tool
+    from github_mcp.kernel.params import FullName
+    from github_mcp.pipeline.registry import Call, tool
 
     @tool(toolset="repos")
     async def my_tool(call: Call, full_name: FullName) -> dict:

@@ -1,7 +1,7 @@
 """Entry point in a checkout: `python main.py serve|sandbox|check|tools|docs|call`, and `app`
 for `uvicorn main:app` (streamable HTTP with the settings from the environment).
 
-The installed `github-mcp-controller` script runs the same `github_mcp.entry.main`; this
+The installed `github-mcp-controller` script runs the same `github_mcp.cli.entry.main`; this
 file is not part of the package.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import sys
 
-from github_mcp.entry import main
-from github_mcp.lazy_app import LazyApp
+from github_mcp.cli.entry import main
+from github_mcp.serving.lazy_app import LazyApp
 
 app = LazyApp()
 

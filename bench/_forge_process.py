@@ -98,8 +98,8 @@ async def mcp_session(forge: ForgeProcess, **overrides: Any):
     from fastmcp import Client
 
     from github_mcp.config import Settings
-    from github_mcp.runtime import Runtime
-    from github_mcp.server import build_mcp
+    from github_mcp.pipeline.runtime import Runtime
+    from github_mcp.serving.server import build_mcp
 
     with tempfile.TemporaryDirectory() as tmp:
         values: dict[str, Any] = {

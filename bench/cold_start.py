@@ -104,7 +104,7 @@ def report(label: str, times: tuple[list[float], list[float]]) -> None:
 
 def importtime(root: Path, top: int = 15) -> None:
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", "import main, github_mcp.server"],
+        [sys.executable, "-X", "importtime", "-c", "import main, github_mcp.serving.server"],
         cwd=root,
         env={**os.environ, "GITHUB_API_URL": "http://127.0.0.1:9"},
         capture_output=True,
@@ -119,7 +119,9 @@ def importtime(root: Path, top: int = 15) -> None:
         if parts[0].strip().isdigit():
             rows.append((int(parts[1]), int(parts[0]), parts[2].rstrip()))
     total = max(r[0] for r in rows)
-    print(f"imports of main + github_mcp.server: {total / 1e6:.3f} s; heaviest (cumulative):")
+    print(
+        f"imports of main + github_mcp.serving.server: {total / 1e6:.3f} s; heaviest (cumulative):"
+    )
     for cumulative, own, name in sorted(rows, reverse=True)[:top]:
         print(f"  {cumulative / 1e3:8.1f} ms  (own {own / 1e3:6.1f})  {name}")
 

@@ -29,7 +29,7 @@ os.environ.setdefault("FASTMCP_SHOW_SERVER_BANNER", "false")
 os.environ["GITHUB_MCP_LOG_LEVEL"] = "WARNING"
 
 from github_mcp.config import Settings  # noqa: E402
-from github_mcp.runtime import Runtime  # noqa: E402
+from github_mcp.pipeline.runtime import Runtime  # noqa: E402
 from sandbox_forge import Forge  # noqa: E402
 from tests.reliability.fault_matrix import CASES, FAULT_KINDS, CellResult, run_tool, table  # noqa: E402
 

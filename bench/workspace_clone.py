@@ -45,8 +45,8 @@ os.environ["GITHUB_MCP_LOG_LEVEL"] = "WARNING"
 from fastmcp import Client  # noqa: E402
 
 from github_mcp.config import Settings  # noqa: E402
-from github_mcp.runtime import Runtime  # noqa: E402
-from github_mcp.server import build_mcp  # noqa: E402
+from github_mcp.pipeline.runtime import Runtime  # noqa: E402
+from github_mcp.serving.server import build_mcp  # noqa: E402
 from sandbox_forge import Forge  # noqa: E402
 
 TARGET_OVERHEAD_S = 1.0

@@ -2,6 +2,6 @@
 
 import sys
 
-from github_mcp.entry import main
+from github_mcp.cli.entry import main
 
 sys.exit(main())

@@ -21,8 +21,8 @@ import pytest
 from fastmcp import Client
 
 from github_mcp.config import Settings
-from github_mcp.runtime import Runtime
-from github_mcp.server import build_mcp
+from github_mcp.pipeline.runtime import Runtime
+from github_mcp.serving.server import build_mcp
 
 REQUIRED = ("GITHUB_TOKEN", "GITHUB_MCP_LIVE_REPO")
 SKIP_REASON = (

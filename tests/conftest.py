@@ -29,8 +29,8 @@ os.environ["FASTMCP_SHOW_SERVER_BANNER"] = "false"
 from fastmcp import Client  # noqa: E402
 
 from github_mcp.config import Settings  # noqa: E402
-from github_mcp.runtime import Runtime  # noqa: E402
-from github_mcp.server import build_mcp  # noqa: E402
+from github_mcp.pipeline.runtime import Runtime  # noqa: E402
+from github_mcp.serving.server import build_mcp  # noqa: E402
 
 DEMO_REPO = "octo-org/demo-app"
 

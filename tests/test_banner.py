@@ -19,7 +19,7 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
-from github_mcp.banner import HEADER, client_setups
+from github_mcp.cli.banner import HEADER, client_setups
 from tests.conftest import ROOT
 
 

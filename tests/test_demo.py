@@ -10,7 +10,7 @@ import signal
 import subprocess
 import sys
 
-from github_mcp import demo
+from github_mcp.cli import demo
 from tests.conftest import ROOT
 
 STEPS = [
@@ -32,7 +32,7 @@ def test_make_demo_passes_end_to_end(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "GH_"))}
     env["HOME"] = str(tmp_path)
     proc = subprocess.run(
-        [sys.executable, "-m", "github_mcp.demo", "--json", str(report_path)],
+        [sys.executable, "-m", "github_mcp.cli.demo", "--json", str(report_path)],
         cwd=tmp_path, env=env | {"PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
         timeout=600,
     )  # fmt: skip

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from github_mcp.docs_gen import DOCS, config_markdown, tools_markdown
+from github_mcp.cli.docs_gen import DOCS, config_markdown, tools_markdown
 
 
 def test_config_doc_is_current():
@@ -29,7 +29,7 @@ def test_config_doc_lists_every_setting():
 def test_config_doc_lists_every_otel_variable_the_code_reads():
     import re
 
-    from github_mcp.docs_gen import ROOT
+    from github_mcp.cli.docs_gen import ROOT
 
     source = (ROOT / "github_mcp" / "tracing.py").read_text()
     read = set(re.findall(r'environ\.get\(\s*"(OTEL_[A-Z_]+)"', source))

@@ -9,8 +9,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from github_mcp.config import Settings
-from github_mcp.errors import GitHubMCPError
-from github_mcp.runtime import Runtime
+from github_mcp.kernel.errors import GitHubMCPError
+from github_mcp.pipeline.runtime import Runtime
 from tests.conftest import DEMO_REPO, call_tool, error_code, mcp_client, requests_matching
 
 REPO_PATH = f"/repos/{DEMO_REPO}"

@@ -9,7 +9,7 @@ import inspect
 import textwrap
 
 import github_mcp.tools  # noqa: F401  (registers every tool)
-from github_mcp.registry import REGISTRY
+from github_mcp.pipeline.registry import REGISTRY
 
 MAX_HANDLER_LINES = 40
 

@@ -9,8 +9,8 @@ import httpx2 as httpx
 import pytest
 from fastmcp import Client
 
-from github_mcp.loopback import serve_in_thread
-from github_mcp.server import build_http_app, check_http_exposure
+from github_mcp.serving.loopback import serve_in_thread
+from github_mcp.serving.server import build_http_app, check_http_exposure
 from tests.conftest import DEMO_REPO, call_tool, error_code
 
 TOKEN_A = "alpha-token-0123456789"

@@ -1,13 +1,13 @@
-"""docs/PARITY.md is generated from github_mcp/parity.py, is current, and names only real
+"""docs/PARITY.md is generated from github_mcp/cli/parity.py, is current, and names only real
 tools: one row per official tool listed in the breadth issue."""
 
 from __future__ import annotations
 
 import extra_tools  # noqa: F401  (registers the extra tools)
 import github_mcp.tools  # noqa: F401  (registers the tools)
-from github_mcp.docs_gen import DOCS
-from github_mcp.parity import NOT_OFFERED, NOT_YET, PARITY, parity_markdown
-from github_mcp.registry import REGISTRY
+from github_mcp.cli.docs_gen import DOCS
+from github_mcp.cli.parity import NOT_OFFERED, NOT_YET, PARITY, parity_markdown
+from github_mcp.pipeline.registry import REGISTRY
 
 OFFICIAL = """
 actions_get actions_list actions_run_trigger add_comment_to_pending_review add_issue_comment

@@ -10,7 +10,7 @@ import mcp_types
 import pytest
 from fastmcp.exceptions import McpError
 
-from github_mcp.prompts import BLOB_TEMPLATE, CONTRACT_URI
+from github_mcp.catalog.prompts import BLOB_TEMPLATE, CONTRACT_URI
 from tests.conftest import call_tool, mcp_client
 
 REPO = "octo-org/prompt-res"

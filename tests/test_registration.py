@@ -13,10 +13,10 @@ import pytest
 from pydantic import ValidationError
 
 import github_mcp.tools
+from github_mcp.catalog.tool_catalog import CATALOG_TOOLS
 from github_mcp.config import TOOLSETS, Settings, Toolset
-from github_mcp.registry import REGISTRY, tool
-from github_mcp.server import import_extension_tools
-from github_mcp.tool_catalog import CATALOG_TOOLS
+from github_mcp.pipeline.registry import REGISTRY, tool
+from github_mcp.serving.server import import_extension_tools
 from tests.conftest import mcp_client
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -108,7 +108,7 @@ def test_an_extension_tool_with_an_unknown_toolset_stops_the_server(tmp_path, mo
         monkeypatch,
         "ext_unknown_toolset",
         """
-        from github_mcp.registry import tool
+        from github_mcp.pipeline.registry import tool
 
         @tool(toolset="my_team")
         async def team_tool(call):

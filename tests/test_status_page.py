@@ -16,9 +16,9 @@ import httpx2 as httpx
 import pytest
 from fastmcp import Client
 
-from github_mcp.loopback import CHROMIUM_FLAGS, serve_in_thread
-from github_mcp.principal import Principal
-from github_mcp.server import build_http_app
+from github_mcp.kernel.principal import Principal
+from github_mcp.serving.loopback import CHROMIUM_FLAGS, serve_in_thread
+from github_mcp.serving.server import build_http_app
 from tests.conftest import call_tool, error_code
 
 TOKEN = "status-page-bearer-0123456789"

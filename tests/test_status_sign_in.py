@@ -14,9 +14,9 @@ import httpx2 as httpx
 import pytest
 from fastmcp import Client
 
-from github_mcp.loopback import CHROMIUM_FLAGS, serve_in_thread
-from github_mcp.server import build_http_app
-from github_mcp.status_auth import CSRF_COOKIE, SESSION_COOKIE
+from github_mcp.serving.loopback import CHROMIUM_FLAGS, serve_in_thread
+from github_mcp.serving.server import build_http_app
+from github_mcp.status.auth import CSRF_COOKIE, SESSION_COOKIE
 from tests.conftest import call_tool
 from tests.oauth.signin import chromium_path
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import httpx2 as httpx
 import pytest
 
-from github_mcp.loopback import CHROMIUM_FLAGS
-from github_mcp.status_auth import SESSION_COOKIE
+from github_mcp.serving.loopback import CHROMIUM_FLAGS
+from github_mcp.status.auth import SESSION_COOKIE
 from tests.conftest import call_tool
 from tests.oauth.conftest import oauth_server as oauth_server
 from tests.oauth.signin import chromium_path, signed_in_client

@@ -10,9 +10,9 @@ from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
 from github_mcp.config import DEFAULT_TOOLSETS
-from github_mcp.loopback import serve_in_thread
-from github_mcp.registry import REGISTRY
-from github_mcp.server import build_http_app
+from github_mcp.pipeline.registry import REGISTRY
+from github_mcp.serving.loopback import serve_in_thread
+from github_mcp.serving.server import build_http_app
 from tests.conftest import call_tool, error_code
 from tests.test_tools_write import head, new_repo
 

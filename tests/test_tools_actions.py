@@ -15,7 +15,7 @@ from typing import Any
 import httpx2
 from fastmcp import Client
 
-from github_mcp.server import build_mcp
+from github_mcp.serving.server import build_mcp
 from sandbox_forge import Forge
 from sandbox_forge.admin.seed_collab import add_workflow_run, complete_workflow_run
 from sandbox_forge.rest.routes.actions import job_log

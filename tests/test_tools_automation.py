@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
-from github_mcp.server import build_mcp
+from github_mcp.serving.server import build_mcp
 from sandbox_forge import Forge
 from sandbox_forge.admin.seed_collab import (
     add_check_run,

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from github_mcp.config import Settings
-from github_mcp.runtime import Runtime
+from github_mcp.pipeline.runtime import Runtime
 from sandbox_forge import Forge
 from tests.conftest import call_tool, error_code, mcp_client, settled_requests
 

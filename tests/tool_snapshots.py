@@ -20,8 +20,8 @@ from typing import Any
 from fastmcp import Client
 
 from github_mcp.config import Settings
-from github_mcp.runtime import Runtime
-from github_mcp.server import build_mcp
+from github_mcp.pipeline.runtime import Runtime
+from github_mcp.serving.server import build_mcp
 
 SNAPSHOT_DIR = Path(__file__).resolve().parent / "snapshots" / "tools"
 UPDATE_COMMAND = "make snapshots"

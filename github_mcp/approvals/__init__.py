@@ -7,7 +7,7 @@ the gate can hold its open requests without importing the MCP framework."""
 
 from __future__ import annotations
 
-from .requests import (
+from github_mcp.approvals.requests import (
     CHOICES,
     PAGE_PATH,
     ApprovalRequest,
@@ -16,7 +16,13 @@ from .requests import (
     RequestClosed,
     fingerprint,
 )
-from .summary import FileChange, WriteSummary, count_lines, patch_changes, summarize
+from github_mcp.approvals.summary import (
+    FileChange,
+    WriteSummary,
+    count_lines,
+    patch_changes,
+    summarize,
+)
 
 __all__ = [
     "CHOICES",

@@ -36,10 +36,16 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from ..observability import log_event
-from ..principal import Principal
-from .render import STYLE, summary_html
-from .requests import CHOICES, PAGE_PATH, ApprovalRequest, PendingApprovals, RequestClosed
+from github_mcp.approvals.render import STYLE, summary_html
+from github_mcp.approvals.requests import (
+    CHOICES,
+    PAGE_PATH,
+    ApprovalRequest,
+    PendingApprovals,
+    RequestClosed,
+)
+from github_mcp.kernel.principal import Principal
+from github_mcp.monitoring.observability import log_event
 
 CALLBACK_PATH = "/auth/callback/approvals"  # below GitHub's registered /auth/callback
 APPROVER_COOKIE = "github_mcp_approver"

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import ErrorCode, GitHubMCPError
-from ..observability import log_event
-from ..services.repos import get_repo
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.monitoring.observability import log_event
+from github_mcp.services.repos import get_repo
 
 # A branch write (push, merge, branch delete, dispatch on a ref) needs push access;
 # an unscoped write (issue, comment, review) needs at least read access.

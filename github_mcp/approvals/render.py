@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import html
 
-from ..services.approved_state import RemoteState
-from ..services.content import make_visible
-from .requests import ApprovalRequest
-from .summary import REASONS, FileChange, WriteSummary
+from github_mcp.approvals.requests import ApprovalRequest
+from github_mcp.approvals.summary import REASONS, FileChange, WriteSummary
+from github_mcp.kernel.hidden_text import make_visible
+from github_mcp.services.approved_state import RemoteState
 
 STYLE = """
 body{font:15px/1.45 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}

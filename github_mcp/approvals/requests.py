@@ -20,14 +20,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..gate import holds_window
-from ..observability import log_event
-from ..principal import ApprovalScope
-from .store import Caps, MemoryRequestStore, RequestStore, admit
-from .summary import WriteSummary, plain
+from github_mcp.approvals.store import Caps, MemoryRequestStore, RequestStore, admit
+from github_mcp.approvals.summary import WriteSummary, plain
+from github_mcp.kernel.principal import ApprovalScope
+from github_mcp.monitoring.observability import log_event
+from github_mcp.policy.gate import holds_window
 
 if TYPE_CHECKING:
-    from ..gate import WriteGate
+    from github_mcp.policy.gate import WriteGate
 
 Choice = Literal["approve", "approve_window", "deny"]
 Status = Literal["pending", "approved", "approved_window", "denied", "declined", "expired"]
@@ -39,7 +39,7 @@ def fingerprint(
     tool: str, repo: str | None, branch: str | None, args: dict[str, Any], facts: Any = ()
 ) -> str:
     """What makes two calls the same write: tool, target, every argument and the remote
-    facts the write was bound to (approvals/binding.py)."""
+    facts the write was bound to (pipeline/approval_binding.py)."""
     parts = [tool, repo, branch, plain(args)] + ([plain(facts)] if facts else [])
     body = json.dumps(parts, sort_keys=True, default=str)
     return hashlib.sha256(body.encode()).hexdigest()
@@ -88,6 +88,7 @@ class PendingApprovals:
         self.caps = Caps()
         # Set by the HTTP app: where the approval page is (None over stdio: no page).
         self.public_url: str | None = None
+        gate.listeners.append(self)  # a revoked grant drops its open requests too
 
     @property
     def settings(self) -> Any:

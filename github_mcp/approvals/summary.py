@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any, Literal
 
-from ..errors import GitHubMCPError
-from ..refnames import lookalike_warning, skeleton
-from ..services.approved_state import RemoteState
-from ..services.content import make_visible
-from ..services.edits import apply_sections
-from ..services.patches import unified_diff
+from github_mcp.kernel.errors import GitHubMCPError
+from github_mcp.kernel.hidden_text import make_visible
+from github_mcp.kernel.refnames import lookalike_warning, skeleton
+from github_mcp.services.approved_state import RemoteState
+from github_mcp.services.edits import apply_sections
+from github_mcp.services.patches import unified_diff
 
 ChangeKind = Literal["added", "modified", "deleted", "renamed", "patched", "unknown"]
 MAX_FILES_READ = 30  # current contents read to count lines; the rest are listed only

@@ -19,7 +19,7 @@ from fastmcp.tools import ToolResult
 from mcp.types import TextContent
 
 from github_mcp.apps.catalog import VIEWS, View, app_only_tools, view_of_tool
-from github_mcp.errors import ErrorCode, GitHubMCPError
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 
 # The cards load nothing and connect nowhere: every network list is empty.
 NO_NETWORK = ResourceCSP(connect_domains=[], resource_domains=[], frame_domains=[])

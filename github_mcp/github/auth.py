@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
-from ..errors import ErrorCode, GitHubMCPError
-from ..observability import log_event, register_secret
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.monitoring.observability import log_event, register_secret
 
 REFRESH_MARGIN_S = 300
 

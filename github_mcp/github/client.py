@@ -17,16 +17,16 @@ from urllib.parse import urlsplit
 
 import httpx2 as httpx
 
-from .. import client_log, tracing
-from ..cache import Cache
-from ..config import Settings
-from ..errors import ErrorCode, GitHubMCPError
-from ..observability import Metrics, log_event
-from .auth import Credentials, effective_token
-from .paths import refuse_unstable_path
-from .redirects import MAX_REDIRECTS, redirect_target
-from .ref_locks import LocalLocks
-from .retries import (
+from github_mcp.monitoring import client_log, tracing
+from github_mcp.github.cache import Cache
+from github_mcp.config import Settings
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.monitoring.observability import Metrics, log_event
+from github_mcp.github.auth import Credentials, effective_token
+from github_mcp.github.paths import refuse_unstable_path
+from github_mcp.github.redirects import MAX_REDIRECTS, redirect_target
+from github_mcp.github.ref_locks import LocalLocks
+from github_mcp.github.retries import (
     IDEMPOTENT_METHODS,
     RETRY_STATUSES,
     backoff_delay,
@@ -36,7 +36,7 @@ from .retries import (
     observe_rate_limit,
     secondary_limit_wait,
 )
-from .urls import (
+from github_mcp.github.urls import (
     Page,
     decode_cursor,
     encode_cursor,
@@ -46,6 +46,9 @@ from .urls import (
     next_page,
     route_template,
 )
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.monitoring import client_log, tracing
+from github_mcp.monitoring.observability import Metrics, log_event, redact
 
 USER_AGENT = "github-mcp-controller/0.1"
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ErrorCode, GitHubMCPError
-from .client import GitHubClient
+from github_mcp.github.client import GitHubClient
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 
 THREADS_PER_PAGE = 50
 COMMENTS_PER_THREAD = 30

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from urllib.parse import unquote, urlsplit
 
-from ..errors import ErrorCode, GitHubMCPError
-from ..observability import log_event
-from .urls import route_template
+from github_mcp.github.urls import route_template
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.monitoring.observability import log_event
 
 
 def refuse_unstable_path(path: str) -> None:

@@ -8,10 +8,10 @@ from urllib.parse import urlsplit
 
 import httpx2 as httpx
 
-from .. import client_log
-from ..errors import ErrorCode, GitHubMCPError
-from ..observability import log_event, redact
-from .paths import refuse_unstable_path
+from github_mcp.github.paths import refuse_unstable_path
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.monitoring import client_log
+from github_mcp.monitoring.observability import log_event, redact
 
 # GitHub answers a renamed or transferred repository's URL with one of these; its own
 # clients follow them for reads. A write is never replayed elsewhere.

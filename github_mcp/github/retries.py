@@ -10,8 +10,8 @@ import httpx2 as httpx
 
 from github_mcp.github.rule_violations import is_rule_refusal, rule_violation, rules_in
 
-from ..errors import ErrorCode, GitHubMCPError
-from ..observability import Metrics, redact
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.monitoring.observability import Metrics, redact
 
 RETRY_STATUSES = {500, 502, 503, 504}
 IDEMPOTENT_METHODS = {"GET", "HEAD", "OPTIONS"}

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
-from ..errors import ErrorCode, GitHubMCPError
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 
 _ROUTE_RULES = [
     (re.compile(r"^/repos/[^/]+/[^/]+"), "/repos/{owner}/{repo}"),

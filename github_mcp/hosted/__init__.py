@@ -5,13 +5,18 @@ makes each request act with the signed-in user's GitHub token."""
 
 from __future__ import annotations
 
-from ..config import Settings
-from ._endpoints import CALLBACK_PATH, MCP_PATH, GitHubOAuthEndpoints, PublicURLError
-from ._endpoints import public_base_url as public_base_url
-from ._identity import ActAsSignedInUser, signed_in_user
-from ._keys import encrypted_store, signing_key
-from ._provider import GitHubSignIn
-from ._verifier import GitHubAPI, GitHubUserVerifier, SignInPolicy
+from github_mcp.config import Settings
+from github_mcp.hosted._endpoints import (
+    CALLBACK_PATH,
+    MCP_PATH,
+    GitHubOAuthEndpoints,
+    PublicURLError,
+)
+from github_mcp.hosted._endpoints import public_base_url as public_base_url
+from github_mcp.hosted._identity import ActAsSignedInUser, signed_in_user
+from github_mcp.hosted._keys import encrypted_store, signing_key
+from github_mcp.hosted._provider import GitHubSignIn
+from github_mcp.hosted._verifier import GitHubAPI, GitHubUserVerifier, SignInPolicy
 
 
 class SignInConfigError(ValueError):

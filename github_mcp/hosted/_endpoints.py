@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from ..config import Settings
+from github_mcp.config import Settings
 
 CALLBACK_PATH = "/auth/callback"
 MCP_PATH = "/mcp"

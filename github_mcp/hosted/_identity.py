@@ -8,7 +8,7 @@ from typing import Any
 from fastmcp.server.dependencies import get_access_token
 from fastmcp.server.middleware import Middleware, MiddlewareContext
 
-from ..github.auth import ActingUser, acting_as
+from github_mcp.github.auth import ActingUser, acting_as
 
 
 def signed_in_user() -> ActingUser | None:

@@ -20,8 +20,8 @@ from key_value.aio.stores.filetree import (
 )
 from key_value.aio.wrappers.encryption import FernetEncryptionWrapper
 
-from ..config import Settings
-from ..observability import register_secret
+from github_mcp.config import Settings
+from github_mcp.monitoring.observability import register_secret
 
 KEY_FILE = "oauth-signing-key"
 STORE_DIR = "oauth-store"

@@ -36,9 +36,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse
 from starlette.routing import Route
 
-from ..observability import log_event, register_secret
-from ._endpoints import CALLBACK_PATH, GitHubOAuthEndpoints
-from ._rotation import (
+from github_mcp.hosted._endpoints import CALLBACK_PATH, GitHubOAuthEndpoints
+from github_mcp.hosted._rotation import (
     LOCAL_REFRESH,
     SPENT_REFRESH_S,
     LocalRefreshClient,
@@ -48,14 +47,15 @@ from ._rotation import (
     reusable,
     reused_upstream,
 )
-from ._routes import (
+from github_mcp.hosted._routes import (
     LOGO_DATA_URI,
     SECRET_METHODS,
     ExplainingCIMDManager,
     conforming_routes,
     narrow_scopes,
 )
-from ._verifier import GitHubAPI, GitHubUserVerifier, SignInPolicy
+from github_mcp.hosted._verifier import GitHubAPI, GitHubUserVerifier, SignInPolicy
+from github_mcp.monitoring.observability import log_event, register_secret
 
 PRM_PATH = "/.well-known/oauth-protected-resource"
 

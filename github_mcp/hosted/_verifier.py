@@ -10,8 +10,8 @@ from dataclasses import dataclass
 import httpx2 as httpx
 from fastmcp.server.auth import AccessToken, TokenVerifier
 
-from ..config import Settings
-from ..observability import log_event
+from github_mcp.config import Settings
+from github_mcp.monitoring.observability import log_event
 
 USER_AGENT = "github-mcp-controller/0.1 (sign-in)"
 

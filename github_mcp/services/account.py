@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..github.client import GitHubClient
+from github_mcp.github.client import GitHubClient
 
 
 async def rate_limit(github: GitHubClient) -> dict[str, Any]:

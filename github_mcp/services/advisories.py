@@ -8,9 +8,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..github.client import GitHubClient, encode_path
-from .content import cut_text, strip_invisible
-from .repos import repo_path
+from github_mcp.github.client import GitHubClient, encode_path
+from github_mcp.kernel.hidden_text import strip_invisible
+from github_mcp.services.content import cut_text
+from github_mcp.services.repos import repo_path
 
 REPO_IN_URL = re.compile(r"/repos/([^/]+/[^/]+)/security-advisories/")
 

@@ -10,10 +10,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..errors import GitHubMCPError, conflict
-from ..github.client import GitHubClient, encode_path
-from .branches import branch_head
-from .repos import repo_path
+from github_mcp.github.client import GitHubClient, encode_path
+from github_mcp.kernel.errors import GitHubMCPError, conflict
+from github_mcp.services.branches import branch_head
+from github_mcp.services.repos import repo_path
 
 MAX_COMMITS = 250  # GitHub's compare lists at most 250 commits
 MAX_FILES = 300

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import ErrorCode, GitHubMCPError, conflict
-from ..github.client import GitHubClient, encode_path
-from .repos import repo_path, resolve_commit_sha
+from github_mcp.github.client import GitHubClient, encode_path
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, conflict
+from github_mcp.services.repos import repo_path, resolve_commit_sha
 
 
 async def create_branch(

@@ -19,10 +19,10 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import ErrorCode, GitHubMCPError, conflict
-from ..github.client import GitHubClient, encode_path
-from .content import git_blob_sha
-from .repos import repo_path
+from github_mcp.github.client import GitHubClient, encode_path
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, conflict
+from github_mcp.services.content import git_blob_sha
+from github_mcp.services.repos import repo_path
 
 MAX_REBASES = 8
 TEXT_MODE = "100644"

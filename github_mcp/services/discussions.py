@@ -8,9 +8,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..errors import not_found
-from ..github.client import GitHubClient
-from .content import cut_text, strip_invisible
+from github_mcp.github.client import GitHubClient
+from github_mcp.kernel.errors import not_found
+from github_mcp.kernel.hidden_text import strip_invisible
+from github_mcp.services.content import cut_text
 
 BODY_CAP = 8_000
 COMMENT_CAP = 4_000

@@ -17,12 +17,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ErrorCode, GitHubMCPError, invalid_input
-from ..github.client import GitHubClient
-from ..params import validate_path
-from ..refnames import canonical_any_ref
-from . import files, issues, repos
-from .content import cut_text, strip_invisible
+from github_mcp.github.client import GitHubClient
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, invalid_input
+from github_mcp.kernel.hidden_text import strip_invisible
+from github_mcp.kernel.params import validate_path
+from github_mcp.kernel.refnames import canonical_any_ref
+from github_mcp.services import files, issues, repos
+from github_mcp.services.content import cut_text
 
 FETCH_TEXT_BYTES = 60_000
 MAX_ISSUE_NUMBER = 2**31 - 1

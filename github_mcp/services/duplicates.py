@@ -11,10 +11,11 @@ import re
 
 from pydantic import BaseModel, Field
 
-from ..errors import invalid_input
-from ..github.client import GitHubClient
-from .content import cut_text, strip_invisible
-from .issue_planning import linked
+from github_mcp.github.client import GitHubClient
+from github_mcp.kernel.errors import invalid_input
+from github_mcp.kernel.hidden_text import strip_invisible
+from github_mcp.services.content import cut_text
+from github_mcp.services.issue_planning import linked
 
 MAX_KEYWORDS = 6  # GitHub allows five AND/OR/NOT operators in one query
 SCAN = 50

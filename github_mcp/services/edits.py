@@ -12,13 +12,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ..errors import ErrorCode, GitHubMCPError, invalid_input
-from ..github.client import GitHubClient
-from ..params import MAX_COMMIT_FILES, validate_path
-from . import files
-from .commits import NO_CHANGE, Change, CommitOutcome, Head, commit_changes, read_head
-from .patches import apply_file_patch, normalize_patch, parse_patch, unified_diff
-from .pulls import find_open_pr, open_pull_request
+from github_mcp.github.client import GitHubClient
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, invalid_input
+from github_mcp.kernel.params import MAX_COMMIT_FILES, validate_path
+from github_mcp.services import files
+from github_mcp.services.commits import (
+    NO_CHANGE,
+    Change,
+    CommitOutcome,
+    Head,
+    commit_changes,
+    read_head,
+)
+from github_mcp.services.patches import apply_file_patch, normalize_patch, parse_patch, unified_diff
+from github_mcp.services.pulls import find_open_pr, open_pull_request
 
 SHRINK_GUARD_BYTES = 2048
 

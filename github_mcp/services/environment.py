@@ -7,12 +7,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from ..errors import GitHubMCPError
-from ..github.client import GitHubClient
-from .account import rate_limit
+from github_mcp.github.client import GitHubClient
+from github_mcp.kernel.errors import GitHubMCPError
+from github_mcp.services.account import rate_limit
 
 if TYPE_CHECKING:
-    from ..config import Settings
+    from github_mcp.config import Settings
 
 
 @dataclass(frozen=True)

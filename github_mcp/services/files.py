@@ -11,13 +11,13 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .. import client_log
-from ..errors import ErrorCode, GitHubMCPError
-from ..github.client import GitHubClient, encode_path
-from ..github.graphql import files_at
-from ..observability import log_event
-from .content import detect_and_decode, git_blob_sha
-from .repos import DEFAULT_BRANCH_TTL, SHA_RE, repo_path, resolve_commit_sha
+from github_mcp.github.client import GitHubClient, encode_path
+from github_mcp.github.graphql import files_at
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.monitoring import client_log
+from github_mcp.monitoring.observability import log_event
+from github_mcp.services.content import detect_and_decode, git_blob_sha
+from github_mcp.services.repos import DEFAULT_BRANCH_TTL, SHA_RE, repo_path, resolve_commit_sha
 
 MAX_READ_BYTES = 1024 * 1024
 DEFAULT_READ_BYTES = 64 * 1024

@@ -6,8 +6,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..github.client import GitHubClient, encode_path
-from .content import cut_text, strip_invisible
+from github_mcp.github.client import GitHubClient, encode_path
+from github_mcp.kernel.hidden_text import strip_invisible
+from github_mcp.services.content import cut_text
 
 FILE_CAP = 64_000
 

@@ -11,10 +11,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ..errors import invalid_input
-from ..github.client import GitHubClient
-from .content import cut_text, strip_invisible
-from .repos import repo_path
+from github_mcp.github.client import GitHubClient
+from github_mcp.kernel.errors import invalid_input
+from github_mcp.kernel.hidden_text import strip_invisible
+from github_mcp.services.content import cut_text
+from github_mcp.services.repos import repo_path
 
 
 class LinkedIssue(BaseModel):

@@ -5,10 +5,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from .. import orphaned_writes
-from ..errors import ErrorCode, GitHubMCPError
-from ..github.client import GitHubClient, Page
-from .repos import repo_path
+from github_mcp.github.client import GitHubClient, Page
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.monitoring import orphaned_writes
+from github_mcp.services.repos import repo_path
 
 # How far back a lost comment is looked for (covers clock skew with the server).
 COMMENT_LOOKBACK_S = 120

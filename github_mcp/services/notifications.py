@@ -7,10 +7,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from ..errors import GitHubMCPError
-from ..github.client import GitHubClient, encode_path
-from .content import cut_text, strip_invisible
-from .repos import repo_path
+from github_mcp.github.client import GitHubClient, encode_path
+from github_mcp.kernel.errors import GitHubMCPError
+from github_mcp.kernel.hidden_text import strip_invisible
+from github_mcp.services.content import cut_text
+from github_mcp.services.repos import repo_path
 
 HTML_KIND = {"issues": "issues", "pulls": "pull", "releases": "releases"}
 

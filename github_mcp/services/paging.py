@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from github_mcp.errors import invalid_input
 from github_mcp.github.urls import decode_cursor, encode_cursor
+from github_mcp.kernel.errors import invalid_input
 
 __all__ = ["cursor_for_offset", "offset_from_cursor"]
 

@@ -6,10 +6,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..github.client import GitHubClient, encode_path
-from .content import cut_text, strip_invisible
-from .rate_state import RateLimitState
-from .repos import repo_path
+from github_mcp.github.client import GitHubClient, encode_path
+from github_mcp.kernel.hidden_text import strip_invisible
+from github_mcp.services.content import cut_text
+from github_mcp.services.rate_state import RateLimitState
+from github_mcp.services.repos import repo_path
 
 
 class Collaborator(BaseModel):

@@ -9,10 +9,11 @@ from urllib.parse import urlparse
 
 from pydantic import BaseModel
 
-from ..errors import ErrorCode, GitHubMCPError, invalid_input
-from ..github.client import GitHubClient, decode_cursor, encode_cursor
-from .content import cut_text, strip_invisible
-from .repos import repo_path
+from github_mcp.github.client import GitHubClient, decode_cursor, encode_cursor
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, invalid_input
+from github_mcp.kernel.hidden_text import strip_invisible
+from github_mcp.services.content import cut_text
+from github_mcp.services.repos import repo_path
 
 OwnerType = Literal["organization", "user"]
 FIELDS_PER_PROJECT = 50

@@ -7,8 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..github.client import GitHubClient
-from .repos import repo_path
+from github_mcp.github.client import GitHubClient
+from github_mcp.services.repos import repo_path
 
 
 class ReviewRequests(BaseModel):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from ..github.client import GitHubClient
-from .repos import repo_path
+from github_mcp.github.client import GitHubClient
+from github_mcp.services.repos import repo_path
 
 SUBJECT_PATHS = {
     "issue": "issues/{id}",

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..errors import ErrorCode, GitHubMCPError
-from ..github.client import GitHubClient, Page, encode_path
+from github_mcp.github.client import GitHubClient, Page, encode_path
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 
 SHA_RE = re.compile(r"^[0-9a-f]{40}$")
 DEFAULT_BRANCH_TTL = 600.0

@@ -21,18 +21,18 @@ from typing import Any
 
 from starlette.applications import Starlette
 
-from ..config import Settings
-from ..errors import GitHubMCPError
-from ..observability import log_event
-from ._approvals import RedisApprovalStore
-from ._cache import SharedCacheTier
-from ._connection import SharedState, pending, replica_name
-from ._events import Heartbeat, RedisEventStore, ResumeRelay
-from ._idempotency import IdempotentWrites, WriteClaim, idempotency_key
-from ._locks import Fence, RedisLocks
-from ._ratelimits import SharedRateLimits
-from ._reads import SharedReads
-from ._requests import RedisRequestStore
+from github_mcp.config import Settings
+from github_mcp.kernel.errors import GitHubMCPError
+from github_mcp.monitoring.observability import log_event
+from github_mcp.state._approvals import RedisApprovalStore
+from github_mcp.state._cache import SharedCacheTier
+from github_mcp.state._connection import SharedState, pending, replica_name
+from github_mcp.state._events import Heartbeat, RedisEventStore, ResumeRelay
+from github_mcp.state._idempotency import IdempotentWrites, WriteClaim, idempotency_key
+from github_mcp.state._locks import Fence, RedisLocks
+from github_mcp.state._ratelimits import SharedRateLimits
+from github_mcp.state._reads import SharedReads
+from github_mcp.state._requests import RedisRequestStore
 
 AUDIT_STREAM_MAXLEN = 100_000
 _LeaseHold = contextlib.AbstractAsyncContextManager[Fence | None]

@@ -10,10 +10,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from ..errors import GitHubMCPError
-from ..gate import Approval
-from ..observability import log_event
-from ._connection import SharedState
+from github_mcp.kernel.errors import GitHubMCPError
+from github_mcp.monitoring.observability import log_event
+from github_mcp.policy.gate import Approval
+from github_mcp.state._connection import SharedState
 
 _FOREVER = float("inf")
 

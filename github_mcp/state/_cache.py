@@ -19,8 +19,8 @@ import hashlib
 import json
 from typing import Any
 
-from ..errors import GitHubMCPError
-from ._connection import SharedState
+from github_mcp.kernel.errors import GitHubMCPError
+from github_mcp.state._connection import SharedState
 
 # Namespaces whose values are plain JSON (GitHub's bodies and their validators).
 SHARED_NAMESPACES = frozenset({"http", "etag"})

@@ -20,8 +20,8 @@ import redis.asyncio as aioredis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from ..errors import ErrorCode, GitHubMCPError
-from ..observability import log_event, register_secret
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.monitoring.observability import log_event, register_secret
 
 KEY_PREFIX = "ghmcp:"
 # A command on a pooled connection that died with the server gets one more try, on a

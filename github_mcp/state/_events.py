@@ -29,9 +29,9 @@ from mcp_types.jsonrpc import jsonrpc_message_adapter
 from starlette.responses import JSONResponse, StreamingResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ..errors import GitHubMCPError
-from ..observability import log_event
-from ._connection import SharedState
+from github_mcp.kernel.errors import GitHubMCPError
+from github_mcp.monitoring.observability import log_event
+from github_mcp.state._connection import SharedState
 
 STREAM_TTL_S = 3600
 STREAM_MAXLEN = 10_000
@@ -47,7 +47,7 @@ def _principal_key() -> str:
     try:
         from fastmcp.server.dependencies import get_access_token
 
-        from ..principal import principal_from_token
+        from github_mcp.kernel.principal import principal_from_token
 
         token = get_access_token()
     except Exception:

@@ -28,9 +28,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ErrorCode, GitHubMCPError
-from ..observability import log_event
-from ._connection import SharedState, pending
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.monitoring.observability import log_event
+from github_mcp.state._connection import SharedState, pending
 
 PENDING_LEASE_S = 15.0
 WAIT_FOR_FIRST_S = 120.0

@@ -21,9 +21,9 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
-from ..errors import ErrorCode, GitHubMCPError
-from ..observability import log_event
-from ._connection import SharedState, pending
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.monitoring.observability import log_event
+from github_mcp.state._connection import SharedState, pending
 
 # Take the lock only when free; the token is minted in the same step.
 _ACQUIRE = """

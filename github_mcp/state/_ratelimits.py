@@ -23,9 +23,9 @@ import hashlib
 import time
 from collections.abc import Mapping
 
-from ..errors import ErrorCode, GitHubMCPError
-from ..observability import log_event
-from ._connection import SharedState, pending
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.monitoring.observability import log_event
+from github_mcp.state._connection import SharedState, pending
 
 SECONDARY = "secondary"
 DEFAULT_SECONDARY_WAIT_S = 60.0

@@ -10,8 +10,8 @@ keeps its own record (read_ledger.py), so a Redis outage never forgets a local r
 
 from __future__ import annotations
 
-from ..read_ledger import MAX_REPOS, UNIDENTIFIED
-from ._connection import SharedState, pending
+from github_mcp.policy.read_ledger import MAX_REPOS, UNIDENTIFIED
+from github_mcp.state._connection import SharedState, pending
 
 READS_TTL_S = 12 * 3600
 OVERFLOW = b"\x00overflow"

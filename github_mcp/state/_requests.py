@@ -17,12 +17,18 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, cast
 
-from ..approvals.store import RATE_WINDOW_S, Caps, Counts, request_from_json, request_to_json
-from ..principal import ApprovalScope
-from ._connection import SharedState
+from github_mcp.approvals.store import (
+    RATE_WINDOW_S,
+    Caps,
+    Counts,
+    request_from_json,
+    request_to_json,
+)
+from github_mcp.kernel.principal import ApprovalScope
+from github_mcp.state._connection import SharedState
 
 if TYPE_CHECKING:
-    from ..approvals.requests import ApprovalRequest
+    from github_mcp.approvals.requests import ApprovalRequest
 
 MAX_LISTED = 5000
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from github_mcp.kernel.effects import Target
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.pipeline.registry import Call
+from github_mcp.services import approved_state
 from github_mcp.services.pulls import get_pull
-
-from ..effects import Target
-from ..errors import ErrorCode, GitHubMCPError
-from ..registry import Call
-from ..services import approved_state
 
 
 async def _pr_branch(call: Call, kwargs: dict[str, Any], side: str) -> str:

@@ -8,13 +8,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from github_mcp.kernel.effects import Target
+from github_mcp.kernel.params import Cursor, FullName, Limit, Ref
+from github_mcp.pipeline.registry import Call, tool
 from github_mcp.services import approved_state, ci
 from github_mcp.services.ci import DEFAULT_MAX_BYTES, MIN_MAX_BYTES, select
 from github_mcp.services.pulls import call_text
-
-from ..effects import Target
-from ..params import Cursor, FullName, Limit, Ref
-from ..registry import Call, tool
 
 TOOLSET = "actions"
 RunId = Annotated[int, Field(ge=1)]

@@ -8,6 +8,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from github_mcp.kernel.effects import Target, Written
+from github_mcp.kernel.params import Cursor, FullName, PrRef
+from github_mcp.pipeline.registry import Call, tool
 from github_mcp.services.approved_state import RemoteState
 from github_mcp.services.paging import cursor_for_offset as _cursor
 from github_mcp.services.paging import offset_from_cursor as _offset
@@ -22,12 +25,8 @@ from github_mcp.services.pulls import (
     stack_refs,
     stack_state,
 )
-
-from ..effects import Target, Written
-from ..params import Cursor, FullName, PrRef
-from ..registry import Call, tool
-from .actions import CheckCountsOut, PollSeconds, TimeoutSeconds
-from .workspace import manager
+from github_mcp.tools.actions import CheckCountsOut, PollSeconds, TimeoutSeconds
+from github_mcp.tools.workspace import manager
 
 TOOLSET = "automation"
 Number = Annotated[int, Field(ge=1)]

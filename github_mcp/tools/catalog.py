@@ -7,8 +7,8 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
-from .. import tool_catalog
-from ..registry import Call, tool
+from github_mcp.catalog import tool_catalog
+from github_mcp.pipeline.registry import Call, tool
 
 TOOLSET = "meta"
 

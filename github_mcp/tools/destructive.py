@@ -10,10 +10,10 @@ from typing import Any
 
 from pydantic import Field
 
-from github_mcp.earlier_calls import earlier_call
-from github_mcp.errors import ErrorCode, GitHubMCPError
-from github_mcp.params import Branch, CommitMessage, FullName, RepoPath
-from github_mcp.registry import Call, tool
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.kernel.params import Branch, CommitMessage, FullName, RepoPath
+from github_mcp.pipeline.earlier_calls import earlier_call
+from github_mcp.pipeline.registry import Call, tool
 from github_mcp.services.approved_state import RemoteState, branch_state
 from github_mcp.services.branches import branch_head, delete_branch
 from github_mcp.services.commits import Change, read_head

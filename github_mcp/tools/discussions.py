@@ -11,10 +11,10 @@ from typing import Annotated
 
 from pydantic import Field
 
-from ..params import Cursor, FullName, Limit
-from ..registry import Call, tool
-from ..services import discussions as service
-from ..services.discussions import (
+from github_mcp.kernel.params import Cursor, FullName, Limit
+from github_mcp.pipeline.registry import Call, tool
+from github_mcp.services import discussions as service
+from github_mcp.services.discussions import (
     AddedComment,
     Categories,
     CommentPage,

@@ -6,13 +6,12 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from github_mcp.kernel.errors import GitHubMCPError
+from github_mcp.kernel.params import MAX_BATCH_PATHS, FullName, Ref, RepoPath, validate_path
+from github_mcp.pipeline.registry import Call, tool
+from github_mcp.services import files as file_service
+from github_mcp.services.content import slice_lines
 from github_mcp.services.tree import list_tree
-
-from ..errors import GitHubMCPError
-from ..params import MAX_BATCH_PATHS, FullName, Ref, RepoPath, validate_path
-from ..registry import Call, tool
-from ..services import files as file_service
-from ..services.content import slice_lines
 
 TOOLSET = "files"
 MaxBytes = Annotated[int, Field(ge=1, le=1024 * 1024, description="Byte cap (max 1 MiB).")]

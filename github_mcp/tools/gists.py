@@ -11,12 +11,12 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from ..effects import Target
-from ..errors import invalid_input
-from ..params import Cursor, Limit
-from ..registry import Call, tool
-from ..services import gists as service
-from ..services.gists import Gist, GistPage
+from github_mcp.kernel.effects import Target
+from github_mcp.kernel.errors import invalid_input
+from github_mcp.kernel.params import Cursor, Limit
+from github_mcp.pipeline.registry import Call, tool
+from github_mcp.services import gists as service
+from github_mcp.services.gists import Gist, GistPage
 
 TOOLSET = "gists"
 GistId = Annotated[str, Field(pattern=r"^[0-9a-fA-F]{1,64}$", description="Gist id.")]

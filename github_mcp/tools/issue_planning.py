@@ -11,14 +11,14 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from ..errors import invalid_input
-from ..params import Cursor, FullName, Limit
-from ..registry import Call, tool
-from ..services import duplicates
-from ..services import issue_planning as service
-from ..services import issues as issue_service
-from ..services.duplicates import SimilarIssues
-from ..services.issue_planning import Dependencies, MilestonePage, SubIssues
+from github_mcp.kernel.errors import invalid_input
+from github_mcp.kernel.params import Cursor, FullName, Limit
+from github_mcp.pipeline.registry import Call, tool
+from github_mcp.services import duplicates
+from github_mcp.services import issue_planning as service
+from github_mcp.services import issues as issue_service
+from github_mcp.services.duplicates import SimilarIssues
+from github_mcp.services.issue_planning import Dependencies, MilestonePage, SubIssues
 
 TOOLSET = "issue_planning"
 Number = Annotated[int, Field(ge=1)]

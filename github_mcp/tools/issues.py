@@ -12,11 +12,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from ..params import Body, Cursor, FullName, Labels, Limit, Title
-from ..registry import Call, tool
-from ..services import issues as issue_service
-from ..services.authorship import authored
-from ..services.content import cut_text, strip_invisible
+from github_mcp.kernel.hidden_text import strip_invisible
+from github_mcp.kernel.params import Body, Cursor, FullName, Labels, Limit, Title
+from github_mcp.pipeline.registry import Call, tool
+from github_mcp.services import issues as issue_service
+from github_mcp.services.authorship import authored
+from github_mcp.services.content import cut_text
 
 TOOLSET = "issues"
 BODY_CAP = 16_000

@@ -10,11 +10,11 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from ..errors import invalid_input
-from ..params import Cursor, FullName, Limit
-from ..registry import Call, tool
-from ..services import labels as service
-from ..services.labels import Label, LabelDeleted, LabelPage
+from github_mcp.kernel.errors import invalid_input
+from github_mcp.kernel.params import Cursor, FullName, Limit
+from github_mcp.pipeline.registry import Call, tool
+from github_mcp.services import labels as service
+from github_mcp.services.labels import Label, LabelDeleted, LabelPage
 
 TOOLSET = "labels"
 LabelName = Annotated[str, Field(min_length=1, max_length=100, description="Label name.")]

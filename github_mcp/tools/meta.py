@@ -7,12 +7,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from ..errors import ErrorCode, GitHubMCPError
-from ..params import FullName
-from ..registry import Call, tool
-from ..runtime import VERSION
-from ..services import account
-from ..services.environment import check_environment
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.kernel.params import FullName
+from github_mcp.pipeline.registry import Call, tool
+from github_mcp.pipeline.runtime import VERSION
+from github_mcp.services import account
+from github_mcp.services.environment import check_environment
 
 TOOLSET = "meta"
 
@@ -253,7 +253,7 @@ async def authorize_write_actions(call: Call, approved: bool) -> ApprovalState:
         gate.require_window(call.scope)  # a sessionless client is approved per write
     note = None
     if approved and s.approval_mode == "auto":
-        from ..approvals.human import ask_human
+        from github_mcp.pipeline.human_approval import ask_human
 
         if await ask_human(call, None, None) == "tool":
             gate.set_approval(call.scope, True)

@@ -14,12 +14,17 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from ..effects import Target
-from ..errors import invalid_input
-from ..params import Cursor, FullName, Limit
-from ..registry import Call, tool
-from ..services import notifications as service
-from ..services.notifications import Done, NotificationDetail, NotificationPage, Subscription
+from github_mcp.kernel.effects import Target
+from github_mcp.kernel.errors import invalid_input
+from github_mcp.kernel.params import Cursor, FullName, Limit
+from github_mcp.pipeline.registry import Call, tool
+from github_mcp.services import notifications as service
+from github_mcp.services.notifications import (
+    Done,
+    NotificationDetail,
+    NotificationPage,
+    Subscription,
+)
 
 TOOLSET = "notifications"
 ThreadId = Annotated[str, Field(pattern=r"^[0-9]{1,20}$", description="Notification id.")]

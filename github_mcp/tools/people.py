@@ -7,11 +7,11 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from ..params import Cursor, FullName, Limit
-from ..registry import Call, tool
-from ..services import people as service
-from ..services.people import AccountPage, CollaboratorPage, MemberPage, TeamPage
-from ..services.rate_state import low_rate_limit
+from github_mcp.kernel.params import Cursor, FullName, Limit
+from github_mcp.pipeline.registry import Call, tool
+from github_mcp.services import people as service
+from github_mcp.services.people import AccountPage, CollaboratorPage, MemberPage, TeamPage
+from github_mcp.services.rate_state import low_rate_limit
 
 TOOLSET = "people"
 Slug = Annotated[

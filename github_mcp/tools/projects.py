@@ -14,11 +14,11 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from ..effects import Target
-from ..params import Cursor, FullName, Limit
-from ..registry import Call, tool
-from ..services import projects as service
-from ..services.projects import ItemPage, OwnerType, Project, ProjectItem, ProjectList
+from github_mcp.kernel.effects import Target
+from github_mcp.kernel.params import Cursor, FullName, Limit
+from github_mcp.pipeline.registry import Call, tool
+from github_mcp.services import projects as service
+from github_mcp.services.projects import ItemPage, OwnerType, Project, ProjectItem, ProjectList
 
 TOOLSET = "projects"
 Login = Annotated[str, Field(min_length=1, max_length=39, pattern=r"^[A-Za-z0-9][A-Za-z0-9-]*$")]

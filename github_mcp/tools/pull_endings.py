@@ -7,17 +7,16 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from github_mcp.earlier_calls import earlier_call
+from github_mcp.kernel.effects import Written
+from github_mcp.kernel.errors import GitHubMCPError
+from github_mcp.kernel.params import Body, FullName, PrRef, Title
+from github_mcp.pipeline.earlier_calls import earlier_call
+from github_mcp.pipeline.registry import Call, tool
 from github_mcp.services import pulls as prs
 from github_mcp.services.pulls import merge_pull
-
-from ..effects import Written
-from ..errors import GitHubMCPError
-from ..params import Body, FullName, PrRef, Title
-from ..registry import Call, tool
-from ._pull_targets import merge_head, pr_base_branch, pr_state
-from .pulls import TOOLSET, Number, Sha
-from .writes import PullRequestRef, pr_ref_model
+from github_mcp.tools._pull_targets import merge_head, pr_base_branch, pr_state
+from github_mcp.tools.pulls import TOOLSET, Number, Sha
+from github_mcp.tools.writes import PullRequestRef, pr_ref_model
 
 
 class MergeResult(BaseModel):

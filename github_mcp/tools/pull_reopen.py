@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from github_mcp.errors import ErrorCode, GitHubMCPError
-from github_mcp.params import FullName, PrRef
-from github_mcp.registry import Call, tool
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.kernel.params import FullName, PrRef
+from github_mcp.pipeline.registry import Call, tool
 from github_mcp.services import pulls as prs
 from github_mcp.tools.pull_reviews import Number
 from github_mcp.tools.writes import PullRequestRef, pr_ref_model

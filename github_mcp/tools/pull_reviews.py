@@ -11,15 +11,15 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from ..effects import Written
-from ..errors import invalid_input
-from ..params import Body, FullName, PrRef
-from ..registry import Call, tool
-from ..services import pull_reviews as service
-from ..services.pull_reviews import BranchUpdate, PendingReview, ReviewRequests
-from ..services.pulls import get_pull
-from ._pull_targets import merge_head, pr_head_branch, pr_state
-from .pulls import Sha
+from github_mcp.kernel.effects import Written
+from github_mcp.kernel.errors import invalid_input
+from github_mcp.kernel.params import Body, FullName, PrRef
+from github_mcp.pipeline.registry import Call, tool
+from github_mcp.services import pull_reviews as service
+from github_mcp.services.pull_reviews import BranchUpdate, PendingReview, ReviewRequests
+from github_mcp.services.pulls import get_pull
+from github_mcp.tools._pull_targets import merge_head, pr_head_branch, pr_state
+from github_mcp.tools.pulls import Sha
 
 TOOLSET = "pull_request_reviews"
 Number = Annotated[int, Field(ge=1)]

@@ -9,19 +9,25 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.kernel.params import Body, Cursor, FullName, Labels, Limit, PrRef, Ref, Title
+from github_mcp.pipeline.registry import Call, tool
+from github_mcp.services import approved_state
+from github_mcp.services import issues as issue_service
 from github_mcp.services import pulls as prs
+from github_mcp.services.authorship import authored
+from github_mcp.services.content import cut_text
 from github_mcp.services.pulls import compact_pr, open_pull_request
-
-from ..errors import ErrorCode, GitHubMCPError
-from ..params import Body, Cursor, FullName, Labels, Limit, PrRef, Ref, Title
-from ..registry import Call, tool
-from ..services import approved_state
-from ..services import issues as issue_service
-from ..services.authorship import authored
-from ..services.content import cut_text
-from ._pull_targets import pr_state, pr_update_target
-from .issues import AUTHOR_ASSOCIATION, WITHHELD, Comment, CommentRef, clean, comment_model
-from .writes import PullRequestRef, pr_ref_model
+from github_mcp.tools._pull_targets import pr_state, pr_update_target
+from github_mcp.tools.issues import (
+    AUTHOR_ASSOCIATION,
+    WITHHELD,
+    Comment,
+    CommentRef,
+    clean,
+    comment_model,
+)
+from github_mcp.tools.writes import PullRequestRef, pr_ref_model
 
 TOOLSET = "pull_requests"
 Number = Annotated[int, Field(ge=1)]

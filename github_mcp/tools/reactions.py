@@ -10,8 +10,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from github_mcp.params import Cursor, FullName, Limit
-from github_mcp.registry import Call, tool
+from github_mcp.kernel.params import Cursor, FullName, Limit
+from github_mcp.pipeline.registry import Call, tool
 from github_mcp.services import reactions as service
 from github_mcp.services.reactions import Reaction, ReactionPage
 

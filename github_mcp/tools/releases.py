@@ -16,12 +16,12 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from ..effects import Target
-from ..errors import ErrorCode, GitHubMCPError, invalid_input
-from ..params import Body, Cursor, FullName, Limit, Tag
-from ..registry import Call, tool
-from ..services import releases as service
-from ..services.releases import ReleaseDetail, ReleasePage, TagDetail, TagPage
+from github_mcp.kernel.effects import Target
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, invalid_input
+from github_mcp.kernel.params import Body, Cursor, FullName, Limit, Tag
+from github_mcp.pipeline.registry import Call, tool
+from github_mcp.services import releases as service
+from github_mcp.services.releases import ReleaseDetail, ReleasePage, TagDetail, TagPage
 
 TOOLSET = "releases"
 ReleaseId = Annotated[int, Field(ge=1, description="Release id (list_releases shows it).")]

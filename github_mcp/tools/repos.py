@@ -6,11 +6,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from ..params import Cursor, FullName, Limit, Ref, RepoPath
-from ..registry import Call, tool
-from ..services import repos
-from ..services.content import cut_text
-from ..services.repos import compact_branch, get_repo
+from github_mcp.kernel.params import Cursor, FullName, Limit, Ref, RepoPath
+from github_mcp.pipeline.registry import Call, tool
+from github_mcp.services import repos
+from github_mcp.services.content import cut_text
+from github_mcp.services.repos import compact_branch, get_repo
 
 TOOLSET = "repos"
 PATCH_BUDGET = 20_000

@@ -7,6 +7,10 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from github_mcp.kernel.effects import Written
+from github_mcp.kernel.params import Cursor, FullName, PrRef
+from github_mcp.pipeline.earlier_calls import earlier_call
+from github_mcp.pipeline.registry import Call, tool
 from github_mcp.services.paging import cursor_for_offset as _cursor
 from github_mcp.services.paging import offset_from_cursor as _offset
 from github_mcp.services.pulls import (
@@ -16,12 +20,7 @@ from github_mcp.services.pulls import (
     resolve_thread,
     unresolved_comments,
 )
-
-from ..earlier_calls import earlier_call
-from ..effects import Written
-from ..params import Cursor, FullName, PrRef
-from ..registry import Call, tool
-from .issues import AUTHOR_ASSOCIATION, WITHHELD
+from github_mcp.tools.issues import AUTHOR_ASSOCIATION, WITHHELD
 
 Number = Annotated[int, Field(ge=1)]
 ThreadId = Annotated[

@@ -10,10 +10,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from ..params import Cursor, FullName
-from ..registry import Call, tool
-from ..services import documents
-from ..services.rate_state import RateLimitState, low_rate_limit
+from github_mcp.kernel.params import Cursor, FullName
+from github_mcp.pipeline.registry import Call, tool
+from github_mcp.services import documents
+from github_mcp.services.rate_state import RateLimitState, low_rate_limit
 
 TOOLSET = "search"
 

@@ -12,13 +12,13 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from ..errors import invalid_input
-from ..params import Cursor, FullName, Limit
-from ..registry import Call, tool
-from ..services import advisories as advisory_service
-from ..services import security as service
-from ..services.advisories import AdvisoryPage
-from ..services.security import AlertKind, AlertPage, SecurityAlert
+from github_mcp.kernel.errors import invalid_input
+from github_mcp.kernel.params import Cursor, FullName, Limit
+from github_mcp.pipeline.registry import Call, tool
+from github_mcp.services import advisories as advisory_service
+from github_mcp.services import security as service
+from github_mcp.services.advisories import AdvisoryPage
+from github_mcp.services.security import AlertKind, AlertPage, SecurityAlert
 
 TOOLSET = "code_security"
 Number = Annotated[int, Field(ge=1, le=10_000_000)]

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ..params import Cursor, FullName, Limit
-from ..registry import Call, tool
-from ..services import people as service
-from ..services.people import Starred, StarredPage
+from github_mcp.kernel.params import Cursor, FullName, Limit
+from github_mcp.pipeline.registry import Call, tool
+from github_mcp.services import people as service
+from github_mcp.services.people import Starred, StarredPage
 
 TOOLSET = "stars"
 

@@ -12,12 +12,12 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from ..effects import Written
-from ..params import CommitMessage, FullName, Ref
-from ..registry import Call, tool
-from ..services.approved_state import FileCount, RemoteState
-from ..services.signed_push import pusher_for
-from .writes import CommitSignature
+from github_mcp.kernel.effects import Written
+from github_mcp.kernel.params import CommitMessage, FullName, Ref
+from github_mcp.pipeline.registry import Call, tool
+from github_mcp.services.approved_state import FileCount, RemoteState
+from github_mcp.services.signed_push import pusher_for
+from github_mcp.tools.writes import CommitSignature
 
 if TYPE_CHECKING:
     from github_mcp.services.workspace import WorkspaceManager

@@ -6,11 +6,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from github_mcp.services.pulls import compact_pr
-
-from ..effects import Written
-from ..errors import invalid_input
-from ..params import (
+from github_mcp.kernel.effects import Written
+from github_mcp.kernel.errors import invalid_input
+from github_mcp.kernel.params import (
     MAX_COMMIT_FILES,
     Body,
     Branch,
@@ -21,9 +19,10 @@ from ..params import (
     RepoPath,
     Title,
 )
-from ..registry import Call, tool
-from ..services import approved_state, branches, edits
-from ..services.commits import NO_CHANGE, Change, CommitOutcome, Head, commit_changes
+from github_mcp.pipeline.registry import Call, tool
+from github_mcp.services import approved_state, branches, edits
+from github_mcp.services.commits import NO_CHANGE, Change, CommitOutcome, Head, commit_changes
+from github_mcp.services.pulls import compact_pr
 
 TOOLSET = "writes"
 DIFF_MAX_CHARS = 20_000

@@ -15,10 +15,11 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
-from github_mcp.gate import WriteGate
-from github_mcp.loopback import CHROMIUM_FLAGS, serve_in_thread
-from github_mcp.runtime import Runtime
-from github_mcp.server import build_http_app
+from github_mcp.approvals.requests import PendingApprovals
+from github_mcp.pipeline.runtime import Runtime
+from github_mcp.policy.gate import WriteGate
+from github_mcp.serving.loopback import CHROMIUM_FLAGS, serve_in_thread
+from github_mcp.serving.server import build_http_app
 from tests.oauth.signin import chromium_path
 
 TOKEN_A = "approver-alpha-0123456789"
@@ -55,6 +56,7 @@ def approval_server(make_runtime):
         rt = make_runtime(auth_tokens=f"{TOKEN_A},{TOKEN_B}", **settings)
         if clock is not None:
             rt.gate = WriteGate(rt.settings, rt.metrics, rt.gate.default_branch, clock=clock)
+            rt.pending = PendingApprovals(rt.gate, clock=clock)
         with serve_in_thread(build_http_app(rt)) as url:
             yield Served(url, rt, clock)
 

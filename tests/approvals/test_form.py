@@ -9,7 +9,7 @@ import pytest
 from fastmcp import Client
 from mcp.client.session import ClientSession
 
-from github_mcp.server import build_mcp
+from github_mcp.serving.server import build_mcp
 from tests.approvals.conftest import (
     TOKEN_A,
     branch_head,

@@ -15,7 +15,7 @@ from fastmcp import Client
 from pydantic import ValidationError
 
 from github_mcp.approvals.store import Caps
-from github_mcp.status_grants import grant_id
+from github_mcp.status.grants import grant_id
 from tests.approvals.conftest import (
     TOKEN_A,
     TOKEN_B,
@@ -38,7 +38,7 @@ async def test_a_flood_from_one_principal_cannot_block_another(approval_server, 
     repo = fresh_repo()
     before = branch_head(forge, repo)
     with approval_server() as served:
-        pending = served.rt.gate.pending
+        pending = served.rt.pending
         async with Client(served.url + "/mcp", auth=TOKEN_A) as flooder:
             codes = []
             for n in range(40):
@@ -65,7 +65,7 @@ async def test_per_minute_rate_and_a_fair_global_cap(approval_server, forge, fre
     repo = fresh_repo()
     clock = FakeClock()
     with approval_server(clock=clock) as served:
-        pending = served.rt.gate.pending
+        pending = served.rt.pending
         pending.caps = Caps(per_session=50, per_principal=50, per_principal_per_minute=3)
         async with Client(served.url + "/mcp", auth=TOKEN_A) as model:
             codes = [

@@ -9,7 +9,7 @@ from __future__ import annotations
 import httpx2 as httpx
 import pytest
 
-from github_mcp.status_grants import grant_id
+from github_mcp.status.grants import grant_id
 from tests.approvals.conftest import branch_head, visit_approval_page
 from tests.approvals.test_page_bearer import commit_args
 from tests.conftest import call_tool, error_code, settled_requests
@@ -55,7 +55,7 @@ async def test_a_read_only_user_is_refused_at_once_and_opens_no_request(oauth_se
             assert is_error and error_code(payload) == "forbidden", payload
             assert "pull" in payload["error"]["message"] and payload["error"]["hint"]
             assert "approval_url" not in payload["error"]
-    assert server.rt.gate.pending.open_requests() == []
+    assert server.rt.pending.open_requests() == []
     assert len(writes_to(forge, REPO)) == writes_before  # nothing was even tried
     assert branch_head(forge, REPO) == before
 

@@ -13,8 +13,8 @@ import pytest
 from fastmcp import Client
 from mcp.client.extension import ClientExtension
 
-from github_mcp.runtime import Runtime
-from github_mcp.server import build_mcp
+from github_mcp.pipeline.runtime import Runtime
+from github_mcp.serving.server import build_mcp
 from tests.apps.host import serve_with_host
 
 UI_EXTENSION = "io.modelcontextprotocol/ui"

@@ -19,7 +19,7 @@ import httpx2
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 
-from github_mcp.loopback import CHROMIUM_FLAGS
+from github_mcp.serving.loopback import CHROMIUM_FLAGS
 from sandbox_forge import Forge
 from sandbox_forge.admin.seed import seed_demo_people, seed_demo_repo
 

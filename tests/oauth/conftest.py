@@ -17,8 +17,8 @@ import pytest
 import uvicorn
 
 from github_mcp.config import Settings
-from github_mcp.runtime import Runtime
-from github_mcp.server import build_http_app
+from github_mcp.pipeline.runtime import Runtime
+from github_mcp.serving.server import build_http_app
 
 
 @dataclass

@@ -23,7 +23,7 @@ from mcp.shared.auth import (
 )
 from pydantic import AnyUrl
 
-from github_mcp.loopback import CHROMIUM_FLAGS
+from github_mcp.serving.loopback import CHROMIUM_FLAGS
 
 
 class _CallbackHandler(BaseHTTPRequestHandler):

@@ -8,8 +8,8 @@ import httpx2 as httpx
 import pytest
 
 from github_mcp.config import Settings
-from github_mcp.runtime import Runtime
-from github_mcp.server import build_http_app
+from github_mcp.pipeline.runtime import Runtime
+from github_mcp.serving.server import build_http_app
 
 DUMMY = {"oauth_client_id": "Iv1.discovery", "oauth_client_secret": "not-used-here"}
 

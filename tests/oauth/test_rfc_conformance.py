@@ -307,7 +307,7 @@ async def test_sign_in_pages_load_nothing_from_elsewhere_and_are_never_cached(oa
     # what the browser itself fetched to show the consent page: this origin only
     from playwright.async_api import async_playwright
 
-    from github_mcp.loopback import CHROMIUM_FLAGS
+    from github_mcp.serving.loopback import CHROMIUM_FLAGS
 
     fetched: list[str] = []
     async with async_playwright() as playwright:

@@ -11,8 +11,8 @@ import httpx2 as httpx
 import pytest
 from fastmcp import Client
 
-from github_mcp.loopback import serve_in_thread
-from github_mcp.server import build_http_app, build_mcp
+from github_mcp.serving.loopback import serve_in_thread
+from github_mcp.serving.server import build_http_app, build_mcp
 
 REPO = "octo-org/client-log"
 BIG = "".join(f"line {i}\n" for i in range(2000))

@@ -13,8 +13,8 @@ import httpx2 as httpx
 import pytest
 from fastmcp import Client
 
-from github_mcp.loopback import serve_in_thread
-from github_mcp.server import build_http_app
+from github_mcp.serving.loopback import serve_in_thread
+from github_mcp.serving.server import build_http_app
 from tests.conftest import ROOT
 
 DASHBOARDS = ROOT / "docs" / "dashboards"

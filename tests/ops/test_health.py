@@ -16,9 +16,9 @@ import httpx2 as httpx
 import pytest
 import yaml
 
-from github_mcp import health
-from github_mcp.loopback import serve_in_thread
-from github_mcp.server import build_http_app
+from github_mcp.serving.loopback import serve_in_thread
+from github_mcp.serving.server import build_http_app
+from github_mcp.status import health
 from tests.conftest import requests_matching
 
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from github_mcp import observability
-from github_mcp.gc_tuning import OLDER_THRESHOLDS, YOUNG_THRESHOLD
+from github_mcp.monitoring import observability
+from github_mcp.monitoring.gc_tuning import OLDER_THRESHOLDS, YOUNG_THRESHOLD
 from tests.conftest import ROOT
 
 

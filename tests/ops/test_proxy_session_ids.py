@@ -9,8 +9,8 @@ import secrets
 
 import httpx2 as httpx
 
-from github_mcp.loopback import serve_in_thread
-from github_mcp.server import build_http_app
+from github_mcp.serving.loopback import serve_in_thread
+from github_mcp.serving.server import build_http_app
 
 TOKEN = "proxy-ids-token-0123456789"
 PROTOCOL = "2025-06-18"

@@ -10,8 +10,8 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from prometheus_client.parser import text_string_to_metric_families
 
-from github_mcp import tracing
-from github_mcp.metrics import Metrics
+from github_mcp.monitoring import tracing
+from github_mcp.monitoring.metrics import Metrics
 from tests.conftest import DEMO_REPO, call_tool, error_code, mcp_client
 
 

@@ -16,9 +16,9 @@ import pytest
 from pydantic import ValidationError
 
 from github_mcp.config import Settings
-from github_mcp.loopback import serve_in_thread
-from github_mcp.runtime import Runtime
-from github_mcp.server import build_http_app
+from github_mcp.pipeline.runtime import Runtime
+from github_mcp.serving.loopback import serve_in_thread
+from github_mcp.serving.server import build_http_app
 from tests.conftest import DEMO_REPO
 from tests.security.test_principals import RawClient
 

@@ -13,9 +13,9 @@ from mcp.server.streamable_http import EventMessage
 from mcp_types import JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
 
 from github_mcp.config import Settings
-from github_mcp.loopback import serve_in_thread
-from github_mcp.server import build_http_app
-from github_mcp.stream_events import FINISHED_KEEP_S, BoundedEventStore
+from github_mcp.serving.loopback import serve_in_thread
+from github_mcp.serving.server import build_http_app
+from github_mcp.serving.stream_events import FINISHED_KEEP_S, BoundedEventStore
 from tests.conftest import DEMO_REPO
 from tests.security.test_principals import RawClient
 

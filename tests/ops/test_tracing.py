@@ -14,7 +14,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from github_mcp import tracing
+from github_mcp.monitoring import tracing
 from tests.conftest import ROOT, call_tool, error_code, mcp_client
 
 
@@ -105,7 +105,7 @@ async def test_a_failed_call_links_its_call_id(spans, forge, make_runtime):
 
 def test_no_sdk_import_without_an_endpoint():
     code = (
-        "import sys, github_mcp.server, github_mcp.tracing as t;"
+        "import sys, github_mcp.serving.server, github_mcp.monitoring.tracing as t;"
         "t.configure_from_env({});"
         "print(any(m.startswith('opentelemetry.sdk') for m in sys.modules), t.enabled())"
     )
@@ -118,7 +118,7 @@ def test_no_sdk_import_without_an_endpoint():
 
 def test_endpoint_turns_on_otlp_export():
     code = (
-        "import github_mcp.tracing as t;"
+        "import github_mcp.monitoring.tracing as t;"
         "print(t.configure_from_env({'OTEL_EXPORTER_OTLP_ENDPOINT': 'http://127.0.0.1:9'}));"
         "print(type(t._provider).__module__);"
         "t.shutdown()"

@@ -11,9 +11,9 @@ import sys
 from typing import Any
 
 import extra_tools  # noqa: F401 - the server registers these too
+from github_mcp.catalog.tool_catalog import CORE_TOOLS
 from github_mcp.config import DEFAULT_TOOLSETS, TOOLSETS
-from github_mcp.registry import REGISTRY
-from github_mcp.tool_catalog import CORE_TOOLS
+from github_mcp.pipeline.registry import REGISTRY
 from tests.conftest import ROOT
 from tests.perf.test_fast_start import environment, serve
 

@@ -24,8 +24,8 @@ from typing import Any
 
 from fastmcp import Client
 
-from github_mcp.runtime import Runtime
-from github_mcp.server import build_mcp
+from github_mcp.pipeline.runtime import Runtime
+from github_mcp.serving.server import build_mcp
 from sandbox_forge import Forge
 from sandbox_forge.admin.collab_seeding import create_issue, create_pull, repo_named
 from sandbox_forge.admin.seeding import write_commit

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
-from github_mcp.server import build_mcp
+from github_mcp.serving.server import build_mcp
 from tests.conftest import call_tool, mcp_client, requests_matching
 from tests.replicas.cluster import Redis
 from tests.test_tools_write import new_repo

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from github_mcp.flow_guard import UNTRACKED, Destination, decide
-from github_mcp.read_ledger import ReadLedger
+from github_mcp.policy.flow_guard import UNTRACKED, Destination, decide
+from github_mcp.policy.read_ledger import ReadLedger
 
 PUBLIC = Destination("acme/site", "public")
 SECRET_READ = {"acme/secrets": "private", "acme/site": "public"}
@@ -101,7 +101,7 @@ def test_every_write_tool_names_where_it_publishes():
     gist). One with neither would be judged as publishing to an unknown, public place."""
     import extra_tools  # noqa: F401  (registers its tools)
     import github_mcp.tools  # noqa: F401
-    from github_mcp.registry import REGISTRY
+    from github_mcp.pipeline.registry import REGISTRY
 
     writes = [spec for spec in REGISTRY.values() if spec.write]
     assert writes

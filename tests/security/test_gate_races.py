@@ -141,7 +141,7 @@ async def test_approved_retarget_and_merge_are_serialised_and_audited_truthfully
             )
     log = forge.requests()
     # A gated write also reads the PR it binds its approval to, and a retarget re-reads it
-    # just before its PATCH (approvals/binding.py); a merge into the open base is ungated.
+    # just before its PATCH (pipeline/approval_binding.py); a merge into the open base is ungated.
     update_first = ["GET", "GET", "GET", "PATCH", "GET", "GET", "GET", "PUT", "GET"]
     merge_first = ["GET", "GET", "PUT", "GET", "GET", "GET", "GET", "PATCH"]
     bases = []

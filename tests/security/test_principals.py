@@ -22,9 +22,10 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
-from github_mcp.loopback import serve_in_thread
-from github_mcp.runtime import Runtime
-from github_mcp.server import BearerTokens, build_http_app, build_mcp
+from github_mcp.hosted.bearer_tokens import BearerTokens
+from github_mcp.pipeline.runtime import Runtime
+from github_mcp.serving.loopback import serve_in_thread
+from github_mcp.serving.server import build_http_app, build_mcp
 from tests.conftest import call_tool, error_code
 from tests.test_tools_write import head
 

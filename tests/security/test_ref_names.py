@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from github_mcp.errors import GitHubMCPError
-from github_mcp.registry import REGISTRY, run_tool
+from github_mcp.kernel.errors import GitHubMCPError
+from github_mcp.pipeline.registry import REGISTRY, run_tool
 from tests.conftest import call_tool, error_code, mcp_client, settled_requests
 
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
@@ -291,7 +291,7 @@ CORPUS = [
 def test_everything_accepted_is_a_name_git_accepts(name):
     import subprocess
 
-    from github_mcp.refnames import canonical_branch
+    from github_mcp.kernel.refnames import canonical_branch
 
     try:
         canonical = canonical_branch(name)

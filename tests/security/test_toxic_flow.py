@@ -268,7 +268,7 @@ async def test_the_client_form_names_the_private_read_and_the_human_decides(
     write through, a no keeps the next one out."""
     from fastmcp import Client
 
-    from github_mcp.server import build_mcp
+    from github_mcp.serving.server import build_mcp
     from tests.approvals.test_form import Human
 
     human = Human("approve", "deny")

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
-from github_mcp.server import build_mcp
+from github_mcp.serving.server import build_mcp
 from tests.approvals.conftest import (
     TOKEN_A,
     approval_server,  # noqa: F401  (fixture)

@@ -7,13 +7,13 @@ import subprocess
 
 import pytest
 
-from github_mcp.errors import ErrorCode, GitHubMCPError
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.kernel.hidden_text import strip_invisible
 from github_mcp.services.content import (
     cut_text,
     detect_and_decode,
     git_blob_sha,
     slice_lines,
-    strip_invisible,
     trim_utf8_tail,
 )
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from github_mcp.errors import ErrorCode, GitHubMCPError
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.services.patches._service import (
     FilePatch,
     apply_file_patch,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from github_mcp.errors import ErrorCode, GitHubMCPError
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.services.ci import _joblogs as joblogs
 from github_mcp.services.ci._test_output import (
     Budget,

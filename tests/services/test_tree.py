@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from pathspec import GitIgnoreSpec
 
-from github_mcp.errors import ErrorCode, GitHubMCPError
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.services.tree._patterns import RuleSet, compile_line, compile_rules
 from github_mcp.services.tree._service import (
     PLATFORM_PATTERNS,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from github_mcp.errors import ErrorCode, GitHubMCPError
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 
 try:
     from .test_workspace_support import (

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from github_mcp.errors import ErrorCode, GitHubMCPError
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.services.workspace import WorkspaceConfig, WorkspaceManager
 
 try:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from github_mcp.errors import ErrorCode, GitHubMCPError
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.services.workspace._cgroups import parse_mountinfo, plan_cgroups
 from github_mcp.services.workspace._git import (
     check_clone_url,

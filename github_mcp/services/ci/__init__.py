@@ -6,16 +6,9 @@ The modules behind this face are private; import from the package.
 
 from __future__ import annotations
 
-from ._failures import (
-    collect_failures,
-    job_summary,
-)
-from ._joblogs import (
-    DEFAULT_MAX_BYTES,
-    MIN_MAX_BYTES,
-    select,
-)
-from ._runs import (
+from github_mcp.services.ci._failures import collect_failures, job_summary
+from github_mcp.services.ci._joblogs import DEFAULT_MAX_BYTES, MIN_MAX_BYTES, select
+from github_mcp.services.ci._runs import (
     FAILED_CONCLUSIONS,
     Check,
     CheckCounts,
@@ -35,11 +28,7 @@ from ._runs import (
     run_jobs,
     wait_for_run,
 )
-from ._test_output import (
-    parse_counts,
-    parse_failures,
-    parse_junit_xml,
-)
+from github_mcp.services.ci._test_output import parse_counts, parse_failures, parse_junit_xml
 
 __all__ = [
     "DEFAULT_MAX_BYTES",

@@ -14,12 +14,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from github_mcp.errors import (
-    GitHubMCPError,
-)
 from github_mcp.github.client import (
     GitHubClient,
 )
+from github_mcp.kernel.errors import GitHubMCPError
 from github_mcp.services.ci import _runs as ci
 from github_mcp.services.ci._joblogs import select
 from github_mcp.services.ci._test_output import (

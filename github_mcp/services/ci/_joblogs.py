@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from github_mcp.errors import invalid_input
+from github_mcp.kernel.errors import invalid_input
 from github_mcp.services.ci.runners.base import GH_TIMESTAMP_RE, strip_ansi
 from github_mcp.services.ci.runners.linear import (
     LinearPattern,

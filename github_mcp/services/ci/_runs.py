@@ -18,17 +18,14 @@ from urllib.parse import urlsplit
 
 import httpx2 as httpx
 
-from github_mcp import client_log
-from github_mcp.errors import (
-    ErrorCode,
-    GitHubMCPError,
-)
 from github_mcp.github.client import (
     GitHubClient,
     Page,
     encode_path,
 )
-from github_mcp.observability import log_event
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.monitoring import client_log
+from github_mcp.monitoring.observability import log_event
 from github_mcp.services.repos import (
     repo_path,
 )

@@ -6,7 +6,7 @@ The modules behind this face are private; import from the package.
 
 from __future__ import annotations
 
-from ._service import (
+from github_mcp.services.patches._service import (
     apply_file_patch,
     normalize_patch,
     parse_patch,

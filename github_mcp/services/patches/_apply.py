@@ -3,7 +3,7 @@ offset search; a mismatch raises `patch_does_not_apply` with what was expected a
 
 from __future__ import annotations
 
-from github_mcp.errors import ErrorCode, GitHubMCPError
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.services.patches._model import FilePatch, Hunk, split_keepends
 
 _MAX_SHOWN_LINES = 40

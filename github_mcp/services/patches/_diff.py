@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 
-from github_mcp.errors import invalid_input
+from github_mcp.kernel.errors import invalid_input
 from github_mcp.services.patches._model import split_keepends
 
 _NO_EOL = "\\ No newline at end of file"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 
-from github_mcp.errors import invalid_input
+from github_mcp.kernel.errors import invalid_input
 from github_mcp.services.patches._model import HUNK_RE
 
 _FENCE_RE = re.compile(r"^(```|~~~)")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from github_mcp.errors import invalid_input
-from github_mcp.services.content import hidden_characters, make_visible
+from github_mcp.kernel.errors import invalid_input
+from github_mcp.kernel.hidden_text import hidden_characters, make_visible
 from github_mcp.services.patches._model import HUNK_RE, FilePatch, Hunk
 
 

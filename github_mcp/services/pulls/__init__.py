@@ -6,28 +6,13 @@ The modules behind this face are private; import from the package.
 
 from __future__ import annotations
 
-from ._automation import (
-    call_text,
-    pr_label,
-)
-from ._comments import (
-    unresolved_comments,
-)
-from ._conflicts import (
-    detect_conflicts,
-)
-from ._failing import (
-    FailingTestsPage,
-    failing_tests,
-)
-from ._overview import (
-    PullOverview,
-    pull_overview,
-)
-from ._readiness import (
-    check_readiness,
-)
-from ._service import (
+from github_mcp.services.pulls._automation import call_text, pr_label
+from github_mcp.services.pulls._comments import unresolved_comments
+from github_mcp.services.pulls._conflicts import detect_conflicts
+from github_mcp.services.pulls._failing import FailingTestsPage, failing_tests
+from github_mcp.services.pulls._overview import PullOverview, pull_overview
+from github_mcp.services.pulls._readiness import check_readiness
+from github_mcp.services.pulls._service import (
     all_pull_files,
     check_runs,
     combined_status,
@@ -43,7 +28,7 @@ from ._service import (
     review_comments,
     update_pull,
 )
-from ._stack import (
+from github_mcp.services.pulls._stack import (
     StackRun,
     execute_stack,
     manage_stack,
@@ -51,7 +36,7 @@ from ._stack import (
     stack_refs,
     stack_state,
 )
-from ._threads import (
+from github_mcp.services.pulls._threads import (
     reply_in_thread,
     reply_to_thread,
     resolve_thread,

@@ -11,13 +11,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from github_mcp.errors import (
-    ErrorCode,
-    GitHubMCPError,
-)
 from github_mcp.github.client import (
     GitHubClient,
 )
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.services import ci
 from github_mcp.services.pulls._service import get_pull
 from github_mcp.services.repos import (

@@ -13,11 +13,9 @@ from github_mcp.github.client import (
 from github_mcp.github.graphql import (
     review_threads,
 )
+from github_mcp.kernel.hidden_text import strip_invisible
 from github_mcp.services.authorship import authored
-from github_mcp.services.content import (
-    cut_text,
-    strip_invisible,
-)
+from github_mcp.services.content import cut_text
 from github_mcp.services.pulls._automation import call_text, is_bot, pr_label
 from github_mcp.services.pulls._service import get_pull
 from github_mcp.services.repos import (

@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from github_mcp.errors import ErrorCode, GitHubMCPError
 from github_mcp.github import graphql
 from github_mcp.github.client import GitHubClient
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 
 # GitHub's PatchStatus -> the REST file status
 FILE_STATUS = {"DELETED": "removed"}

@@ -15,10 +15,6 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
-from github_mcp.errors import (
-    ErrorCode,
-    GitHubMCPError,
-)
 from github_mcp.github.client import (
     GitHubClient,
 )
@@ -26,6 +22,7 @@ from github_mcp.github.graphql import (
     review_threads,
 )
 from github_mcp.github.urls import encode_path
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.services import ci
 from github_mcp.services.pulls._automation import (
     ProgressFn,

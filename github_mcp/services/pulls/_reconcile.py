@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from github_mcp.errors import ErrorCode, GitHubMCPError
 from github_mcp.github.client import GitHubClient
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.services.repos import repo_path
 
 # Failures after which the merge may have happened all the same: a 5xx, a dropped

@@ -4,19 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from github_mcp.errors import (
-    ErrorCode,
-    GitHubMCPError,
-    conflict,
-)
 from github_mcp.github.client import (
     GitHubClient,
     Page,
 )
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, conflict
+from github_mcp.kernel.hidden_text import strip_invisible
 from github_mcp.services.approved_state import new_commits
-from github_mcp.services.content import (
-    strip_invisible,
-)
 from github_mcp.services.pulls._reconcile import already_merged, merged_after_failure
 from github_mcp.services.repos import (
     repo_path,

@@ -22,16 +22,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from github_mcp.errors import (
-    ErrorCode,
-    GitHubMCPError,
-    invalid_input,
-)
 from github_mcp.github.client import (
     GitHubClient,
 )
 from github_mcp.github.urls import encode_path
-from github_mcp.params import parse_pr_ref
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, invalid_input
+from github_mcp.kernel.params import parse_pr_ref
 from github_mcp.services.approved_state import RemoteState, require_facts
 from github_mcp.services.pulls._automation import call_text, pr_label
 from github_mcp.services.pulls._service import get_pull
@@ -255,7 +251,7 @@ class StackRun:
 
 
 def plan_facts(plan: StackPlan) -> tuple[tuple[str, str], ...]:
-    """What the plan rests on, for an approval to bind (approvals/binding.py): both PRs'
+    """What the plan rests on, for an approval to bind (pipeline/approval_binding.py): both PRs'
     heads, the dependent's base, and the base PR's state and target."""
     base, dep = plan.base, plan.dependent
     merged = f"merged {base.get('merge_commit_sha')}" if base.get("merged_at") else base["state"]

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from github_mcp.errors import invalid_input
 from github_mcp.github import graphql
 from github_mcp.github.client import GitHubClient
-from github_mcp.params import PR_URL_RE
+from github_mcp.kernel.errors import invalid_input
+from github_mcp.kernel.params import PR_URL_RE
 from github_mcp.services.pulls._automation import pr_label
 
 

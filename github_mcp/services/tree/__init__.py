@@ -6,13 +6,8 @@ The modules behind this face are private; import from the package.
 
 from __future__ import annotations
 
-from ._repo_tree import (
-    list_tree,
-)
-from ._service import (
-    TreeEntry,
-    filter_entries,
-)
+from github_mcp.services.tree._repo_tree import list_tree
+from github_mcp.services.tree._service import TreeEntry, filter_entries
 
 __all__ = [
     "TreeEntry",

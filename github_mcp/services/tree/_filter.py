@@ -14,7 +14,7 @@ import gc
 from collections.abc import Iterable, Mapping, Sequence
 from operator import attrgetter
 
-from github_mcp.errors import invalid_input
+from github_mcp.kernel.errors import invalid_input
 from github_mcp.services.tree._engine import (
     SIZE_VERDICT,
     DirState,

@@ -29,7 +29,7 @@ from collections.abc import Awaitable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from github_mcp.errors import ErrorCode, GitHubMCPError, invalid_input, not_found
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, invalid_input, not_found
 from github_mcp.services.tree._filter import (
     MAX_IGNORE_PATTERN_CHARS,
     MAX_IGNORE_PATTERNS,

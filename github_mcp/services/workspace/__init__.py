@@ -6,27 +6,12 @@ The modules behind this face are private; import from the package.
 
 from __future__ import annotations
 
-from ._commit import (
-    push_commit,
-)
-from ._manager import (
-    WorkspaceConfig,
-    WorkspaceManager,
-)
-from ._procs import (
-    terminate_running,
-)
-from ._rebase import (
-    RebaseOutcome,
-    ScratchRepos,
-)
-from ._repo import (
-    RepoOps,
-)
-from ._types import (
-    Workspace,
-    basic_auth_header,
-)
+from github_mcp.services.workspace._commit import push_commit
+from github_mcp.services.workspace._manager import WorkspaceConfig, WorkspaceManager
+from github_mcp.services.workspace._procs import terminate_running
+from github_mcp.services.workspace._rebase import RebaseOutcome, ScratchRepos
+from github_mcp.services.workspace._repo import RepoOps
+from github_mcp.services.workspace._types import Workspace, basic_auth_header
 
 __all__ = [
     "RebaseOutcome",

@@ -1,5 +1,5 @@
 """What a workspace commit will contain, for a human to approve before it is made, and the
-check that the commit made is that one (approvals/binding.py).
+check that the commit made is that one (pipeline/approval_binding.py).
 
 The tree is computed in a scratch index (the clone's own index is not touched): HEAD plus
 the working tree's changes at `paths` (or everywhere but the venv), exactly what
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from github_mcp.errors import ErrorCode, GitHubMCPError
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.services.workspace._repo import RepoOps
 from github_mcp.services.workspace._status import VENV_DIR
 from github_mcp.services.workspace._types import Workspace

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from github_mcp.errors import ErrorCode, GitHubMCPError
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.services.ci import parse_counts, parse_failures, parse_junit_xml
 from github_mcp.services.ci.runners.base import TestFailure
 from github_mcp.services.workspace._cgroups import CgroupPlan

@@ -33,10 +33,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from github_mcp import tracing
-from github_mcp.errors import ErrorCode, GitHubMCPError
-from github_mcp.params import check_full_name
-from github_mcp.refnames import require_canonical
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.kernel.params import check_full_name
+from github_mcp.kernel.refnames import require_canonical
+from github_mcp.monitoring import tracing
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +44,7 @@ HEX_SHA = re.compile(r"^[0-9a-fA-F]{7,64}$")
 
 
 def validate_full_name(full_name: object) -> str:
-    """`owner/repo` by the rule every tool argument follows (github_mcp.params)."""
+    """`owner/repo` by the rule every tool argument follows (github_mcp.kernel.params)."""
     if not isinstance(full_name, str):
         raise GitHubMCPError(ErrorCode.INVALID_INPUT, "full_name must be a string")
     name = full_name.strip()
@@ -60,7 +60,7 @@ def validate_full_name(full_name: object) -> str:
 
 
 def validate_ref(ref: object) -> str:
-    """A ref in its canonical spelling, by the rules every tool shares (github_mcp.refnames)."""
+    """A ref in its canonical spelling, by the rules every tool shares (kernel.refnames)."""
     return require_canonical(ref, branch=False, arg="ref")
 
 

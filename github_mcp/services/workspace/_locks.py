@@ -27,7 +27,7 @@ from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Protocol
 
-from github_mcp.observability import log_event
+from github_mcp.monitoring.observability import log_event
 
 log = logging.getLogger(__name__)
 

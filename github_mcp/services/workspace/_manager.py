@@ -37,7 +37,7 @@ from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
-from github_mcp.errors import ErrorCode, GitHubMCPError
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.services.workspace._approved import pending_commit
 from github_mcp.services.workspace._cgroups import detect_cgroups
 from github_mcp.services.workspace._clones import CloneKeeper

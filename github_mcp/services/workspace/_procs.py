@@ -26,8 +26,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from github_mcp import tracing
-from github_mcp.errors import ErrorCode, GitHubMCPError
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.monitoring import tracing
 from github_mcp.services.workspace._cgroups import CgroupPlan, CommandCgroup
 from github_mcp.services.workspace._proctree import (
     RUN_MARKER,

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from github_mcp.errors import ErrorCode, GitHubMCPError
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 
 # Written beside `repo/` when a clone is made: names the clone in quota errors.
 IDENTITY_FILE = "workspace.json"

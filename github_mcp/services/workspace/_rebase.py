@@ -17,8 +17,8 @@ import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from github_mcp.errors import ErrorCode, GitHubMCPError
-from github_mcp.refnames import require_remote_ref
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.kernel.refnames import require_remote_ref
 from github_mcp.services.workspace._git import (
     GitResult,
     GitRunner,

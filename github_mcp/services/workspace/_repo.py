@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from github_mcp import client_log
-from github_mcp.errors import ErrorCode, GitHubMCPError
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.monitoring import client_log
 from github_mcp.services.workspace._git import (
     HEX_SHA,
     GitResult,

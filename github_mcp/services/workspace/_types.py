@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from github_mcp.errors import ErrorCode, GitHubMCPError
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.services.workspace._sandbox import DEFAULT_ENV_ALLOWLIST
 
 # on_progress(elapsed_seconds, message); may be a coroutine function.

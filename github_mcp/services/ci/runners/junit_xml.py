@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET  # DTDs and entities are refused before parsing
 
-from github_mcp.errors import invalid_input
+from github_mcp.kernel.errors import invalid_input
 from github_mcp.services.ci.runners.base import TestCounts, TestFailure, as_text, to_float
 from github_mcp.services.ci.runners.java import java_message
 from github_mcp.services.ci.runners.linear import compile_linear

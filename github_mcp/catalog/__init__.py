@@ -1,0 +1,2 @@
+"""What a client is shown: the tool list and its toolsets, tool search, schema listing,
+prompts and completions."""

@@ -1,0 +1,225 @@
+"""Which tools a session lists, and the tools that find and list the rest.
+
+Every tool's name, description and input schema are context a model pays for on every
+turn. A session lists a view of the registered tools:
+
+- GITHUB_MCP_TOOLSETS=`default` (the default) lists the default toolsets (DEFAULT_TOOLSETS
+  in config/fields/_access.py; a toolset not named there is never listed by default);
+  `all` lists every toolset; names list those.
+- GITHUB_MCP_TOOLS=core lists CORE_TOOLS only.
+- Over HTTP a client may choose its own view, as the official GitHub server's hosted
+  endpoint does: `/mcp/readonly`, `/mcp/x/<toolset>[/readonly]`, and the headers
+  `X-MCP-Toolsets`, `X-MCP-Tools` (tool names) and `X-MCP-Readonly`.
+
+When some registered tool is not listed, `find_tools` and `enable_toolset` are: enabling a
+toolset lists it for that session and sends `notifications/tools/list_changed` (the server
+declares `tools.listChanged`, so any client that follows the standard capability re-lists).
+
+The list is what a model is shown, not what the server allows: every registered tool stays
+callable by name (the write gate decides writes, as always), except that a read-only view
+(`/readonly`, `X-MCP-Readonly`) refuses write tools.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from fastmcp.server.dependencies import get_http_headers
+from fastmcp.server.middleware import Middleware, MiddlewareContext
+from fastmcp.tools import ToolResult
+from mcp.types import TextContent
+
+from github_mcp.catalog.tool_search import rank
+from github_mcp.config import Toolset, listed_toolsets
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+
+if TYPE_CHECKING:
+    from github_mcp.pipeline.registry import ToolSpec
+    from github_mcp.pipeline.runtime import Runtime
+
+# Read a repository, batch and slice files, search, see a PR, make the common edit, open a
+# PR, and approve a write: what most sessions need before they would look for anything else.
+CORE_TOOLS = frozenset(
+    {
+        "get_me",
+        "get_repository",
+        "list_branches",
+        "list_repository_tree",
+        "get_file_contents",
+        "get_file_slice",
+        "fetch_files",
+        "search",
+        "get_issue",
+        "list_pull_requests",
+        "get_pr_overview",
+        "create_branch",
+        "apply_patch_and_commit",
+        "create_pull_request",
+        "authorize_write_actions",
+    }
+)
+CATALOG_TOOLS = frozenset({"find_tools", "enable_toolset"})
+FALSE_WORDS = {"", "false", "f", "no", "n", "0", "off"}  # as the official server reads them
+
+# id of a connection -> toolsets its session enabled
+_ENABLED: dict[int, set[str]] = {}
+
+
+@dataclass(frozen=True)
+class View:
+    """What one session lists: toolsets, single tools, the core set, read-only."""
+
+    toolsets: frozenset[str]
+    tools: frozenset[str] = frozenset()
+    core: bool = False
+    read_only: bool = False
+
+    def shows(self, spec: ToolSpec, enabled: set[str]) -> bool:
+        if self.read_only and spec.write:
+            return False
+        if spec.name in self.tools or spec.toolset.value in enabled:
+            return True
+        if self.core:
+            return spec.name in CORE_TOOLS
+        return spec.toolset.value in self.toolsets
+
+
+def request_view(rt: Runtime) -> View:
+    """The view of the current request: the settings', or the HTTP client's own choice."""
+    settings = rt.settings
+    headers = get_http_headers(include_all=True)
+    chosen = headers.get("x-mcp-toolsets", "").strip()
+    tools = frozenset(t.strip() for t in headers.get("x-mcp-tools", "").split(",") if t.strip())
+    read_only = settings.read_only or (
+        "x-mcp-readonly" in headers and headers["x-mcp-readonly"].strip().lower() not in FALSE_WORDS
+    )
+    if chosen:
+        toolsets = listed_toolsets(chosen, settings.toolset_list)  # unknown names: ignored
+        return View(toolsets, tools, read_only=read_only)
+    if tools:
+        return View(frozenset(), tools, read_only=read_only)  # those tools alone
+    core = settings.tools == "core"
+    return View(settings.listed_toolsets, core=core, read_only=read_only)
+
+
+def enabled_toolsets(session: Any) -> set[str]:
+    # The MCP library hands each request its own session object over one connection
+    # (unhashable): what a session enabled is kept by the connection's identity, and
+    # dropped when the connection is collected.
+    if session is None:
+        return set()
+    connection = getattr(session, "_connection", session)
+    key = id(connection)
+    found = _ENABLED.get(key)
+    if found is None:
+        found = _ENABLED[key] = set()
+        with contextlib.suppress(TypeError):
+            weakref.finalize(connection, _ENABLED.pop, key, None)
+    return found
+
+
+def _hidden(rt: Runtime, view: View, enabled: set[str]) -> bool:
+    """Whether enable_toolset could list anything more for this session."""
+    return any(
+        not view.shows(spec, enabled) and not (view.read_only and spec.write)
+        for name, spec in rt.bound_specs.items()
+        if name not in CATALOG_TOOLS
+    )
+
+
+class ToolCatalogMiddleware(Middleware):
+    """Shapes tools/list per session (see the module docstring); refuses write calls in a
+    read-only view."""
+
+    def __init__(self, rt: Runtime) -> None:
+        self.rt = rt
+
+    async def on_list_tools(self, context: MiddlewareContext, call_next: Any) -> Sequence[Any]:
+        tools = await call_next(context)
+        view = request_view(self.rt)
+        enabled = enabled_toolsets(_session_of(context))
+        specs = self.rt.bound_specs
+        catalog = _hidden(self.rt, view, enabled)
+        return [
+            t
+            for t in tools
+            if t.name not in specs
+            or (catalog if t.name in CATALOG_TOOLS else view.shows(specs[t.name], enabled))
+        ]
+
+    async def on_call_tool(self, context: MiddlewareContext, call_next: Any) -> Any:
+        spec = self.rt.bound_specs.get(getattr(context.message, "name", ""))
+        if spec is not None and spec.write and request_view(self.rt).read_only:
+            return _refusal(spec.name)
+        return await call_next(context)
+
+
+def _refusal(name: str) -> ToolResult:
+    error = GitHubMCPError(
+        ErrorCode.WRITE_NOT_ALLOWED,
+        f"{name} writes, and this connection is read-only (/readonly or X-MCP-Readonly).",
+        hint="Connect without /readonly and X-MCP-Readonly to write.",
+    )
+    envelope = error.envelope(None)
+    text = json.dumps(envelope, separators=(",", ":"), ensure_ascii=False)
+    return ToolResult(
+        content=[TextContent(type="text", text=text)],
+        structured_content=envelope,
+        is_error=True,
+    )
+
+
+def _session_of(context: MiddlewareContext) -> Any:
+    ctx = context.fastmcp_context
+    if ctx is None:
+        return None
+    try:
+        return ctx.session
+    except (RuntimeError, AttributeError):
+        return None
+
+
+def find(rt: Runtime, query: str, limit: int, session: Any) -> list[dict[str, Any]]:
+    """Registered tools ranked for the query (tool_search.py); an empty query lists them
+    all. Each says whether this session lists it."""
+    view = request_view(rt)
+    enabled = enabled_toolsets(session)
+    specs = [s for s in rt.bound_specs.values() if s.name not in CATALOG_TOOLS]
+    params = {s.name: rt.tool_schemas[s.name][0] for s in specs}
+    return [
+        {
+            "name": spec.name,
+            "toolset": spec.toolset.value,
+            "description": spec.description,
+            "write": spec.write,
+            "listed": view.shows(spec, enabled),
+        }
+        for spec in rank(specs, params, query)[:limit]
+    ]
+
+
+async def enable(rt: Runtime, session: Any, name: str) -> tuple[list[str], bool]:
+    """Add a toolset to the session's list; (its tools, whether the list changed)."""
+    try:
+        toolset = Toolset.parse(name)
+    except ValueError as exc:
+        raise GitHubMCPError(ErrorCode.INVALID_INPUT, str(exc)) from None
+    specs = [s for s in rt.bound_specs.values() if s.toolset == toolset]
+    if not specs:
+        raise GitHubMCPError(
+            ErrorCode.INVALID_INPUT,
+            f"Toolset {toolset.value!r} is not served here (GITHUB_MCP_TOOLSETS, read-only).",
+        )
+    view = request_view(rt)
+    tools = sorted(s.name for s in specs if not (view.read_only and s.write))
+    enabled = enabled_toolsets(session)
+    if session is None or all(view.shows(s, enabled) for s in specs if s.name in tools):
+        return tools, False  # listed already
+    enabled.add(toolset.value)
+    await session.send_tool_list_changed()
+    return tools, True

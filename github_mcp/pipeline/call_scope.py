@@ -1,0 +1,81 @@
+"""What surrounds every tool call besides the pipeline itself: its call_id bound for the
+logs, the client log sink bound to the caller's MCP session, and its trace span.
+
+The registry wraps each call in `tool_call_scope`; services reach the sink through
+`client_log` and the span through `tracing`, neither of which knows about MCP.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, nullcontext
+from typing import TYPE_CHECKING, Any
+
+from github_mcp.monitoring import client_log, tracing
+from github_mcp.monitoring.observability import CURRENT_CALL_ID
+
+if TYPE_CHECKING:
+    from fastmcp import Context
+
+LOGGER_NAME = "github_mcp"
+# The newest protocol revision deprecates logging, but clients still use it; the SDK's
+# per-message deprecation warning would only flood the server's own log.
+warnings.filterwarnings("ignore", message="The logging capability is deprecated")
+
+
+def session_sink(ctx: Context | None, call_id: str) -> client_log.Sink | None:
+    """A sink sending `notifications/message` on the caller's session, at or above the
+    level the client chose with `logging/setLevel` (fastmcp applies that filter)."""
+    if ctx is None:
+        return None
+
+    async def send(level: client_log.Level, message: str, fields: dict[str, Any]) -> None:
+        await ctx.log(message, level=level, logger_name=LOGGER_NAME, extra={"call_id": call_id})
+
+    return send
+
+
+class CallTrace:
+    """The call's span, for recording how it ended."""
+
+    def __init__(self, current: Any) -> None:
+        self.span = current
+
+    def finish(self, *, repo: str | None, error_code: str | None) -> None:
+        tracing.annotate(
+            self.span, **{"mcp.repo": repo, "mcp.outcome": "error" if error_code else "ok"}
+        )
+        if error_code:
+            tracing.annotate(self.span, **{"mcp.error_code": error_code})
+            tracing.mark_error(self.span, error_code)
+
+
+class _InFlight:
+    """Tool calls running now (a shutdown waits for them)."""
+
+    count = 0
+
+
+IN_FLIGHT = _InFlight()
+
+
+@asynccontextmanager
+async def tool_call_scope(
+    tool: str, call_id: str, *, write: bool, ctx: Context | None
+) -> AsyncIterator[CallTrace]:
+    token = CURRENT_CALL_ID.set(call_id)
+    IN_FLIGHT.count += 1
+    try:
+        sink = session_sink(ctx, call_id)
+        with (
+            client_log.bind(sink) if sink is not None else nullcontext(),
+            tracing.span(
+                f"tool {tool}",
+                **{"mcp.tool": tool, "mcp.call_id": call_id, "mcp.write": write},
+            ) as current,
+        ):
+            yield CallTrace(current)
+    finally:
+        IN_FLIGHT.count -= 1
+        CURRENT_CALL_ID.reset(token)

@@ -1,0 +1,215 @@
+"""The Runtime: one object holding the settings and the live services a tool needs."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from github_mcp.approvals.requests import PendingApprovals
+from github_mcp.config import Settings
+from github_mcp.github.auth import AnonymousAuth, AppAuth, Credentials, TokenAuth, acting_user
+from github_mcp.github.cache import Cache
+from github_mcp.github.client import GitHubClient
+from github_mcp.monitoring.audit import AuditLog
+from github_mcp.monitoring.observability import Metrics, log_event
+from github_mcp.policy.gate import WriteGate
+from github_mcp.services.repos import default_branch
+from github_mcp.services.workspace import WorkspaceConfig, WorkspaceManager, basic_auth_header
+
+if TYPE_CHECKING:
+    from github_mcp.pipeline.registry import ToolSpec
+    from github_mcp.state import ReplicaState
+
+VERSION = "0.1.0"
+
+
+def _app_key(settings: Settings) -> str | None:
+    if settings.github_app_private_key:
+        return settings.github_app_private_key.get_secret_value()
+    if settings.github_app_private_key_path:
+        return Path(settings.github_app_private_key_path).read_text()
+    return None
+
+
+class ServerGitCredentials:
+    """Git credentials for workspace clones, from the server's GitHub credentials (PAT or
+    App token, asked for at each git call so a refreshed App token is used)."""
+
+    def __init__(self, github: GitHubClient, web_base_url: str) -> None:
+        self._github = github
+        self._web_base_url = web_base_url.rstrip("/")
+
+    async def auth_header(self) -> str | None:
+        token = await self._github.token()  # the signed-in user's, when a call acts for one
+        return basic_auth_header(token) if token else None
+
+    def clone_url(self, full_name: str) -> str:
+        return f"{self._web_base_url}/{full_name}.git"
+
+
+def workspace_config(settings: Settings) -> WorkspaceConfig:
+    return WorkspaceConfig(
+        root=settings.workspace_dir,
+        git_user_name=settings.git_user_name,
+        git_user_email=settings.git_user_email,
+        stdout_max_chars=settings.tool_stdout_max_chars,
+        stderr_max_chars=settings.tool_stderr_max_chars,
+        cpu_seconds=settings.workspace_cpu_seconds,
+        memory_mb=settings.workspace_memory_mb,
+        max_processes=settings.workspace_max_processes,
+        max_file_mb=settings.workspace_max_file_mb,
+        sandbox=settings.workspace_sandbox,
+        default_timeout_s=settings.workspace_default_timeout,
+        max_timeout_s=settings.workspace_max_timeout,
+        max_clones=settings.workspace_max_clones_per_user,
+        max_bytes=settings.workspace_max_bytes_per_user,
+    )
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    metrics: Metrics
+    cache: Cache
+    github: GitHubClient
+    gate: WriteGate
+    audit: AuditLog
+    started_at: float = field(default_factory=time.time)
+    bound_specs: dict[str, ToolSpec] = field(default_factory=dict)
+    tool_schemas: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = field(
+        default_factory=dict
+    )
+    # input schemas with every constraint (the listed ones leave long patterns out)
+    validation_schemas: dict[str, dict[str, Any]] = field(default_factory=dict)
+    health_probe: object | None = None  # the status page's readiness probe, built once
+    # GITHUB_MCP_STATE_URL: the Redis-backed state shared with other replicas (None: alone)
+    shared: ReplicaState | None = None
+    # Built on first use: the manager creates its directories and probes cgroups, which a
+    # server that never runs a workspace tool should not pay for (nor fail on).
+    _workspaces: WorkspaceManager | None = field(default=None, repr=False)
+    # Hosted sign-in: each GitHub user's clones, commands and outputs under a root of their own.
+    _user_workspaces: dict[str, WorkspaceManager] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def create(cls, settings: Settings, *, retry_base_delay: float = 0.5) -> Runtime:
+        metrics = Metrics()
+        cache = Cache(settings.cache_max_entries, metrics)
+        credentials: Credentials = AnonymousAuth()
+        github = GitHubClient(
+            settings, metrics, cache, credentials, retry_base_delay=retry_base_delay
+        )
+        key = _app_key(settings)
+        if settings.github_app_id and settings.github_app_installation_id and key:
+            github.credentials = AppAuth(
+                settings.github_app_id, settings.github_app_installation_id, key, github.raw_post
+            )
+        elif settings.github_token:
+            github.credentials = TokenAuth(settings.github_token.get_secret_value())
+        log_event(
+            "github_credentials",
+            kind=github.credentials.kind,
+            api_url=settings.github_api_url,
+        )
+
+        async def default_branch_of(full_name: str) -> str:
+            return await default_branch(github, full_name)
+
+        shared = None
+        if settings.state_url is not None and settings.state_url.get_secret_value():
+            # only replicas import the state package (redis-py alone is ~0.4 s of a start)
+            from github_mcp.state import build_replica_state
+
+            shared = build_replica_state(settings)
+        gate = WriteGate(
+            settings,
+            metrics,
+            default_branch_of,
+            shared.approvals if shared else None,
+            requests=shared.requests if shared else None,
+        )
+        audit = AuditLog(settings.audit_log)
+        if shared is not None:
+            cache.shared = shared.cache
+            github.ref_locks = shared.ref_locks
+            github.rate_limits = shared.rate_limits
+            audit.stream = shared.audit.append
+            log_event("shared_state", replica=shared.replica)
+        return cls(
+            settings=settings,
+            metrics=metrics,
+            cache=cache,
+            github=github,
+            gate=gate,
+            audit=audit,
+            shared=shared,
+        )
+
+    def __post_init__(self) -> None:
+        # The approval page's open requests, told by the gate when a grant ends.
+        self.pending = PendingApprovals(
+            self.gate, clock=self.gate.clock, store=self.gate.requests_store
+        )
+
+    @property
+    def workspaces(self) -> WorkspaceManager:
+        """The workspace manager, built from the settings at first use; while a call acts
+        for a signed-in user, that user's own (`<workspace dir>/users/<login>`)."""
+        user = acting_user()
+        if user is not None:
+            return self._user_workspace(user.login.lower())
+        if self._workspaces is None:
+            credentials = ServerGitCredentials(self.github, self.settings.web_base_url)
+            self._workspaces = WorkspaceManager(workspace_config(self.settings), credentials)
+            self._share_workspace_lock(self._workspaces)
+        return self._workspaces
+
+    def _user_workspace(self, login: str) -> WorkspaceManager:
+        found = self._user_workspaces.get(login)
+        if found is None:
+            config = dataclasses.replace(
+                workspace_config(self.settings),
+                root=Path(self.settings.workspace_dir) / "users" / login,
+            )
+            credentials = ServerGitCredentials(self.github, self.settings.web_base_url)
+            found = self._user_workspaces[login] = WorkspaceManager(config, credentials)
+            self._share_workspace_lock(found)
+        return found
+
+    def _share_workspace_lock(self, manager: WorkspaceManager) -> None:
+        """Replicas: git and commands in a clone also hold its lock in Redis, so a shared
+        workspace volume never has two replicas working in one clone."""
+        if self.shared is not None:
+            manager.shared_lock = self.shared.workspace_lock(Path(self.settings.workspace_dir))
+
+    async def refresh_clone(self, full_name: str, branch: str) -> str:
+        """After a write moved `branch`: fast-forward a clean workspace clone of it (a dirty
+        or busy one is left as it is). Clones outlive the process, so the manager is built
+        here when its root exists, even if no workspace tool has run yet."""
+        user = acting_user()
+        root, started = Path(self.settings.workspace_dir), self._workspaces
+        if user is not None:
+            login = user.login.lower()
+            root, started = root / "users" / login, self._user_workspaces.get(login)
+        if started is None and not root.is_dir():
+            return "no_clone"
+        return await self.workspaces.refresh_after_api_commit(full_name, branch)
+
+    @property
+    def token_kind(self) -> str:
+        """The credential GitHub calls made now carry: a signed-in user's OAuth token
+        (`oauth` from an OAuth App, `user_to_server` from a GitHub App), else the server's."""
+        user = acting_user()
+        if user is not None:
+            return user.kind if user.kind != "unknown" else "oauth"
+        return self.github.credentials.kind
+
+    def invalidate_repo(self, full_name: str) -> int:
+        return self.cache.invalidate_repo(full_name)
+
+    async def aclose(self) -> None:
+        await self.github.aclose()
+        if self.shared is not None:
+            await self.shared.aclose()

@@ -1,0 +1,2 @@
+"""Pure decisions about writes: whether a write may go ahead, needs a human, or is refused
+(the gate), the private-to-public flow guard, and the ledger of what a session has read."""

@@ -1,0 +1,84 @@
+"""Streamable HTTP sessions: an idle timeout, a cap, and the live count for /status.
+
+A session a client abandons without DELETE keeps its server task and streams (about
+50 KB) until it times out. The protocol library's default is 30 minutes, so a burst of
+abandoned sessions held tens of MB. Here the idle timeout comes from
+GITHUB_MCP_SESSION_IDLE_TIMEOUT_SECONDS, and GITHUB_MCP_MAX_SESSIONS bounds how many are
+open at once: past it, the library answers a new session HTTP 503 with a JSON-RPC
+error, while open sessions carry on.
+
+The session manager only exists while the HTTP app's lifespan runs, so the cap is set,
+and the manager remembered for the count, from a wrapper around that lifespan.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastmcp.server.http import StreamableHTTPASGIApp
+from starlette.applications import Starlette
+
+from github_mcp.serving.proxy_session_ids import ProposedSessionId, adopt_proposed_ids
+
+
+class SessionLimits:
+    """The configured limits of one HTTP app, and its open sessions once it runs."""
+
+    def __init__(
+        self,
+        *,
+        idle_timeout_s: float,
+        max_sessions: int,
+        stateless: bool,
+        proxy_id_header: str = "",
+    ) -> None:
+        self.idle_timeout_s = idle_timeout_s
+        self.max_sessions = max_sessions
+        self.stateless = stateless
+        self.proxy_id_header = proxy_id_header  # see proxy_session_ids
+        self._manager: Any = None
+
+    def attach(self, app: Starlette, mcp_path: str = "/mcp") -> None:
+        """Apply the cap to `app`'s session manager each time its lifespan starts."""
+        endpoint = _streamable_endpoint(app, mcp_path)
+        inner_lifespan = app.router.lifespan_context
+
+        @contextlib.asynccontextmanager
+        async def lifespan(running: Any) -> AsyncIterator[Any]:
+            async with inner_lifespan(running) as state:
+                manager = endpoint.session_manager
+                if manager is not None and not self.stateless:
+                    manager.max_sessions = self.max_sessions  # read at each new session
+                    if self.proxy_id_header:
+                        adopt_proposed_ids(manager)
+                self._manager = manager
+                try:
+                    yield state
+                finally:
+                    self._manager = None
+
+        app.router.lifespan_context = lifespan
+        if self.proxy_id_header and not self.stateless:
+            app.add_middleware(ProposedSessionId, header=self.proxy_id_header)
+
+    def open_sessions(self) -> int | None:
+        """Sessions open now (None while the app is not running, or stateless)."""
+        if self._manager is None or self.stateless:
+            return None
+        # the library keeps no public count; this dict is what its cap is checked on
+        return len(getattr(self._manager, "_server_instances", {}))
+
+
+def _streamable_endpoint(app: Starlette, mcp_path: str) -> StreamableHTTPASGIApp:
+    """The streamable HTTP endpoint behind `mcp_path`, under any auth wrappers."""
+    for route in app.router.routes:
+        if getattr(route, "path", None) != mcp_path:
+            continue
+        node: Any = getattr(route, "endpoint", None)
+        for _ in range(8):  # auth middleware wraps it a level or two deep
+            if isinstance(node, StreamableHTTPASGIApp):
+                return node
+            node = getattr(node, "app", None)
+    raise RuntimeError(f"no streamable HTTP endpoint at {mcp_path}")

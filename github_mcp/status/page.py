@@ -1,0 +1,505 @@
+"""Operator endpoints: /healthz (alias /health), /readyz, /metrics and the /status page.
+
+/status is plain HTML that reloads itself every few seconds (a meta refresh; no
+script at all, and the Content-Security-Policy forbids any), with inline SVG
+sparklines. It shows counters and the latest audit entries, never a secret: the
+audit log is redacted when written, and principals are shortened here.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any, Protocol
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from github_mcp.pipeline.runtime import VERSION, Runtime
+from github_mcp.status.grants import grants_html, new_csrf, revoke, set_csrf
+from github_mcp.status.health import HealthProbe, UpstreamState, readiness
+
+NO_STORE = {"Cache-Control": "no-store"}
+REFRESH_S = 10
+RATE_WINDOW_MIN = 30
+AUDIT_ROWS = 20
+STATUS_HEADERS = {
+    "Cache-Control": "no-store",
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; "
+    "img-src data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    # same-origin, not no-referrer: a form POST then keeps its real Origin header
+    "Referrer-Policy": "same-origin",
+}
+
+
+class SessionCounts(Protocol):
+    """What the page shows of the HTTP transport's sessions (the server's session limits)."""
+
+    stateless: bool
+    max_sessions: int
+    idle_timeout_s: float
+
+    def open_sessions(self) -> int | None: ...
+
+
+def health_payload(rt: Runtime, upstream: UpstreamState) -> dict[str, Any]:
+    settings = rt.settings
+    return {
+        "status": "ok",
+        "uptime_seconds": round(time.time() - rt.started_at, 1),
+        "version": VERSION,
+        "github_token_present": settings.has_github_credentials,
+        "github": {
+            "reachable": upstream.reachable,
+            "state": upstream.state,
+            "credential_kind": rt.token_kind,
+            "checked_at": round(upstream.checked_at, 3),
+        },
+        "controller": {
+            "repo": settings.controller_repo,
+            "default_branch": settings.controller_branch,
+        },
+        "metrics": rt.metrics.snapshot(),
+    }
+
+
+def health_routes(
+    rt: Runtime, sessions: SessionCounts | None = None, github: Any = None, public: str = ""
+) -> list[Route]:
+    from github_mcp.status.auth import StatusSignIn
+
+    probe = readiness(rt)
+    sign_in = StatusSignIn(rt.settings, github, public)  # github: OAuth users sign in too
+
+    async def healthz(request: Request) -> Response:
+        # Liveness: 200 while this process serves; GitHub's last known state is
+        # information only, never awaited.
+        return JSONResponse(health_payload(rt, probe.known()), headers=NO_STORE)
+
+    async def readyz(request: Request) -> Response:
+        ready, checks = await probe.readiness()
+        body = {"status": "ready" if ready else "not_ready", "checks": checks}
+        return JSONResponse(body, status_code=200 if ready else 503, headers=NO_STORE)
+
+    async def metrics(request: Request) -> Response:
+        return Response(
+            rt.metrics.exposition(), media_type="text/plain; version=0.0.4; charset=utf-8"
+        )
+
+    async def status(request: Request) -> Response:
+        if (other := sign_in.page_for(request, rt)) is not None:
+            return other  # the sign-in form, or a GitHub user's own activity
+        await probe.readiness()  # remembered, so a page reload costs GitHub nothing
+        csrf = new_csrf(request)
+        page = render_status(rt, sessions, csrf).replace(
+            "<body>", "<body>" + sign_in.logout_form(request), 1
+        )
+        response = HTMLResponse(page, headers=STATUS_HEADERS)
+        set_csrf(response, csrf, secure=request.url.scheme == "https")
+        return response
+
+    async def revoke_grant(request: Request) -> Response:
+        if sign_in.visitor(request) is None:
+            return sign_in.denied(request)
+        return await revoke(request, rt.gate)
+
+    return [
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/health", healthz, methods=["GET"]),
+        Route("/readyz", readyz, methods=["GET"]),
+        Route("/metrics", metrics, methods=["GET"]),
+        Route("/status", status, methods=["GET"]),
+        *sign_in.routes(),
+        Route("/status", revoke_grant, methods=["POST"]),
+    ]
+
+
+# -- data the page needs ------------------------------------------------------
+
+
+def _recent_latencies(rt: Runtime) -> dict[str, list[float]]:
+    """Each tool's latest latencies (oldest first), for the sparklines."""
+    return rt.metrics.recent_latencies(40)
+
+
+def _active_approvals(rt: Runtime) -> int:
+    return rt.gate.active_approvals()
+
+
+def _gate_counts(rt: Runtime) -> dict[str, int]:
+    return rt.metrics.gate_totals()
+
+
+def _health_rows(rt: Runtime, now: float) -> list[tuple[str, str]]:
+    """GitHub's reachability and this replica's readiness, as the probes last saw them."""
+    probe = readiness(rt)
+    upstream = probe.known()
+    seen = f" · checked {_duration(now - upstream.checked_at)} ago" if upstream.checked_at else ""
+    if upstream.state == "ok":
+        github = f'<span class="ok" id="github-state">reachable</span>{seen}'
+    elif upstream.state == "unchecked":
+        github = '<span class="muted" id="github-state">not checked yet</span>'
+    else:
+        github = f'<span class="bad" id="github-state">{html.escape(upstream.state)}</span>{seen}'
+    last = probe.last_readiness
+    if last is None:
+        ready = '<span class="muted" id="readiness">not evaluated yet</span>'
+    elif last[0]:
+        ready = '<span class="ok" id="readiness">ready</span>'
+    else:
+        failing = ", ".join(
+            f"{name} ({check.get('state', 'failing')})" if check.get("state") else name
+            for name, check in last[1].items()
+            if not check["ok"]
+        )
+        ready = f'<span class="bad" id="readiness">not ready: {html.escape(failing)}</span>'
+    return [("GitHub", github), ("readiness", ready)]
+
+
+def _calls_per_minute(call_times: Iterable[float], now: float) -> list[int]:
+    buckets = [0] * RATE_WINDOW_MIN
+    for ts in list(call_times):
+        age = int((now - ts) // 60)
+        if 0 <= age < RATE_WINDOW_MIN:
+            buckets[RATE_WINDOW_MIN - 1 - age] += 1
+    return buckets
+
+
+# -- rendering ----------------------------------------------------------------
+
+
+def sparkline(
+    values: Sequence[float], *, width: int = 120, height: int = 24, label: str = ""
+) -> str:
+    """An inline SVG polyline of `values` (oldest first); empty when there is nothing."""
+    if not values:
+        return '<span class="muted">no data</span>'
+    top = max(values) or 1.0
+    step = width / max(len(values) - 1, 1)
+    points = " ".join(
+        f"{i * step:.1f},{height - 2 - (v / top) * (height - 4):.1f}" for i, v in enumerate(values)
+    )
+    if len(values) == 1:
+        points += f" {width:.1f},{height - 2 - (values[0] / top) * (height - 4):.1f}"
+    title = html.escape(f"{label} min {min(values):g} max {max(values):g} last {values[-1]:g}")
+    return (
+        f'<svg class="spark" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+        f'role="img" aria-label="{title}"><title>{title}</title>'
+        f'<polyline fill="none" stroke="#2f6fde" stroke-width="1.5" points="{points}"/></svg>'
+    )
+
+
+def _ratio_bar(ratio: float | None) -> str:
+    if ratio is None:
+        return '<span class="muted">-</span>'
+    width = round(ratio * 80)
+    return (
+        f'<svg class="bar" width="80" height="10" viewBox="0 0 80 10" role="img" '
+        f'aria-label="{ratio:.0%}"><rect width="80" height="10" fill="#e4e8ef"/>'
+        f'<rect width="{width}" height="10" fill="#3a9b5c"/></svg> {ratio:.1%}'
+    )
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(seconds)
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = [f"{days} d"] if days else []
+    if days or hours:
+        parts.append(f"{hours} h")
+    if days or hours or minutes:
+        parts.append(f"{minutes} min")
+    parts.append(f"{secs} s")
+    return " ".join(parts[:3])
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
+def _clock(ts: float | None) -> str:
+    if not ts:
+        return "-"
+    return time.strftime("%Y-%m-%d %H:%M:%SZ", time.gmtime(ts))
+
+
+def _short(value: Any, keep: int = 12) -> str:
+    text = "" if value is None else str(value)
+    return text if len(text) <= keep else text[:keep] + "…"
+
+
+def _num(value: Any) -> str:
+    return "-" if value is None else f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _table(table_id: str, headers: Sequence[str], rows: list[str], empty: str) -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
+    body = "".join(rows) or f'<tr><td colspan="{len(headers)}" class="muted">{empty}</td></tr>'
+    return f'<table id="{table_id}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def _dl(dl_id: str, pairs: Sequence[tuple[str, str]]) -> str:
+    items = "".join(f"<dt>{html.escape(k)}</dt><dd>{v}</dd>" for k, v in pairs)
+    return f'<dl id="{dl_id}">{items}</dl>'
+
+
+def _row(cells: Sequence[str], cls: str = "") -> str:
+    attr = f' class="{cls}"' if cls else ""
+    return f"<tr{attr}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
+
+
+def _audit_result(entry: dict[str, Any]) -> str:
+    for key in ("commit_sha", "sha"):
+        if entry.get(key):
+            return html.escape(str(entry[key])[:10])
+    if entry.get("number"):
+        return f"#{html.escape(str(entry['number']))}"
+    return ""
+
+
+CSS = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d2430;
+background:#f6f7f9}
+header{background:#1d2430;color:#fff;padding:14px 28px}
+header h1{font-size:20px;margin:0}
+header p{margin:4px 0 0;color:#c9d1dd}
+main{padding:8px 28px 28px;display:grid;grid-template-columns:repeat(auto-fit,minmax(440px,1fr));
+gap:16px}
+section{background:#fff;border:1px solid #dde2ea;border-radius:6px;padding:12px 16px}
+section.wide{grid-column:1/-1}
+h2{font-size:15px;margin:0 0 8px}
+table{border-collapse:collapse;width:100%}
+th,td{border-bottom:1px solid #edf0f4;padding:3px 8px;text-align:left;vertical-align:middle}
+th{font-weight:600;color:#4b5565;background:#f9fafb}
+td.n,th.n{text-align:right}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:0}
+dt{color:#4b5565}dd{margin:0}
+.muted{color:#8a93a3}.ok{color:#2d7a4a}.warn{color:#a15c00}.bad{color:#b42318}
+tr.err td{background:#fff4f2}
+code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}
+"""
+
+
+def _sessions_html(sessions: SessionCounts | None) -> str:
+    """Open sessions against the cap, and the idle timeout that reaps abandoned ones."""
+    if sessions is None:
+        return _dl("sessions", [("transport", "not served over HTTP")])
+    if sessions.stateless:
+        return _dl("sessions", [("transport", "stateless HTTP: no sessions are kept")])
+    open_now = sessions.open_sessions()
+    cap = sessions.max_sessions
+    full = open_now is not None and open_now >= cap
+    count = "-" if open_now is None else str(open_now)
+    return _dl(
+        "sessions",
+        [
+            (
+                "open sessions",
+                f'<strong id="sessions-open" class="{"bad" if full else ""}">{count}</strong>'
+                f' of <span id="sessions-max">{cap}</span> allowed'
+                + (" (new sessions are refused)" if full else ""),
+            ),
+            (
+                "idle timeout",
+                f'<span id="sessions-idle-timeout">{sessions.idle_timeout_s:g}</span> s '
+                "without a request closes a session",
+            ),
+        ],
+    )
+
+
+def render_status(rt: Runtime, sessions: SessionCounts | None = None, csrf: str = "") -> str:
+    esc = html.escape
+    s = rt.settings
+    now = time.time()
+    metrics = rt.metrics
+    table = metrics.tool_table()
+    latencies = _recent_latencies(rt)
+    total_calls = sum(r["calls_total"] for r in table.values())
+    total_errors = sum(r["errors_total"] for r in table.values())
+    per_minute = _calls_per_minute(metrics.call_times, now)
+
+    # Write gate and approvals.
+    approvals = _active_approvals(rt)
+    gate_counts = _gate_counts(rt)
+    if s.read_only:
+        approval_state = '<span class="ok">read-only: no write tools</span>'
+    elif s.approval_mode == "env":
+        approval_state = (
+            '<span class="warn">approved by the operator (GITHUB_MCP_AUTO_APPROVE)</span>'
+            if s.auto_approve
+            else '<span class="ok">not approved; only the operator can approve</span>'
+        )
+    else:
+        default = "approved" if s.auto_approve else "not approved"
+        approval_state = (
+            f'<span class="{"warn" if s.auto_approve else "ok"}">sessions start {default}</span>'
+            f"; <strong>{approvals}</strong> session(s) hold an approval now"
+        )
+    protected = ["default branch"]
+    if s.controller_repo:
+        protected.append(f"{s.controller_repo}@{s.controller_branch}")
+    protected += list(s.protected_globs)
+    expiry = f"{s.approval_ttl_seconds} s, or the end of its session if sooner"
+    repos = ", ".join(s.allowlist) if s.allowlist else "all (no allow-list)"
+    decisions = f"{gate_counts.get('allow', 0)} allowed, {gate_counts.get('deny', 0)} denied"
+    gate = _dl(
+        "gate",
+        [
+            ("approval mode", f"<code>{esc(s.approval_mode)}</code>"),
+            ("approval state", approval_state),
+            ("approval expiry", expiry),
+            ("protected", esc(", ".join(protected))),
+            ("repositories", esc(repos)),
+            ("decisions", decisions),
+        ],
+    )
+
+    # Tools.
+    tool_rows = [
+        _row(
+            [
+                f"<code>{esc(name)}</code>",
+                str(row["calls_total"]),
+                str(row["errors_total"]),
+                _num(row["p50_ms"]),
+                _num(row["p95_ms"]),
+                sparkline(latencies.get(name, []), width=100, height=18, label=f"{name} ms"),
+            ],
+            "err" if row["errors_total"] else "",
+        )
+        for name, row in sorted(table.items(), key=lambda kv: (-kv[1]["calls_total"], kv[0]))
+    ]
+    tools = _table(
+        "tools",
+        ["tool", "calls", "errors", "p50 ms", "p95 ms", "recent latency"],
+        tool_rows,
+        "no tool calls yet",
+    )
+
+    # GitHub.
+    rate = metrics.rate_limit
+    reset = rate.get("reset")
+    reset_in = f" (in {_duration(max(0, reset - now))})" if reset else ""
+    github = metrics.snapshot()["github"]
+    remaining = rate.get("remaining")
+    limit = rate.get("limit")
+    low = remaining is not None and limit and remaining < 0.1 * limit
+    remaining_text = _num(remaining) + (f" of {limit}" if limit else "")
+    if rate.get("resource"):
+        remaining_text += f" ({esc(str(rate['resource']))})"
+    github_html = _dl(
+        "ratelimit",
+        [
+            *_health_rows(rt, now),
+            ("API", f"<code>{esc(s.github_api_url)}</code> · {esc(rt.token_kind)} credentials"),
+            (
+                "rate limit remaining",
+                f'<span class="{"bad" if low else ""}">{remaining_text}</span>',
+            ),
+            ("resets at", _clock(reset) + reset_in),
+            (
+                "requests",
+                f"{github['requests_total']} sent, {_plural(github['errors_total'], 'error')}, "
+                f"{github['retries_total']} retries, {github['not_modified_total']} answered 304",
+            ),
+        ],
+    )
+
+    # Cache.
+    cache_rows = [
+        _row(
+            [
+                f"<code>{esc(ns)}</code>",
+                str(c["hits"]),
+                str(c["misses"]),
+                _ratio_bar(c["hit_ratio"]),
+            ]
+        )
+        for ns, c in metrics.cache_table().items()
+    ]
+    cache = _table("cache", ["namespace", "hits", "misses", "hit ratio"], cache_rows, "no lookups")
+
+    # Denials and audit.
+    denial_rows = [
+        _row(
+            [
+                _clock(d.get("ts")),
+                f"<code>{esc(str(d.get('tool') or '-'))}</code>",
+                esc(f"{d.get('repo') or '-'}@{d.get('ref') or '-'}"),
+                esc(str(d.get("reason", ""))),
+            ]
+        )
+        for d in reversed(list(metrics.recent_denials))
+    ]
+    denials = _table("denials", ["time", "tool", "target", "reason"], denial_rows, "none")
+    audit_rows = [
+        _row(
+            [
+                _clock(e.get("ts")),
+                f"<code>{esc(str(e.get('tool')))}</code>",
+                esc(str(e.get("repo") or "-")),
+                esc(str(e.get("ref") or "-")),
+                esc(str(e.get("outcome"))),
+                _audit_result(e),
+                f"<code>{esc(_short(e.get('principal'), 14))}</code>",
+                f"<code>{esc(str(e.get('call_id', '')))}</code>",
+            ],
+            "" if e.get("outcome") == "ok" else "err",
+        )
+        for e in list(rt.audit.recent)[-AUDIT_ROWS:][::-1]
+    ]
+    audit = _table(
+        "audit",
+        ["time", "tool", "repo", "ref", "outcome", "result", "principal", "call id"],
+        audit_rows,
+        "no writes yet",
+    )
+
+    error_rate = f"{total_errors / total_calls:.1%}" if total_calls else "-"
+    overview = _dl(
+        "overview-list",
+        [
+            (
+                "tool calls",
+                f'<strong id="total-calls">{total_calls}</strong>, '
+                f"{_plural(total_errors, 'error')} ({error_rate})",
+            ),
+            (
+                "calls per minute",
+                sparkline(per_minute, width=240, height=32, label="calls/min")
+                + f' <span class="muted">last {RATE_WINDOW_MIN} min</span>',
+            ),
+        ],
+    )
+    uptime = (
+        f"version <strong>{esc(VERSION)}</strong> · up "
+        f"<strong>{_duration(now - rt.started_at)}</strong> since {_clock(rt.started_at)} · "
+        f"this page reloads every {REFRESH_S} s"
+    )
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="refresh" content="{REFRESH_S}">
+<meta name="viewport" content="width=device-width,initial-scale=1">
+<title>GitHub MCP Controller · status</title><style>{CSS}</style></head><body>
+<header><h1>GitHub MCP Controller</h1>
+<p id="uptime">{uptime}</p></header>
+<main>
+<section id="overview"><h2>Activity</h2>{overview}</section>
+<section><h2>Write gate</h2>{gate}</section>
+<section><h2>Sessions</h2>{_sessions_html(sessions)}</section>
+<section class="wide"><h2>Approvals</h2>{grants_html(rt.gate, rt.pending, csrf)}</section>
+<section class="wide"><h2>Tools</h2>{tools}</section>
+<section><h2>GitHub</h2>{github_html}</section>
+<section><h2>Cache</h2>{cache}</section>
+<section class="wide"><h2>Recent gate denials</h2>{denials}</section>
+<section class="wide"><h2>Audit log (last {AUDIT_ROWS} writes)</h2>{audit}</section>
+</main></body></html>
+"""
+
+
+__all__ = ["HealthProbe", "health_payload", "health_routes", "render_status"]

@@ -323,7 +323,7 @@ def build_http_app(
     sessions.attach(app)
     if rt.shared is not None:
         from github_mcp.state import local_sessions
-        from github_mcp.status.page.health import readiness
+        from github_mcp.status.health import readiness
 
         rt.shared.attach_http(app, local_sessions(app))
         readiness(rt).add_check("redis", rt.shared.check)
@@ -371,7 +371,7 @@ def _approval_routes(rt: Runtime, sign_in: Any, public_url: str | None) -> list[
     bearer = None
     if settings.auth_mode == "bearer" and settings.bearer_tokens:
         bearer = BearerTokens(settings.bearer_tokens).principal_for
-    from github_mcp.status.page.my_grants import MyGrants
+    from github_mcp.status.my_grants import MyGrants
 
     page = ApprovalPage(rt.pending, bearer_principal=bearer, sign_in=sign_in)
     return MyGrants(page, rt.gate).routes() + page.routes()  # /grants before /{request_id}

@@ -30,7 +30,7 @@ import fnmatch
 import functools
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from github_mcp.kernel.errors import invalid_input
@@ -65,25 +65,34 @@ def ref_problem(name: str) -> str | None:
         return "it is empty"
     if len(name) > MAX_REF_CHARS:
         return f"it is longer than {MAX_REF_CHARS} characters"
+    return _character_problem(name) or _shape_problem(name) or _segment_problem(name)
+
+
+def _character_problem(name: str) -> str | None:
     if strip_invisible(name) != name:
         return "it contains invisible, direction-changing or control characters"
     if any(ch.isspace() or unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in name):
         return "it contains whitespace or control characters"
     found = sorted(set(name) & _FORBIDDEN_CHARS)
-    if found:
-        return f"it contains {' '.join(found)!r}"
-    if name == "@":
-        return "'@' alone is not a ref"
-    if name.startswith("-"):
-        return "it starts with '-'"
-    if name.startswith("/") or name.endswith("/"):
-        return "it starts or ends with '/'"
-    if "@{" in name:
-        return "it contains '@{'"
-    if ".." in name:
-        return "it contains '..'"
-    if name.endswith("."):
-        return "it ends with '.'"
+    return f"it contains {' '.join(found)!r}" if found else None
+
+
+# git check-ref-format's rules on the whole name, checked in this order.
+_SHAPE_RULES: tuple[tuple[Callable[[str], bool], str], ...] = (
+    (lambda n: n == "@", "'@' alone is not a ref"),
+    (lambda n: n.startswith("-"), "it starts with '-'"),
+    (lambda n: n.startswith("/") or n.endswith("/"), "it starts or ends with '/'"),
+    (lambda n: "@{" in n, "it contains '@{'"),
+    (lambda n: ".." in n, "it contains '..'"),
+    (lambda n: n.endswith("."), "it ends with '.'"),
+)
+
+
+def _shape_problem(name: str) -> str | None:
+    return next((why for broken, why in _SHAPE_RULES if broken(name)), None)
+
+
+def _segment_problem(name: str) -> str | None:
     for segment in name.split("/"):
         if not segment:
             return "it has an empty segment ('//')"

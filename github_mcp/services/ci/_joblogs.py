@@ -100,64 +100,78 @@ def _command(line: str) -> tuple[str, str] | None:
 
 def _parse(text: str | bytes) -> list[Step]:
     raw = _raw_lines(text)
-    run_groups = any(ln.startswith(("##[group]Run ", "::group::Run ")) for ln in raw)
-    first_name = SETUP_STEP if any(_command(ln) for ln in raw) else PLAIN_STEP
-    steps: list[Step] = []
-    current: Step | None = None
-    in_header = in_env = False
-    script_first = ""
-    depth = 0
-
-    def start(name: str) -> Step:
-        step = Step(name)
-        steps.append(step)
-        return step
-
+    parser = _StepParser(
+        run_groups=any(ln.startswith(("##[group]Run ", "::group::Run ")) for ln in raw),
+        first_name=SETUP_STEP if any(_command(ln) for ln in raw) else PLAIN_STEP,
+    )
     for line in raw:
-        cmd = _command(line)
-        kind, rest = cmd if cmd else ("", "")
+        parser.feed(line)
+    return parser.steps
+
+
+class _StepParser:
+    """Splits a job log into steps, one line at a time."""
+
+    def __init__(self, run_groups: bool, first_name: str) -> None:
+        self.run_groups = run_groups  # `Run ...` groups mark the steps (else top-level groups)
+        self.first_name = first_name
+        self.steps: list[Step] = []
+        self.current: Step | None = None
+        self.in_header = self.in_env = False
+        self.script_first = ""  # a step header echoes its script's first line: dropped
+        self.depth = 0
+
+    def start(self, name: str) -> Step:
+        self.current = Step(name)
+        self.steps.append(self.current)
+        return self.current
+
+    def feed(self, line: str) -> None:
+        kind, rest = _command(line) or ("", "")
         if kind == "group":
-            title = rest.strip()
-            boundary = title.startswith("Run ") if run_groups else depth == 0
-            if boundary:
-                current = start(title)
-                in_header, script_first = True, title[4:] if title.startswith("Run ") else ""
-            elif current is None:
-                current = start(first_name)
-            current.lines.append(f"## {title}")
-            depth += 1
-            continue
-        if kind == "endgroup":
-            depth = max(0, depth - 1)
-            in_header = in_env = False
-            continue
-        if line == "Post job cleanup.":
-            current = start("Post job cleanup")
-            current.lines.append("## Post job cleanup")
-            continue
-        if current is None:
-            if not line:
-                continue
-            current = start(first_name)
-        if in_header:
-            if line.startswith("shell: ") or (in_env and line.startswith("  ")):
-                continue
-            in_env = line == "env:"
-            if in_env:
-                continue
-            if script_first and line == script_first:
-                script_first = ""
-                continue
-        if kind in _LABELS:
-            current.failed = current.failed or kind == "error"
-            current.lines.append(f"{_LABELS[kind]}: {rest}")
-        elif kind == "command":
-            current.lines.append(f"$ {rest}")
-        elif kind == "section":
-            current.lines.append(f"## {rest}")
-        else:
-            current.lines.append(line)
-    return steps
+            self.group(rest.strip())
+        elif kind == "endgroup":
+            self.depth = max(0, self.depth - 1)
+            self.in_header = self.in_env = False
+        elif line == "Post job cleanup.":
+            self.start("Post job cleanup").lines.append("## Post job cleanup")
+        elif self.current is not None or line:
+            step = self.current or self.start(self.first_name)
+            if not (self.in_header and self.header_noise(line)):
+                step.lines.append(_shown(step, kind, rest, line))
+
+    def group(self, title: str) -> None:
+        boundary = title.startswith("Run ") if self.run_groups else self.depth == 0
+        if boundary:
+            self.start(title)
+            self.in_header = True
+            self.script_first = title[4:] if title.startswith("Run ") else ""
+        step = self.current or self.start(self.first_name)
+        step.lines.append(f"## {title}")
+        self.depth += 1
+
+    def header_noise(self, line: str) -> bool:
+        """A `Run` header's `shell:` line, `env:` block and echoed first script line."""
+        if line.startswith("shell: ") or (self.in_env and line.startswith("  ")):
+            return True
+        self.in_env = line == "env:"
+        if self.in_env:
+            return True
+        if self.script_first and line == self.script_first:
+            self.script_first = ""
+            return True
+        return False
+
+
+def _shown(step: Step, kind: str, rest: str, line: str) -> str:
+    if kind in _LABELS:
+        step.failed = step.failed or kind == "error"
+        return f"{_LABELS[kind]}: {rest}"
+    if kind == "command":
+        return f"$ {rest}"
+    if kind == "section":
+        return f"## {rest}"
+    return line
 
 
 def clean_log(text: str | bytes) -> list[str]:

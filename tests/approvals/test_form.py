@@ -3,21 +3,38 @@ client with no elicitation at all (auto mode). Evidence is the forge's branch he
 
 from __future__ import annotations
 
+import asyncio
+import json
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
 from fastmcp import Client
-from mcp.client.session import ClientSession
 
 from github_mcp.serving.server import build_mcp
 from tests.approvals.conftest import (
     TOKEN_A,
     branch_head,
     commit_parents,
-    http_client,
 )
 from tests.approvals.test_page_bearer import commit_args
-from tests.conftest import call_tool, error_code
+from tests.conftest import ROOT, call_tool, error_code
+
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.fixture(scope="module")
+def npm_sdk() -> Path:
+    """The TypeScript MCP SDK from npm, pinned (tests/oauth/fetch_mcp_clients.sh)."""
+    fetched = subprocess.run(
+        ["bash", str(ROOT / "tests/oauth/fetch_mcp_clients.sh")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert fetched.returncode == 0, fetched.stderr
+    return ROOT / ".cache/npm-mcp-sdk/node_modules/@modelcontextprotocol/sdk"
 
 
 class Human:
@@ -30,21 +47,6 @@ class Human:
     async def __call__(self, message: str, response_type: Any, params: Any, context: Any) -> Any:
         self.prompts.append(params)
         return self.answers.pop(0)
-
-
-@pytest.fixture
-def form_only(monkeypatch):
-    """The MCP SDK client advertising form elicitation only (as clients did before URL
-    mode existed)."""
-    original = ClientSession._build_capabilities
-
-    def build(self: ClientSession, version: str) -> Any:
-        capabilities = original(self, version)
-        if capabilities.elicitation is not None:
-            capabilities.elicitation.url = None
-        return capabilities
-
-    monkeypatch.setattr(ClientSession, "_build_capabilities", build)
 
 
 async def test_form_approval_lets_exactly_that_write_through(make_runtime, forge, fresh_repo):
@@ -81,15 +83,30 @@ async def test_form_approve_for_n_minutes(make_runtime, forge, fresh_repo):
     assert len(human.prompts) == 1
 
 
-async def test_form_only_client_over_http(approval_server, forge, fresh_repo, form_only):
+async def test_form_only_client_over_http(approval_server, forge, fresh_repo, npm_sdk):
+    """The TypeScript SDK's client, declaring form elicitation only, gets a form (never a
+    URL) and its answer lets exactly that write through."""
     repo = fresh_repo()
     before = branch_head(forge, repo)
-    human = Human("approve")
     with approval_server() as served:
-        async with http_client(served.url, TOKEN_A, elicitation_handler=human) as client:
-            is_error, result = await call_tool(client, "commit_files", commit_args(repo))
-            assert not is_error, result
-    assert [p.mode for p in human.prompts] == ["form"]
+        node = await asyncio.create_subprocess_exec(
+            "node",
+            str(HERE / "form_only_client.mjs"),
+            str(npm_sdk),
+            served.url + "/mcp",
+            TOKEN_A,
+            "commit_files",
+            json.dumps(commit_args(repo)),
+            "approve",
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        out, err = await asyncio.wait_for(node.communicate(), 120)
+    assert node.returncode == 0, err.decode()[-2000:]
+    report = json.loads(out.decode().strip().splitlines()[-1])
+    assert not report["result"].get("isError"), report["result"]
+    assert [p["mode"] for p in report["prompts"]] == ["form"]
+    assert "commit_files" in report["prompts"][0]["message"]
     assert commit_parents(forge, repo, branch_head(forge, repo)) == [before]
 
 

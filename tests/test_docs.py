@@ -31,7 +31,7 @@ def test_config_doc_lists_every_otel_variable_the_code_reads():
 
     from github_mcp.cli.docs_gen import ROOT
 
-    source = (ROOT / "github_mcp" / "tracing.py").read_text()
+    source = (ROOT / "github_mcp" / "monitoring" / "tracing.py").read_text()
     read = set(re.findall(r'environ\.get\(\s*"(OTEL_[A-Z_]+)"', source))
     assert {"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_SERVICE_NAME"} <= read
     listed = set(re.findall(r"^\| `(OTEL_[A-Z_]+)` \|", (DOCS / "CONFIG.md").read_text(), re.M))

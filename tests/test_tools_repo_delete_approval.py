@@ -9,7 +9,7 @@ from typing import Any
 
 from fastmcp import Client
 
-from github_mcp.server import build_mcp
+from github_mcp.serving.server import build_mcp
 from tests.approvals.test_form import Human, form_only  # noqa: F401 - the fixture
 from tests.conftest import call_tool, error_code
 from tests.test_tools_repo_admin import forge_repo

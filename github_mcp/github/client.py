@@ -17,12 +17,9 @@ from urllib.parse import urlsplit
 
 import httpx2 as httpx
 
-from github_mcp.monitoring import client_log, tracing
-from github_mcp.github.cache import Cache
 from github_mcp.config import Settings
-from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
-from github_mcp.monitoring.observability import Metrics, log_event
 from github_mcp.github.auth import Credentials, effective_token
+from github_mcp.github.cache import Cache
 from github_mcp.github.paths import refuse_unstable_path
 from github_mcp.github.redirects import MAX_REDIRECTS, redirect_target
 from github_mcp.github.ref_locks import LocalLocks
@@ -48,7 +45,7 @@ from github_mcp.github.urls import (
 )
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.monitoring import client_log, tracing
-from github_mcp.monitoring.observability import Metrics, log_event, redact
+from github_mcp.monitoring.observability import Metrics, log_event
 
 USER_AGENT = "github-mcp-controller/0.1"
 

@@ -9,7 +9,6 @@ import time
 import httpx2 as httpx
 
 from github_mcp.github.rule_violations import is_rule_refusal, rule_violation, rules_in
-
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.monitoring.observability import Metrics, redact
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from github_mcp.errors import ErrorCode, GitHubMCPError
-from github_mcp.observability import redact
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.monitoring.observability import redact
 
 RULES_PREFIX = "Repository rule violations found"
 PROTECTION_PREFIX = "Protected branch update failed"

@@ -9,9 +9,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from github_mcp.errors import ErrorCode, GitHubMCPError
 from github_mcp.github.client import GitHubClient
-from github_mcp.services.content import cut_text, strip_invisible
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.kernel.hidden_text import strip_invisible
+from github_mcp.services.content import cut_text
 from github_mcp.services.repos import repo_path
 
 

@@ -22,8 +22,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from github_mcp.errors import ErrorCode, GitHubMCPError
 from github_mcp.github.client import GitHubClient
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.services.repos import repo_path
 
 AGENT = "copilot-swe-agent[bot]"

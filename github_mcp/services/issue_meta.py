@@ -17,9 +17,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, StrictFloat, StrictStr
 
-from github_mcp.errors import ErrorCode, GitHubMCPError, invalid_input
 from github_mcp.github.client import GitHubClient
-from github_mcp.services.content import cut_text, strip_invisible
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, invalid_input
+from github_mcp.kernel.hidden_text import strip_invisible
+from github_mcp.services.content import cut_text
 from github_mcp.services.repos import repo_path
 
 Confidence = Literal["low", "medium", "high"]

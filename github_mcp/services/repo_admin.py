@@ -10,8 +10,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from github_mcp.errors import ErrorCode, GitHubMCPError
 from github_mcp.github.client import GitHubClient, encode_path
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.services.account import identity
 from github_mcp.services.approved_state import RemoteState
 from github_mcp.services.branches import branch_head

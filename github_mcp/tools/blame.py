@@ -6,8 +6,8 @@ from typing import Annotated
 
 from pydantic import Field
 
-from github_mcp.params import FullName, Ref, RepoPath
-from github_mcp.registry import Call, tool
+from github_mcp.kernel.params import FullName, Ref, RepoPath
+from github_mcp.pipeline.registry import Call, tool
 from github_mcp.services import blame as service
 from github_mcp.tools.repos import MESSAGE_TRUST, MessageTrust
 

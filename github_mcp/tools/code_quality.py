@@ -7,8 +7,8 @@ from typing import Annotated
 
 from pydantic import Field
 
-from github_mcp.params import Cursor, FullName, Limit
-from github_mcp.registry import Call, tool
+from github_mcp.kernel.params import Cursor, FullName, Limit
+from github_mcp.pipeline.registry import Call, tool
 from github_mcp.services import code_quality as service
 from github_mcp.services.code_quality import QualityFinding, QualityPage
 

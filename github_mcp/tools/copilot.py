@@ -14,8 +14,8 @@ from typing import Annotated
 
 from pydantic import Field
 
-from github_mcp.params import Branch, FullName, PrRef
-from github_mcp.registry import Call, tool
+from github_mcp.kernel.params import Branch, FullName, PrRef
+from github_mcp.pipeline.registry import Call, tool
 from github_mcp.services import copilot as service
 from github_mcp.services.copilot import Confidence, CopilotAssignment, CopilotReview
 

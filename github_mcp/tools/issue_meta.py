@@ -11,8 +11,8 @@ from typing import Annotated
 
 from pydantic import Field
 
-from github_mcp.params import FullName
-from github_mcp.registry import Call, tool
+from github_mcp.kernel.params import FullName
+from github_mcp.pipeline.registry import Call, tool
 from github_mcp.services import issue_meta as service
 from github_mcp.services.issue_meta import (
     Confidence,

@@ -13,10 +13,10 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field
 
-from github_mcp.effects import Target
-from github_mcp.errors import ErrorCode, GitHubMCPError
-from github_mcp.params import FullName
-from github_mcp.registry import Call, tool
+from github_mcp.kernel.effects import Target
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.kernel.params import FullName
+from github_mcp.pipeline.registry import Call, tool
 from github_mcp.services import repo_admin as service
 from github_mcp.services.approved_state import RemoteState
 from github_mcp.services.repo_admin import DeletedRepository, Fork, NewRepository

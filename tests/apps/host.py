@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from github_mcp.loopback import CHROMIUM_FLAGS, serve_in_thread
-from github_mcp.runtime import Runtime
-from github_mcp.server import build_http_app
+from github_mcp.pipeline.runtime import Runtime
+from github_mcp.serving.loopback import CHROMIUM_FLAGS, serve_in_thread
+from github_mcp.serving.server import build_http_app
 from tests.oauth.signin import chromium_path
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -18,8 +18,8 @@ from pathlib import Path
 import uvicorn
 
 from github_mcp.config import Settings
-from github_mcp.runtime import Runtime
-from github_mcp.server import build_http_app
+from github_mcp.pipeline.runtime import Runtime
+from github_mcp.serving.server import build_http_app
 from sandbox_forge import Forge
 from sandbox_forge.admin.seed import seed_demo
 from tests.apps.host import WithCardHost, host_assets

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from github_mcp.apps.catalog import VIEWS
-from github_mcp.banner import print_client_config
+from github_mcp.cli.banner import print_client_config
 from tests.conftest import ROOT
 
 

@@ -6,8 +6,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.github.rule_violations import rule_violation, rules_in_push
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.services.workspace._approved import require_commit
 from github_mcp.services.workspace._git import git_error, validate_repo_path
 from github_mcp.services.workspace._repo import RepoOps

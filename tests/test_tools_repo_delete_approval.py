@@ -10,7 +10,7 @@ from typing import Any
 from fastmcp import Client
 
 from github_mcp.serving.server import build_mcp
-from tests.approvals.test_form import Human, form_only  # noqa: F401 - the fixture
+from tests.approvals.test_form import Human
 from tests.conftest import call_tool, error_code
 from tests.test_tools_repo_admin import forge_repo
 from tests.test_tools_write import git, new_repo
@@ -19,7 +19,6 @@ from tests.test_tools_write import git, new_repo
 async def test_the_human_sees_the_repository_and_each_deletion_is_asked(
     make_runtime,
     forge,
-    form_only,  # noqa: F811
 ):
     keep, drop = new_repo(forge, prefix="delete-org"), new_repo(forge, prefix="delete-org")
     record = forge_repo(forge, drop)
@@ -53,7 +52,6 @@ class PushWhileDeciding:
 async def test_a_push_after_the_approval_keeps_the_repository(
     make_runtime,
     forge,
-    form_only,  # noqa: F811
 ):
     repo = new_repo(forge, prefix="delete-org")
     human = PushWhileDeciding(forge, repo)

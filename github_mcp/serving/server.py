@@ -299,7 +299,7 @@ def build_http_app(
     sign_in, public_url = _sign_in(rt.settings, host, port)
     mcp = build_mcp(rt, http_auth=True, sign_in=sign_in)
     from github_mcp.serving.http_sessions import SessionLimits
-    from github_mcp.status.page import health_routes
+    from github_mcp.status.routes import health_routes
 
     sessions = SessionLimits(
         idle_timeout_s=rt.settings.session_idle_timeout_seconds,

@@ -26,9 +26,9 @@ import base64
 from dataclasses import dataclass
 from typing import Any
 
-from github_mcp.errors import ErrorCode, GitHubMCPError, conflict
 from github_mcp.github.client import GitHubClient, encode_path
 from github_mcp.github.retries import graphql_error
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, conflict
 from github_mcp.services.commits import (
     MAX_REBASES,
     TEXT_MODE,

@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from github_mcp.errors import ErrorCode, GitHubMCPError, conflict
 from github_mcp.github.client import GitHubClient
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, conflict
 from github_mcp.services.commits import TEXT_MODE, Change, read_head
 from github_mcp.services.content import git_blob_sha
 from github_mcp.services.repos import repo_path

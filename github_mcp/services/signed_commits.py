@@ -51,7 +51,10 @@ _MODE_NAMES = {"100755": "an executable file", "120000": "a symlink", "160000": 
 
 MUTATION = """
 mutation($input: CreateCommitOnBranchInput!) {
-  createCommitOnBranch(input: $input) { commit { oid } }
+  createCommitOnBranch(input: $input) {
+    commit { oid tree { oid } }
+    ref { target { oid } }
+  }
 }
 """
 
@@ -172,8 +175,17 @@ def _input(full_name: str, head: Head, message: str, changes: list[Change]) -> d
     }
 
 
-async def _mutate(github: GitHubClient, variables: dict[str, Any]) -> str | None:
-    """Run the mutation: the new commit's oid, or None when the branch moved (STALE_DATA)."""
+@dataclass(frozen=True)
+class Made:
+    """What the mutation answered: the commit, its tree, and where the branch now points."""
+
+    oid: str
+    tree: str
+    branch_sha: str | None
+
+
+async def _mutate(github: GitHubClient, variables: dict[str, Any]) -> Made | None:
+    """Run the mutation: the commit it made, or None when the branch moved (STALE_DATA)."""
     body = await github.request_json(
         "POST",
         github.settings.graphql_url,
@@ -186,11 +198,13 @@ async def _mutate(github: GitHubClient, variables: dict[str, Any]) -> str | None
         if first.get("type") == "STALE_DATA":
             return None
         raise graphql_error(first)  # rule refusals become rule_violation; nothing was written
-    commit = ((body or {}).get("data") or {}).get("createCommitOnBranch") or {}
-    oid = (commit.get("commit") or {}).get("oid")
-    if not isinstance(oid, str):
+    payload = ((body or {}).get("data") or {}).get("createCommitOnBranch") or {}
+    commit = payload.get("commit") or {}
+    oid, tree = commit.get("oid"), (commit.get("tree") or {}).get("oid")
+    if not isinstance(oid, str) or not isinstance(tree, str):
         raise GitHubMCPError(ErrorCode.UPSTREAM_ERROR, "createCommitOnBranch answered no commit.")
-    return oid
+    target = ((payload.get("ref") or {}).get("target") or {}).get("oid")
+    return Made(oid, tree, target if isinstance(target, str) else None)
 
 
 async def _refs_create(github: GitHubClient, full_name: str, head: Head) -> Head:
@@ -271,10 +285,10 @@ async def _commit_loop(
                 hint="Re-read the branch and redo the change.",
                 files=reasons[:20],
             )
-        oid = await _mutate(github, {"input": _input(full_name, head, message, changes)})
-        if oid is not None:
+        made = await _mutate(github, {"input": _input(full_name, head, message, changes)})
+        if made is not None:
             return await _outcome(
-                github, full_name, head, oid, changes, first_parent, rebased, created
+                github, full_name, head, made, changes, first_parent, rebased, created
             )
         moved_to = await read_head(github, full_name, head.branch)
         if expected_head_sha:
@@ -303,28 +317,30 @@ async def _outcome(
     github: GitHubClient,
     full_name: str,
     head: Head,
-    oid: str,
+    made: Made,
     changes: list[Change],
     first_parent: str,
     rebased: list[str],
     created: bool,
 ) -> CommitOutcome:
-    """Read the new commit back: its parent, every path's blob hash and mode, and GitHub's
-    verification of its signature."""
-    commit = await github.get_json(
-        f"{repo_path(full_name)}/git/commits/{oid}", immutable=True, repo=full_name
+    """Read the new commit back (one round trip): its parent and GitHub's verification of
+    its signature, and every path's blob hash and mode in its tree."""
+    oid = made.oid
+    commit, entries = await asyncio.gather(
+        github.get_json(
+            f"{repo_path(full_name)}/git/commits/{oid}", immutable=True, repo=full_name
+        ),
+        current_entries(github, full_name, made.tree, {c.path for c in changes}),
     )
-    paths = {c.path for c in changes}
-    entries = await current_entries(github, full_name, commit["tree"]["sha"], paths)
     blobs = {p: e["sha"] for p, e in entries.items() if e.get("type") == "blob"}
     verification, files = await verify_commit(
-        github, full_name, head.branch, oid, None, blobs, changes
+        github, full_name, head.branch, oid, made.branch_sha, blobs, changes
     )
     for entry in files:
         if entry["status"] == "written" and entries.get(entry["path"], {}).get("mode") != TEXT_MODE:
             entry["ok"] = verification["verified"] = False
     parents = [p.get("sha") for p in commit.get("parents", [])]
-    if parents != [head.commit_sha]:
+    if parents != [head.commit_sha] or commit["tree"]["sha"] != made.tree:
         verification["verified"] = False
     signed = commit.get("verification") or {}
     return CommitOutcome(

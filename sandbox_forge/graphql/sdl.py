@@ -131,6 +131,7 @@ type Commit implements GitObject & Node {
   messageHeadline: String!
   oid: GitObjectID!
   statusCheckRollup: StatusCheckRollup
+  tree: Tree!
   url: URI!
 }
 

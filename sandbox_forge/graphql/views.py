@@ -61,6 +61,12 @@ class CommitView:
         self.messageHeadline = headline
         self.messageBody = rest.strip("\n")
         self.committedDate = iso(info.committer.timestamp)
+        self.ctx, self._tree = ctx, info.tree
+
+    def tree(self, info: Any) -> Any:
+        from sandbox_forge.graphql.git_objects import TreeView
+
+        return TreeView(self.ctx, self.repo, self._tree)
 
 
 def ref_id(repo: RepoRecord, qualified: str) -> str:

@@ -1,143 +1,182 @@
-"""Cold start over stdio (target: spawn -> first tools/list <= 0.6 s median).
+"""Cold start over stdio, as a user sees it (targets: spawn -> first tools/call answered
+<= 0.5 s median with a token and no cache file; peak RSS of start + first call <= 80 MiB).
 
-Spawns `python main.py serve` fresh each run, sends initialize, initialized, tools/list and
-one tools/call on stdin, and times until the tools/list answer and until the tools/call
-answer (the whole server loaded) arrive on stdout. Measured:
+Each run spawns the server fresh and speaks as a client does (tests/stdio_session.py):
+initialize; on its answer, initialized and tools/list; on that answer, one real read
+(`get_file_contents` of a seeded repository's README) against the sandbox forge, which
+runs in its own process on loopback. Timed from spawn: the initialize answer, the
+tools/list answer and the first tools/call answer. Also: peak RSS of the server process
+(wait4, re-execs included) and the CPU seconds it used until the call was answered (a
+figure that, unlike wall time, does not grow with the machine's load).
 
-- this tree, fast start on (the listing cache recorded by the warm-up run);
-- this tree with GITHUB_MCP_FAST_START=0 (everything imported and built first);
-- `--before DIR`: an older tree the same way (its main.py, its code);
-- `--importtime`: `python -X importtime` of the server's imports, the heaviest modules.
+The matrix: with and without GITHUB_TOKEN, with the listing cache recorded by an earlier
+start and without one (a fresh HOME every run), for this tree and `--before DIR`; and the
+reference Node server (@modelcontextprotocol/server-github, bench/_reference_server.py)
+doing the same read. Medians, min and max of `--runs` runs, the ratio to the reference,
+and the load average.
 
-    python bench/cold_start.py [--runs 7] [--before /work/baseline] [--importtime]
+    python bench/cold_start.py [--runs 11] [--before DIR] [--no-reference] [--importtime]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-TARGET_S = 0.6
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(ROOT))
+
+from _forge_process import ForgeProcess  # noqa: E402
+from _reference_server import node_command  # noqa: E402
+
+from tests.stdio_session import Session, opening, run, tool_call  # noqa: E402
+
+TARGET_CALL_S = 0.5
+TARGET_RSS_MIB = 80
+REPO, README = "bench-org/cold-start", "# Cold start\n\nread me first\n"
+ANSWERS = (1, 2, 3)  # initialize, tools/list, the first tools/call
 
 
-def one_run(root: Path, env: dict[str, str]) -> tuple[float, float]:
-    """(seconds to the tools/list answer, seconds to the tools/call answer)."""
-    messages = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "bench", "version": "1"},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-        {
-            "jsonrpc": "2.0",
-            "id": 3,
-            "method": "tools/call",
-            "params": {"name": "get_server_config", "arguments": {"bogus": 1}},
-        },
-    ]
-    started = time.perf_counter()
-    proc = subprocess.Popen(
-        [sys.executable, "main.py", "serve"],
-        cwd=root,
+def _cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def one_run(
+    forge: ForgeProcess, command: list[str], cwd: Path, env: dict[str, str], call: dict[str, Any]
+) -> list:
+    """[s to initialize, s to tools/list, s to first call, peak RSS MiB, CPU s]."""
+    # a full rate-limit window every run: anonymous reads get 60 an hour, as on GitHub
+    forge.admin.post("/rate_limit", json={"remaining": 60}).raise_for_status()
+    cpu: list[float] = []
+    session: Session = run(
+        command,
+        [*opening(), [call]],
+        cwd=cwd,
         env=env,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
+        before_close=lambda s: cpu.append(_cpu_s(s.pid)),
     )
-    assert proc.stdin and proc.stdout
-    proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in messages))
-    proc.stdin.flush()
-    listed = called = None
-    for line in proc.stdout:
-        message = json.loads(line)
-        if message.get("id") == 2:
-            listed = time.perf_counter() - started
-            assert message["result"]["tools"], "empty tool list"
-        elif message.get("id") == 3:
-            called = time.perf_counter() - started
-            break
-    proc.stdin.close()
-    proc.stdout.read()
-    proc.wait(timeout=30)
-    if listed is None or called is None:
-        raise RuntimeError("no tools/list or tools/call answer")
-    return listed, called
+    result = session.result(3)
+    text = "".join(c.get("text", "") for c in result.get("content", []))
+    if result.get("isError") or "read me first" not in text:
+        raise RuntimeError(f"the first call failed: {text[:300]}")
+    if not session.result(2)["tools"]:
+        raise RuntimeError("empty tool list")
+    return [*(session.arrived[i] for i in ANSWERS), session.peak_rss_kib / 1024, cpu[0]]
 
 
-def measure(root: Path, runs: int, **extra: str) -> tuple[list[float], list[float]]:
-    with tempfile.TemporaryDirectory() as tmp:
-        env = {
-            "PATH": os.environ["PATH"],
-            "HOME": tmp,
-            "GITHUB_MCP_AUDIT_LOG": f"{tmp}/a.jsonl",
-            "GITHUB_API_URL": "http://127.0.0.1:9",
-            **extra,
-        }
-        one_run(root, env)  # warm the page cache and bytecode (and record the listing)
-        results = [one_run(root, env) for _ in range(runs)]
-    return [r[0] for r in results], [r[1] for r in results]
+def ours(
+    root: Path, forge: ForgeProcess, home: str, *, token: bool
+) -> tuple[list[str], dict[str, str]]:
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": home,
+        "GITHUB_API_URL": forge.base_url,
+        "GITHUB_MCP_AUDIT_LOG": f"{home}/audit.jsonl",
+        "GITHUB_MCP_WORKSPACE_DIR": f"{home}/ws",
+        "GITHUB_MCP_LOG_LEVEL": "WARNING",
+    }
+    if token:
+        env["GITHUB_TOKEN"] = forge.token
+    return [sys.executable, "main.py", "serve"], env
 
 
-def report(label: str, times: tuple[list[float], list[float]]) -> None:
-    listed, called = times
+OUR_CALL = tool_call(3, "get_file_contents", {"full_name": REPO, "path": "README.md"})
+OWNER, NAME = REPO.split("/")
+REFERENCE_CALL = tool_call(
+    3, "get_file_contents", {"owner": OWNER, "repo": NAME, "path": "README.md"}
+)
+
+
+def measure_ours(root: Path, forge: ForgeProcess, runs: int, *, token: bool, cache: bool):
+    rows = []
+    with tempfile.TemporaryDirectory() as warm_home:
+        command, env = ours(root, forge, warm_home, token=token)
+        one_run(forge, command, root, env, OUR_CALL)  # page cache, bytecode, (cache) listing
+        for _ in range(runs):
+            if cache:
+                rows.append(one_run(forge, command, root, env, OUR_CALL))
+                continue
+            with tempfile.TemporaryDirectory() as fresh_home:
+                command, env = ours(root, forge, fresh_home, token=token)
+                rows.append(one_run(forge, command, root, env, OUR_CALL))
+    return rows
+
+
+def measure_reference(forge: ForgeProcess, runs: int):
+    command, env = node_command(forge.base_url, forge.token)
+    one_run(forge, command, ROOT, env, REFERENCE_CALL)
+    return [one_run(forge, command, ROOT, env, REFERENCE_CALL) for _ in range(runs)]
+
+
+def _cell(values: list[float], fmt: str = "{:.3f}") -> str:
+    med = statistics.median(values)
+    return f"{fmt.format(med)} ({fmt.format(min(values))}-{fmt.format(max(values))})"
+
+
+def report(label: str, rows: list[list[float]], reference: list[list[float]] | None) -> None:
+    cols = list(zip(*rows, strict=True))
+    ratio = ""
+    if reference:
+        ref_call = statistics.median(r[2] for r in reference)
+        ratio = f"  x{statistics.median(cols[2]) / ref_call:5.1f}"
     print(
-        f"{label:<34} first tools/list median {statistics.median(listed):.3f} s "
-        f"(min {min(listed):.3f}, max {max(listed):.3f}); first tools/call answered "
-        f"{statistics.median(called):.3f} s"
+        f"{label:<28} init {_cell(cols[0])}  list {_cell(cols[1])}  "
+        f"call {_cell(cols[2])}{ratio}  RSS {_cell(cols[3], '{:.0f}')} MiB  "
+        f"CPU {statistics.median(cols[4]):.2f} s  load {os.getloadavg()[0]:.1f}"
     )
 
 
-def importtime(root: Path, top: int = 15) -> None:
+def importtime(root: Path, top: int = 20) -> None:
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", "import main, github_mcp.serving.server"],
-        cwd=root,
-        env={**os.environ, "GITHUB_API_URL": "http://127.0.0.1:9"},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+        [sys.executable, "-X", "importtime", "-c", "import github_mcp.cli.main, "
+         "github_mcp.pipeline.runtime, github_mcp.serving.server"],
+        cwd=root, env={"PATH": os.environ["PATH"]}, capture_output=True, text=True, check=True,
+    )  # fmt: skip
     rows = []
     for line in done.stderr.splitlines():
-        if not line.startswith("import time:") or "|" not in line[13:]:
-            continue
-        parts = line[12:].split("|")
-        if parts[0].strip().isdigit():
+        parts = line.removeprefix("import time:").split("|")
+        if len(parts) == 3 and parts[0].strip().isdigit():
             rows.append((int(parts[1]), int(parts[0]), parts[2].rstrip()))
-    total = max(r[0] for r in rows)
-    print(
-        f"imports of main + github_mcp.serving.server: {total / 1e6:.3f} s; heaviest (cumulative):"
-    )
+    print("heaviest imports of the serving path (cumulative, own):")
     for cumulative, own, name in sorted(rows, reverse=True)[:top]:
-        print(f"  {cumulative / 1e3:8.1f} ms  (own {own / 1e3:6.1f})  {name}")
+        print(f"  {cumulative / 1e3:8.1f} ms  {own / 1e3:6.1f} ms  {name}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=int(os.environ.get("BENCH_RUNS", "7")))
-    parser.add_argument("--before", help="an older tree to measure the same way")
+    parser.add_argument("--runs", type=int, default=int(os.environ.get("BENCH_RUNS", "11")))
+    parser.add_argument("--before", type=Path, help="an older tree to measure the same way")
+    parser.add_argument("--no-reference", action="store_true")
     parser.add_argument("--importtime", action="store_true")
     args = parser.parse_args()
-    fast = measure(ROOT, args.runs)
-    report("fast start (listing cached)", fast)
-    report("fast start off", measure(ROOT, args.runs, GITHUB_MCP_FAST_START="0"))
-    if args.before:
-        report(f"before ({args.before})", measure(Path(args.before), args.runs))
-    print(f"ratio to the {TARGET_S} s target: {statistics.median(fast[0]) / TARGET_S:.2f}")
+    print(f"load average at start: {os.getloadavg()[0]:.1f}; {args.runs} runs each; "
+          "seconds from spawn, median (min-max)")  # fmt: skip
+    with ForgeProcess() as forge:
+        forge.seed_repo(REPO, {"README.md": README})
+        reference = None if args.no_reference else measure_reference(forge, args.runs)
+        if reference:
+            report("reference server", reference, None)
+        trees = [("this tree", ROOT)] + ([("before", args.before)] if args.before else [])
+        cases: list[tuple[str, Callable[..., Any], dict[str, bool]]] = [
+            ("token, no cache", measure_ours, {"token": True, "cache": False}),
+            ("token, cache", measure_ours, {"token": True, "cache": True}),
+            ("no token, no cache", measure_ours, {"token": False, "cache": False}),
+            ("no token, cache", measure_ours, {"token": False, "cache": True}),
+        ]
+        for name, root in trees:
+            for case, fn, flags in cases:
+                report(f"{name}: {case}", fn(root, forge, args.runs, **flags), reference)
+    print(f"targets: first call <= {TARGET_CALL_S} s (token, no cache), "
+          f"peak RSS <= {TARGET_RSS_MIB} MiB")  # fmt: skip
     if args.importtime:
         importtime(ROOT)
 

@@ -14,27 +14,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-OPENING = [
-    {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "bench", "version": "1"},
-        },
-    },
-    {"jsonrpc": "2.0", "method": "notifications/initialized"},
-    {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-]
+sys.path.insert(0, str(ROOT))
+
+from tests.stdio_session import opening, run  # noqa: E402
 
 
 def listing(root: Path, capabilities: dict[str, Any] | None = None, **env: str) -> dict[str, Any]:
@@ -52,25 +40,7 @@ def listing(root: Path, capabilities: dict[str, Any] | None = None, **env: str) 
 
 
 def _ask(command: list[str], cwd: Path, env: dict[str, str]) -> dict[str, Any]:
-    proc = subprocess.Popen(
-        command, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL, env=env,
-    )  # fmt: skip
-    assert proc.stdin and proc.stdout
-    proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in OPENING))
-    proc.stdin.flush()
-    found = None
-    for line in proc.stdout:  # stdin stays open until the answer is in
-        frame = json.loads(line)
-        if frame.get("id") == 2:
-            found = frame["result"]
-            break
-    proc.stdin.close()
-    proc.stdout.read()
-    proc.wait(timeout=30)
-    if found is None:
-        raise RuntimeError("no tools/list answer")
-    return found
+    return run(command, opening(), cwd=cwd, env=env).result(2)
 
 
 def size(value: Any) -> int:

@@ -1,8 +1,10 @@
 """The one entry point: the `github-mcp-controller` console script, `python -m github_mcp`
 and the checkout's `main.py` all run `main()`.
 
-Only the stdlib stdio front is imported before it has started (a stdio client gets its
-first answers from the disk cache while the rest imports); everything else is lazy.
+Before anything heavy is imported, `serve` moves the secrets out of its environment (a
+re-exec: see secrets_handoff), so only the new image pays for the imports; then, over
+stdio, the front starts (a client gets its first answers from the disk cache while the
+rest imports). Both modules are stdlib only; everything else is imported after them.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ def main(argv: list[str] | None = None) -> int:
     if args[:1] in (["--version"], ["-V"]):
         print(f"github-mcp-controller {version()}")
         return 0
-    if argv is None:
+    if argv is None and args[:1] == ["serve"]:  # only the process's own command line
+        from github_mcp.serving.secrets_handoff import hand_off
         from github_mcp.serving.stdio_front import start_if_serving_stdio
 
+        hand_off()  # with a secret set, re-executes this process without it
         start_if_serving_stdio(args)
     from github_mcp.cli.main import cli
 

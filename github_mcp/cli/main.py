@@ -212,12 +212,8 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
         rt = Runtime.create(effective)
         if args.transport == "stdio":
             from github_mcp.serving import stdio_front
-            from github_mcp.serving.secrets_handoff import secret_env_names
             from github_mcp.serving.server import build_mcp
 
-            stdio_front.remember_secret_names(
-                [n for names in secret_env_names().values() for n in names]
-            )
             mcp = build_mcp(rt)
             tune_for_serving()
             try:

@@ -5,18 +5,43 @@ makes each request act with the signed-in user's GitHub token."""
 
 from __future__ import annotations
 
-from github_mcp.config import Settings
-from github_mcp.hosted._endpoints import (
-    CALLBACK_PATH,
-    MCP_PATH,
-    GitHubOAuthEndpoints,
-    PublicURLError,
-)
-from github_mcp.hosted._endpoints import public_base_url as public_base_url
-from github_mcp.hosted._identity import ActAsSignedInUser, signed_in_user
-from github_mcp.hosted._keys import encrypted_store, signing_key
-from github_mcp.hosted._provider import GitHubSignIn
-from github_mcp.hosted._verifier import GitHubAPI, GitHubUserVerifier, SignInPolicy
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from github_mcp.config import Settings
+    from github_mcp.hosted._endpoints import (
+        CALLBACK_PATH,
+        MCP_PATH,
+        GitHubOAuthEndpoints,
+        PublicURLError,
+    )
+    from github_mcp.hosted._endpoints import public_base_url as public_base_url
+    from github_mcp.hosted._identity import ActAsSignedInUser, signed_in_user
+    from github_mcp.hosted._provider import GitHubSignIn
+    from github_mcp.hosted._verifier import GitHubAPI, GitHubUserVerifier, SignInPolicy
+
+# Imported on first use: `hosted.bearer_tokens` (every HTTP start) must not pay for the
+# OAuth provider and its cryptography, which only GITHUB_MCP_AUTH=oauth needs.
+_LAZY = {
+    "CALLBACK_PATH": "_endpoints",
+    "MCP_PATH": "_endpoints",
+    "GitHubOAuthEndpoints": "_endpoints",
+    "PublicURLError": "_endpoints",
+    "public_base_url": "_endpoints",
+    "ActAsSignedInUser": "_identity",
+    "signed_in_user": "_identity",
+    "GitHubSignIn": "_provider",
+    "GitHubAPI": "_verifier",
+    "GitHubUserVerifier": "_verifier",
+    "SignInPolicy": "_verifier",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
 
 
 class SignInConfigError(ValueError):
@@ -24,6 +49,11 @@ class SignInConfigError(ValueError):
 
 
 def build_sign_in(settings: Settings, public_url: str) -> GitHubSignIn:
+    from github_mcp.hosted._endpoints import CALLBACK_PATH, GitHubOAuthEndpoints
+    from github_mcp.hosted._keys import encrypted_store, signing_key
+    from github_mcp.hosted._provider import GitHubSignIn
+    from github_mcp.hosted._verifier import GitHubAPI, SignInPolicy
+
     if not settings.oauth_client_id or settings.oauth_client_secret is None:
         raise SignInConfigError(
             "GITHUB_MCP_AUTH=oauth needs GITHUB_OAUTH_CLIENT_ID and GITHUB_OAUTH_CLIENT_SECRET "

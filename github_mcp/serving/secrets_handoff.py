@@ -1,16 +1,18 @@
-"""Secrets out of the server's own environment, before it serves anything.
+"""Secrets out of the server's own environment, before it imports or serves anything.
 
 `/proc/<pid>/environ` shows a process's environment as it was at exec time, and any
-process of the same uid may read it; editing `os.environ` does not change it. So at
-start-up `serve` re-executes itself with the secret variables removed, and hands their
-values to the new image through an inherited, anonymous, sealed memory file (a memfd:
-never on disk, never in an environment or a command line). The new process reads it,
-closes it, and builds its Settings from the values directly, so the secrets are not put
-back into any environment a child process could inherit either.
+process of the same uid may read it; editing `os.environ` does not change it. So `serve`
+re-executes itself with the secret variables removed, and hands their values to the new
+image through an inherited, anonymous, sealed memory file (a memfd: never on disk, never
+in an environment or a command line). The new process reads it, closes it, and builds its
+Settings from the values directly, so the secrets are not put back into any environment a
+child process could inherit either.
 
-Which variables are secret is read from the Settings class itself: every `SecretStr`
-field, under each of its environment names (GITHUB_TOKEN, GITHUB_PAT,
-GITHUB_APP_PRIVATE_KEY, GITHUB_MCP_AUTH_TOKENS, OAuth client secrets…).
+The re-exec happens first thing in the entry point (`hand_off`), so only the new image
+pays for importing the server: this module is stdlib only. Which variables are secret is
+therefore listed here (`SECRET_ENV_NAMES`); a test holds it equal to the Settings class's
+`SecretStr` fields and their environment names, and `take_secrets`, run once Settings is
+imported, re-executes again should a name ever be missing (correct, only slower).
 """
 
 from __future__ import annotations
@@ -20,47 +22,64 @@ import json
 import os
 import sys
 import typing
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import AliasChoices, SecretStr
-
-from github_mcp.config import Settings
+if TYPE_CHECKING:
+    from pydantic import SecretStr
 
 # Names the descriptor in the re-executed process; the value is a number, not a secret.
 HANDOFF_FD_VAR = "GITHUB_MCP_SECRETS_FD"
+# Settings field -> its environment names, in priority order (first one set wins).
+SECRET_ENV_NAMES: dict[str, tuple[str, ...]] = {
+    "github_token": ("GITHUB_TOKEN", "GITHUB_PAT"),
+    "github_app_private_key": ("GITHUB_APP_PRIVATE_KEY",),
+    "auth_tokens": ("GITHUB_MCP_AUTH_TOKENS",),
+    "oauth_client_secret": ("GITHUB_OAUTH_CLIENT_SECRET",),
+    "oauth_signing_key": ("GITHUB_MCP_OAUTH_SIGNING_KEY",),
+    "state_url": ("GITHUB_MCP_STATE_URL",),
+}
+
+_received: dict[str, str] | None = None  # what the hand-off descriptor held, read once
 
 
 def _is_secret(annotation: Any) -> bool:
+    from pydantic import SecretStr
+
     if annotation is SecretStr:
         return True
     return any(_is_secret(arg) for arg in typing.get_args(annotation))
 
 
-def secret_env_names() -> dict[str, list[str]]:
-    """Settings field name -> its environment variable names, in priority order."""
-    out: dict[str, list[str]] = {}
+def secret_env_names() -> dict[str, tuple[str, ...]]:
+    """The same mapping, read from the Settings class itself (imports pydantic)."""
+    from pydantic import AliasChoices
+
+    from github_mcp.config import Settings
+
+    out: dict[str, tuple[str, ...]] = {}
     for name, field in Settings.model_fields.items():
         if not _is_secret(field.annotation):
             continue
         alias = field.validation_alias
         if isinstance(alias, AliasChoices):
-            names = [a for a in alias.choices if isinstance(a, str)]
+            out[name] = tuple(a for a in alias.choices if isinstance(a, str))
         elif isinstance(alias, str):
-            names = [alias]
+            out[name] = (alias,)
         else:
-            names = [name.upper()]
-        out[name] = names
+            out[name] = (name.upper(),)
     return out
 
 
-def _collect(environ: dict[str, str]) -> tuple[dict[str, str], set[str]]:
+def _collect(
+    environ: typing.Mapping[str, str], names: typing.Mapping[str, tuple[str, ...]]
+) -> tuple[dict[str, str], set[str]]:
     """Secret values by field name (first alias set wins, as in Settings), and every
     secret variable name present."""
     values: dict[str, str] = {}
     present: set[str] = set()
     lowered = {k.lower(): k for k in environ}
-    for field, names in secret_env_names().items():
-        for env_name in names:
+    for field, env_names in names.items():
+        for env_name in env_names:
             key = lowered.get(env_name.lower())  # pydantic-settings matches case-insensitively
             if key is None:
                 continue
@@ -85,40 +104,55 @@ def _memfd_with(data: bytes) -> int:
     return fd
 
 
-def _receive(fd_text: str) -> dict[str, SecretStr]:
-    fd = int(fd_text)
-    try:
-        with os.fdopen(fd, "rb", closefd=False) as stream:
-            raw = stream.read()
-    finally:
-        os.close(fd)
-    data = json.loads(raw.decode())
-    return {name: SecretStr(value) for name, value in data.items() if isinstance(value, str)}
+def _receive() -> dict[str, str]:
+    """In the re-executed process: the handed values (the descriptor is read and closed
+    on the first call, and its variable dropped)."""
+    global _received
+    if _received is None:
+        _received = {}
+        fd_text = os.environ.pop(HANDOFF_FD_VAR, None)
+        if fd_text is not None:
+            fd = int(fd_text)
+            try:
+                with os.fdopen(fd, "rb", closefd=False) as stream:
+                    raw = stream.read()
+            finally:
+                os.close(fd)
+            data = json.loads(raw.decode())
+            _received = {k: v for k, v in data.items() if isinstance(v, str)}
+    return _received
+
+
+def _reexec_without(present: set[str], values: dict[str, str]) -> typing.NoReturn:
+    clean = {k: v for k, v in os.environ.items() if k not in present}
+    clean[HANDOFF_FD_VAR] = str(_memfd_with(json.dumps(values).encode()))
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execve(sys.executable, list(sys.orig_argv), clean)  # noqa: S606 - argv as given
+
+
+def hand_off() -> None:
+    """Called by the entry point before any heavy import when it will `serve`: with a
+    secret in the environment, re-execute without it (does not return)."""
+    handed = _receive()
+    values, present = _collect(os.environ, SECRET_ENV_NAMES)
+    if present:
+        _reexec_without(present, {**values, **handed})
 
 
 def take_secrets(*, reexec: bool) -> dict[str, SecretStr]:
-    """Call first thing in `serve`. Returns Settings overrides holding the secrets.
+    """Called first thing in `serve`. Returns Settings overrides holding the secrets:
+    those handed over by `hand_off`'s re-exec, and any still in the environment (checked
+    against Settings itself). Those are moved by one more re-exec when `reexec` (the
+    process's own entry), else dropped from `os.environ` so no child inherits them
+    (/proc/self/environ keeps them in that case: only a re-exec clears it)."""
+    from pydantic import SecretStr
 
-    - In the re-executed process: read and close the hand-off descriptor.
-    - With secrets in the environment and `reexec`: re-execute this process without them
-      (does not return).
-    - Otherwise (nothing to move, or an in-process caller that must not be replaced):
-      return the values found, after dropping them from `os.environ` so that no child
-      inherits them. (/proc/self/environ keeps them in that case: only the re-exec clears it.)
-    """
-    handed = os.environ.pop(HANDOFF_FD_VAR, None)
-    if handed is not None:
-        return _receive(handed)
-    values, present = _collect(dict(os.environ))
-    if not present:
-        return {}
-    if reexec:
-        clean = {k: v for k, v in os.environ.items() if k not in present}
-        fd = _memfd_with(json.dumps(values).encode())
-        clean[HANDOFF_FD_VAR] = str(fd)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os.execve(sys.executable, list(sys.orig_argv), clean)  # noqa: S606 - argv as given
+    handed = _receive()
+    values, present = _collect(os.environ, secret_env_names())
+    if present and reexec:
+        _reexec_without(present, {**values, **handed})
     for key in present:
         os.environ.pop(key, None)
-    return {name: SecretStr(value) for name, value in values.items()}
+    merged = {**values, **handed}
+    return {name: SecretStr(value) for name, value in merged.items()}

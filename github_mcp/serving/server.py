@@ -21,7 +21,6 @@ from github_mcp.catalog.protocol_errors import ProtocolErrorMiddleware
 from github_mcp.catalog.tool_catalog import ToolCatalogMiddleware
 from github_mcp.catalog.tool_paths import ToolViewPaths
 from github_mcp.config import Settings
-from github_mcp.hosted.bearer_tokens import BearerTokens
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.monitoring.observability import log_event
 from github_mcp.pipeline.refused_calls import ArgumentErrorMiddleware
@@ -63,6 +62,12 @@ def import_extension_tools(module: str = EXTENSION_MODULE) -> None:
     importlib.import_module(module)
 
 
+def _bearer_tokens(tokens: tuple[str, ...]) -> Any:
+    from github_mcp.hosted.bearer_tokens import BearerTokens  # HTTP only: not on stdio's path
+
+    return BearerTokens(tokens)
+
+
 def build_mcp(rt: Runtime, *, http_auth: bool = False, sign_in: Any = None) -> FastMCP:
     """`sign_in`: the OAuth provider of GITHUB_MCP_AUTH=oauth (see `hosted`); each request
     then acts with its signed-in user's GitHub token."""
@@ -70,7 +75,7 @@ def build_mcp(rt: Runtime, *, http_auth: bool = False, sign_in: Any = None) -> F
     if sign_in is not None:
         auth = sign_in
     elif http_auth and rt.settings.auth_mode == "bearer" and rt.settings.bearer_tokens:
-        auth = BearerTokens(rt.settings.bearer_tokens)
+        auth = _bearer_tokens(rt.settings.bearer_tokens)
     middleware: list[Middleware] = [
         ArgumentErrorMiddleware(rt.metrics),
         SessionOwnerMiddleware(rt),
@@ -131,7 +136,7 @@ class HttpGuard:
     ) -> None:
         self.app = app
         self.settings = settings
-        self.tokens = BearerTokens(settings.bearer_tokens) if settings.bearer_tokens else None
+        self.tokens = _bearer_tokens(settings.bearer_tokens) if settings.bearer_tokens else None
         # oauth: fastmcp's OAuth layer guards /mcp; static tokens only open operator pages
         self.operator_only = settings.auth_mode == "oauth"
         self.open_access = settings.auth_mode == "none"
@@ -370,7 +375,7 @@ def _approval_routes(rt: Runtime, sign_in: Any, public_url: str | None) -> list[
         sign_in.on_identity_change = lambda login: rt.gate.revoke_principal(f"github:{login}")
     bearer = None
     if settings.auth_mode == "bearer" and settings.bearer_tokens:
-        bearer = BearerTokens(settings.bearer_tokens).principal_for
+        bearer = _bearer_tokens(settings.bearer_tokens).principal_for
     from github_mcp.status.my_grants import MyGrants
 
     page = ApprovalPage(rt.pending, bearer_principal=bearer, sign_in=sign_in)

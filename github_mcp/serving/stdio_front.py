@@ -19,9 +19,9 @@ So `serve` (stdio) starts this front before importing anything heavy:
   the opening (initialize, its notification, logging level, pings) ends the fast path.
 
 Any change of code, libraries, settings or client capabilities changes the key: the
-cache is never stale, only missed. Nothing secret is part of a key or a file, and the
-front stays off when `serve` is about to re-execute itself to drop secrets (it would
-consume input meant for the new image); the re-executed process runs it.
+cache is never stale, only missed. Nothing secret is part of a key or a file. The entry
+point starts the front only after the secrets hand-off (a re-exec that would otherwise
+lose input the front had consumed), so it runs in the process that serves.
 
 Stdlib only: importing this module must cost nothing.
 """
@@ -41,7 +41,6 @@ from typing import Any
 
 CACHE_FORMAT = 1
 HANDOFF_FD_VAR = "GITHUB_MCP_SECRETS_FD"  # the secrets hand-off's descriptor (not a secret)
-SECRET_NAMES_FILE = "secret-env-names.json"
 # Configuration that can change what the server lists: its own variables and the
 # library's. Names that look secret are left out of keys (their values never matter here).
 KEY_ENV_PREFIXES = ("GITHUB_", "FASTMCP_", "MCP_")
@@ -102,29 +101,6 @@ def session_key(base: str, init_params: dict[str, Any]) -> str:
     return hashlib.sha256((base + json.dumps(client, sort_keys=True)).encode()).hexdigest()
 
 
-def remember_secret_names(names: list[str]) -> None:
-    """Written by the full start-up: which variables make `serve` re-execute itself."""
-    path = cache_dir() / SECRET_NAMES_FILE
-    with contextlib.suppress(OSError):
-        if path.exists() and json.loads(path.read_text()) == sorted(names):
-            return
-        _write_atomic(path, json.dumps(sorted(names)).encode())
-
-
-def _will_reexec(environ: dict[str, str]) -> bool:
-    """Whether `serve` will re-execute itself to drop secrets from its environment: any
-    variable named like a secret, or named as one by the last full start-up."""
-    if HANDOFF_FD_VAR in environ:
-        return False  # this is the re-executed process
-    if any(_is_secret_name(name) and name.startswith(KEY_ENV_PREFIXES) for name in environ):
-        return True
-    try:
-        names = json.loads((cache_dir() / SECRET_NAMES_FILE).read_text())
-    except (OSError, ValueError):
-        names = []
-    return any(name in environ for name in names)
-
-
 def _serves_stdio(argv: list[str]) -> bool:
     if argv[:1] != ["serve"]:
         return False
@@ -137,14 +113,14 @@ def _serves_stdio(argv: list[str]) -> bool:
 
 
 def start_if_serving_stdio(argv: list[str]) -> None:
-    """Called by main.py before the heavy imports. Off unless serving stdio, off when the
+    """Called by the entry point before the heavy imports. Off unless serving stdio, off when the
     cache directory cannot be used, and off with GITHUB_MCP_FAST_START=0."""
     global _FRONT
     environ = dict(os.environ)
     if _FRONT is not None or environ.get("GITHUB_MCP_FAST_START", "1") == "0":
         return
-    if not _serves_stdio(argv) or _will_reexec(environ):
-        return
+    if not _serves_stdio(argv) or HANDOFF_FD_VAR in environ:
+        return  # the hand-off's descriptor unread: called out of order, stay out
     try:
         cache_dir().mkdir(mode=0o700, parents=True, exist_ok=True)
         key = base_key(argv, environ)

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 from tests.conftest import ROOT
+from tests.stdio_session import run
 
 INIT = {
     "jsonrpc": "2.0",
@@ -38,27 +38,9 @@ OPENING = [
 
 def serve(env: dict[str, str], messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Every frame the server writes until it has answered each request, in order."""
-    wanted = {m["id"] for m in messages if "id" in m}
-    proc = subprocess.Popen(
-        [sys.executable, "main.py", "serve"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        cwd=ROOT,
-        env=env,
-    )
-    assert proc.stdin and proc.stdout
-    proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in messages))
-    proc.stdin.flush()
-    frames = []
-    for line in proc.stdout:
-        frames.append(json.loads(line))
-        if wanted <= {f.get("id") for f in frames}:
-            break
-    proc.stdin.close()
-    frames += [json.loads(line) for line in proc.stdout.read().splitlines() if line.strip()]
-    assert proc.wait(timeout=30) == 0
-    return frames
+    session = run([sys.executable, "main.py", "serve"], [messages], cwd=ROOT, env=env)
+    assert session.returncode == 0
+    return session.frames
 
 
 def environment(home: Path, **extra: str) -> dict[str, str]:
@@ -117,15 +99,20 @@ def test_other_settings_or_capabilities_miss_the_cache(tmp_path):
     assert "get_file_contents" in names and "create_issue" not in names
 
 
-def test_a_secret_in_the_environment_still_reaches_a_working_server(tmp_path):
-    """serve re-executes itself to drop secrets: the front runs only in the new image, so
-    no input is lost on the way."""
+def test_with_a_secret_in_the_environment_the_cache_still_answers(tmp_path):
+    """serve re-executes itself to drop secrets before the front starts: the front runs in
+    the new image, answers from the cache there, and no input is lost on the way."""
     env = environment(tmp_path, GITHUB_TOKEN="ghp_" + "x" * 36)
-    for _ in range(2):
-        answers = by_id(serve(env, OPENING))
-        assert set(answers) == {1, 2, 3} and answers[2]["result"]["tools"]
-    for path in cache_files(tmp_path):
-        assert "ghp_" not in path.read_text()
+    first = by_id(serve(env, OPENING))
+    assert set(first) == {1, 2, 3} and first[2]["result"]["tools"]
+    [cached] = cache_files(tmp_path)
+    assert "ghp_" not in cached.read_text()
+    entry = json.loads(cached.read_text())
+    entry["tools_list"]["tools"] = entry["tools_list"]["tools"][:1]
+    cached.write_text(json.dumps(entry))  # marked: served only by the front
+    marked = by_id(serve(env, OPENING))
+    assert len(marked[2]["result"]["tools"]) == 1
+    assert marked[3]["result"]["isError"] is True  # the real server answered the call
 
 
 def test_a_cache_file_others_can_write_is_not_served(tmp_path):

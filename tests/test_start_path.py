@@ -1,0 +1,106 @@
+"""The start over stdio: secrets leave the environment before anything heavy is imported
+(so the imports are paid once), the serving process's /proc entries hold no secret, and
+the listing cache misses when the code changes (tests spawn `main.py serve`)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+from pathlib import Path
+
+from github_mcp.serving.secrets_handoff import SECRET_ENV_NAMES, secret_env_names
+from tests.conftest import ROOT
+from tests.stdio_session import opening, run, tool_call
+
+
+def _env(home: Path, api_url: str = "http://127.0.0.1:9", **extra: str) -> dict[str, str]:
+    return {
+        "PATH": os.environ["PATH"],
+        "HOME": str(home),
+        "GITHUB_API_URL": api_url,
+        "GITHUB_MCP_AUDIT_LOG": str(home / "audit.jsonl"),
+        "GITHUB_MCP_WORKSPACE_DIR": str(home / "ws"),
+        **extra,
+    }
+
+
+def test_the_entry_points_secret_names_are_the_settings_secret_fields():
+    """The entry point moves secrets before pydantic is imported, from a list of its own:
+    it must name every SecretStr setting under each of its environment names."""
+    assert secret_env_names() == SECRET_ENV_NAMES
+
+
+def test_the_serving_process_environment_holds_no_secret(forge, forge_token, tmp_path):
+    bearer = "bearer-" + os.urandom(8).hex()
+    env = _env(tmp_path, forge.base_url, GITHUB_TOKEN=forge_token, GITHUB_MCP_AUTH_TOKENS=bearer)
+    seen: dict[str, bytes] = {}
+
+    def read_proc(session):  # while the server still serves, after its first call
+        for part in ("environ", "cmdline"):
+            seen[part] = Path(f"/proc/{session.pid}/{part}").read_bytes()
+
+    for _ in range(2):  # the listing recorded, then served from the cache
+        session = run(
+            [sys.executable, "main.py", "serve"],
+            [*opening(), [tool_call(3, "get_me", {})]],
+            cwd=ROOT,
+            env=env,
+            before_close=read_proc,
+        )
+        me = session.result(3)
+        assert me.get("isError") is not True, me  # authenticated with the handed token
+        assert me["structuredContent"]["login"] == "octocat"
+        for secret in (forge_token, bearer):
+            assert secret.encode() not in seen["environ"] + seen["cmdline"]
+        assert b"GITHUB_TOKEN=" not in seen["environ"]
+        assert b"GITHUB_API_URL=" + forge.base_url.encode() in seen["environ"]  # the rest stays
+        assert session.returncode == 0
+
+
+def test_with_a_token_the_server_imports_its_libraries_once(tmp_path):
+    """The re-exec that drops secrets comes before the heavy imports: `-X importtime`
+    (kept across the re-exec) shows pydantic and fastmcp imported by one process only."""
+    env = _env(tmp_path, GITHUB_TOKEN="ghp_" + "y" * 36)
+    log = tmp_path / "importtime.log"
+    with log.open("wb") as stderr:
+        session = run(
+            [sys.executable, "-X", "importtime", "main.py", "serve"],
+            opening(),
+            cwd=ROOT,
+            env=env,
+            stderr=stderr,
+        )
+    assert session.result(2)["tools"]
+    text = log.read_text(errors="replace")
+    for module in ("pydantic", "fastmcp", "github_mcp.config"):
+        imported = re.findall(rf"^import time:.*\|\s+{re.escape(module)}$", text, re.MULTILINE)
+        assert len(imported) == 1, (module, imported)
+
+
+def test_a_code_change_misses_the_listing_cache(tmp_path):
+    """A copy of the tree: after a tool's description changes, the next start lists the
+    new description (the recorded listing is never served stale)."""
+    tree = tmp_path / "tree"
+    skip = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(ROOT / "github_mcp", tree / "github_mcp", ignore=skip)
+    for name in ("main.py", "extra_tools.py"):
+        shutil.copy2(ROOT / name, tree / name)
+    env = _env(tmp_path / "home")
+    (tmp_path / "home").mkdir()
+
+    def listing() -> dict[str, str]:
+        session = run([sys.executable, "main.py", "serve"], opening(), cwd=tree, env=env)
+        return {t["name"]: t["description"] for t in session.result(2)["tools"]}
+
+    assert "MARKER-OF-A-CODE-CHANGE" not in listing()["get_file_contents"]
+    listing()  # now from the cache
+    module = tree / "github_mcp/tools/files.py"
+    source = module.read_text()
+    original = '"""Read a text file at a ref, cut at max_bytes (never mid-character)."""'
+    assert original in source
+    module.write_text(source.replace(original, original[:-3] + ' MARKER-OF-A-CODE-CHANGE"""'))
+    assert "MARKER-OF-A-CODE-CHANGE" in listing()["get_file_contents"]
+    cached = sorted((tmp_path / "home/.cache/github-mcp").glob("listing-*.json"))
+    assert len(cached) == 2  # one listing per code version

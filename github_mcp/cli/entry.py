@@ -9,6 +9,7 @@ rest imports). Both modules are stdlib only; everything else is imported after t
 
 from __future__ import annotations
 
+import gc
 import sys
 
 
@@ -23,6 +24,12 @@ def main(argv: list[str] | None = None) -> int:
 
         hand_off()  # with a secret set, re-executes this process without it
         start_if_serving_stdio(args)
+        from github_mcp.monitoring.gc_tuning import OLDER_THRESHOLDS, YOUNG_THRESHOLD
+
+        # The serving thresholds (gc_tuning) from the start: imports and tool schemas make
+        # ~150 000 long-lived objects, and the default young generation (700) would walk
+        # them in repeated collections while they are made.
+        gc.set_threshold(YOUNG_THRESHOLD, *OLDER_THRESHOLDS)
     from github_mcp.cli.main import cli
 
     return cli(argv)

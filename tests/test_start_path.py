@@ -4,9 +4,12 @@ the listing cache misses when the code changes (tests spawn `main.py serve`)."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -104,3 +107,33 @@ def test_a_code_change_misses_the_listing_cache(tmp_path):
     assert "MARKER-OF-A-CODE-CHANGE" in listing()["get_file_contents"]
     cached = sorted((tmp_path / "home/.cache/github-mcp").glob("listing-*.json"))
     assert len(cached) == 2  # one listing per code version
+
+
+def test_sigterm_ends_a_stdio_server_whose_client_holds_stdin_open(tmp_path):
+    """A client that stops a server with SIGTERM (stdin still open): the server runs its
+    cleanup and exits 0, instead of waiting forever for the thread that reads stdin."""
+    env = _env(tmp_path, GITHUB_TOKEN="ghp_" + "t" * 36, GITHUB_MCP_LOG_LEVEL="INFO")
+    for fast_start in ("1", "0"):
+        proc = subprocess.Popen(
+            [sys.executable, "main.py", "serve"],
+            cwd=ROOT,
+            env={**env, "GITHUB_MCP_FAST_START": fast_start},
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        assert proc.stdin and proc.stdout and proc.stderr
+        try:
+            for step in opening():
+                proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in step))
+                proc.stdin.flush()
+                proc.stdout.readline()  # the answer to this step's request
+            proc.send_signal(signal.SIGTERM)
+            code = proc.wait(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            proc.stdin.close()
+        assert code == 0
+        assert b'"shutdown_requested"' in proc.stderr.read()

@@ -9,6 +9,7 @@ rest imports). Both modules are stdlib only; everything else is imported after t
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import sys
 
@@ -32,7 +33,32 @@ def main(argv: list[str] | None = None) -> int:
         gc.set_threshold(YOUNG_THRESHOLD, *OLDER_THRESHOLDS)
     from github_mcp.cli.main import cli
 
-    return cli(argv)
+    try:
+        return cli(argv)
+    except SystemExit as stop:
+        if argv is None and serves_stdio(args):
+            _leave(stop.code)
+        raise
+
+
+def serves_stdio(args: list[str]) -> bool:
+    from github_mcp.serving.stdio_front import serves_stdio as over_stdio
+
+    return over_stdio(args)
+
+
+def _leave(code: object) -> None:
+    """SIGTERM over stdio (sigterm_exits) after every cleanup ran: exit without joining
+    threads. The MCP library's thread reading stdin stays blocked while the client holds
+    stdin open, and interpreter shutdown would wait for it forever."""
+    import logging
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    logging.shutdown()
+    os._exit(code if isinstance(code, int) else (0 if code is None else 1))
 
 
 def version() -> str:

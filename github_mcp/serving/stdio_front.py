@@ -101,7 +101,7 @@ def session_key(base: str, init_params: dict[str, Any]) -> str:
     return hashlib.sha256((base + json.dumps(client, sort_keys=True)).encode()).hexdigest()
 
 
-def _serves_stdio(argv: list[str]) -> bool:
+def serves_stdio(argv: list[str]) -> bool:
     if argv[:1] != ["serve"]:
         return False
     for i, arg in enumerate(argv):
@@ -119,7 +119,7 @@ def start_if_serving_stdio(argv: list[str]) -> None:
     environ = dict(os.environ)
     if _FRONT is not None or environ.get("GITHUB_MCP_FAST_START", "1") == "0":
         return
-    if not _serves_stdio(argv) or HANDOFF_FD_VAR in environ:
+    if not serves_stdio(argv) or HANDOFF_FD_VAR in environ:
         return  # the hand-off's descriptor unread: called out of order, stay out
     try:
         cache_dir().mkdir(mode=0o700, parents=True, exist_ok=True)

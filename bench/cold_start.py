@@ -4,17 +4,17 @@
 Each run spawns the server fresh and speaks as a client does (tests/stdio_session.py):
 initialize; on its answer, initialized and tools/list; on that answer, one real read
 (`get_file_contents` of a seeded repository's README; without a token `get_repository`,
-a REST read) against the sandbox forge, which
-runs in its own process on loopback. Timed from spawn: the initialize answer, the
-tools/list answer and the first tools/call answer. Also: peak RSS of the server process
-(wait4, re-execs included) and the CPU seconds it used until the call was answered (a
-figure that, unlike wall time, does not grow with the machine's load).
+a REST read) against the sandbox forge, which runs in its own process on loopback. Timed
+from spawn: the initialize answer, the tools/list answer and the first tools/call answer.
+Also: peak RSS of the server process (wait4, re-execs included) and the CPU seconds it
+used until the call was answered (which grows far less with the machine's load than
+wall time does).
 
 The matrix: with and without GITHUB_TOKEN, with the listing cache recorded by an earlier
 start and without one (a fresh HOME every run), for this tree and `--before DIR`; and the
 reference Node server (@modelcontextprotocol/server-github, bench/_reference_server.py)
-doing the same read. Medians, min and max of `--runs` runs, the ratio to the reference,
-and the load average.
+doing the same read. Runs are interleaved across the matrix (the load drifts). Printed:
+median, min and max of `--runs` runs, the ratio to the reference, and the load average.
 
     python bench/cold_start.py [--runs 11] [--before DIR [--before-token-only]]
                                [--no-reference] [--importtime]
@@ -23,12 +23,13 @@ and the load average.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -101,25 +102,47 @@ REFERENCE_CALL = tool_call(
 )
 
 
-def measure_ours(root: Path, forge: ForgeProcess, runs: int, *, token: bool, cache: bool):
-    rows, call = [], OUR_CALL if token else ANONYMOUS_CALL
-    with tempfile.TemporaryDirectory() as warm_home:
-        command, env = ours(root, forge, warm_home, token=token)
-        one_run(forge, command, root, env, call)  # page cache, bytecode, (cache) listing
+@dataclass
+class Case:
+    """One row of the matrix: a tree, a server (ours or the reference) and its setup."""
+
+    label: str
+    root: Path
+    token: bool = True
+    cache: bool = True
+    reference: bool = False
+    rows: list[list[float]] = field(default_factory=list)
+
+    def command(self, forge: ForgeProcess, home: str) -> tuple[list[str], dict[str, str]]:
+        if self.reference:
+            return node_command(forge.base_url, forge.token)
+        return ours(self.root, forge, home, token=self.token)
+
+    def call(self) -> dict[str, Any]:
+        if self.reference:
+            return REFERENCE_CALL
+        return OUR_CALL if self.token else ANONYMOUS_CALL
+
+    def once(self, forge: ForgeProcess, warm_home: str) -> list[float]:
+        if self.cache:  # the warm-up run recorded the listing in this HOME
+            command, env = self.command(forge, warm_home)
+            return one_run(forge, command, self.root, env, self.call())
+        with tempfile.TemporaryDirectory() as fresh_home:
+            command, env = self.command(forge, fresh_home)
+            return one_run(forge, command, self.root, env, self.call())
+
+
+def measure(forge: ForgeProcess, cases: list[Case], runs: int) -> None:
+    """Interleaved (case 1, case 2, ..., case 1, ...): a farm's load drifts over minutes,
+    and blocks measured one after the other would compare different loads."""
+    with contextlib.ExitStack() as stack:
+        homes = [stack.enter_context(tempfile.TemporaryDirectory()) for _ in cases]
+        for case, home in zip(cases, homes, strict=True):
+            command, env = case.command(forge, home)
+            one_run(forge, command, case.root, env, case.call())  # page cache, bytecode, listing
         for _ in range(runs):
-            if cache:
-                rows.append(one_run(forge, command, root, env, call))
-                continue
-            with tempfile.TemporaryDirectory() as fresh_home:
-                command, env = ours(root, forge, fresh_home, token=token)
-                rows.append(one_run(forge, command, root, env, call))
-    return rows
-
-
-def measure_reference(forge: ForgeProcess, runs: int):
-    command, env = node_command(forge.base_url, forge.token)
-    one_run(forge, command, ROOT, env, REFERENCE_CALL)
-    return [one_run(forge, command, ROOT, env, REFERENCE_CALL) for _ in range(runs)]
+            for case, home in zip(cases, homes, strict=True):
+                case.rows.append(case.once(forge, home))
 
 
 def _cell(values: list[float], fmt: str = "{:.3f}") -> str:
@@ -168,21 +191,20 @@ def main() -> None:
           "seconds from spawn, median (min-max)")  # fmt: skip
     with ForgeProcess() as forge:
         forge.seed_repo(REPO, {"README.md": README})
-        reference = None if args.no_reference else measure_reference(forge, args.runs)
-        if reference:
-            report("reference server", reference, None)
         trees = [("this tree", ROOT)] + ([("before", args.before)] if args.before else [])
-        cases: list[tuple[str, Callable[..., Any], dict[str, bool]]] = [
-            ("token, no cache", measure_ours, {"token": True, "cache": False}),
-            ("token, cache", measure_ours, {"token": True, "cache": True}),
-            ("no token, no cache", measure_ours, {"token": False, "cache": False}),
-            ("no token, cache", measure_ours, {"token": False, "cache": True}),
-        ]
+        cases = [] if args.no_reference else [Case("reference server", ROOT, reference=True)]
         for name, root in trees:
-            for case, fn, flags in cases:
-                if name == "before" and args.before_token_only and not flags["token"]:
+            for token in (True, False):
+                if not token and name == "before" and args.before_token_only:
                     continue
-                report(f"{name}: {case}", fn(root, forge, args.runs, **flags), reference)
+                for cache in (False, True):
+                    label = f"{name}: {'token' if token else 'no token'}, "
+                    label += "cache" if cache else "no cache"
+                    cases.append(Case(label, root, token=token, cache=cache))
+        measure(forge, cases, args.runs)
+    reference = cases[0].rows if not args.no_reference else None
+    for case in cases:
+        report(case.label, case.rows, None if case.reference else reference)
     print(f"targets: first call <= {TARGET_CALL_S} s (token, no cache), "
           f"peak RSS <= {TARGET_RSS_MIB} MiB")  # fmt: skip
     if args.importtime:

@@ -11,7 +11,7 @@ from fastmcp import Client
 
 from github_mcp.serving.server import build_mcp
 from tests.approvals.test_form import Human
-from tests.conftest import call_tool, error_code
+from tests.conftest import call_tool, error_code, mcp_client
 from tests.test_tools_repo_admin import forge_repo
 from tests.test_tools_write import git, new_repo
 
@@ -60,4 +60,39 @@ async def test_a_push_after_the_approval_keeps_the_repository(
     ) as client:
         _, moved = await call_tool(client, "delete_repository", {"full_name": repo})
     assert error_code(moved) == "conflict", moved
+    assert forge_repo(forge, repo) is not None
+
+
+async def test_an_approval_window_does_not_cover_a_deletion(
+    make_runtime,
+    forge,
+):
+    first, second = new_repo(forge, prefix="delete-org"), new_repo(forge, prefix="delete-org")
+    other = new_repo(forge, prefix="delete-org")
+    human = Human("approve_window", "deny")
+    rt = make_runtime(allow_repo_delete=True, approval_window_minutes=10)
+    async with Client(build_mcp(rt), elicitation_handler=human, mode="legacy") as client:
+        is_error, deleted = await call_tool(client, "delete_repository", {"full_name": first})
+        assert not is_error, deleted
+        # the window covers other unscoped writes: an issue is created without asking
+        is_error, issue = await call_tool(
+            client, "create_issue", {"full_name": other, "title": "x"}
+        )
+        assert not is_error, issue
+        _, refused = await call_tool(client, "delete_repository", {"full_name": second})
+    assert len(human.prompts) == 2  # the second deletion was asked about, and denied
+    assert error_code(refused) == "write_not_allowed"
+    assert forge_repo(forge, first) is None and forge_repo(forge, second) is not None
+
+
+async def test_in_tool_mode_the_models_own_approval_does_not_delete(make_runtime, forge):
+    repo = new_repo(forge, prefix="delete-org")
+    rt = make_runtime(allow_repo_delete=True, approval_mode="tool")
+    async with mcp_client(rt) as client:
+        _, granted = await call_tool(client, "authorize_write_actions", {"approved": True})
+        _, issue = await call_tool(client, "create_issue", {"full_name": repo, "title": "x"})
+        _, refused = await call_tool(client, "delete_repository", {"full_name": repo})
+    assert "error" not in granted and "error" not in issue, (granted, issue)
+    assert error_code(refused) == "write_not_allowed"
+    assert "approved on its own" in refused["error"]["hint"]
     assert forge_repo(forge, repo) is not None

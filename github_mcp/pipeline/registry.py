@@ -63,6 +63,7 @@ def tool(
     read_only_hint: bool | None = None,
     lazy_default_ref: bool = False,
     binds: StateBinder | None = None,
+    approve_each: bool = False,
 ) -> Callable[[Callable[..., Awaitable[BaseModel]]], Callable[..., Awaitable[BaseModel]]]:
     """Declare a tool in one of the `Toolset`s (an unknown name fails here, at import).
     Writes must say what they write to: `target` is the argument holding the branch, a
@@ -91,6 +92,7 @@ def tool(
             read_only_hint=read_only_hint,
             lazy_default_ref=lazy_default_ref,
             binds=binds,
+            approve_each=approve_each,
         )
         return fn
 

@@ -46,6 +46,9 @@ class ToolSpec:
     # request as its read, so the pipeline does not spend a round trip looking it up.
     lazy_default_ref: bool = False
     binds: StateBinder | None = None
+    # Approved for each call on its own (a human, or the operator's GITHUB_MCP_AUTO_APPROVE):
+    # an approval window a human granted for other writes does not cover it.
+    approve_each: bool = False
 
     @property
     def annotations(self) -> ToolAnnotations:

@@ -134,6 +134,7 @@ async def authorize_write(run: CallRun, held: contextlib.AsyncExitStack) -> None
         fingerprint=await bind_write(call, kwargs, branch, flow),
         ask=human_approval(call, kwargs, branch),
         flow=flow,
+        approve_each=spec.approve_each,
     )
     run.gate_passed = True
     call.authorized_ref = branch

@@ -300,11 +300,14 @@ class WriteGate:
         fingerprint: str | None = None,
         ask: HumanApproval | None = None,
         flow: FlowDecision | None = None,
+        approve_each: bool = False,
     ) -> None:
         """Raise write_not_allowed unless this write may proceed. A gated write passes
         with its scope's approval, with a one-time approval of this very write
         (`fingerprint`), or when `ask` (auto mode) gets a human's approval. `flow` is the
-        cross-visibility guard's decision: `ask` gates even a feature-branch write."""
+        cross-visibility guard's decision: `ask` gates even a feature-branch write.
+        `approve_each`: no approval window covers this write, only the operator's
+        GITHUB_MCP_AUTO_APPROVE or an approval of this very call."""
         reason = await self.protection_reason(full_name, branch)
         detail: dict[str, Any] = {"tool": tool, "repo": full_name, "ref": branch}
         detail["call_id"] = call_id
@@ -314,7 +317,8 @@ class WriteGate:
             self.metrics.record_gate("allow", "feature_branch")
             log_event("gate_decision", decision="allow", reason="feature_branch", **detail)
             return
-        if self.is_approved(scope):
+        windowed = self.is_approved(scope)
+        if windowed and (not approve_each or self.settings.auto_approve):
             self.metrics.record_gate("allow", f"approved_{reason}")
             log_event("gate_decision", decision="allow", reason=f"approved_{reason}", **detail)
             return
@@ -347,7 +351,7 @@ class WriteGate:
         raise GitHubMCPError(
             ErrorCode.WRITE_NOT_ALLOWED,
             f"{where}; it needs approval.",
-            hint=self.approval_hint(reason),
+            hint=EACH_CALL_HINT.format(tool=tool) if approve_each else self.approval_hint(reason),
             reason=reason,
             **_flow_details(flow),
         )
@@ -390,6 +394,12 @@ class WriteGate:
         else:
             how = "ask the human to approve, then call authorize_write_actions(approved=true)."
         return branch_hint + how
+
+
+EACH_CALL_HINT = (
+    "Each {tool} call is approved on its own: the human is asked about this very call "
+    "(the approval page, or the client's form); an approval window does not cover it."
+)
 
 
 def _why(reason: str, flow: FlowDecision | None) -> str:

@@ -3,8 +3,9 @@
 All three are unscoped writes and need a human's approval. The repository created, the
 fork's destination and the repository deleted must be on the allow-list; this is checked
 before the human is asked. A new repository is private unless asked otherwise. Deleting
-is off unless the operator sets GITHUB_MCP_ALLOW_REPO_DELETE=true, and an approval of a
-deletion is bound to the repository as the human saw it (its id and default branch head).
+is off unless the operator sets GITHUB_MCP_ALLOW_REPO_DELETE=true; each deletion is
+approved on its own (no approval window covers it), bound to the repository as the human
+saw it (its id and default branch head).
 """
 
 from __future__ import annotations
@@ -153,6 +154,7 @@ async def _repository_to_delete(call: Call, kwargs: dict[str, Any]) -> RemoteSta
     target=_deletable,
     destructive=True,
     binds=_repository_to_delete,
+    approve_each=True,
 )
 async def delete_repository(call: Call, full_name: FullName) -> DeletedRepository:
     """Delete a repository for good (off unless the operator allows it; always approved

@@ -108,9 +108,9 @@ class WritePolicySettings(BaseSettings):
         False,
         validation_alias=env("GITHUB_MCP_ALLOW_REPO_DELETE"),
         description="When true, `delete_repository` may delete a repository on the "
-        "allow-list that the caller administers, with a human's approval bound to the "
-        "repository as shown to them. Off (the default): it is refused before anything is "
-        "asked or sent to GitHub.",
+        "allow-list that the caller administers, each time with a human's approval of that "
+        "very call (no approval window covers it), bound to the repository as shown to "
+        "them. Off (the default): it is refused before anything is asked or sent to GitHub.",
     )
     signed_commits: Literal["auto", "always", "never"] = Field(
         "auto",

@@ -100,7 +100,7 @@ async def test_buttons_call_tools_through_the_host_and_change_the_forge(card_ser
             assert [c["name"] for c in calls[1:]] == ["list_workflow_runs", "rerun_failed_jobs"]
             assert calls[2]["arguments"] == {"full_name": name, "run_id": run["id"]}
             assert forge_get(forge, f"/repos/{name}/actions/runs/{run['id']}")["run_attempt"] == 2
-            assert "Rerun started" in await card.locator("#status").inner_text()
+            assert "Rerun started" in await card.locator("#status.ok").inner_text()
 
             await card.locator("#reviewers").fill("bob")
             await card.locator("#request-review").click()

@@ -9,7 +9,7 @@ GRAPHQL_SCHEMA := .cache/graphql-schema/node_modules/@octokit/graphql-schema/sch
 # Two workers: the suite is mostly waiting on subprocesses (git, bubblewrap, servers).
 PYTEST_ARGS ?= -n 2
 
-.PHONY: run test test-live lint format bench demo docs snapshots venv clean views apps-preview
+.PHONY: run test test-fast test-live lint format bench demo docs snapshots venv clean views apps-preview
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,11 @@ test: $(DEV_STAMP) $(OPENAPI_SPEC) $(GRAPHQL_SCHEMA)
 	@bash tests/install_system_packages.sh
 	@$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; exit $$rc
+
+# The pure logic only (ref rules, patches, trees, log parsing; no forge, no processes), for
+# a quick check while working; `make test` stays the referee.
+test-fast: $(DEV_STAMP)
+	@$(BIN)/python -m pytest -q -m fast -p no:xdist
 
 # Opt-in, against real GitHub: GITHUB_TOKEN and GITHUB_MCP_LIVE_REPO (a scratch repository
 # you own); skipped with a message without them. Never part of `make test`.

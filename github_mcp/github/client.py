@@ -1,5 +1,5 @@
 """Async GitHub REST client: auth headers, retries, rate limits, ETag
-revalidation, a process-wide concurrency cap, and pagination. The retry and
+revalidation, a concurrency cap per event loop, and pagination. The retry and
 rate-limit policy is in retries.py, redirects in redirects.py, the path guard in paths.py.
 
 It knows nothing of MCP. Failures surface as `GitHubMCPError` with a code.

@@ -23,7 +23,7 @@ from tests.approvals.conftest import (
     http_client,
     visit_approval_page,
 )
-from tests.approvals.test_form import Human, form_only  # noqa: F401  (fixture)
+from tests.approvals.test_form import Human
 from tests.conftest import call_tool, error_code, mcp_client
 from tests.security.test_approval_binding import PROTECTED, TOPIC, forge_put_file
 
@@ -142,7 +142,7 @@ async def test_text_from_github_is_shown_with_hidden_characters_visible(
     assert branch_head(forge, repo, TOPIC) in visit.text  # the head being approved
 
 
-async def test_form_prompt_shows_hidden_characters(make_runtime, forge, repo, form_only):  # noqa: F811
+async def test_form_prompt_shows_hidden_characters(make_runtime, forge, repo):
     forge_put_file(forge, repo, TOPIC, "feature.txt", "f\n", f"Feature {RLO}txt.exe")
     human = Human("deny")
     rt = make_runtime(protected_branches="release/*")

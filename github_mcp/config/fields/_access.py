@@ -124,7 +124,10 @@ class GitHubAccessSettings(BaseSettings):
         ge=1,
         le=100,
         validation_alias=env("GITHUB_MAX_CONCURRENCY"),
-        description="Most GitHub requests in flight at once, across the process.",
+        description=(
+            "Most GitHub requests in flight at once, per event loop (the server runs one, "
+            "so per server process)."
+        ),
     )
     github_max_retry_wait: float = Field(
         30.0,

@@ -6,7 +6,10 @@ is re-applied on the new head if the other commits touched different files,
 and fails with `conflict` if they touched the same ones. Verification: the new
 tree's blob SHAs (read while the commit is created, before the ref moves) must equal
 the locally computed git hashes, and the branch SHA from the ref update's answer must
-be the new commit or contain it.
+be the new commit or contain it (reading trees and those checks: `commit_checks`).
+
+A branch whose rules require signed commits (GITHUB_MCP_SIGNED_COMMITS) gets its commit
+through GraphQL createCommitOnBranch instead: `signed_commits`.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import Any
 
 from github_mcp.github.client import GitHubClient, encode_path
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, conflict
-from github_mcp.services.content import git_blob_sha
+from github_mcp.services.commit_checks import blob_shas, contains, current_ref, verify_commit
 from github_mcp.services.repos import repo_path
 
 MAX_REBASES = 8
@@ -79,51 +82,6 @@ async def read_head(github: GitHubClient, full_name: str, branch: str) -> Head:
         tree_sha=commit["commit"]["tree"]["sha"],
         protected=data.get("protected") is True,
     )
-
-
-async def _tree(github: GitHubClient, full_name: str, tree_sha: str, recursive: bool) -> Any:
-    return await github.get_json(
-        f"{repo_path(full_name)}/git/trees/{tree_sha}",
-        params={"recursive": "1"} if recursive else None,
-        immutable=True,
-        repo=full_name,
-    )
-
-
-async def tree_listing(
-    github: GitHubClient, full_name: str, tree_sha: str, paths: set[str]
-) -> dict[str, dict[str, Any]]:
-    """The tree entries (path, mode, type, sha) of `paths` in a tree; absent ones left out."""
-    data = await _tree(github, full_name, tree_sha, True)
-    found = {e["path"]: e for e in data.get("tree", []) if e["path"] in paths}
-    if data.get("truncated"):
-        # A truncated listing may miss them: walk down to each, one level at a time.
-        missing = sorted(paths - set(found))
-        got = await asyncio.gather(*(_walk(github, full_name, tree_sha, p) for p in missing))
-        found |= {p: entry for p, entry in zip(missing, got, strict=True) if entry}
-    return found
-
-
-async def _blob_shas(
-    github: GitHubClient, full_name: str, tree_sha: str, paths: set[str]
-) -> dict[str, str]:
-    """Blob shas of `paths` in a tree (paths that are not blobs there are left out)."""
-    listing = await tree_listing(github, full_name, tree_sha, paths)
-    return {p: e["sha"] for p, e in listing.items() if e.get("type") == "blob"}
-
-
-async def _walk(
-    github: GitHubClient, full_name: str, tree_sha: str, path: str
-) -> dict[str, Any] | None:
-    *dirs, name = path.split("/")
-    entry: dict[str, Any] | None = None
-    for last, segment in [*((False, d) for d in dirs), (True, name)]:
-        entries = (await _tree(github, full_name, tree_sha, False)).get("tree", [])
-        entry = next((e for e in entries if e["path"] == segment), None)
-        if entry is None or (not last and entry.get("type") != "tree"):
-            return None
-        tree_sha = entry["sha"]
-    return None if entry is None else {**entry, "path": path}
 
 
 async def _tree_entries(
@@ -186,7 +144,7 @@ async def _build_commit(
             idempotent=True,
             json_body={"message": message, "tree": tree_sha, "parents": [head.commit_sha]},
         ),
-        _blob_shas(github, full_name, tree_sha, paths),
+        blob_shas(github, full_name, tree_sha, paths),
     )
     return commit["sha"], blobs, commit.get("verification") or {}
 
@@ -218,7 +176,7 @@ async def _move_ref(
             )
         return "ok", _ref_sha(answer)
     except GitHubMCPError as exc:
-        current = await _current_ref(github, full_name, head.branch)
+        current = await current_ref(github, full_name, head.branch)
         if current == new_sha:
             return "ok", current  # the update landed; only the answer was lost
         if exc.code in (ErrorCode.UNPROCESSABLE, ErrorCode.CONFLICT) and current == (
@@ -230,18 +188,6 @@ async def _move_ref(
         ):
             return "moved", None
         raise
-
-
-async def _current_ref(github: GitHubClient, full_name: str, branch: str) -> str | None:
-    try:
-        data = await github.request_json(
-            "GET", f"{repo_path(full_name)}/git/ref/heads/{encode_path(branch)}"
-        )
-    except GitHubMCPError as exc:
-        if exc.code == ErrorCode.NOT_FOUND:
-            return None
-        raise
-    return data["object"]["sha"]
 
 
 async def changed_between(
@@ -257,7 +203,7 @@ async def changed_between(
     listed = [c.get("sha") for c in data.get("commits", [])]
     landed = ours in listed
     if not landed and data.get("total_commits", 0) > len(listed):
-        landed = await _contains(github, full_name, new, ours)  # the list was cut short
+        landed = await contains(github, full_name, new, ours)  # the list was cut short
     return touched, landed
 
 
@@ -286,7 +232,7 @@ async def commit_changes(
         )
     expected = {c.path: c.expected_sha for c in changes if c.expected_sha}
     if expected:
-        current = await _blob_shas(github, full_name, head.tree_sha, set(expected))
+        current = await blob_shas(github, full_name, head.tree_sha, set(expected))
         stale = {p: current.get(p) for p, sha in expected.items() if current.get(p) != sha}
         if stale:
             raise conflict(
@@ -297,7 +243,7 @@ async def commit_changes(
     deleted = {c.path for c in changes if c.content is None}
     if deleted:
         # Deleting a path that is not there would make an empty commit that "verifies".
-        missing = sorted(deleted - set(await _blob_shas(github, full_name, head.tree_sha, deleted)))
+        missing = sorted(deleted - set(await blob_shas(github, full_name, head.tree_sha, deleted)))
         if missing:
             raise GitHubMCPError(
                 ErrorCode.NOT_FOUND,
@@ -387,7 +333,7 @@ async def unchanged_outcome(
     changes: list[Change],
 ) -> CommitOutcome:
     """The outcome of a write the branch already holds: nothing written, the head named."""
-    blobs = await _blob_shas(github, full_name, head.tree_sha, {c.path for c in changes})
+    blobs = await blob_shas(github, full_name, head.tree_sha, {c.path for c in changes})
     verification, files = await verify_commit(
         github, full_name, head.branch, head.commit_sha, head.commit_sha, blobs, changes
     )
@@ -402,52 +348,3 @@ async def unchanged_outcome(
         files=files,
         status=NO_CHANGE,
     )
-
-
-async def _contains(github: GitHubClient, full_name: str, branch_sha: str, commit_sha: str) -> bool:
-    """Whether commit_sha is in branch_sha's history (another write landed right after ours)."""
-    data = await github.request_json(
-        "GET", f"{repo_path(full_name)}/compare/{commit_sha}...{branch_sha}"
-    )
-    return data.get("status") in ("ahead", "identical")
-
-
-async def verify_commit(
-    github: GitHubClient,
-    full_name: str,
-    branch: str,
-    commit_sha: str,
-    branch_sha: str | None,
-    actual: dict[str, str],
-    changes: list[Change],
-) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Check the branch points at the commit (or has moved on from it) and each blob hash
-    in the commit's tree matches the git hash of what we sent.
-
-    `branch_sha` is where GitHub's answer to the ref update says the branch now points
-    (read afresh when it did not say); `actual` maps paths to blob shas in the new tree."""
-    ref_sha = branch_sha or await _current_ref(github, full_name, branch)
-    landed = ref_sha == commit_sha or (
-        ref_sha is not None and await _contains(github, full_name, ref_sha, commit_sha)
-    )
-    files, all_ok = [], landed
-    for change in changes:
-        data = change.data
-        expected = git_blob_sha(data) if data is not None else None
-        got = actual.get(change.path)
-        ok = got == expected
-        all_ok &= ok
-        files.append(
-            {
-                "path": change.path,
-                "status": "deleted" if data is None else "written",
-                "sha": got,
-                "ok": ok,
-            }
-        )
-    return {
-        "verified": all_ok,
-        "commit_sha": commit_sha,
-        "branch_sha": ref_sha,
-        "files_checked": len(files),
-    }, files

@@ -3,16 +3,17 @@ written. Every text is escaped and its hidden or reordering characters (bidi con
 zero-width characters, control characters) are shown as `⟨U+202E⟩`; titles, messages and
 bodies are shown in full in scrollable boxes; every file has its +/− counts and diff; the
 remote state the approval binds (head SHA, base, the commits since the base with their
-full messages, the files at that head) is listed; look-alike names carry a warning."""
+full messages, the files at that head) is listed; look-alike names carry a warning.
+The facts come from facts.py, which also feeds the proposed-write card."""
 
 from __future__ import annotations
 
 import html
+from typing import Any
 
+from github_mcp.approvals.facts import write_facts
 from github_mcp.approvals.requests import ApprovalRequest
-from github_mcp.approvals.summary import REASONS, FileChange, WriteSummary
 from github_mcp.kernel.hidden_text import make_visible
-from github_mcp.services.approved_state import RemoteState
 
 STYLE = """
 body{font:15px/1.45 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}
@@ -33,33 +34,19 @@ def h(text: str) -> str:
 
 
 def summary_html(found: ApprovalRequest) -> str:
-    summary = found.summary
-    owner = found.scope.principal
-    rows = [("Requested by", f"{owner.name} ({owner.kind})")]
-    if summary is None:
-        rows.append(("What", "Writes to protected branches and unscoped writes in this session"))
-        return _table(rows)
+    """The page's account of the request, rendered from the same facts the card gets."""
+    facts = write_facts(found)
+    if facts["session_writes"]:
+        return _table(facts["rows"])
     return (
-        _warnings_html(summary.warnings)
-        + _table(rows + _write_rows(summary))
-        + _files_html(summary.files)
-        + _state_html(summary.state)
+        _warnings_html(facts["warnings"])
+        + _table(facts["rows"])
+        + _files_html(facts["files"])
+        + _state_html(facts["state"])
     )
 
 
-def _write_rows(summary: WriteSummary) -> list[tuple[str, str]]:
-    rows = [
-        ("Tool", summary.tool),
-        ("Repository", summary.repo or "—"),
-        ("Branch", summary.branch or "— (not a branch write)"),
-        ("Why approval", REASONS.get(summary.reason, summary.reason)),
-    ]
-    if summary.title:
-        rows.append(("Title", summary.title))
-    return rows + list(summary.details)
-
-
-def _table(rows: list[tuple[str, str]]) -> str:
+def _table(rows: list[list[str]]) -> str:
     cells = "".join(f"<tr><th>{h(k)}</th><td>{_value(v)}</td></tr>" for k, v in rows)
     return f'<table id="write">{cells}</table>'
 
@@ -71,7 +58,7 @@ def _value(text: str) -> str:
     return h(text)
 
 
-def _warnings_html(warnings: tuple[str, ...]) -> str:
+def _warnings_html(warnings: list[str]) -> str:
     if not warnings:
         return ""
     items = "".join(f"<li>{h(w)}</li>" for w in warnings)
@@ -84,18 +71,19 @@ def _counts(added: int | None, removed: int | None) -> str:
     return f' <span class="add">+{added or 0}</span> <span class="del">−{removed or 0}</span>'
 
 
-def _files_html(files: tuple[FileChange, ...]) -> str:
+def _files_html(files: list[dict[str, Any]]) -> str:
     if not files:
         return ""
     items, diffs = [], []
     for change in files:
-        note = f" ({h(change.note)})" if change.note else ""
+        note = f" ({h(change['note'])})" if change["note"] else ""
         items.append(
-            f'<li data-path="{h(change.path)}">{h(change.change)} '
-            f"<code>{h(change.path)}</code>{_counts(change.added, change.removed)}{note}</li>"
+            f'<li data-path="{h(change["path"])}">{h(change["change"])} '
+            f"<code>{h(change['path'])}</code>{_counts(change['added'], change['removed'])}"
+            f"{note}</li>"
         )
-        if change.diff:
-            diffs.append(_diff_html(change.path, change.diff))
+        if change["diff"]:
+            diffs.append(_diff_html(change["path"], change["diff"]))
     rendered = f'<h2>Diff</h2><div id="diffs">{"".join(diffs)}</div>' if diffs else ""
     return f'<h2>Files</h2><ul id="files">{"".join(items)}</ul>{rendered}'
 
@@ -113,34 +101,34 @@ def _diff_html(path: str, diff: str) -> str:
     return f'<pre class="diff" data-path="{h(path)}">{"".join(lines)}</pre>'
 
 
-def _state_html(state: RemoteState | None) -> str:
+def _state_html(state: dict[str, Any] | None) -> str:
     if state is None:
         return ""
     facts = "".join(
         f'<tr><th>{h(name)}</th><td><code data-fact="{h(name)}">{h(value)}</code></td></tr>'
-        for name, value in state.facts
+        for name, value in state["facts"]
     )
-    texts = "".join(f"<tr><th>{h(k)}</th><td>{_value(v)}</td></tr>" for k, v in state.texts)
+    texts = "".join(f"<tr><th>{h(k)}</th><td>{_value(v)}</td></tr>" for k, v in state["texts"])
     out = (
         "<h2>Approving exactly this state</h2><p>The write is refused if it has changed "
         f'when the write runs.</p><table id="state">{facts}{texts}</table>'
     )
-    if state.since is not None:
+    if state["since"] is not None:
         commits = "".join(
-            f'<li><code>{h(c.sha)}</code><div class="full">{h(c.message)}</div></li>'
-            for c in state.commits
+            f'<li><code>{h(c["sha"])}</code><div class="full">{h(c["message"])}</div></li>'
+            for c in state["commits"]
         )
         out += (
-            f"<h2>{state.commits_total} commit(s) since {h(state.since)}</h2>"
+            f"<h2>{state['commits_total']} commit(s) since {h(state['since'])}</h2>"
             f'<ol id="commits">{commits}</ol>'
         )
-    if state.files:
+    if state["files"]:
         items = "".join(
-            f'<li data-path="{h(f.path)}">{h(f.status)} <code>{h(f.path)}</code>'
-            f"{_counts(f.additions, f.deletions)}</li>"
-            for f in state.files
+            f'<li data-path="{h(f["path"])}">{h(f["status"])} <code>{h(f["path"])}</code>'
+            f"{_counts(f['added'], f['removed'])}</li>"
+            for f in state["files"]
         )
-        diffs = "".join(_diff_html(f.path, f.patch) for f in state.files if f.patch)
-        where = "at that head" if state.since is not None else "in this commit"
+        diffs = "".join(_diff_html(f["path"], f["diff"]) for f in state["files"] if f["diff"])
+        where = "at that head" if state["since"] is not None else "in this commit"
         out += f'<h2>Files {where}</h2><ul id="head-files">{items}</ul>{diffs}'
     return out

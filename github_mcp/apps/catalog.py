@@ -80,6 +80,13 @@ VIEWS: tuple[View, ...] = (
         invoking="Writing…",
         invoked="Change summary ready",
     ),
+    View(
+        "proposed-write",
+        "Proposed write",
+        "A gated write waiting for the human: its facts in full, with Approve and Deny.",
+        # every write tool links it too, for a client that shows cards (approval_tool.py)
+        app_tools=("decide_proposed_write",),
+    ),
 )
 
 

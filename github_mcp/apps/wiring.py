@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from fastmcp import FastMCP
+from fastmcp import Context, FastMCP
 from fastmcp.apps import UI_EXTENSION_ID, UI_MIME_TYPE, AppConfig, ResourceCSP
 from fastmcp.server.middleware import Middleware, MiddlewareContext
 from fastmcp.tools import ToolResult
@@ -50,7 +50,11 @@ def _register(mcp: FastMCP, view: View) -> None:
 def supports_ui(context: MiddlewareContext[Any]) -> bool:
     """Whether this request's client declared io.modelcontextprotocol/ui with the
     mcp-app MIME type (its `mimeTypes` setting is required by the spec)."""
-    ctx = context.fastmcp_context
+    return client_shows_cards(context.fastmcp_context)
+
+
+def client_shows_cards(ctx: Context | None) -> bool:
+    """`supports_ui` for a tool's own context."""
     if ctx is None:
         return False
     settings = ctx.client_extension_settings(UI_EXTENSION_ID)

@@ -80,6 +80,12 @@ async def ask_human(
         )
     http, url_ok, form_ok, modern = _channels(call)
     pending = rt.pending
+    cards = rt.approval_cards
+    if summary is not None and cards is not None and cards.trusted(call):
+        request = pending.open(scope, summary, fp, call_fp)
+        raise cards.refusal(
+            pending, request, pending.link(request, _base_url(call)) if http else None
+        )
     if modern and (url_ok or form_ok):
         return await _ask_on_retry(call, summary, fp, call_fp, http and url_ok)
     if http and url_ok:
@@ -93,12 +99,12 @@ async def ask_human(
             status = await pending.wait(request, rt.settings.approval_prompt_timeout_seconds)
             await _complete(call, request)
             return _url_outcome(call, request, status, link)
-        raise _needs_page(call, link)
+        raise _needs_page(call, link, request)
     if form_ok:
         return await _ask_form(call, summary)
     if http:
         request = pending.open(scope, summary, fp, call_fp)
-        raise _needs_page(call, pending.link(request, _base_url(call)))
+        raise _needs_page(call, pending.link(request, _base_url(call)), request)
     return "tool"
 
 
@@ -334,11 +340,13 @@ def _refused(message: str) -> GitHubMCPError:
     )
 
 
-def _needs_page(call: Call, link: str) -> GitHubMCPError:
+def _needs_page(call: Call, link: str, request: ApprovalRequest) -> GitHubMCPError:
+    """The refusal carrying the page's link (and, for a client that renders MCP Apps, a
+    card showing the write and that link: the page decides)."""
     assert call.approval is not None
     who = call.approval.principal
     signed_in = f" signed in as {who.name}" if who.kind == "github" else ""
-    return GitHubMCPError(
+    error = GitHubMCPError(
         ErrorCode.WRITE_NOT_ALLOWED,
         "This needs a human's approval, and this client cannot show an approval prompt.",
         hint=f"Give the human this link to open{signed_in}: {link} . It shows exactly what "
@@ -346,6 +354,8 @@ def _needs_page(call: Call, link: str) -> GitHubMCPError:
         "Calling authorize_write_actions yourself does not approve it.",
         approval_url=link,
     )
+    cards = call.rt.approval_cards
+    return error if cards is None else cards.page_card(call, error, request, link)
 
 
 def _reader(call: Call) -> Any:

@@ -85,6 +85,9 @@ class Runtime:
     # input schemas with every constraint (the listed ones leave long patterns out)
     validation_schemas: dict[str, dict[str, Any]] = field(default_factory=dict)
     health_probe: object | None = None  # the status page's readiness probe, built once
+    # The proposed-write card's approval channel (apps/approval_tool.py, set by build_mcp:
+    # the pipeline sits below apps, so it asks through this, never by import).
+    approval_cards: Any = None
     # GITHUB_MCP_STATE_URL: the Redis-backed state shared with other replicas (None: alone)
     shared: ReplicaState | None = None
     # Built on first use: the manager creates its directories and probes cgroups, which a

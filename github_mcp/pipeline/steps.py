@@ -179,7 +179,10 @@ async def failed(run: CallRun, exc: Exception) -> ToolResult:
         )
     text = _json(envelope)
     return ToolResult(
-        content=[TextContent(type="text", text=text)], structured_content=envelope, is_error=True
+        content=[TextContent(type="text", text=text)],
+        structured_content=envelope,
+        is_error=True,
+        meta=getattr(exc, "result_meta", None),  # a card's data (apps/), not the model's
     )
 
 

@@ -102,6 +102,9 @@ def build_mcp(rt: Runtime, *, http_auth: bool = False, sign_in: Any = None) -> F
 
     register_prompts_and_resources(mcp, rt)
     install_apps(mcp)
+    from github_mcp.apps.approval_tool import register_proposed_write
+
+    register_proposed_write(mcp, rt)
     return mcp
 
 

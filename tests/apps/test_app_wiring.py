@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 
-from github_mcp.apps.catalog import VIEWS
+from github_mcp.apps.approval_card import PROPOSED_WRITE_URI
+from github_mcp.apps.catalog import VIEWS, app_only_tools
 from tests.apps.conftest import UI_MIME, ui_client
 from tests.conftest import DEMO_REPO, mcp_client
 
@@ -27,7 +28,8 @@ async def test_a_client_without_the_extension_sees_no_card(make_runtime):
 
 
 async def test_a_ui_host_sees_each_card_linked_from_its_tools(make_runtime):
-    async with ui_client(make_runtime()) as client:
+    rt = make_runtime()
+    async with ui_client(rt) as client:
         tools, resources = await _listing(client)
     for view in VIEWS:
         assert resources[view.uri].mimeType == UI_MIME
@@ -38,8 +40,14 @@ async def test_a_ui_host_sees_each_card_linked_from_its_tools(make_runtime):
                 "openai/toolInvocation/invoked": view.invoked,
             }
             assert 0 < len(view.invoking) <= 64 and 0 < len(view.invoked) <= 64
+        for name in view.app_tools:
+            assert tools[name].meta["ui"] == {"resourceUri": view.uri, "visibility": ["app"]}
+    # every other write tool links the proposed-write card (a gated write shows it)
+    writes = {name for name, spec in rt.bound_specs.items() if spec.write}
+    for name in writes - {n for view in VIEWS for n in view.tools}:
+        assert tools[name].meta == {"ui": {"resourceUri": PROPOSED_WRITE_URI}}
     linked = {n for n, t in tools.items() if t.meta is not None}
-    assert linked == {name for view in VIEWS for name in view.tools}
+    assert linked == {n for view in VIEWS for n in (*view.tools, *view.app_tools)} | writes
 
 
 async def test_a_host_without_the_mcp_app_mime_type_gets_no_cards(make_runtime):
@@ -83,7 +91,8 @@ async def test_the_default_tool_list_is_the_same_size_without_the_extension(make
     async with mcp_client(rt) as plain:
         plain_size = len(json.dumps([t.model_dump(mode="json") for t in await plain.list_tools()]))
     async with ui_client(rt) as host:
-        listed = await host.list_tools()
+        # an app-only tool is a whole extra entry, for the card: not a link's bytes
+        listed = [t for t in await host.list_tools() if t.name not in app_only_tools()]
         host_size = len(json.dumps([t.model_dump(mode="json") for t in listed]))
     linked = sum(1 for t in listed if t.meta)
     assert host_size > plain_size

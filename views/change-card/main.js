@@ -2,7 +2,8 @@
 // apply_patch_and_commit, apply_text_update_and_commit, update_file_sections_and_commit,
 // delete_file, move_file, update_files_and_open_pr): the commit, its files with +/- counts,
 // whether the server read the branch back and found what it wrote, and links.
-import { h, payload, plural, startCard } from "../shared/card.js";
+import { errorBox, h, payload, plural, startCard } from "../shared/card.js";
+import { KEY, proposed } from "../proposed-write/proposed.js";
 import { countLines, renderPatch, visible } from "../shared/diff.js";
 
 /** The patch of each file, cut out of the commit's combined diff by its `diff --git` header. */
@@ -104,7 +105,11 @@ function draw(card, data, input, repoUrl, compared, ready) {
   );
 }
 
-startCard("change-card", async (card, data, input) => {
+startCard("change-card", async (card, data, input, result) => {
+  // a commit waiting for the human's approval: the proposed-write card, until it is written
+  const pending = result?._meta?.[KEY];
+  if (pending) return card.show(proposed(card, pending, input));
+  if (result?.isError || !data) return card.show(h("div", { "data-ready": "" }, errorBox(result)));
   const commit = data.commit || data;
   draw(card, data, input, null, null, !input.full_name);
   if (!input.full_name) return;
@@ -121,4 +126,4 @@ startCard("change-card", async (card, data, input) => {
     // without them the card still shows the commit and its files, without counts or links
   }
   draw(card, data, input, repoUrl, compared, true);
-});
+}, { acceptErrors: true });

@@ -56,8 +56,9 @@ function applyContext(ctx) {
 /**
  * Start a card: `render(card, result, input)` draws a tool result into #app. `card` gives
  * the renderer the host's services: call a tool, open a link, say something to the chat.
+ * With `acceptErrors`, error results reach `render` too (a refusal can carry a card).
  */
-export async function startCard(name, render) {
+export async function startCard(name, render, { acceptErrors = false } = {}) {
   const app = new App({ name: `github-mcp ${name}`, version: "1.0.0" }, {}, { autoResize: true });
   const root = document.getElementById("app");
   let input = {};
@@ -74,7 +75,7 @@ export async function startCard(name, render) {
   };
   const draw = (result) => {
     try {
-      if (result.isError || !result.structuredContent) {
+      if (!acceptErrors && (result.isError || !result.structuredContent)) {
         card.show(errorBox(result));
       } else {
         render(card, result.structuredContent, input, result);
@@ -94,7 +95,7 @@ export async function startCard(name, render) {
   return card;
 }
 
-function errorBox(result) {
+export function errorBox(result) {
   const envelope = result.structuredContent?.error;
   const text = envelope
     ? `${envelope.code}: ${envelope.message}`

@@ -24,5 +24,6 @@ def test_the_readme_shows_every_card_and_how_to_see_it():
     assert all((ROOT / p).stat().st_size > 1000 for p in pictures)
     assert "make apps-preview" in section and "Claude" in section and "ChatGPT" in section
     for view in VIEWS:
-        assert f"`{view.tools[0]}`" in section, view.name
+        shown_for = view.tools[0] if view.tools else "merge_pull_request"  # any gated write
+        assert f"`{shown_for}`" in section, view.name
     assert "apps-preview:" in (ROOT / "Makefile").read_text()

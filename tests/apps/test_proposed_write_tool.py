@@ -18,6 +18,7 @@ from fastmcp.apps.config import UI_EXTENSION_ID
 from fastmcp.client.transports import StreamableHttpTransport
 from mcp.client.extension import advertise
 
+from github_mcp.approvals.requests import PendingApprovals
 from github_mcp.pipeline.runtime import Runtime
 from github_mcp.policy.gate import WriteGate
 from github_mcp.serving.loopback import serve_in_thread
@@ -44,6 +45,7 @@ def card_server(make_runtime):
         rt = make_runtime(auth_tokens=tokens, **settings)
         if clock is not None:
             rt.gate = WriteGate(rt.settings, rt.metrics, rt.gate.default_branch, clock=clock)
+            rt.pending = PendingApprovals(rt.gate, clock=clock)
         with serve_in_thread(build_http_app(rt)) as url:
             yield url, rt
 

@@ -21,18 +21,15 @@ from github_mcp.config import Settings
 from github_mcp.github.auth import Credentials, effective_token
 from github_mcp.github.cache import Cache
 from github_mcp.github.paths import refuse_unstable_path
-from github_mcp.github.redirects import MAX_REDIRECTS, redirect_target
 from github_mcp.github.ref_locks import LocalLocks
 from github_mcp.github.retries import (
     IDEMPOTENT_METHODS,
-    RETRY_STATUSES,
     backoff_delay,
-    error_for,
     graphql_error,
     message_of,
     observe_rate_limit,
-    secondary_limit_wait,
 )
+from github_mcp.github.sending import Outgoing, deliver
 from github_mcp.github.urls import (
     Page,
     decode_cursor,
@@ -44,8 +41,7 @@ from github_mcp.github.urls import (
     route_template,
 )
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
-from github_mcp.monitoring import client_log, tracing
-from github_mcp.monitoring.observability import Metrics, log_event
+from github_mcp.monitoring.observability import Metrics
 
 USER_AGENT = "github-mcp-controller/0.1"
 
@@ -161,7 +157,7 @@ class GitHubClient:
         observe_rate_limit(self.metrics, response)
         return response.status_code
 
-    # -- core request with retries ------------------------------------------
+    # -- core request with retries (the steps are in sending.py) -----------------
     @asynccontextmanager
     async def _send(
         self,
@@ -176,114 +172,23 @@ class GitHubClient:
         stream: bool = False,
         follow_redirects: bool = True,
     ) -> AsyncIterator[httpx.Response]:
-        retryable = method in IDEMPOTENT_METHODS if idempotent is None else idempotent
-        route = route_template(urlsplit(path).path if path.startswith("http") else path)
-        url = self._url(path)
-        attempt = 0
-        redirects = 0
-        while True:
-            attempt += 1
-            if self.rate_limits is not None:
-                await self.rate_limits.wait_turn(await self.token(), route)
-            request_headers = await self._headers(accept, headers)
-            request = self.http.build_request(
-                method, url, params=params, json=json_body, headers=request_headers
-            )
-            try:
-                async with self._semaphore():
-                    self.metrics.github_in_flight(1)
-                    try:
-                        with tracing.span(
-                            f"GitHub {method} {route}",
-                            **{
-                                "http.request.method": method,
-                                "url.template": route,
-                                "github.attempt": attempt,
-                            },
-                        ) as request_span:
-                            response = await self.http.send(request, stream=stream)
-                            tracing.annotate(
-                                request_span, **{"http.response.status_code": response.status_code}
-                            )
-                    finally:
-                        self.metrics.github_in_flight(-1)
-            except httpx.TimeoutException:
-                self.metrics.record_timeout()
-                self.metrics.record_github(route, method, "timeout")
-                if retryable and attempt < 3:
-                    self.metrics.record_retry("timeout")
-                    await client_log.warning(
-                        f"GitHub did not answer {method} {route} in time; retrying "
-                        f"(attempt {attempt + 1} of 3)"
-                    )
-                    await self._backoff(attempt)
-                    continue
-                raise GitHubMCPError(
-                    ErrorCode.TIMEOUT, f"GitHub did not answer in time ({method} {route})."
-                ) from None
-            except httpx.TransportError as exc:
-                self.metrics.record_github(route, method, "network_error")
-                if retryable and attempt < 3:
-                    self.metrics.record_retry("network_error")
-                    await client_log.warning(
-                        f"Network error on {method} {route}; retrying (attempt {attempt + 1} of 3)"
-                    )
-                    await self._backoff(attempt)
-                    continue
-                log_event("github_network_error", route=route, error=type(exc).__name__)
-                raise GitHubMCPError(
-                    ErrorCode.UPSTREAM_ERROR,
-                    f"Network error talking to GitHub ({method} {route}).",
-                    retryable=True,
-                ) from None
-            self.metrics.record_github(route, method, response.status_code)
-            observe_rate_limit(self.metrics, response)
-            status = response.status_code
-            if self.rate_limits is not None and (
-                status in (403, 429) or response.headers.get("x-ratelimit-remaining") == "0"
-            ):
-                await self._share_rate_limit(response, status, stream)
-            if status in (403, 429):
-                wait = await secondary_limit_wait(
-                    response, stream, self.metrics, self.settings.github_max_retry_wait
-                )
-                if wait is not None and attempt < 4:
-                    self.metrics.record_retry("secondary_rate_limit")
-                    await response.aclose()
-                    await client_log.warning(
-                        f"GitHub's secondary rate limit: waiting {wait:g} s before retrying "
-                        f"{method} {route}"
-                    )
-                    await asyncio.sleep(wait)
-                    continue
-            if status in RETRY_STATUSES and retryable and attempt < 3:
-                self.metrics.record_retry("server_error")
-                await response.aclose()
-                await client_log.info(
-                    f"GitHub answered {status} to {method} {route}; retrying "
-                    f"(attempt {attempt + 1} of 3)"
-                )
-                await self._backoff(attempt)
-                continue
-            if 300 <= status < 400 and status != 304 and follow_redirects:
-                target = await redirect_target(response, method, route, stream, self.base_url)
-                redirects += 1
-                if redirects > MAX_REDIRECTS:
-                    raise GitHubMCPError(
-                        ErrorCode.UPSTREAM_ERROR,
-                        f"GitHub redirected {method} {route} more than {MAX_REDIRECTS} times.",
-                    )
-                url, params, attempt = target, None, 0  # the Location carries its query
-                continue
-            try:
-                if status >= 400 and status != 304:
-                    if stream:
-                        await response.aread()
-                    raise error_for(response, method, route, self.metrics)
-                yield response
-            finally:
-                await response.aclose()
-            return
+        out = Outgoing(
+            method=method,
+            route=route_template(urlsplit(path).path if path.startswith("http") else path),
+            url=self._url(path),
+            params=params,
+            json_body=json_body,
+            accept=accept,
+            headers=headers,
+            retryable=method in IDEMPOTENT_METHODS if idempotent is None else idempotent,
+            stream=stream,
+            follow_redirects=follow_redirects,
+        )
+        response = await deliver(self, out)
+        try:
+            yield response
+        finally:
+            await response.aclose()
 
     async def _backoff(self, attempt: int) -> None:
         delay = backoff_delay(self.retry_base_delay, attempt)

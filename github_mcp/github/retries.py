@@ -14,6 +14,27 @@ from github_mcp.monitoring.observability import Metrics, redact
 
 RETRY_STATUSES = {500, 502, 503, 504}
 IDEMPOTENT_METHODS = {"GET", "HEAD", "OPTIONS"}
+MAX_ATTEMPTS = 3  # for a transport error or a 5xx: the first try and two retries
+MAX_RATE_LIMIT_ATTEMPTS = 4  # a short secondary rate limit is waited out up to 3 times
+
+
+def retries_failure(retryable: bool, attempt: int, status: int | None = None) -> bool:
+    """Whether a failed attempt (a transport error, or a `status` answer) is tried again:
+    only a retryable request, only a 5xx GitHub lists as passing, within MAX_ATTEMPTS."""
+    if status is not None and status not in RETRY_STATUSES:
+        return False
+    return retryable and attempt < MAX_ATTEMPTS
+
+
+def shares_rate_limit(response: httpx.Response) -> bool:
+    """Whether replicas must hear of this answer: a limit hit, or the budget spent."""
+    status = response.status_code
+    return status in (403, 429) or response.headers.get("x-ratelimit-remaining") == "0"
+
+
+def wants_redirect(status: int) -> bool:
+    """A 3xx other than 304 (which answers a revalidation) points elsewhere."""
+    return 300 <= status < 400 and status != 304
 
 
 def backoff_delay(base_delay: float, attempt: int) -> float:

@@ -15,10 +15,20 @@ per-core capacity that implies (1 / CPU per call). Each shape runs --rounds time
 the median of each figure is printed with the per-round spread.
 
 The server's code is taken from --root (default: the current directory), so the same
-load runs against another checkout:
+load runs against another checkout; --baseline DIR also serves an older checkout and runs
+each round on both, alternately, so that both see the same load:
 
-    cd /work/baseline && /work/main/.venv/bin/python /work/main/bench/load.py
     .venv/bin/python bench/load.py [--stateless] [--paced-calls 3000] [--rounds 3]
+    .venv/bin/python bench/load.py --baseline ../older-checkout --only closed
+
+Server CPU per call depends on the machine's load, not only on the code: on a busy
+machine every process shares the cores' caches with the others and is preempted more
+often, so the same call costs more CPU time. The closed loop's 739 calls/s per core
+(1.35 ms) was measured on a quiet machine; 237 calls/s (4.22 ms) was measured with other
+work on the cores. Both trees, run alternately under a load average of 13-16 on 2 cores,
+measured the same (2.6-2.9 ms), so the code had not regressed. Every figure here is printed
+with the load average over its phase; compare figures taken under the same load, or use
+--baseline, whose ratio holds across loads.
 
 The load generator is deliberately thin (httpx and hand-written JSON-RPC, no MCP client
 library) so that its own CPU stays small next to the server's; it prints it too.
@@ -82,6 +92,7 @@ class ServerProcess:
     """`python main.py serve --transport http` from `root`, pointed at the forge."""
 
     def __init__(self, root: Path, forge: ForgeProcess, *, stateless: bool, log: Path) -> None:
+        self.root = root
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         work = Path(tempfile.mkdtemp(prefix="bench-load-"))
@@ -211,6 +222,7 @@ class PhaseResult:
     client_cpu_s: float
     latencies_ms: list[float] = field(repr=False)
     forge_requests: int
+    load_average: float  # the machine's 1-minute load average at the phase's end
 
     @property
     def throughput(self) -> float:
@@ -284,6 +296,7 @@ async def run_phase(
         client_cpu_s=own_after - own_before,
         latencies_ms=latencies,
         forge_requests=forge_requests,
+        load_average=os.getloadavg()[0],
     )
 
 
@@ -314,11 +327,57 @@ def report(label: str, results: list[PhaseResult]) -> None:
     print(f"  capacity per core   {fig('capacity_per_core', '.0f')} calls/s (1 / CPU per call)")
     print(f"  load generator CPU  {client_ms:.2f} ms/call")
     print(f"  forge requests      {sum(r.forge_requests for r in results)} (cache hits: 0)")
+    print(f"  load average        {fig('load_average', '.1f')} ({os.cpu_count()} cores)")
+
+
+def compare(label: str, ours: list[PhaseResult], baseline: list[PhaseResult]) -> None:
+    """Both trees' CPU per call, taken round by round under the same load."""
+    mine = statistics.median(r.cpu_ms_per_call for r in ours)
+    base = statistics.median(r.cpu_ms_per_call for r in baseline)
+    p99 = statistics.median(r.percentile(99) for r in ours)
+    base_p99 = statistics.median(r.percentile(99) for r in baseline)
+    print(f"{label}: this tree / baseline, medians of {len(ours)} alternated rounds")
+    print(f"  server CPU per call {mine:.2f} / {base:.2f} ms = {mine / base:.2f}x")
+    print(f"  p99 latency         {p99:.1f} / {base_p99:.1f} ms = {p99 / base_p99:.2f}x")
+
+
+def _shapes(args: argparse.Namespace) -> list[tuple[str, dict[str, Any]]]:
+    shapes = []
+    if args.only in (None, "paced"):
+        label = f"paced: {args.paced_clients} clients, think time mean {args.think_ms:g} ms"
+        shape = dict(clients=args.paced_clients, calls=args.paced_calls, think_ms=args.think_ms)
+        shapes.append((label, shape))
+    if args.only in (None, "closed"):
+        label = f"closed loop: {args.closed_clients} clients"
+        shapes.append((label, dict(clients=args.closed_clients, calls=args.closed_calls)))
+    return shapes
+
+
+async def measure(
+    args: argparse.Namespace, forge: ForgeProcess, servers: list[ServerProcess]
+) -> None:
+    """Each shape, `rounds` times on every server in turn (so each sees the same load)."""
+    for server in servers:  # warm-up: imports, caches, connections
+        await run_phase(server, forge, clients=4, calls=400, think_ms=0,
+                        stateless=args.stateless, seed=0)  # fmt: skip
+    for label, shape in _shapes(args):
+        shape.setdefault("think_ms", 0)
+        results: list[list[PhaseResult]] = [[] for _ in servers]
+        for round_no in range(args.rounds):
+            for server, mine in zip(servers, results, strict=True):
+                mine.append(
+                    await run_phase(server, forge, stateless=args.stateless, seed=round_no, **shape)
+                )
+        for server, mine in zip(servers, results, strict=True):
+            report(f"{label} [{server.root}]", mine)
+        if len(servers) == 2:
+            compare(label, results[0], results[1])
 
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--root", type=Path, default=Path.cwd(), help="the server's checkout")
+    parser.add_argument("--baseline", type=Path, help="another checkout, run alternately")
     parser.add_argument("--stateless", action="store_true", help="serve --stateless")
     parser.add_argument("--paced-clients", type=int, default=50)
     parser.add_argument("--paced-calls", type=int, default=3000)
@@ -328,47 +387,25 @@ async def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only", choices=["paced", "closed"], default=None)
     args = parser.parse_args()
-    root = args.root.resolve()
-    if not (root / "main.py").is_file():
-        parser.error(f"{root} has no main.py: run from a checkout or pass --root")
+    roots = [args.root.resolve()] + ([args.baseline.resolve()] if args.baseline else [])
+    for root in roots:
+        if not (root / "main.py").is_file():
+            parser.error(f"{root} has no main.py: run from a checkout or pass --root")
     with ForgeProcess() as forge, tempfile.TemporaryDirectory() as tmp:
         forge.seed_repo(REPO, {PATH: _file_body(), "README.md": "# load\n"})
         forge.set_latency(0)
-        server = ServerProcess(root, forge, stateless=args.stateless, log=Path(tmp) / "srv.log")
+        servers: list[ServerProcess] = []
         try:
+            for n, root in enumerate(roots):
+                log = Path(tmp) / f"srv{n}.log"
+                servers.append(ServerProcess(root, forge, stateless=args.stateless, log=log))
             mode = "stateless" if args.stateless else "stateful sessions"
-            print(f"server: {root} (pid {server.proc.pid}, {mode}); forge latency 0 ms")
-            await run_phase(
-                server, forge, clients=4, calls=400, think_ms=0, stateless=args.stateless, seed=0
-            )  # warm-up: imports, caches, connections
-            shapes = []
-            if args.only in (None, "paced"):
-                shapes.append(
-                    (
-                        f"paced: {args.paced_clients} clients, think time mean "
-                        f"{args.think_ms:g} ms",
-                        dict(
-                            clients=args.paced_clients,
-                            calls=args.paced_calls,
-                            think_ms=args.think_ms,
-                        ),
-                    )
-                )
-            if args.only in (None, "closed"):
-                shapes.append(
-                    (
-                        f"closed loop: {args.closed_clients} clients",
-                        dict(clients=args.closed_clients, calls=args.closed_calls, think_ms=0),
-                    )
-                )
-            for label, shape in shapes:
-                results = [
-                    await run_phase(server, forge, stateless=args.stateless, seed=round_no, **shape)
-                    for round_no in range(args.rounds)
-                ]
-                report(label, results)
+            for server in servers:
+                print(f"server: {server.root} (pid {server.proc.pid}, {mode}); forge latency 0 ms")
+            await measure(args, forge, servers)
         finally:
-            server.close()
+            for server in servers:
+                server.close()
 
 
 if __name__ == "__main__":

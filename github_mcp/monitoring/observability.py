@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import json
 import logging
 import re
 import sys
 import threading
-from typing import Any
+import time
+from typing import Any, TextIO
 
 _LOGGER = logging.getLogger("github_mcp")
 _SECRETS: set[str] = set()
@@ -64,14 +66,24 @@ def redact(text: str) -> str:
     return _TOKEN_PATTERNS.sub("[REDACTED]", text)
 
 
+def _json_line(created: float, level: str, logger: str, event: str, fields: dict[str, Any]) -> str:
+    data: dict[str, Any] = {"ts": round(created, 3), "level": level, "logger": logger}
+    data["event"] = event
+    data.update(fields)
+    return redact(json.dumps(data, default=str, ensure_ascii=False))
+
+
 class _JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
+        event = getattr(record, "event", None)
+        if event and not record.exc_info:
+            fields = getattr(record, "fields", {})
+            return _json_line(record.created, record.levelname.lower(), record.name, event, fields)
         data: dict[str, Any] = {
             "ts": round(record.created, 3),
             "level": record.levelname.lower(),
             "logger": record.name,
         }
-        event = getattr(record, "event", None)
         if event:
             data["event"] = event
             data.update(getattr(record, "fields", {}))
@@ -82,10 +94,30 @@ class _JsonFormatter(logging.Formatter):
         return redact(json.dumps(data, default=str, ensure_ascii=False))
 
 
+# The handler configure_logging installed. While it is the only place our events go (no
+# other handler, filter or level in the way: a test's caplog adds one), log_event writes
+# the line itself: the same text the formatter makes, without a LogRecord (its caller
+# lookup, thread and process names cost more than the line).
+_HANDLER: logging.StreamHandler[TextIO] | None = None
+
+
+def _direct_handler(level: int) -> logging.StreamHandler[TextIO] | None:
+    handler, root = _HANDLER, logging.root
+    if handler is None or _LOGGER.handlers or _LOGGER.filters or not _LOGGER.propagate:
+        return None
+    if len(root.handlers) != 1 or root.handlers[0] is not handler or root.filters:
+        return None
+    if handler.filters or handler.level > level:
+        return None
+    return handler
+
+
 def configure_logging(level: str = "INFO") -> None:
     """All logging to stderr as JSON lines; stdout stays for protocol frames."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_JsonFormatter())
+    global _HANDLER
+    _HANDLER = handler
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
@@ -104,6 +136,17 @@ def log_event(event: str, *, level: int = logging.INFO, **fields: Any) -> None:
     clean = {k: v for k, v in fields.items() if v is not None}
     if "call_id" not in clean and (call_id := CURRENT_CALL_ID.get()) is not None:
         clean["call_id"] = call_id
+    handler = _direct_handler(level)
+    if handler is not None:
+        name = logging.getLevelName(level).lower()
+        line = _json_line(time.time(), name, _LOGGER.name, event, clean)
+        with handler.lock or contextlib.nullcontext():
+            try:
+                handler.stream.write(line + handler.terminator)
+                handler.flush()
+                return
+            except Exception:  # noqa: S110 - the logging path below reports it
+                pass
     _LOGGER.log(level, event, extra={"event": event, "fields": clean})
 
 

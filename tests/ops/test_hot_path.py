@@ -123,3 +123,57 @@ def test_redaction_removes_registered_secrets_from_lines_without_markers():
     observability.register_secret("plain-secret-value-42")
     line = '{"event":"x","detail":"failed near plain-secret-value-42"}'
     assert "plain-secret-value-42" not in observability.redact(line)
+
+
+@pytest.fixture
+def json_stderr(monkeypatch):
+    """configure_logging's handler writing to a buffer; the root's handlers come back after."""
+    import io
+    import logging
+
+    buffer = io.StringIO()
+    root = logging.getLogger()
+    saved = (root.handlers[:], root.level, observability._HANDLER)
+    monkeypatch.setattr(sys, "stderr", buffer)
+    observability.configure_logging("INFO")
+    yield buffer
+    root.handlers[:], _, observability._HANDLER = saved
+    root.setLevel(saved[1])
+
+
+def _lines(buffer) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in buffer.getvalue().splitlines()]
+
+
+def test_log_lines_written_directly_match_the_formatter(json_stderr):
+    import logging
+
+    logging.getLogger().handlers[:] = [observability._HANDLER]  # as served: pytest's go
+    fields = {"tool": "get_file_contents", "n": 3, "skip": None, "detail": "ghp_" + "A" * 36}
+    assert observability._direct_handler(logging.INFO) is not None  # the fast path is taken
+    observability.log_event("tool_call_success", **fields)
+    observability._HANDLER = None  # the same event through a LogRecord and the formatter
+    observability.log_event("tool_call_success", **fields)
+    direct, formatted = _lines(json_stderr)
+    assert abs(direct.pop("ts") - formatted.pop("ts")) < 5
+    assert list(direct.items()) == list(formatted.items())
+    assert direct["detail"] == "[REDACTED]" and "skip" not in direct
+
+
+def test_a_handler_added_later_still_sees_every_event(json_stderr, caplog):
+    import logging
+
+    with caplog.at_level(logging.INFO, logger="github_mcp"):
+        observability.log_event("tool_call_start", tool="list_issues")
+    assert [r.getMessage() for r in caplog.records] == ["tool_call_start"]
+    assert [line["event"] for line in _lines(json_stderr)] == ["tool_call_start"]
+
+
+def test_events_below_the_level_are_not_written(json_stderr):
+    import logging
+
+    logging.getLogger().handlers[:] = [observability._HANDLER]
+    logging.getLogger().setLevel(logging.WARNING)
+    observability.log_event("tool_call_start", tool="list_issues")
+    observability.log_event("rate_limited", level=logging.WARNING, tool="list_issues")
+    assert [line["event"] for line in _lines(json_stderr)] == ["rate_limited"]

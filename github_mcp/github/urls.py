@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ _ROUTE_RULES = [
 ]
 
 
+@functools.lru_cache(maxsize=4096)  # every request names its route; few distinct paths
 def route_template(path: str) -> str:
     for pattern, repl in _ROUTE_RULES:
         path = pattern.sub(repl, path)

@@ -94,7 +94,12 @@ def serve_http(app: Any, rt: Runtime, *, host: str, port: int) -> None:
     # calls' answers included; GracefulServer ends the streams itself once they are done.
     AppStatus.disable_automatic_graceful_drain()
     config = uvicorn.Config(
-        app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=int(grace)
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        timeout_graceful_shutdown=int(grace),
+        http="httptools",  # C parser: about 10% less CPU per call than h11 (bench/load.py)
     )
     GracefulServer(config, rt).run()
 

@@ -24,6 +24,8 @@ from github_mcp.policy.gate import WriteGate
 from github_mcp.serving.loopback import serve_in_thread
 from github_mcp.serving.server import build_http_app
 from tests.approvals.conftest import FakeClock, branch_head, commit_parents
+from tests.oauth.conftest import oauth_server as oauth_server
+from tests.oauth.signin import signed_in_client
 from tests.security.test_approval_binding import forge_put_file
 
 TOKEN = "card-owner-0123456789abcdef"
@@ -324,3 +326,31 @@ async def test_outside_auto_mode_the_tool_is_neither_listed_nor_callable(card_se
             assert DECIDE not in {t.name for t in await host.list_tools()}
             attempt = {"request": "r" * 16, "nonce": "a" * 64}
             assert "not auto" in refused(await decide(host, attempt, "approve"))
+
+
+OAUTH_REPO = "cards-oauth-org/service"
+OAUTH_PASSWORD = "cara-pass-5521"
+
+
+async def test_a_hosted_server_with_github_sign_in_leaves_the_decision_to_the_page(
+    oauth_server, forge
+):
+    """GITHUB_MCP_AUTH=oauth: even a client that declares MCP Apps gets the page's link on
+    its card, and the app-only tool is neither listed nor callable."""
+    forge.add_user("cara", password=OAUTH_PASSWORD)
+    forge.add_org_member("cards-oauth-org", "cara", role="admin")
+    forge.seed_repo(OAUTH_REPO, {"README.md": "# demo\nline two\nline three\n"}, private=True)
+    before = branch_head(forge, OAUTH_REPO)
+    server = oauth_server(allowed_users="cara")
+    extensions = [advertise(UI_EXTENSION_ID, {"mimeTypes": ["text/html;profile=mcp-app"]})]
+    async with signed_in_client(
+        server.mcp_url, "cara", OAUTH_PASSWORD, mode="legacy", extensions=extensions
+    ) as host:
+        assert DECIDE not in {t.name for t in await host.list_tools()}
+        result = await write(host, "commit_files", commit_args(OAUTH_REPO))
+        card = card_of(result)
+        assert card["mode"] == "page" and "nonce" not in card
+        assert card["approval_url"] == result.structured_content["error"]["approval_url"]
+        attempt = {"request": card["request"], "nonce": "a" * 64}
+        assert "GITHUB_MCP_AUTH=oauth" in refused(await decide(host, attempt, "approve"))
+    assert branch_head(forge, OAUTH_REPO) == before

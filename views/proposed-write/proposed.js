@@ -10,6 +10,29 @@ import { h, plural } from "../shared/card.js";
 /** Where a gated write's result carries its card (`_meta`, which the model does not read). */
 export const KEY = "github-mcp/proposed-write";
 const HIDDEN = /(⟨U\+[0-9A-F]{4,6}⟩)/;
+// The card's own rules, added once to whichever card shows it (the change card too).
+const STYLE = `
+.proposed table { border-collapse: collapse; width: 100%; }
+.proposed th, .proposed td { padding: 3px 8px 3px 0; text-align: left; vertical-align: top; }
+.proposed th { color: var(--color-text-secondary); font-weight: 600; white-space: nowrap; width: 1%; }
+.proposed td code, .proposed td span { overflow-wrap: anywhere; }
+.proposed pre.full { margin: 0; max-height: 200px; }
+.proposed pre.diff .line { display: block; }
+.proposed pre.diff .hunk { color: var(--color-text-secondary); }
+.proposed mark.hidden-char { background: none; color: var(--color-text-warning); font-weight: 700; border: 1px solid currentColor; border-radius: 3px; padding: 0 2px; }
+.proposed #warnings { border: 1px solid currentColor; border-radius: 6px; padding: 6px 10px; margin-bottom: 8px; }
+.proposed #warnings ul { margin: 4px 0 0; padding-left: 18px; }
+.proposed .status.bad { color: var(--color-text-danger); }
+.proposed .status.ok { color: var(--color-text-success); }
+`;
+
+function ensureStyle() {
+  if (document.getElementById("proposed-write-style")) return;
+  const style = document.createElement("style");
+  style.id = "proposed-write-style";
+  style.textContent = STYLE;
+  document.head.append(style);
+}
 
 /** Text with each made-visible hidden character marked, so it stands out. */
 function shown(text) {
@@ -183,6 +206,7 @@ function note(card, text) {
 
 /** The card of a write waiting for the human; `input` is the write's own arguments. */
 export function proposed(card, pending, input) {
+  ensureStyle();
   const facts = pending.facts;
   const status = h("p", { id: "status", class: "status", role: "status" });
   const where = facts.repository ? [" on ", shown(facts.repository), facts.branch ? [" @ ", shown(facts.branch)] : null] : null;

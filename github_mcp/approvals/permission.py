@@ -8,6 +8,7 @@ from typing import Any
 
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.monitoring.observability import log_event
+from github_mcp.services.github_json import RepoPermissions
 from github_mcp.services.repos import get_repo
 
 # A branch write (push, merge, branch delete, dispatch on a ref) needs push access;
@@ -22,13 +23,13 @@ async def check_own_permission(github: Any, repo: str | None, branch: str | None
     be asked about and GitHub has the last word."""
     if not repo:
         return
+    permissions: RepoPermissions | None
     try:
-        data = await get_repo(github, repo)
+        permissions = (await get_repo(github, repo)).get("permissions")
     except GitHubMCPError as exc:
         if exc.code != ErrorCode.NOT_FOUND:
             return
-        data = {"permissions": {}}  # the caller cannot even see it
-    permissions = data.get("permissions") if isinstance(data, dict) else None
+        permissions = {}  # the caller cannot even see it
     if not isinstance(permissions, dict):
         return
     needed = PUSH_ROLES if branch is not None else READ_ROLES

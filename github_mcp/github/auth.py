@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.monitoring.observability import log_event, register_secret
@@ -61,7 +61,7 @@ class TokenAuth:
 
 
 # (method, path, headers, json) -> (status, json body)
-RawPost = Callable[[str, dict[str, str]], Awaitable[tuple[int, dict]]]
+RawPost = Callable[[str, dict[str, str]], Awaitable[tuple[int, dict[str, Any]]]]
 
 
 class AppAuth:

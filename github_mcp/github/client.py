@@ -128,7 +128,7 @@ class GitHubClient:
         one (hosted sign-in), else the server's own."""
         return await effective_token(self.credentials)
 
-    async def raw_post(self, path: str, headers: dict[str, str]) -> tuple[int, dict]:
+    async def raw_post(self, path: str, headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
         """Unauthenticated-by-token POST (App token exchange)."""
         response = await self.http.post(
             self._url(path), headers={"Accept": "application/vnd.github+json", **headers}

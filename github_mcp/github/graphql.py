@@ -301,7 +301,7 @@ async def pull_overview(github: GitHubClient, full_name: str, number: int) -> di
     data = await github.graphql(
         PULL_OVERVIEW, base | {"after": None, "contexts": CONTEXTS_PER_COMMIT}
     )
-    pull = ((data or {}).get("repository") or {}).get("pullRequest")
+    pull: dict[str, Any] | None = ((data or {}).get("repository") or {}).get("pullRequest")
     if pull is None:
         raise GitHubMCPError(
             ErrorCode.NOT_FOUND, f"Pull request {full_name}#{number} was not found."

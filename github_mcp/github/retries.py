@@ -5,6 +5,7 @@ to back off, GitHub's secondary limit (Retry-After, waited out when short), the 
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import httpx2 as httpx
 
@@ -39,7 +40,7 @@ def wants_redirect(status: int) -> bool:
 
 def backoff_delay(base_delay: float, attempt: int) -> float:
     """Exponential back-off before retry number `attempt` (jitter is added by the caller)."""
-    return base_delay * (2 ** (attempt - 1))
+    return base_delay * 2.0 ** (attempt - 1)
 
 
 def observe_rate_limit(metrics: Metrics, response: httpx.Response) -> None:
@@ -140,7 +141,7 @@ def error_for(
     )
 
 
-def graphql_error(first: dict) -> GitHubMCPError:
+def graphql_error(first: dict[str, Any]) -> GitHubMCPError:
     """The structured error for a GraphQL answer's first error."""
     kind, message = first.get("type", ""), str(first.get("message", ""))
     if is_rule_refusal(message):

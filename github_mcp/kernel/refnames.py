@@ -200,7 +200,8 @@ def skeleton(name: str) -> str:
 def _mixed_script_word(name: str) -> str | None:
     from confusable_homoglyphs.categories import unique_aliases
 
-    for word in re.findall(r"[^\W\d_]+", name):
+    words: list[str] = re.findall(r"[^\W\d_]+", name)
+    for word in words:
         if word.isascii():
             continue
         if len(unique_aliases(word) - {"COMMON", "INHERITED"}) > 1:

@@ -35,7 +35,7 @@ async def earlier_call(
             and all(entry.get(key) == value for key, value in recorded.items())
         )
 
-    for entry in reversed(list(rt.audit.recent)):
+    for entry in list(rt.audit.recent)[::-1]:  # a copy: other calls append meanwhile
         if matches(entry):
             return entry
     if rt.shared is not None:

@@ -29,6 +29,8 @@ from github_mcp.services.approved_state import tree_paths
 from github_mcp.services.files import MAX_READ_BYTES, read_file
 
 if TYPE_CHECKING:
+    from mcp.types import InputRequiredResult
+
     from github_mcp.pipeline.registry import Call
 
 Outcome = Literal["approved", "tool"]
@@ -39,7 +41,7 @@ class ClientInputRequired(Exception):
     InputRequiredResult); the client asks its human and retries the call with the answer.
     The pipeline returns `result` as it is."""
 
-    def __init__(self, result: Any) -> None:
+    def __init__(self, result: InputRequiredResult) -> None:
         super().__init__("client input required")
         self.result = result
 

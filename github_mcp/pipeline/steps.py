@@ -259,6 +259,7 @@ def _known_ref(rt: Runtime, full_name: str, ref: str | None) -> str | None:
 
 def _ref_of(spec: ToolSpec, kwargs: dict[str, Any]) -> str | None:
     for key in (spec.ref_arg, "branch", "ref"):
-        if key and isinstance(kwargs.get(key), str):
-            return kwargs[key]
+        value = kwargs.get(key) if key else None
+        if isinstance(value, str):
+            return value
     return None

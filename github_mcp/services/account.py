@@ -9,7 +9,8 @@ from github_mcp.github.client import GitHubClient
 
 async def rate_limit(github: GitHubClient) -> dict[str, Any]:
     """GET /rate_limit (it does not count against the limit)."""
-    return await github.request_json("GET", "/rate_limit")
+    data: dict[str, Any] = await github.request_json("GET", "/rate_limit")
+    return data
 
 
 async def identity(github: GitHubClient) -> dict[str, Any]:

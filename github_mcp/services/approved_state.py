@@ -142,7 +142,8 @@ async def _with_history(
 
 async def _compare(github: GitHubClient, full_name: str, base: str, head: str) -> dict[str, Any]:
     path = f"{repo_path(full_name)}/compare/{encode_path(base)}...{encode_path(head)}"
-    return await github.request_json("GET", path)
+    data: dict[str, Any] = await github.request_json("GET", path)
+    return data
 
 
 def _note(commit: dict[str, Any]) -> CommitNote:

@@ -6,6 +6,7 @@ from typing import Any
 
 from github_mcp.github.client import GitHubClient, encode_path
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, conflict
+from github_mcp.services.github_json import GitRef
 from github_mcp.services.repos import repo_path, resolve_commit_sha
 
 
@@ -40,7 +41,7 @@ async def create_branch(
 
 async def _branch_sha(github: GitHubClient, full_name: str, branch: str) -> str | None:
     try:
-        data = await github.request_json(
+        data: GitRef = await github.request_json(
             "GET", f"{repo_path(full_name)}/git/ref/heads/{encode_path(branch)}"
         )
     except GitHubMCPError as exc:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from github_mcp.github.client import GitHubClient, encode_path
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.services.content import git_blob_sha
+from github_mcp.services.github_json import GitRef
 from github_mcp.services.repos import repo_path
 
 if TYPE_CHECKING:
@@ -64,7 +65,7 @@ async def _walk(
 
 async def current_ref(github: GitHubClient, full_name: str, branch: str) -> str | None:
     try:
-        data = await github.request_json(
+        data: GitRef = await github.request_json(
             "GET", f"{repo_path(full_name)}/git/ref/heads/{encode_path(branch)}"
         )
     except GitHubMCPError as exc:

@@ -25,6 +25,7 @@ from typing import Any
 from github_mcp.github.client import GitHubClient, encode_path
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, conflict
 from github_mcp.services.commit_checks import blob_shas, contains, current_ref, verify_commit
+from github_mcp.services.github_json import GitTree
 from github_mcp.services.repos import repo_path
 
 MAX_REBASES = 8
@@ -115,7 +116,7 @@ async def _build_tree(
 ) -> str:
     # Trees are content-addressed: creating one twice yields the same object, so a
     # 5xx or a dropped connection is retried like a read.
-    tree = await github.request_json(
+    tree: GitTree = await github.request_json(
         "POST",
         f"{repo_path(full_name)}/git/trees",
         idempotent=True,

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from github_mcp.github.client import GitHubClient
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, invalid_input
@@ -75,7 +75,18 @@ def parse_document_id(value: str) -> DocumentId:
     return DocumentId(kind, full_name)
 
 
-async def fetch_document(github: GitHubClient, web_base_url: str, doc: DocumentId) -> dict:
+class FetchedDocument(TypedDict):
+    """One document as text; the fetch tool's Document adds the id."""
+
+    title: str
+    text: str
+    url: str
+    metadata: dict[str, Any]
+
+
+async def fetch_document(
+    github: GitHubClient, web_base_url: str, doc: DocumentId
+) -> FetchedDocument:
     """The document an id names: {title, text, url, metadata}."""
     repo = doc.full_name
     if doc.kind == "file":
@@ -128,13 +139,13 @@ async def fetch_document(github: GitHubClient, web_base_url: str, doc: DocumentI
                 "author": (data.get("author") or {}).get("login"),
             },
         }
-    data = await repos.get_repo(github, repo)
+    found = await repos.get_repo(github, repo)
     return {
-        "title": data["full_name"],
-        "text": f"{data['full_name']}: {data.get('description') or ''}\n"
-        f"default branch: {data['default_branch']}",
-        "url": data["html_url"],
-        "metadata": {"private": data["private"], "default_branch": data["default_branch"]},
+        "title": found["full_name"],
+        "text": f"{found['full_name']}: {found.get('description') or ''}\n"
+        f"default branch: {found['default_branch']}",
+        "url": found["html_url"],
+        "metadata": {"private": found["private"], "default_branch": found["default_branch"]},
     }
 
 

@@ -32,7 +32,10 @@ async def list_issues(
 
 
 async def get_issue(github: GitHubClient, full_name: str, number: int) -> dict[str, Any]:
-    return await github.request_json("GET", f"{repo_path(full_name)}/issues/{number}")
+    issue: dict[str, Any] = await github.request_json(
+        "GET", f"{repo_path(full_name)}/issues/{number}"
+    )
+    return issue
 
 
 async def issue_comments(
@@ -46,14 +49,16 @@ async def issue_comments(
 async def create_issue(
     github: GitHubClient, full_name: str, fields: dict[str, Any]
 ) -> dict[str, Any]:
-    issue = await github.request_json("POST", f"{repo_path(full_name)}/issues", json_body=fields)
+    issue: dict[str, Any] = await github.request_json(
+        "POST", f"{repo_path(full_name)}/issues", json_body=fields
+    )
     return issue
 
 
 async def update_issue(
     github: GitHubClient, full_name: str, number: int, fields: dict[str, Any]
 ) -> dict[str, Any]:
-    issue = await github.request_json(
+    issue: dict[str, Any] = await github.request_json(
         "PATCH", f"{repo_path(full_name)}/issues/{number}", json_body=fields
     )
     return issue
@@ -71,7 +76,7 @@ async def add_comment(
         if posted is not None:
             return posted
     try:
-        comment = await github.request_json("POST", path, json_body={"body": body})
+        comment: dict[str, Any] = await github.request_json("POST", path, json_body={"body": body})
     except GitHubMCPError as exc:
         found = await _posted_despite(github, path, body, since, exc)
         if found is None:
@@ -98,7 +103,9 @@ async def _same_body_since(
     github: GitHubClient, path: str, body: str, since: str
 ) -> dict[str, Any] | None:
     """The newest comment with exactly this body updated since `since`, if any."""
-    recent = await github.request_json("GET", path, params={"since": since, "per_page": 100})
+    recent: list[dict[str, Any]] | None = await github.request_json(
+        "GET", path, params={"since": since, "per_page": 100}
+    )
     same = [c for c in recent or [] if isinstance(c, dict) and c.get("body") == body]
     return same[-1] if same else None
 
@@ -110,7 +117,7 @@ def _iso(ts: float) -> str:
 async def add_labels(
     github: GitHubClient, full_name: str, number: int, labels: list[str]
 ) -> list[dict[str, Any]]:
-    data = await github.request_json(
+    data: list[dict[str, Any]] = await github.request_json(
         "POST", f"{repo_path(full_name)}/issues/{number}/labels", json_body={"labels": labels}
     )
     return data

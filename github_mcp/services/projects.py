@@ -194,7 +194,7 @@ def _after(cursor: str | None) -> str | None:
 
 
 def _owner(data: dict[str, Any] | None, owner: str) -> dict[str, Any]:
-    found = (data or {}).get("owner")
+    found: dict[str, Any] | None = (data or {}).get("owner")
     if not found:
         raise GitHubMCPError(ErrorCode.NOT_FOUND, f"No organisation or user {owner!r}.")
     return found

@@ -15,6 +15,7 @@ from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.services.account import identity
 from github_mcp.services.approved_state import RemoteState
 from github_mcp.services.branches import branch_head
+from github_mcp.services.github_json import Repository
 from github_mcp.services.repos import repo_path
 
 
@@ -65,10 +66,11 @@ async def fork(github: GitHubClient, source: str, fields: dict[str, Any]) -> For
     return Fork(**_new(data).model_dump(), parent=parent)
 
 
-async def existing(github: GitHubClient, full_name: str) -> dict[str, Any] | None:
+async def existing(github: GitHubClient, full_name: str) -> Repository | None:
     """The repository as GitHub has it now (uncached), or None when there is none."""
     try:
-        return await github.request_json("GET", repo_path(full_name))
+        data: Repository = await github.request_json("GET", repo_path(full_name))
+        return data
     except GitHubMCPError as exc:
         if exc.code == ErrorCode.NOT_FOUND:
             return None

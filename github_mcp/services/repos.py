@@ -7,6 +7,7 @@ from typing import Any
 
 from github_mcp.github.client import GitHubClient, Page, encode_path
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.services.github_json import GitRef, Repository
 
 SHA_RE = re.compile(r"^[0-9a-f]{40}$")
 DEFAULT_BRANCH_TTL = 600.0
@@ -17,8 +18,9 @@ def repo_path(full_name: str) -> str:
     return f"/repos/{encode_path(owner)}/{encode_path(name)}"
 
 
-async def get_repo(github: GitHubClient, full_name: str) -> dict[str, Any]:
-    return await github.get_json(repo_path(full_name), repo=full_name)
+async def get_repo(github: GitHubClient, full_name: str) -> Repository:
+    data: Repository = await github.get_json(repo_path(full_name), repo=full_name)
+    return data
 
 
 async def default_branch(github: GitHubClient, full_name: str) -> str:
@@ -83,18 +85,20 @@ async def resolve_commit_sha(github: GitHubClient, full_name: str, ref: str) -> 
     base = repo_path(full_name)
     for kind in ("heads", "tags"):
         try:
-            data = await github.get_json(
+            data: GitRef = await github.get_json(
                 f"{base}/git/ref/{kind}/{encode_path(ref)}", repo=full_name
             )
         except GitHubMCPError as exc:
             if exc.code != ErrorCode.NOT_FOUND:
                 raise
             continue
-        if isinstance(data, dict) and data.get("object", {}).get("type") == "commit":
-            return data["object"]["sha"]
-        if isinstance(data, dict) and data.get("object", {}).get("type") == "tag":
-            tag = await github.get_json(
-                f"{base}/git/tags/{data['object']['sha']}", immutable=True, repo=full_name
+        # A ref that matches more than one (a prefix) comes back as a list: not this ref.
+        target = data.get("object") if isinstance(data, dict) else None
+        if target and target["type"] == "commit":
+            return target["sha"]
+        if target and target["type"] == "tag":
+            tag: GitRef = await github.get_json(
+                f"{base}/git/tags/{target['sha']}", immutable=True, repo=full_name
             )
             return tag["object"]["sha"]
     raise GitHubMCPError(
@@ -139,9 +143,10 @@ async def list_commits(
 
 async def get_commit(github: GitHubClient, full_name: str, ref: str) -> dict[str, Any]:
     try:
-        return await github.get_json(
+        data: dict[str, Any] = await github.get_json(
             f"{repo_path(full_name)}/commits/{encode_path(ref)}", repo=full_name
         )
+        return data
     except GitHubMCPError as exc:
         # GitHub answers 422 "No commit found for SHA" for an unknown ref or SHA.
         if exc.details.get("status") == 422:
@@ -154,6 +159,7 @@ async def get_commit(github: GitHubClient, full_name: str, ref: str) -> dict[str
 
 
 async def compare(github: GitHubClient, full_name: str, base: str, head: str) -> dict[str, Any]:
-    return await github.get_json(
+    data: dict[str, Any] = await github.get_json(
         f"{repo_path(full_name)}/compare/{encode_path(base)}...{encode_path(head)}", repo=full_name
     )
+    return data

@@ -163,7 +163,7 @@ async def list_alerts(
         after=kind == "dependabot",
     )
     found = [_summary(kind, item) for item in page.items]
-    return AlertPage(kind=kind, alerts=found, next_cursor=page.next_cursor)  # type: ignore[arg-type]
+    return AlertPage(kind=kind, alerts=found, next_cursor=page.next_cursor)
 
 
 def _code_detail(item: dict[str, Any]) -> CodeScanningDetail:
@@ -231,7 +231,7 @@ async def get_alert(github: GitHubClient, full_name: str, kind: str, number: int
 def _alert(kind: str, item: dict[str, Any]) -> SecurityAlert:
     by = item.get("dismissed_by") or item.get("resolved_by") or {}
     alert = SecurityAlert(
-        kind=kind,  # type: ignore[arg-type]
+        kind=kind,
         summary=_summary(kind, item),
         url=str(item.get("html_url") or ""),
         dismissed_reason=item.get("dismissed_reason") or item.get("resolution"),

@@ -93,7 +93,8 @@ async def _fork_destination(call: Call, kwargs: dict[str, Any]) -> Target:
     destination = f"{owner}/{kwargs.get('name') or source['name']}"
     call.rt.gate.check_repo_allowed(destination)
     there = await service.existing(call.rt.github, destination)
-    parent = ((there or {}).get("parent") or {}).get("full_name", "")
+    upstream = there.get("parent") if there is not None else None
+    parent = upstream["full_name"] if upstream else ""
     if there is not None and parent.lower() != str(source["full_name"]).lower():
         raise GitHubMCPError(
             ErrorCode.CONFLICT,

@@ -103,7 +103,7 @@ def short_message(text: str, limit: int = MESSAGE_CHARS) -> str:
 
 
 def _relative(path: str) -> str:
-    return _CHECKOUT.sub("", path)
+    return str(_CHECKOUT.sub("", path))
 
 
 def _workdir(files: list[str], tree: set[str]) -> str | None:

@@ -127,7 +127,10 @@ async def list_runs(
 
 
 async def get_run(github: GitHubClient, full_name: str, run_id: int) -> dict[str, Any]:
-    return await github.request_json("GET", f"{repo_path(full_name)}/actions/runs/{run_id}")
+    run: dict[str, Any] = await github.request_json(
+        "GET", f"{repo_path(full_name)}/actions/runs/{run_id}"
+    )
+    return run
 
 
 async def run_jobs(github: GitHubClient, full_name: str, run_id: int) -> list[dict[str, Any]]:
@@ -138,7 +141,10 @@ async def run_jobs(github: GitHubClient, full_name: str, run_id: int) -> list[di
 
 
 async def get_job(github: GitHubClient, full_name: str, job_id: int) -> dict[str, Any]:
-    return await github.request_json("GET", f"{repo_path(full_name)}/actions/jobs/{job_id}")
+    job: dict[str, Any] = await github.request_json(
+        "GET", f"{repo_path(full_name)}/actions/jobs/{job_id}"
+    )
+    return job
 
 
 # --- logs ---------------------------------------------------------------------------------------
@@ -318,9 +324,10 @@ def count_checks(checks: list[Check]) -> CheckCounts:
 
 
 async def branch_head(github: GitHubClient, full_name: str, branch: str) -> dict[str, Any]:
-    return await github.request_json(
+    data: dict[str, Any] = await github.request_json(
         "GET", f"{repo_path(full_name)}/branches/{encode_path(branch)}"
     )
+    return data
 
 
 async def open_pull_for_branch(

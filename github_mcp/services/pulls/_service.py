@@ -84,7 +84,10 @@ async def open_pull_request(
 
 
 async def get_pull(github: GitHubClient, full_name: str, number: int) -> dict[str, Any]:
-    return await github.request_json("GET", f"{repo_path(full_name)}/pulls/{number}")
+    pull: dict[str, Any] = await github.request_json(
+        "GET", f"{repo_path(full_name)}/pulls/{number}"
+    )
+    return pull
 
 
 async def merge_pull(
@@ -112,7 +115,7 @@ async def merge_pull(
     if commit_message:
         body["commit_message"] = commit_message
     try:
-        result = await github.request_json(
+        result: dict[str, Any] = await github.request_json(
             "PUT", f"{repo_path(full_name)}/pulls/{number}/merge", json_body=body
         )
     except GitHubMCPError as exc:
@@ -171,7 +174,8 @@ async def _require_base(github: GitHubClient, full_name: str, number: int, expec
 
 async def _base_after_merge(github: GitHubClient, full_name: str, number: int) -> str | None:
     try:
-        return (await get_pull(github, full_name, number))["base"]["ref"]
+        base: str = (await get_pull(github, full_name, number))["base"]["ref"]
+        return base
     except GitHubMCPError:
         return None  # the merge happened; a failed read-back must not turn it into an error
 
@@ -223,20 +227,24 @@ async def review_comments(
 
 
 async def check_runs(github: GitHubClient, full_name: str, sha: str) -> list[dict[str, Any]]:
-    data = await github.request_json(
+    data: dict[str, Any] = await github.request_json(
         "GET", f"{repo_path(full_name)}/commits/{sha}/check-runs", params={"per_page": 100}
     )
-    return data.get("check_runs", [])
+    runs: list[dict[str, Any]] = data.get("check_runs", [])
+    return runs
 
 
 async def combined_status(github: GitHubClient, full_name: str, sha: str) -> dict[str, Any]:
-    return await github.request_json("GET", f"{repo_path(full_name)}/commits/{sha}/status")
+    status: dict[str, Any] = await github.request_json(
+        "GET", f"{repo_path(full_name)}/commits/{sha}/status"
+    )
+    return status
 
 
 async def update_pull(
     github: GitHubClient, full_name: str, number: int, fields: dict[str, Any]
 ) -> dict[str, Any]:
-    data = await github.request_json(
+    data: dict[str, Any] = await github.request_json(
         "PATCH", f"{repo_path(full_name)}/pulls/{number}", json_body=fields
     )
     return data
@@ -245,7 +253,7 @@ async def update_pull(
 async def create_review(
     github: GitHubClient, full_name: str, number: int, payload: dict[str, Any]
 ) -> dict[str, Any]:
-    data = await github.request_json(
+    data: dict[str, Any] = await github.request_json(
         "POST", f"{repo_path(full_name)}/pulls/{number}/reviews", json_body=payload
     )
     return data

@@ -57,11 +57,13 @@ class StackPlan:
 
     @property
     def dependent_branch(self) -> str:
-        return self.dependent["head"]["ref"]
+        ref: str = self.dependent["head"]["ref"]
+        return ref
 
     @property
     def dependent_sha(self) -> str:
-        return self.dependent["head"]["sha"]
+        sha: str = self.dependent["head"]["sha"]
+        return sha
 
     @property
     def actionable(self) -> bool:
@@ -70,7 +72,8 @@ class StackPlan:
 
 async def _compare(github: GitHubClient, full_name: str, base: str, head: str) -> dict[str, Any]:
     path = f"{repo_path(full_name)}/compare/{encode_path(base)}...{encode_path(head)}"
-    return await github.request_json("GET", path, params={"per_page": 1})
+    data: dict[str, Any] = await github.request_json("GET", path, params={"per_page": 1})
+    return data
 
 
 def _rebase_commands(

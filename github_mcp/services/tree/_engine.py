@@ -15,6 +15,7 @@ globs.
 
 from __future__ import annotations
 
+import enum
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -30,7 +31,14 @@ from github_mcp.services.tree._patterns import (
 
 __all__ = ["SIZE_VERDICT", "DirState", "Engine", "compile_gitignores", "user_rules"]
 
-_MISS: Any = object()
+
+class _Miss(enum.Enum):
+    """Marks a memo miss (None is a cached verdict); one member, so `is` narrows the type."""
+
+    MISS = 0
+
+
+_MISS = _Miss.MISS
 _NONE = 1 << 30
 
 

@@ -27,7 +27,7 @@ import binascii
 import bisect
 from collections.abc import Awaitable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, invalid_input, not_found
 from github_mcp.services.tree._filter import (
@@ -355,14 +355,22 @@ def _page(
     )
 
 
-def _in_range(items: list[Any], lo: str | None, hi: str | None) -> list[Any]:
+class _HasPath(Protocol):
+    @property
+    def path(self) -> str: ...
+
+
+_Item = TypeVar("_Item", bound=_HasPath)
+
+
+def _in_range(items: list[_Item], lo: str | None, hi: str | None) -> list[_Item]:
     """Items with lo < path <= hi (open bounds when None); items sorted by path."""
     a = 0 if lo is None else bisect.bisect_right(items, lo, key=_path_key)
     b = len(items) if hi is None else bisect.bisect_right(items, hi, key=_path_key)
     return items[a:b]
 
 
-def _path_key(item: Any) -> str:
+def _path_key(item: _HasPath) -> str:
     return item.path
 
 

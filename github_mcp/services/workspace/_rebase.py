@@ -133,7 +133,7 @@ class ScratchRepos:
 
     async def _git(self, full_name: str, args: list[str], *, cwd: Path | None = None) -> GitResult:
         auth = await self._auth(full_name)
-        return await self.git(args, cwd=cwd or self.path(full_name), **auth)  # type: ignore[arg-type]
+        return await self.git(args, cwd=cwd or self.path(full_name), **auth)
 
     async def _ok(
         self, full_name: str, args: list[str], action: str, *, cwd: Path | None = None

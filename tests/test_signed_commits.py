@@ -373,3 +373,31 @@ async def test_other_rules_refuse_the_signed_commit_with_rule_violation(make_run
     assert is_error and error_code(result) == "rule_violation", result
     assert head(forge, repo, "feature") == before
     assert commit_paths(forge) == {"graphql": 1, "git_data": 0, "rules": 1}
+
+
+@pytest.mark.parametrize("fault", [{"status": 502}, {"drop_connection": True}])
+async def test_a_lost_mutation_answer_is_read_back(make_runtime, forge, forge_token, fault):
+    repo = new_repo(forge)
+    require_signatures(forge, repo, ["refs/heads/feature"])
+    before = head(forge, repo, "feature")
+    forge.add_fault(path="^/graphql$", method="POST", phase="after", times=1, **fault)
+    is_error, result = await commit_files(
+        make_runtime(), {"full_name": repo, "branch": "feature", "message": "m", "files": FILES}
+    )
+    assert not is_error, result
+    sha = head(forge, repo, "feature")
+    assert result["commit_sha"] == sha and result["verification"]["verified"] is True
+    assert [p["sha"] for p in rest_commit(forge, forge_token, repo, sha)["parents"]] == [before]
+    assert rest_commit(forge, forge_token, repo, sha)["commit"]["verification"]["verified"] is True
+
+
+async def test_a_mutation_that_failed_before_writing_reports_the_error(make_runtime, forge):
+    repo = new_repo(forge)
+    require_signatures(forge, repo, ["refs/heads/feature"])
+    before = head(forge, repo, "feature")
+    forge.add_fault(path="^/graphql$", method="POST", status=502, times=1)
+    is_error, result = await commit_files(
+        make_runtime(), {"full_name": repo, "branch": "feature", "message": "m", "files": FILES}
+    )
+    assert is_error and result["error"]["retryable"] is True, result
+    assert head(forge, repo, "feature") == before

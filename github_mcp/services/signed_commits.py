@@ -284,7 +284,12 @@ async def _commit_loop(
                 hint="Re-read the branch and redo the change.",
                 files=reasons[:20],
             )
-        made = await _mutate(github, {"input": _input(full_name, head, message, changes)})
+        try:
+            made = await _mutate(github, {"input": _input(full_name, head, message, changes)})
+        except GitHubMCPError as exc:
+            if not exc.retryable:
+                raise
+            made = await _landed(github, full_name, head, changes, exc)
         if made is not None:
             return await _outcome(
                 github, full_name, head, made, changes, first_parent, rebased, created
@@ -310,6 +315,20 @@ async def _commit_loop(
         head = moved_to
         rebased.append(moved_to.commit_sha)
     raise conflict(f"{head.branch} kept moving; gave up after {MAX_REBASES} re-applications.")
+
+
+async def _landed(
+    github: GitHubClient, full_name: str, head: Head, changes: list[Change], lost: GitHubMCPError
+) -> Made:
+    """The mutation's answer was lost (a 5xx or a dropped connection): if the branch moved
+    to a commit holding exactly these changes, that is ours (its parent is checked when it
+    is read back); otherwise nothing was written and the error stands."""
+    moved_to = await read_head(github, full_name, head.branch)
+    if moved_to.commit_sha != head.commit_sha:
+        paths = {c.path for c in changes}
+        if _holds(changes, await current_entries(github, full_name, moved_to.tree_sha, paths)):
+            return Made(moved_to.commit_sha, moved_to.tree_sha, moved_to.commit_sha)
+    raise lost
 
 
 async def _outcome(

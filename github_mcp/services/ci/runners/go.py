@@ -34,57 +34,77 @@ class _Test:
         self.package: str | None = None
 
 
-def _scan(lines: list[str]) -> tuple[list[_Test], list[TestFailure], float | None]:
-    """Walk the log once: per-test output and status, build failures, package time."""
-    tests: dict[str, _Test] = {}
-    order: list[_Test] = []
-    pending: list[_Test] = []  # results not yet tied to a package line
-    builds: list[TestFailure] = []
-    build_lines: list[str] = []
-    duration: float | None = None
-    current: _Test | None = None  # -v: where streamed output goes
-    after_result: tuple[_Test, int] | None = None  # non -v: output indented under `--- FAIL`
+class _Scan:
+    """State of one pass over a `go test` log."""
 
-    def test(name: str) -> _Test:
-        if name not in tests:
-            tests[name] = _Test(name)
-            order.append(tests[name])
-        return tests[name]
+    def __init__(self) -> None:
+        self.tests: dict[str, _Test] = {}
+        self.order: list[_Test] = []
+        self.pending: list[_Test] = []  # results not yet tied to a package line
+        self.builds: list[TestFailure] = []
+        self.build_lines: list[str] = []
+        self.duration: float | None = None
+        self.current: _Test | None = None  # -v: where streamed output goes
+        self.after_result: tuple[_Test, int] | None = None  # non -v: indented under `--- FAIL`
 
-    for line in lines:
+    def test(self, name: str) -> _Test:
+        if name not in self.tests:
+            self.tests[name] = _Test(name)
+            self.order.append(self.tests[name])
+        return self.tests[name]
+
+    def line(self, line: str) -> None:
         marker = _MARKER.match(line)
         result = _RESULT.match(line)
         package = _PACKAGE.match(line)
         if marker:
-            current, after_result = test(marker.group(1)), None
+            self.current, self.after_result = self.test(marker.group(1)), None
         elif result:
-            t = test(result.group(3))
-            t.status = result.group(2)
-            pending.append(t)
-            after_result = (t, len(result.group(1)))
-            current = None
+            self.result(result)
         elif package:
-            name, secs, broke = package.group(2, 3, 4)
-            for t in pending:
-                t.package = name
-            pending = []
-            if secs:
-                duration = (duration or 0.0) + (seconds(secs, "s") or 0.0)
-            if broke:
-                builds.append(_build_failure(name, broke, build_lines))
-            build_lines, current, after_result = [], None, None
-        elif after_result and line.startswith(" " * (after_result[1] + 4)):
-            after_result[0].lines.append(line[after_result[1] :])
-        elif after_result and line.startswith("panic: "):
-            after_result[0].lines.append(line)
-            after_result = None
-        elif current is not None and line.startswith("    "):
-            current.lines.append(line)
+            self.package(package)
         else:
-            after_result = None
+            self.output(line)
+
+    def result(self, result: re.Match[str]) -> None:
+        t = self.test(result.group(3))
+        t.status = result.group(2)
+        self.pending.append(t)
+        self.after_result = (t, len(result.group(1)))
+        self.current = None
+
+    def package(self, package: re.Match[str]) -> None:
+        name, secs, broke = package.group(2, 3, 4)
+        for t in self.pending:
+            t.package = name
+        self.pending = []
+        if secs:
+            self.duration = (self.duration or 0.0) + (seconds(secs, "s") or 0.0)
+        if broke:
+            self.builds.append(_build_failure(name, broke, self.build_lines))
+        self.build_lines, self.current, self.after_result = [], None, None
+
+    def output(self, line: str) -> None:
+        after = self.after_result
+        if after and line.startswith(" " * (after[1] + 4)):
+            after[0].lines.append(line[after[1] :])
+        elif after and line.startswith("panic: "):
+            after[0].lines.append(line)
+            self.after_result = None
+        elif self.current is not None and line.startswith("    "):
+            self.current.lines.append(line)
+        else:
+            self.after_result = None
             if line.startswith("# ") or _BUILD_ERROR.match(line):
-                build_lines.append(line)
-    return order, builds, duration
+                self.build_lines.append(line)
+
+
+def _scan(lines: list[str]) -> tuple[list[_Test], list[TestFailure], float | None]:
+    """Walk the log once: per-test output and status, build failures, package time."""
+    scan = _Scan()
+    for line in lines:
+        scan.line(line)
+    return scan.order, scan.builds, scan.duration
 
 
 def _build_failure(package: str, what: str, lines: list[str]) -> TestFailure:

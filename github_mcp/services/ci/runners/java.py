@@ -76,39 +76,7 @@ def _from_block(name: str, body: list[str]) -> TestFailure:
 
 
 def maven_failures(lines: list[str]) -> list[TestFailure]:
-    out: list[TestFailure] = []
-    summary: list[tuple[str, int | None, list[str]]] = []
-    block: str | None = None
-    body: list[str] = []
-    in_results = False
-
-    for text in lines:
-        prefixed = text.startswith("[")
-        if block is not None and prefixed:
-            out.append(_from_block(block, body))
-            block = None
-        head = _BLOCK.match(text)
-        if head:
-            block, body, in_results = head.group(1), [], False
-            continue
-        if block is not None:
-            body.append(text)
-            continue
-        if _RESULTS_HEAD.match(text):
-            in_results = True
-            continue
-        entry = _RESULTS_ENTRY.match(text) if in_results else None
-        if entry:
-            summary.append(
-                (entry.group(1), to_int(entry.group(2), 0) or None, [entry.group(3) or ""])
-            )
-        elif in_results and prefixed:
-            in_results = False
-        elif in_results and summary:
-            summary[-1][2].append(text)
-    if block is not None:
-        out.append(_from_block(block, body))
-
+    out, summary = _scan_maven(lines)
     known = {_simple(f.test): f for f in out}
     for name, line, message in summary:
         found = known.get(name)
@@ -118,6 +86,47 @@ def maven_failures(lines: list[str]) -> list[TestFailure]:
         elif found.line is None:
             found.line = line
     return unique(out)
+
+
+_Summary = list[tuple[str, int | None, list[str]]]
+
+
+def _scan_maven(lines: list[str]) -> tuple[list[TestFailure], _Summary]:
+    """Failure blocks as parsed failures, and the "Results:" list as (test, line, message)."""
+    out: list[TestFailure] = []
+    summary: _Summary = []
+    block: str | None = None
+    body: list[str] = []
+    in_results = False
+    for text in lines:
+        prefixed = text.startswith("[")
+        if block is not None and prefixed:
+            out.append(_from_block(block, body))
+            block = None
+        head = _BLOCK.match(text)
+        if head:
+            block, body, in_results = head.group(1), [], False
+        elif block is not None:
+            body.append(text)
+        elif _RESULTS_HEAD.match(text):
+            in_results = True
+        elif in_results:
+            in_results = _results_line(text, prefixed, summary)
+    if block is not None:
+        out.append(_from_block(block, body))
+    return out, summary
+
+
+def _results_line(text: str, prefixed: bool, summary: _Summary) -> bool:
+    """Add one line of the "Results:" list to summary; False when the list has ended."""
+    entry = _RESULTS_ENTRY.match(text)
+    if entry:
+        summary.append((entry.group(1), to_int(entry.group(2), 0) or None, [entry.group(3) or ""]))
+    elif prefixed:
+        return False
+    elif summary:
+        summary[-1][2].append(text)
+    return True
 
 
 def maven_counts(lines: list[str]) -> TestCounts | None:

@@ -135,6 +135,21 @@ def _location(section: _Section | None, path: str | None) -> tuple[str | None, i
 def pytest_failures(lines: list[str]) -> list[TestFailure]:
     sections = _pytest_sections(lines)
     by_key = {(s.kind, s.key): s for s in sections}
+    out: list[TestFailure] = []
+    used: set[tuple[str, str]] = set()
+    for status, nodeid, msg_lines in _summary_entries(lines):
+        if status not in ("FAILED", "ERROR"):
+            continue
+        kind = "failure" if status == "FAILED" else "error"
+        key = (kind, _nodeid_key(nodeid))
+        used.add(key)
+        out.append(_summary_failure(nodeid, msg_lines, by_key.get(key)))
+    out.extend(_section_failure(s) for s in sections if (s.kind, s.key) not in used)
+    return unique(out)
+
+
+def _summary_entries(lines: list[str]) -> list[tuple[str, str, list[str]]]:
+    """The "short test summary info" lines as (status, nodeid, message lines)."""
     entries: list[tuple[str, str, list[str]]] = []
     in_summary = False
     for line in lines:
@@ -152,32 +167,26 @@ def pytest_failures(lines: list[str]) -> list[TestFailure]:
             in_summary = False
         elif entries and entries[-1][0] in ("FAILED", "ERROR"):
             entries[-1][2].append(line)
+    return entries
 
-    out: list[TestFailure] = []
-    used: set[tuple[str, str]] = set()
-    for status, nodeid, msg_lines in entries:
-        if status not in ("FAILED", "ERROR"):
-            continue
-        kind = "failure" if status == "FAILED" else "error"
-        key = (kind, _nodeid_key(nodeid))
-        section = by_key.get(key)
-        used.add(key)
-        path = nodeid.split("::")[0]
-        file, line_no = _location(section, path)
-        body = section.e_lines if section and section.e_lines else msg_lines
-        if not section and msg_lines and msg_lines[0].endswith("..."):
-            body = [msg_lines[0][:-3]]
-        out.append(TestFailure(nodeid, pytest_message(body), "pytest", file, line_no))
-    for section in sections:
-        if (section.kind, section.key) in used:
-            continue
-        file, line_no = _location(section, None)
-        if section.key.endswith(".py") and section.kind == "error":
-            test = section.key
-        else:
-            test = _title_to_nodeid(file, section.key) if file else section.key
-        out.append(TestFailure(test, pytest_message(section.e_lines), "pytest", file, line_no))
-    return unique(out)
+
+def _summary_failure(nodeid: str, msg_lines: list[str], section: _Section | None) -> TestFailure:
+    """A summary entry, located and explained by its section when there is one."""
+    file, line_no = _location(section, nodeid.split("::")[0])
+    body = section.e_lines if section and section.e_lines else msg_lines
+    if not section and msg_lines and msg_lines[0].endswith("..."):
+        body = [msg_lines[0][:-3]]
+    return TestFailure(nodeid, pytest_message(body), "pytest", file, line_no)
+
+
+def _section_failure(section: _Section) -> TestFailure:
+    """A failure section the summary did not list (a collection error, a -rN run)."""
+    file, line_no = _location(section, None)
+    if section.key.endswith(".py") and section.kind == "error":
+        test = section.key
+    else:
+        test = _title_to_nodeid(file, section.key) if file else section.key
+    return TestFailure(test, pytest_message(section.e_lines), "pytest", file, line_no)
 
 
 def pytest_counts(lines: list[str]) -> TestCounts | None:

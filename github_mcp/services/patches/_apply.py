@@ -28,46 +28,15 @@ def apply_file_patch(original: str | None, fp: FilePatch) -> str | None:
     `patch_does_not_apply` when the file's state or lines differ from the
     patch's, with details {path, hunk, hunk_header, expected, actual, at_line}.
     """
-    path = fp.path
-    if fp.is_new:
-        if original is not None:
-            raise _does_not_apply(fp, f"{path} already exists; the patch creates it")
-        original = ""
-    elif original is None:
-        raise _does_not_apply(fp, f"{fp.old_path} does not exist")
+    original = _starting_text(original, fp)
     src = split_keepends(original)
     eol = _dominant_eol(src) if src else "\n"
-    ends_with_newline = original.endswith("\n") or not original
-    out: list[str] = []
-    pos = 0
-    touched_end = False
-    new_no_eol = old_no_eol = False
-    for k, h in enumerate(fp.hunks, 1):
-        start = h.old_start if h.old_count == 0 else h.old_start - 1
-        expected = h.old_lines
-        actual = src[start : start + len(expected)]
-        if start > len(src) or [_key(x) for x in actual] != [_key(x) for x in expected]:
-            raise _mismatch(fp, k, h, start, src)
-        out.extend(src[pos:start])
-        j = start
-        for op, text in h.lines:
-            if op == " ":
-                out.append(src[j])
-                j += 1
-            elif op == "-":
-                j += 1
-            else:
-                out.append(_key(text) + ("\r\n" if text.endswith("\r") else eol))
-        pos = j
-        if pos >= len(src):
-            touched_end = True
-            new_no_eol, old_no_eol = h.new_no_eol, h.old_no_eol
-    out.extend(src[pos:])
+    out, last_hunk = _apply_hunks(src, fp, eol)
     if fp.is_deleted:
         if out:
             raise _does_not_apply(
                 fp,
-                f"deleting {path} leaves {len(out)} line(s) the patch does not remove",
+                f"deleting {fp.path} leaves {len(out)} line(s) the patch does not remove",
                 hint="the deletion hunk must remove every line of the file",
             )
         return None
@@ -75,16 +44,66 @@ def apply_file_patch(original: str | None, fp: FilePatch) -> str | None:
         if not out[idx].endswith("\n"):
             out[idx] += eol  # a former last line that now has lines after it
     if out:
-        if touched_end:
-            keep_newline = not new_no_eol and (old_no_eol or ends_with_newline or fp.is_new)
+        if last_hunk is not None:
+            ends_with_newline = original.endswith("\n") or not original
+            keep_newline = not last_hunk.new_no_eol and (
+                last_hunk.old_no_eol or ends_with_newline or fp.is_new
+            )
         else:
             keep_newline = out[-1].endswith("\n")
-        last = out[-1]
-        if keep_newline and not last.endswith("\n"):
-            out[-1] = last + eol
-        elif not keep_newline and last.endswith("\n"):
-            out[-1] = last[:-2] if last.endswith("\r\n") else last[:-1]
+        out[-1] = _with_final_newline(out[-1], keep_newline, eol)
     return "".join(out)
+
+
+def _starting_text(original: str | None, fp: FilePatch) -> str:
+    """The text the patch starts from: "" for a new file; refuses a state the patch denies."""
+    if fp.is_new:
+        if original is not None:
+            raise _does_not_apply(fp, f"{fp.path} already exists; the patch creates it")
+        return ""
+    if original is None:
+        raise _does_not_apply(fp, f"{fp.old_path} does not exist")
+    return original
+
+
+def _apply_hunks(src: list[str], fp: FilePatch, eol: str) -> tuple[list[str], Hunk | None]:
+    """The patched lines, and the hunk that reached the end of the file (None: none did)."""
+    out: list[str] = []
+    pos = 0
+    last_hunk: Hunk | None = None
+    for k, h in enumerate(fp.hunks, 1):
+        start = h.old_start if h.old_count == 0 else h.old_start - 1
+        expected = h.old_lines
+        actual = src[start : start + len(expected)]
+        if start > len(src) or [_key(x) for x in actual] != [_key(x) for x in expected]:
+            raise _mismatch(fp, k, h, start, src)
+        out.extend(src[pos:start])
+        pos = _apply_hunk(h, src, start, out, eol)
+        if pos >= len(src):
+            last_hunk = h
+    out.extend(src[pos:])
+    return out, last_hunk
+
+
+def _apply_hunk(h: Hunk, src: list[str], j: int, out: list[str], eol: str) -> int:
+    """Append hunk h's new lines to out; returns the source line after the hunk."""
+    for op, text in h.lines:
+        if op == " ":
+            out.append(src[j])
+            j += 1
+        elif op == "-":
+            j += 1
+        else:
+            out.append(_key(text) + ("\r\n" if text.endswith("\r") else eol))
+    return j
+
+
+def _with_final_newline(last: str, keep_newline: bool, eol: str) -> str:
+    if keep_newline and not last.endswith("\n"):
+        return last + eol
+    if not keep_newline and last.endswith("\n"):
+        return last[:-2] if last.endswith("\r\n") else last[:-1]
+    return last
 
 
 def _does_not_apply(fp: FilePatch, message: str, hint: str | None = None) -> GitHubMCPError:

@@ -110,7 +110,23 @@ def _end_of_last_hunk(lines: list[str]) -> int | None:
         return None
     old = int(m.group(2)) if m.group(2) is not None else 1
     new = int(m.group(4)) if m.group(4) is not None else 1
-    i = last + 1
+    end = _hunk_body_end(lines, last + 1, old, new)
+    if end is None:
+        return None
+    i = end
+    while i < len(lines) and lines[i].startswith("\\"):
+        i += 1
+    # Never drop what could be more hunk lines (a miscounted hunk): leave those
+    # for the parser to reject. format-patch's "-- " signature is not one.
+    rest = next((ln for ln in lines[i:] if ln.strip()), None)
+    if rest is not None and rest != "-- " and rest[:1] in ("+", "-", " "):
+        return None
+    return _skip_headerless_patches(lines, i)
+
+
+def _hunk_body_end(lines: list[str], i: int, old: int, new: int) -> int | None:
+    """Where a hunk body starting at line i ends when it holds exactly old/new lines;
+    None when the counts do not add up or a line is no hunk line."""
     while i < len(lines) and (old > 0 or new > 0):
         ln = lines[i]
         op = ln[:1]
@@ -123,16 +139,11 @@ def _end_of_last_hunk(lines: list[str]) -> int | None:
         elif op != "\\":
             return None  # malformed: let the parser report it
         i += 1
-    if old != 0 or new != 0:
-        return None
-    while i < len(lines) and lines[i].startswith("\\"):
-        i += 1
-    # Never drop what could be more hunk lines (a miscounted hunk): leave those
-    # for the parser to reject. format-patch's "-- " signature is not one.
-    rest = next((ln for ln in lines[i:] if ln.strip()), None)
-    if rest is not None and rest != "-- " and rest[:1] in ("+", "-", " "):
-        return None
-    # File patches without hunks (renames, mode changes, empty files) may follow.
+    return i if old == 0 and new == 0 else None
+
+
+def _skip_headerless_patches(lines: list[str], i: int) -> int:
+    """File patches without hunks (renames, mode changes, empty files) may follow."""
     while i < len(lines) and lines[i].startswith("diff --git "):
         i += 1
         while i < len(lines) and lines[i].startswith(_EXTENDED_HEADERS):

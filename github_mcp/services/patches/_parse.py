@@ -39,14 +39,9 @@ def parse_patch(text: str, *, default_path: str | None = None) -> list[FilePatch
             i += 1
             continue
         if ln.startswith("--- ") and i + 1 < n and lines[i + 1].startswith("+++ "):
-            old = _header_path(ln[4:], lineno)
-            new = _header_path(lines[i + 1][4:], lineno + 1)
-            if old is None and new is None:
-                raise invalid_input(f"line {lineno}: both sides of the file header are /dev/null")
-            if cur is not None and git_header and not cur.hunks and _same_file(cur, old, new):
-                cur.old_path, cur.new_path = old, new
-            else:
-                cur = FilePatch(old, new, line_no=lineno)
+            found = _file_header(lines, i, cur if git_header else None)
+            if found is not cur:
+                cur = found
                 patches.append(cur)
             git_header = False
             i += 2
@@ -54,12 +49,7 @@ def parse_patch(text: str, *, default_path: str | None = None) -> list[FilePatch
         m = HUNK_RE.match(ln)
         if m is not None:
             if cur is None:
-                if default_path is None:
-                    raise invalid_input(
-                        f"line {lineno}: hunk before any file header",
-                        hint="start each file with '--- a/PATH' and '+++ b/PATH' lines",
-                    )
-                cur = FilePatch(default_path, default_path, line_no=lineno)
+                cur = _headerless_patch(default_path, lineno)
                 patches.append(cur)
             git_header = False
             hunk, i = _parse_hunk(lines, i, m)
@@ -69,13 +59,7 @@ def parse_patch(text: str, *, default_path: str | None = None) -> list[FilePatch
             i += 1
             continue
         if ln.startswith(("+", "-", " ")) and ln != "-- " and cur is not None and cur.hunks:
-            last = cur.hunks[-1]
-            raise invalid_input(
-                f"line {lineno}: more lines than hunk {len(cur.hunks)} of {cur.path} declares",
-                hint=f"the hunk header '{last.header}' counts "
-                f"{last.old_count} old and {last.new_count} new lines; fix the counts",
-                line=lineno,
-            )
+            raise _too_many_lines(cur, lineno)
         i += 1  # prose between files, "Index:" lines, "====" rulers
     if not patches:
         raise invalid_input(
@@ -83,6 +67,39 @@ def parse_patch(text: str, *, default_path: str | None = None) -> list[FilePatch
         )
     _validate(patches)
     return patches
+
+
+def _file_header(lines: list[str], i: int, git_patch: FilePatch | None) -> FilePatch:
+    """The file patch a `---`/`+++` pair at line i names: git_patch (the `diff --git`
+    block it completes, when it is one) or a new one."""
+    lineno = i + 1
+    old = _header_path(lines[i][4:], lineno)
+    new = _header_path(lines[i + 1][4:], lineno + 1)
+    if old is None and new is None:
+        raise invalid_input(f"line {lineno}: both sides of the file header are /dev/null")
+    if git_patch is not None and not git_patch.hunks and _same_file(git_patch, old, new):
+        git_patch.old_path, git_patch.new_path = old, new
+        return git_patch
+    return FilePatch(old, new, line_no=lineno)
+
+
+def _headerless_patch(default_path: str | None, lineno: int) -> FilePatch:
+    if default_path is None:
+        raise invalid_input(
+            f"line {lineno}: hunk before any file header",
+            hint="start each file with '--- a/PATH' and '+++ b/PATH' lines",
+        )
+    return FilePatch(default_path, default_path, line_no=lineno)
+
+
+def _too_many_lines(cur: FilePatch, lineno: int) -> Exception:
+    last = cur.hunks[-1]
+    return invalid_input(
+        f"line {lineno}: more lines than hunk {len(cur.hunks)} of {cur.path} declares",
+        hint=f"the hunk header '{last.header}' counts "
+        f"{last.old_count} old and {last.new_count} new lines; fix the counts",
+        line=lineno,
+    )
 
 
 def _same_file(cur: FilePatch, old: str | None, new: str | None) -> bool:
@@ -291,21 +308,26 @@ def _validate(patches: list[FilePatch]) -> None:
         if not fp.hunks and not fp.is_rename and fp.old_mode == fp.new_mode:
             if not (fp.is_new or fp.is_deleted):
                 raise invalid_input(f"line {fp.line_no}: file patch for {fp.path} has no hunks")
-        prev_end = 0
-        for k, h in enumerate(fp.hunks, 1):
-            if fp.is_new and (h.old_start, h.old_count) != (0, 0):
-                raise invalid_input(f"line {h.line_no}: a new file's hunk must start '@@ -0,0'")
-            if fp.is_deleted and h.new_count != 0:
-                raise invalid_input(f"line {h.line_no}: a deleted file's hunk must end '+0,0 @@'")
-            start = h.old_start if h.old_count == 0 else h.old_start - 1
-            if h.old_count > 0 and h.old_start < 1:
-                raise invalid_input(f"line {h.line_no}: hunk {k} starts at line 0")
-            if start < prev_end:
-                raise invalid_input(
-                    f"line {h.line_no}: hunk {k} of {fp.path} overlaps or precedes hunk {k - 1}",
-                    hint="order hunks by line and merge overlapping ones",
-                )
-            prev_end = start + h.old_count
+        _validate_hunks(fp)
+
+
+def _validate_hunks(fp: FilePatch) -> None:
+    """Hunks fit the file's kind (new, deleted), start at a line and come in order."""
+    prev_end = 0
+    for k, h in enumerate(fp.hunks, 1):
+        if fp.is_new and (h.old_start, h.old_count) != (0, 0):
+            raise invalid_input(f"line {h.line_no}: a new file's hunk must start '@@ -0,0'")
+        if fp.is_deleted and h.new_count != 0:
+            raise invalid_input(f"line {h.line_no}: a deleted file's hunk must end '+0,0 @@'")
+        start = h.old_start if h.old_count == 0 else h.old_start - 1
+        if h.old_count > 0 and h.old_start < 1:
+            raise invalid_input(f"line {h.line_no}: hunk {k} starts at line 0")
+        if start < prev_end:
+            raise invalid_input(
+                f"line {h.line_no}: hunk {k} of {fp.path} overlaps or precedes hunk {k - 1}",
+                hint="order hunks by line and merge overlapping ones",
+            )
+        prev_end = start + h.old_count
 
 
 def _check_path(path: str, lineno: int) -> None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from github_mcp.github.client import GitHubClient, encode_path
-from github_mcp.github.graphql import files_at
+from github_mcp.github.graphql import FilesAt, files_at
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.monitoring import client_log
 from github_mcp.monitoring.observability import log_event
@@ -156,26 +156,13 @@ async def _load(
     `prime_ref`, a branch's REST ref is read alongside (same round trip), so that once the
     TTL runs out the ref is revalidated by ETag for free."""
     wanted = [paths[i] for i in missing]
-    lookup = files_at(github, full_name, wanted, ref=ref, oid=commit)
-    if prime_ref and ref is not None and commit is None:
-        at, _ = await asyncio.gather(lookup, _prime(github, full_name, ref))
-    else:
-        at = await lookup
+    at = await _files_at(github, full_name, wanted, ref, commit, prime_ref=prime_ref)
     if at.other_object and ref is not None:
         # A tag of a tag: peel it through REST, then read at the commit.
         commit = await resolve_commit_sha(github, full_name, ref)
         at = await files_at(github, full_name, wanted, ref=None, oid=commit)
     if at.commit is None and not commit:
-        if ref is None:
-            raise GitHubMCPError(
-                ErrorCode.NOT_FOUND,
-                f"{full_name} has no default branch (the repository is empty).",
-            )
-        raise GitHubMCPError(
-            ErrorCode.NOT_FOUND,
-            f"Ref {ref!r} was not found in {full_name}.",
-            hint="list_branches shows the branches; tags and full SHAs work too.",
-        )
+        raise _ref_not_found(full_name, ref)
     commit = at.commit or commit
     assert commit is not None
     if ref is None:
@@ -194,23 +181,67 @@ async def _load(
             raw.append(i)
         else:
             found[i] = read
+    at_commit = commit
 
     async def raw_read(i: int) -> FileRead | GitHubMCPError:
         try:
             return await _read_at_commit(
-                github, full_name, paths[i], commit, max_bytes, allow_binary
+                github, full_name, paths[i], at_commit, max_bytes, allow_binary
             )
         except GitHubMCPError as exc:
             return exc
 
     fetched = await asyncio.gather(*(raw_read(i) for i in raw))
     found.update(zip(raw, fetched, strict=True))
+    _cache_reads(github, full_name, commit, paths, missing, found, max_bytes, allow_binary)
+    return ref, commit
+
+
+async def _files_at(
+    github: GitHubClient,
+    full_name: str,
+    wanted: list[str],
+    ref: str | None,
+    commit: str | None,
+    *,
+    prime_ref: bool,
+) -> FilesAt:
+    lookup = files_at(github, full_name, wanted, ref=ref, oid=commit)
+    if prime_ref and ref is not None and commit is None:
+        at, _ = await asyncio.gather(lookup, _prime(github, full_name, ref))
+        return at
+    return await lookup
+
+
+def _ref_not_found(full_name: str, ref: str | None) -> GitHubMCPError:
+    if ref is None:
+        return GitHubMCPError(
+            ErrorCode.NOT_FOUND,
+            f"{full_name} has no default branch (the repository is empty).",
+        )
+    return GitHubMCPError(
+        ErrorCode.NOT_FOUND,
+        f"Ref {ref!r} was not found in {full_name}.",
+        hint="list_branches shows the branches; tags and full SHAs work too.",
+    )
+
+
+def _cache_reads(
+    github: GitHubClient,
+    full_name: str,
+    commit: str,
+    paths: list[str],
+    missing: list[int],
+    found: dict[int, FileRead | GitHubMCPError],
+    max_bytes: int,
+    allow_binary: bool,
+) -> None:
+    """Keep each whole read by commit: content at a commit never changes."""
     for i in missing:
         outcome = found[i]
         if isinstance(outcome, FileRead):
             key = _content_key(full_name, commit, paths[i], max_bytes, allow_binary)
             github.cache.set("content", key, outcome, ttl=None, repo=full_name)
-    return ref, commit
 
 
 def _remember_ref(github: GitHubClient, full_name: str, ref: str, commit: str) -> None:

@@ -205,9 +205,8 @@ class PathGlob:
 def bracket(seg: str, i: int) -> tuple[str, int]:
     """Translate a bracket expression starting after '['; returns (regex, next index)."""
     n = len(seg)
-    negate = False
-    if i < n and seg[i] in "!^":
-        negate = True
+    negate = i < n and seg[i] in "!^"
+    if negate:
         i += 1
     items: list[str] = []
     prev: str | None = None
@@ -215,55 +214,56 @@ def bracket(seg: str, i: int) -> tuple[str, int]:
     while True:
         if i >= n:
             raise Unmatchable
-        c = seg[i]
-        if c == "]" and not first:
-            i += 1
-            break
+        if seg[i] == "]" and not first:
+            return _bracket_regex("".join(items), negate), i + 1
         first = False
-        if c == "\\":
-            i += 1
-            if i >= n:
-                raise Unmatchable
-            c = seg[i]
-            items.append(re.escape(c))
-            prev = c
-            i += 1
-        elif c == "-" and prev is not None and i + 1 < n and seg[i + 1] != "]":
-            i += 1
-            hi = seg[i]
-            if hi == "\\":
-                i += 1
-                if i >= n:
-                    raise Unmatchable
-                hi = seg[i]
-            items.pop()
-            if prev <= hi:
-                items.append(f"{re.escape(prev)}-{re.escape(hi)}")
-            prev = None
-            i += 1
-        elif c == "[" and i + 1 < n and seg[i + 1] == ":":
-            end = seg.find("]", i + 2)
-            if end < 0:
-                raise Unmatchable
-            if seg[end - 1] != ":" or end - 1 < i + 2:
-                # Not a "[:class:]"; '[' is an ordinary member.
-                items.append(re.escape("["))
-                prev = "["
-                i += 1
-                continue
-            name = seg[i + 2 : end - 1]
-            if name not in _POSIX_CLASSES:
-                raise Unmatchable
-            items.append(_POSIX_CLASSES[name])
-            prev = None
-            i = end + 1
-        else:
-            items.append(re.escape(c))
-            prev = c
-            i += 1
-    body = "".join(items)
+        prev, i = _bracket_member(seg, i, prev, items)
+
+
+def _bracket_regex(body: str, negate: bool) -> str:
     if negate:
-        return f"[^/{body}]", i
+        return f"[^/{body}]"
     if not body:
-        return "(?!)", i
-    return f"(?:(?!/)[{body}])", i
+        return "(?!)"
+    return f"(?:(?!/)[{body}])"
+
+
+def _bracket_member(seg: str, i: int, prev: str | None, items: list[str]) -> tuple[str | None, int]:
+    """Add the member at seg[i] to items; returns (what a '-' may range from, next index)."""
+    c = seg[i]
+    if c == "\\":
+        c, i = _escaped(seg, i)
+        items.append(re.escape(c))
+        return c, i
+    if c == "-" and prev is not None and i + 1 < len(seg) and seg[i + 1] != "]":
+        hi, i = _escaped(seg, i + 1) if seg[i + 1] == "\\" else (seg[i + 1], i + 2)
+        items.pop()
+        if prev <= hi:
+            items.append(f"{re.escape(prev)}-{re.escape(hi)}")
+        return None, i
+    if c == "[" and i + 1 < len(seg) and seg[i + 1] == ":":
+        return _posix_class(seg, i, items)
+    items.append(re.escape(c))
+    return c, i + 1
+
+
+def _escaped(seg: str, i: int) -> tuple[str, int]:
+    """The character a backslash at seg[i] escapes, and the index after it."""
+    if i + 1 >= len(seg):
+        raise Unmatchable
+    return seg[i + 1], i + 2
+
+
+def _posix_class(seg: str, i: int, items: list[str]) -> tuple[str | None, int]:
+    """A "[:class:]" at seg[i]; a '[' that opens none is an ordinary member."""
+    end = seg.find("]", i + 2)
+    if end < 0:
+        raise Unmatchable
+    if seg[end - 1] != ":" or end - 1 < i + 2:
+        items.append(re.escape("["))
+        return "[", i + 1
+    name = seg[i + 2 : end - 1]
+    if name not in _POSIX_CLASSES:
+        raise Unmatchable
+    items.append(_POSIX_CLASSES[name])
+    return None, end + 1

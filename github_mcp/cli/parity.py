@@ -426,8 +426,8 @@ _ROWS: tuple[Parity, ...] = (
     ),
     Parity(
         "ui_get",
-        not_offered="it hands a host the official server's interactive views (MCP Apps); "
-        "this server ships no such views, so there is nothing to fetch",
+        not_offered="it feeds the official server's own views; this server's cards "
+        "(MCP Apps) read through the ordinary tools via the host, so no separate tool is needed",
     ),
     Parity(
         "unresolve_review_thread",

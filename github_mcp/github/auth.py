@@ -74,7 +74,14 @@ class AppAuth:
     ) -> None:
         register_secret(private_key_pem)
         if "PRIVATE KEY" not in private_key_pem:
-            raise GitHubMCPError(ErrorCode.INVALID_INPUT, "GitHub App private key is not a PEM.")
+            raise GitHubMCPError(
+                ErrorCode.INVALID_INPUT,
+                "GitHub App private key is not a PEM.",
+                hint=(
+                    "Set the GitHub App private key to the full PEM text (BEGIN ... PRIVATE "
+                    "KEY ... END) as downloaded from the App's settings."
+                ),
+            )
         self.app_id = app_id
         self.installation_id = installation_id
         self._key = private_key_pem

@@ -110,7 +110,14 @@ class GitHubClient:
         refuse_unstable_path(path)
         if path.startswith(("http://", "https://")):
             if not path.startswith(self.base_url + "/"):
-                raise GitHubMCPError(ErrorCode.INTERNAL, "Refusing to follow a foreign URL.")
+                raise GitHubMCPError(
+                    ErrorCode.INTERNAL,
+                    "Refusing to follow a foreign URL.",
+                    hint=(
+                        "GitHub answered with a link to another host; it was not followed. "
+                        "Report the call_id to the server operator."
+                    ),
+                )
             return path
         return self.base_url + path
 
@@ -373,6 +380,10 @@ class GitHubClient:
                         ErrorCode.UPSTREAM_ERROR,
                         "The connection to GitHub broke while reading a file.",
                         retryable=True,
+                        hint=(
+                            "A retry usually helps; for a large file, read a byte range with "
+                            "max_bytes or use the workspace."
+                        ),
                     ) from None
                 await self._backoff(attempt)
         raise AssertionError("unreachable")

@@ -106,7 +106,12 @@ async def review_threads(
         pull = ((data or {}).get("repository") or {}).get("pullRequest")
         if pull is None:
             raise GitHubMCPError(
-                ErrorCode.NOT_FOUND, f"Pull request {full_name}#{number} was not found."
+                ErrorCode.NOT_FOUND,
+                f"Pull request {full_name}#{number} was not found.",
+                hint=(
+                    "Check the number with list_pull_requests; it may be an issue, or in "
+                    "another repository."
+                ),
             )
         decision = pull.get("reviewDecision")
         page = pull["reviewThreads"]
@@ -212,7 +217,14 @@ async def files_at(
     data = await github.graphql(files_query(len(paths), by), variables)
     repo = (data or {}).get("repository")
     if repo is None:
-        raise GitHubMCPError(ErrorCode.NOT_FOUND, f"Repository {full_name} was not found.")
+        raise GitHubMCPError(
+            ErrorCode.NOT_FOUND,
+            f"Repository {full_name} was not found.",
+            hint=(
+                "Check the owner/repo spelling; the repository must be on this server's "
+                "allow-list and visible to its token."
+            ),
+        )
     branch: str | None = None
     if by == "oid":
         commit = repo.get("object")
@@ -304,7 +316,12 @@ async def pull_overview(github: GitHubClient, full_name: str, number: int) -> di
     pull: dict[str, Any] | None = ((data or {}).get("repository") or {}).get("pullRequest")
     if pull is None:
         raise GitHubMCPError(
-            ErrorCode.NOT_FOUND, f"Pull request {full_name}#{number} was not found."
+            ErrorCode.NOT_FOUND,
+            f"Pull request {full_name}#{number} was not found.",
+            hint=(
+                "Check the number with list_pull_requests; it may be an issue, or in "
+                "another repository."
+            ),
         )
     files = pull["files"]
     for _ in range(MAX_FILE_PAGES - 1):

@@ -42,6 +42,10 @@ async def redirect_target(
             ErrorCode.UPSTREAM_ERROR,
             f"GitHub answered an unexpected {status} to {method} {route}.",
             status=status,
+            hint=(
+                "GitHub gave no usable redirect; retry later, and report the call_id to "
+                "the server operator if it persists."
+            ),
         )
     if not same_host:
         log_event("github_redirect_refused", route=route, status=status, host=where.netloc)
@@ -50,6 +54,10 @@ async def redirect_target(
             f"GitHub redirected {method} {route} to another host ({where.netloc}); "
             "not followed, so the credentials stay with the API host.",
             status=status,
+            hint=(
+                "This is refused on purpose; if the API host moved, the operator must "
+                "change the server's GitHub base URL."
+            ),
         )
     if method not in SAFE_METHODS:
         raise GitHubMCPError(

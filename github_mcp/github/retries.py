@@ -147,7 +147,14 @@ def graphql_error(first: dict[str, Any]) -> GitHubMCPError:
     if is_rule_refusal(message):
         return rule_violation("the GraphQL mutation", rules_in(message))
     code = ErrorCode.NOT_FOUND if kind == "NOT_FOUND" else ErrorCode.UNPROCESSABLE
-    return GitHubMCPError(code, "GraphQL error: " + redact(message)[:300])
+    return GitHubMCPError(
+        code,
+        "GraphQL error: " + redact(message)[:300],
+        hint=(
+            "Check the names, numbers and ids in the arguments; GitHub's own words "
+            "are in the message."
+        ),
+    )
 
 
 def raw_message(response: httpx.Response) -> str:

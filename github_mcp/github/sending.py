@@ -127,13 +127,20 @@ async def retry_transport_error(
         return
     if timeout:
         raise GitHubMCPError(
-            ErrorCode.TIMEOUT, f"GitHub did not answer in time ({out.method} {out.route})."
+            ErrorCode.TIMEOUT,
+            f"GitHub did not answer in time ({out.method} {out.route}).",
+            hint=(
+                "Retry; for a large listing, ask for a smaller page (per_page) or a narrower range."
+            ),
         ) from None
     log_event("github_network_error", route=out.route, error=type(exc).__name__)
     raise GitHubMCPError(
         ErrorCode.UPSTREAM_ERROR,
         f"Network error talking to GitHub ({out.method} {out.route}).",
         retryable=True,
+        hint=(
+            "A retry after a short wait usually helps; if it persists, check GitHub's status page."
+        ),
     ) from None
 
 
@@ -182,6 +189,10 @@ async def follow_redirect(client: GitHubClient, out: Outgoing, response: httpx.R
         raise GitHubMCPError(
             ErrorCode.UPSTREAM_ERROR,
             f"GitHub redirected {out.method} {out.route} more than {MAX_REDIRECTS} times.",
+            hint=(
+                "GitHub kept redirecting; retry later, and report the call_id to the "
+                "server operator if it persists."
+            ),
         )
     out.url, out.params, out.attempt = target, None, 0  # the Location carries its query
     return True

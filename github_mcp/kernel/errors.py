@@ -90,9 +90,20 @@ def invalid_input(message: str, **kw: Any) -> GitHubMCPError:
     return GitHubMCPError(ErrorCode.INVALID_INPUT, message, **kw)
 
 
+# Hints for helpers whose fix is the same wherever they are raised; a caller's own
+# `hint=` replaces them. invalid_input has none: each site says which argument to fix.
+NOT_FOUND_HINT = (
+    "Check the name, number, path or ref; the repository must be on this server's "
+    "allow-list and visible to its token."
+)
+CONFLICT_HINT = "Read the current state again (e.g. the branch head) and retry with fresh values."
+
+
 def not_found(message: str, **kw: Any) -> GitHubMCPError:
+    kw.setdefault("hint", NOT_FOUND_HINT)
     return GitHubMCPError(ErrorCode.NOT_FOUND, message, **kw)
 
 
 def conflict(message: str, **kw: Any) -> GitHubMCPError:
+    kw.setdefault("hint", CONFLICT_HINT)
     return GitHubMCPError(ErrorCode.CONFLICT, message, **kw)

@@ -80,7 +80,13 @@ def validate_path(value: str) -> str:
     try:
         return check_path(value)
     except ValueError as exc:
-        raise invalid_input(f"{exc}: {value[:200]!r}") from None
+        raise invalid_input(
+            f"{exc}: {value[:200]!r}",
+            hint=(
+                "Give a path relative to the repository root with '/' separators, "
+                "without '..', '.' or empty segments."
+            ),
+        ) from None
 
 
 FullName = Annotated[

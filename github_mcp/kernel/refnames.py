@@ -157,7 +157,10 @@ def require_remote_ref(value: Any) -> str:
         problem = ref_problem(name) or ref_problem(value)
         if problem is None:
             return value
-    raise invalid_input(f"remote ref {str(value)[:80]!r} is not a full branch, tag or pull ref")
+    raise invalid_input(
+        f"remote ref {str(value)[:80]!r} is not a full branch, tag or pull ref",
+        hint="Use refs/heads/NAME, refs/tags/NAME or refs/pull/N/head.",
+    )
 
 
 def write_target(value: str, arg: str) -> str:

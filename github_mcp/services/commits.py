@@ -219,39 +219,9 @@ async def commit_changes(
     head: Head | None = None,
 ) -> CommitOutcome:
     """Make one atomic commit of `changes` on `branch` and verify it."""
-    if not changes:
-        raise GitHubMCPError(ErrorCode.INVALID_INPUT, "There are no changes to commit.")
-    paths = [c.path for c in changes]
-    if len(set(paths)) != len(paths):
-        raise GitHubMCPError(ErrorCode.INVALID_INPUT, "A path appears twice in one commit.")
+    paths = _distinct_paths(changes)
     head = head or await read_head(github, full_name, branch)
-    if expected_head_sha and head.commit_sha != expected_head_sha:
-        raise conflict(
-            f"{branch} is at {head.commit_sha[:12]}, not {expected_head_sha[:12]}.",
-            hint="Re-read the branch and redo the change on its current head.",
-            head_sha=head.commit_sha,
-        )
-    expected = {c.path: c.expected_sha for c in changes if c.expected_sha}
-    if expected:
-        current = await blob_shas(github, full_name, head.tree_sha, set(expected))
-        stale = {p: current.get(p) for p, sha in expected.items() if current.get(p) != sha}
-        if stale:
-            raise conflict(
-                "A file changed since it was read (expected_sha mismatch).",
-                hint="Re-read the file and redo the change.",
-                current_shas=stale,
-            )
-    deleted = {c.path for c in changes if c.content is None}
-    if deleted:
-        # Deleting a path that is not there would make an empty commit that "verifies".
-        missing = sorted(deleted - set(await blob_shas(github, full_name, head.tree_sha, deleted)))
-        if missing:
-            raise GitHubMCPError(
-                ErrorCode.NOT_FOUND,
-                f"Cannot delete {', '.join(missing[:5])}: not on {branch}.",
-                hint="list_repository_tree shows the files on the branch.",
-                files=missing,
-            )
+    await _check_preconditions(github, full_name, branch, head, changes, expected_head_sha)
     from github_mcp.services import signed_commits  # it builds on this module
 
     plan = await signed_commits.plan_commit(github, full_name, head, changes)
@@ -282,23 +252,12 @@ async def commit_changes(
             moved, branch_sha = await _move_ref(github, full_name, head, commit_sha)
             if moved == "ok":
                 break
-            moved_to = await read_head(github, full_name, branch)
-            touched, landed = await changed_between(
-                github, full_name, head.commit_sha, moved_to.commit_sha, commit_sha
+            moved_to, landed_at = await _after_refused_move(
+                github, full_name, branch, head, commit_sha, paths
             )
-            if landed:
-                # Our update landed but its answer was lost, and another writer has built on
-                # it since: the repeated update was refused, yet the commit is on the branch.
-                branch_sha = moved_to.commit_sha
+            if landed_at is not None:
+                branch_sha = landed_at
                 break
-            overlap = sorted(touched & set(paths))
-            if overlap:
-                raise conflict(
-                    f"{branch} moved to {moved_to.commit_sha[:12]} with changes to the same files.",
-                    hint="Re-read those files on the new head and redo the change.",
-                    files=overlap,
-                    head_sha=moved_to.commit_sha,
-                )
             head = moved_to
             rebased.append(moved_to.commit_sha)
         else:
@@ -316,6 +275,77 @@ async def commit_changes(
         created_branch=not head.exists,
         signature=signed_commits.signature_of(signed, signed_commits.VIA_GIT_DATA),
     )
+
+
+def _distinct_paths(changes: list[Change]) -> list[str]:
+    if not changes:
+        raise GitHubMCPError(ErrorCode.INVALID_INPUT, "There are no changes to commit.")
+    paths = [c.path for c in changes]
+    if len(set(paths)) != len(paths):
+        raise GitHubMCPError(ErrorCode.INVALID_INPUT, "A path appears twice in one commit.")
+    return paths
+
+
+async def _check_preconditions(
+    github: GitHubClient,
+    full_name: str,
+    branch: str,
+    head: Head,
+    changes: list[Change],
+    expected_head_sha: str | None,
+) -> None:
+    """The branch head, each file's expected blob and each deleted path are as the caller says."""
+    if expected_head_sha and head.commit_sha != expected_head_sha:
+        raise conflict(
+            f"{branch} is at {head.commit_sha[:12]}, not {expected_head_sha[:12]}.",
+            hint="Re-read the branch and redo the change on its current head.",
+            head_sha=head.commit_sha,
+        )
+    expected = {c.path: c.expected_sha for c in changes if c.expected_sha}
+    if expected:
+        current = await blob_shas(github, full_name, head.tree_sha, set(expected))
+        stale = {p: current.get(p) for p, sha in expected.items() if current.get(p) != sha}
+        if stale:
+            raise conflict(
+                "A file changed since it was read (expected_sha mismatch).",
+                hint="Re-read the file and redo the change.",
+                current_shas=stale,
+            )
+    deleted = {c.path for c in changes if c.content is None}
+    if deleted:
+        # Deleting a path that is not there would make an empty commit that "verifies".
+        missing = sorted(deleted - set(await blob_shas(github, full_name, head.tree_sha, deleted)))
+        if missing:
+            raise GitHubMCPError(
+                ErrorCode.NOT_FOUND,
+                f"Cannot delete {', '.join(missing[:5])}: not on {branch}.",
+                hint="list_repository_tree shows the files on the branch.",
+                files=missing,
+            )
+
+
+async def _after_refused_move(
+    github: GitHubClient, full_name: str, branch: str, head: Head, commit_sha: str, paths: list[str]
+) -> tuple[Head, str | None]:
+    """After the branch refused our update: its new head, and that head when our commit is
+    on it already (else None: re-apply on the new head). Overlapping changes conflict."""
+    moved_to = await read_head(github, full_name, branch)
+    touched, landed = await changed_between(
+        github, full_name, head.commit_sha, moved_to.commit_sha, commit_sha
+    )
+    if landed:
+        # Our update landed but its answer was lost, and another writer has built on
+        # it since: the repeated update was refused, yet the commit is on the branch.
+        return moved_to, moved_to.commit_sha
+    overlap = sorted(touched & set(paths))
+    if overlap:
+        raise conflict(
+            f"{branch} moved to {moved_to.commit_sha[:12]} with changes to the same files.",
+            hint="Re-read those files on the new head and redo the change.",
+            files=overlap,
+            head_sha=moved_to.commit_sha,
+        )
+    return moved_to, None
 
 
 @contextlib.asynccontextmanager

@@ -53,6 +53,32 @@ async def commit_changes(
     """Stage (the paths, or everything but .venv-mcp), commit, and push on request. With
     `approved` (a gated commit: its tree and parent), the commit must be that one.
     `pusher` replaces git's push (a replay GitHub signs); its answer updates the result."""
+    await _check_push(ops, ws, push, force)
+    await _stage(ops, ws, paths)
+    files = await _staged_files(ops, ws, paths)
+    args = ["commit", "-q", "--no-verify", "-m", message]
+    if paths is not None:
+        args += ["--only", "--", *paths]
+    await ops.out(ws, args, "commit", extra_env=_LITERAL)
+    sha = await ops.head(ws)
+    if approved is not None:
+        await require_commit(ops, ws, sha, approved)
+    result: dict[str, Any] = {
+        "commit_sha": sha,
+        "pushed": False,
+        "forced": False,
+        "files": files,
+        "branch": await ops.branch(ws),
+    }
+    if push and pusher is not None:
+        result.update(await pusher(ops, ws, sha), pushed=True)
+    elif push:
+        result["forced"] = await push_commit(ops, ws, sha, force=force)
+        result["pushed"] = True
+    return result
+
+
+async def _check_push(ops: RepoOps, ws: Workspace, push: bool, force: bool) -> None:
     if force and not push:
         raise GitHubMCPError(ErrorCode.INVALID_INPUT, "force only applies with push=true")
     if push and await ops.kind(ws) != "branch":
@@ -61,6 +87,10 @@ async def commit_changes(
             f"cannot push: {ws.ref!r} is a {ws.kind}, not a branch",
             hint="clone a branch to commit and push",
         )
+
+
+async def _stage(ops: RepoOps, ws: Workspace, paths: list[str] | None) -> None:
+    """Stage the paths (each inside the clone), or everything; never the venv."""
     root = ws.repo.resolve()
     if paths is not None:
         for p in paths:
@@ -86,6 +116,12 @@ async def commit_changes(
     )
     if staged_venv.strip("\0"):
         await ops.out(ws, ["reset", "-q", "--", VENV_DIR], "unstage")
+
+
+async def _staged_files(
+    ops: RepoOps, ws: Workspace, paths: list[str] | None
+) -> list[dict[str, str]]:
+    """The staged files (in `paths` when given) with their status; none is an error."""
     scope = ["--", *paths] if paths is not None else []
     names = await ops.out(
         ws,
@@ -105,26 +141,7 @@ async def commit_changes(
             hint="change files first (terminal_command), or check `paths`; "
             f"{VENV_DIR} and the server's scratch files are never committed",
         )
-    args = ["commit", "-q", "--no-verify", "-m", message]
-    if paths is not None:
-        args += ["--only", "--", *paths]
-    await ops.out(ws, args, "commit", extra_env=_LITERAL)
-    sha = await ops.head(ws)
-    if approved is not None:
-        await require_commit(ops, ws, sha, approved)
-    result: dict[str, Any] = {
-        "commit_sha": sha,
-        "pushed": False,
-        "forced": False,
-        "files": files,
-        "branch": await ops.branch(ws),
-    }
-    if push and pusher is not None:
-        result.update(await pusher(ops, ws, sha), pushed=True)
-    elif push:
-        result["forced"] = await push_commit(ops, ws, sha, force=force)
-        result["pushed"] = True
-    return result
+    return files
 
 
 async def push_commit(ops: RepoOps, ws: Workspace, sha: str, *, force: bool = False) -> bool:

@@ -219,9 +219,7 @@ class ForgeMiddleware:
         except ApiError as err:
             anon = state.rate.bucket(f"ip:{client_ip}", "core", anonymous=True)
             body = error_body(err.status, err.message, err.errors, err.documentation_url)
-            self._record(scope, err.status, JSON_TYPE, json.dumps(body).encode(), {})
-            _settle(scope, entry, err.status)
-            await _send_json(send, err.status, body, {**common, **anon.headers()})
+            await self._refuse(scope, send, entry, err.status, body, {**common, **anon.headers()})
             return
         scope["forge.principal"] = principal
         if principal.login:
@@ -231,22 +229,10 @@ class ForgeMiddleware:
         bucket = state.rate.bucket(principal.rate_key, resource, principal.anonymous)
         if counted and bucket.remaining <= 0:
             body = _rate_limited_body(state, principal, request_id)
-            self._record(scope, 403, JSON_TYPE, json.dumps(body).encode(), {})
-            _settle(scope, entry, 403)
-            await _send_json(send, 403, body, {**common, **bucket.headers()})
+            await self._refuse(scope, send, entry, 403, body, {**common, **bucket.headers()})
             return
 
-        capture = _Capture()
-        if state.log.record_responses:
-            receive = _keep_request_body(scope, receive)
-        try:
-            await self.app(scope, receive, capture)
-        except Exception:
-            log.exception("forge handler failed: %s %s", scope["method"], scope["path"])
-            capture = _Capture()
-            capture.status = 500
-            capture.headers = MutableHeaders({"content-type": JSON_TYPE})
-            capture.body = bytearray(json.dumps(error_body(500, "Server Error")).encode())
+        capture = await self._run_route(scope, receive)
         if after is not None:
             entry["status"] = capture.status
             await self._answer_with_fault(scope, send, after, entry)
@@ -257,18 +243,8 @@ class ForgeMiddleware:
             status, raw = _conditional(headers, out_headers, raw)
         if counted and status != 304 and status < 500:
             bucket = state.rate.consume(principal.rate_key, resource, principal.anonymous)
-        for name, value in {
-            **common,
-            **bucket.headers(),
-            **_extra_headers(principal, scope),
-        }.items():
-            out_headers.setdefault(name, value)
-        if status == 304:
-            for name in ("content-type", "content-length"):
-                if name in out_headers:
-                    del out_headers[name]
-        else:
-            out_headers["content-length"] = str(len(raw))
+        extra = {**common, **bucket.headers(), **_extra_headers(principal, scope)}
+        _complete_headers(out_headers, extra, status, raw)
         # Logged and recorded before answering: a client holding the response finds it there.
         self._record(scope, status, out_headers.get("content-type", ""), raw, dict(out_headers))
         _settle(scope, entry, status)
@@ -276,6 +252,35 @@ class ForgeMiddleware:
         await send(
             {"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else raw}
         )
+
+    async def _refuse(
+        self,
+        scope: Scope,
+        send: Send,
+        entry: dict[str, Any],
+        status: int,
+        body: dict[str, Any],
+        headers: dict[str, str],
+    ) -> None:
+        """Answer before the handler runs (no credentials, no rate left)."""
+        self._record(scope, status, JSON_TYPE, json.dumps(body).encode(), {})
+        _settle(scope, entry, status)
+        await _send_json(send, status, body, headers)
+
+    async def _run_route(self, scope: Scope, receive: Receive) -> _Capture:
+        """Run the route; a handler that raises answers 500 as GitHub does."""
+        capture = _Capture()
+        if self.state.log.record_responses:
+            receive = _keep_request_body(scope, receive)
+        try:
+            await self.app(scope, receive, capture)
+        except Exception:
+            log.exception("forge handler failed: %s %s", scope["method"], scope["path"])
+            capture = _Capture()
+            capture.status = 500
+            capture.headers = MutableHeaders({"content-type": JSON_TYPE})
+            capture.body = bytearray(json.dumps(error_body(500, "Server Error")).encode())
+        return capture
 
     def _record(
         self, scope: Scope, status: int, content_type: str, body: bytes, headers: dict[str, str]
@@ -378,6 +383,20 @@ def _rate_limited_body(state: ForgeState, principal: Principal, request_id: str)
             "higher rate limit. Check out the documentation for more details.)"
         )
     return error_body(403, f"API rate limit exceeded for {who}{support}", None, RATE_LIMIT_DOCS)
+
+
+def _complete_headers(
+    out_headers: MutableHeaders, extra: dict[str, str], status: int, raw: bytes
+) -> None:
+    """Add the forge's own headers where the route set none; a 304 carries no body headers."""
+    for name, value in extra.items():
+        out_headers.setdefault(name, value)
+    if status == 304:
+        for name in ("content-type", "content-length"):
+            if name in out_headers:
+                del out_headers[name]
+    else:
+        out_headers["content-length"] = str(len(raw))
 
 
 async def _send_json(

@@ -190,6 +190,24 @@ def apply_issue_update(ctx: Ctx, repo: RepoRecord, issue: Issue, body: dict[str,
         issue.title = check_title(body["title"])
     if "body" in body:
         issue.body = check_body(body["body"])
+    _apply_state(issue, body, actor)
+    if "labels" in body and body["labels"] is not None:
+        issue.labels = [ensure_label(ctx.state, repo, n).name for n in label_names(body["labels"])]
+    if "assignees" in body and body["assignees"] is not None:
+        issue.assignees = only_assignable(ctx, repo, body["assignees"])
+    elif "assignee" in body:
+        value = body["assignee"]
+        issue.assignees = only_assignable(ctx, repo, [value]) if value else []
+    if "milestone" in body:
+        issue.milestone = milestone_field(repo, body["milestone"])
+    if "type" in body and issue.pull is None:
+        apply_type(ctx, repo, issue, body["type"])
+    issue.updated_at = now()
+    sync_open_count(repo)
+
+
+def _apply_state(issue: Issue, body: dict[str, Any], actor: str) -> None:
+    """state and state_reason; a merged pull request cannot reopen."""
     reason = body.get("state_reason")
     if reason is not None and reason not in STATE_REASONS:
         raise validation_failed({"resource": "Issue", "field": "state_reason", "code": "invalid"})
@@ -208,19 +226,6 @@ def apply_issue_update(ctx: Ctx, repo: RepoRecord, issue: Issue, body: dict[str,
         set_state(issue, value, actor, reason if value == "closed" else None)
     elif reason is not None and issue.state == "closed":
         issue.state_reason = reason
-    if "labels" in body and body["labels"] is not None:
-        issue.labels = [ensure_label(ctx.state, repo, n).name for n in label_names(body["labels"])]
-    if "assignees" in body and body["assignees"] is not None:
-        issue.assignees = only_assignable(ctx, repo, body["assignees"])
-    elif "assignee" in body:
-        value = body["assignee"]
-        issue.assignees = only_assignable(ctx, repo, [value]) if value else []
-    if "milestone" in body:
-        issue.milestone = milestone_field(repo, body["milestone"])
-    if "type" in body and issue.pull is None:
-        apply_type(ctx, repo, issue, body["type"])
-    issue.updated_at = now()
-    sync_open_count(repo)
 
 
 @endpoint

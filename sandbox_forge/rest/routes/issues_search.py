@@ -21,7 +21,17 @@ def _is_values(query: SearchQuery) -> set[str]:
 
 
 def _matches(repo: RepoRecord, issue: Issue, query: SearchQuery) -> bool:
-    kinds = _is_values(query)
+    return (
+        _kind_matches(issue, _is_values(query))
+        and _labels_match(issue, query)
+        and _people_match(issue, query)
+        and _refs_match(issue, query)
+        and _text_matches(repo, issue, query)
+    )
+
+
+def _kind_matches(issue: Issue, kinds: set[str]) -> bool:
+    """is:/state:/type: — issue or pull request, open or closed, merged, draft."""
     pull = issue.pull
     if ("pr" in kinds and pull is None) or ("issue" in kinds and pull is not None):
         return False
@@ -31,29 +41,41 @@ def _matches(repo: RepoRecord, issue: Issue, query: SearchQuery) -> bool:
         return False
     if "unmerged" in kinds and (pull is None or pull.merged):
         return False
-    if "draft" in kinds and not (pull and pull.draft):
-        return False
+    return not ("draft" in kinds and not (pull and pull.draft))
+
+
+def _labels_match(issue: Issue, query: SearchQuery) -> bool:
+    """label: (commas: any of), -label:, no:label."""
     labels = {name.lower() for name in issue.labels}
     for value in query.all("label"):
         if not labels & {v.strip().lower() for v in value.split(",")}:
             return False
     if any(v.lower() in labels for v in query.all("-label")):
         return False
-    nothing = {v.lower() for v in query.all("no")}
-    if ("label" in nothing and labels) or ("assignee" in nothing and issue.assignees):
+    return not (labels and "label" in {v.lower() for v in query.all("no")})
+
+
+def _people_match(issue: Issue, query: SearchQuery) -> bool:
+    """author:, assignee:, no:assignee."""
+    if issue.assignees and "assignee" in {v.lower() for v in query.all("no")}:
         return False
     if any(issue.user.lower() != v.lower() for v in query.all("author")):
         return False
     assignees = {a.lower() for a in issue.assignees}
-    if any(v.lower() not in assignees for v in query.all("assignee")):
-        return False
-    if pull is not None:
-        if any(pull.head_ref != v for v in query.all("head")):
-            return False
-        if any(pull.base_ref != v for v in query.all("base")):
-            return False
-    elif query.all("head") or query.all("base"):
-        return False
+    return all(v.lower() in assignees for v in query.all("assignee"))
+
+
+def _refs_match(issue: Issue, query: SearchQuery) -> bool:
+    """head:/base: match pull requests' branches only."""
+    pull = issue.pull
+    if pull is None:
+        return not (query.all("head") or query.all("base"))
+    heads_ok = all(pull.head_ref == v for v in query.all("head"))
+    return heads_ok and all(pull.base_ref == v for v in query.all("base"))
+
+
+def _text_matches(repo: RepoRecord, issue: Issue, query: SearchQuery) -> bool:
+    """The free terms (OR between groups) in the in: fields: title, body, comments."""
     if not query.terms:
         return True
     where = {v.lower() for v in query.all("in")} or {"title", "body", "comments"}

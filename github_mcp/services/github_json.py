@@ -53,3 +53,54 @@ class Repository(TypedDict):
     pushed_at: NotRequired[str | None]
     permissions: NotRequired[RepoPermissions]
     parent: NotRequired[RepoParent]
+
+
+class Account(TypedDict):
+    login: str
+
+
+class RepoName(TypedDict):
+    full_name: str
+
+
+class PullRef(TypedDict):
+    """A pull request's head or base: the branch, its commit and (None once deleted) repo."""
+
+    ref: str
+    sha: str
+    label: NotRequired[str]
+    repo: NotRequired[RepoName | None]
+
+
+class PullRequest(TypedDict):
+    """GET /repos/{owner}/{repo}/pulls/{number}."""
+
+    number: int
+    state: str
+    title: str
+    html_url: str
+    head: PullRef
+    base: PullRef
+    body: NotRequired[str | None]
+    draft: NotRequired[bool]
+    merged: NotRequired[bool]
+    merged_at: NotRequired[str | None]
+    merge_commit_sha: NotRequired[str | None]
+    mergeable: NotRequired[bool | None]
+    mergeable_state: NotRequired[str]
+    user: NotRequired[Account | None]
+    node_id: NotRequired[str]
+
+
+class PullSummary(TypedDict):
+    """A pull request in a line (compact_pr): the fields of the tools' PullRequestRef."""
+
+    number: int
+    title: str
+    state: str
+    draft: bool
+    head: str
+    head_sha: str
+    base: str
+    author: str | None
+    url: str

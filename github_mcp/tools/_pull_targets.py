@@ -3,7 +3,7 @@ for a retarget onto a protected branch), and the PR state a gated write is bound
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from github_mcp.kernel.effects import Target
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
@@ -12,9 +12,9 @@ from github_mcp.services import approved_state
 from github_mcp.services.pulls import get_pull
 
 
-async def _pr_branch(call: Call, kwargs: dict[str, Any], side: str) -> str:
+async def _pr_branch(call: Call, kwargs: dict[str, Any], side: Literal["base", "head"]) -> str:
     pull = await get_pull(call.rt.github, kwargs["full_name"], kwargs["number"])
-    return str(pull[side]["ref"])
+    return pull[side]["ref"]
 
 
 async def pr_base_branch(call: Call, kwargs: dict[str, Any]) -> Target:

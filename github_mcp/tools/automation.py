@@ -12,6 +12,7 @@ from github_mcp.kernel.effects import Target, Written
 from github_mcp.kernel.params import Cursor, FullName, PrRef
 from github_mcp.pipeline.registry import Call, tool
 from github_mcp.services.approved_state import RemoteState
+from github_mcp.services.github_json import PullRequest
 from github_mcp.services.paging import cursor_for_offset as _cursor
 from github_mcp.services.paging import offset_from_cursor as _offset
 from github_mcp.services.pulls import (
@@ -317,7 +318,7 @@ class StackResult(BaseModel):
             self.executed.workspace = state
 
 
-def _stack_pr(data: dict[str, Any]) -> StackPr:
+def _stack_pr(data: PullRequest) -> StackPr:
     state = "merged" if data.get("merged_at") else data.get("state", "open")
     return StackPr(
         number=data["number"],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
@@ -267,7 +268,7 @@ async def update_files_and_open_pr(
     )
 
 
-def pr_ref_model(pr: dict[str, Any], existed: bool = False) -> PullRequestRef:
+def pr_ref_model(pr: Mapping[str, Any], existed: bool = False) -> PullRequestRef:
     return PullRequestRef(**compact_pr(pr), already_existed=existed)
 
 

@@ -16,6 +16,7 @@ from github_mcp.github.client import (
 )
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.services import ci
+from github_mcp.services.github_json import PullRequest
 from github_mcp.services.pulls._service import get_pull
 from github_mcp.services.repos import (
     repo_path,
@@ -51,19 +52,19 @@ async def wait_mergeable(
     timeout_s: float,
     interval_s: float,
     on_progress: ProgressFn | None = None,
-) -> tuple[dict[str, Any], bool]:
+) -> tuple[PullRequest, bool]:
     """The PR once GitHub has computed `mergeable` (or the deadline passed): (pr, computed).
 
     GitHub computes mergeability in the background after a push and answers null until
     then; each GET nudges it."""
 
-    async def load() -> dict[str, Any]:
+    async def load() -> PullRequest:
         return await get_pull(github, full_name, number)
 
-    def computed(pr: dict[str, Any]) -> bool:
+    def computed(pr: PullRequest) -> bool:
         return pr.get("state") != "open" or pr.get("mergeable") is not None
 
-    async def report(pr: dict[str, Any], polls: int, elapsed: float) -> None:
+    async def report(pr: PullRequest, polls: int, elapsed: float) -> None:
         if on_progress is not None and not computed(pr):
             await on_progress(elapsed, timeout_s, f"waiting for GitHub's mergeability (#{polls})")
 
@@ -97,7 +98,7 @@ async def pull_reviews(github: GitHubClient, full_name: str, number: int) -> lis
     return await github.collect(f"{repo_path(full_name)}/pulls/{number}/reviews", max_items=500)
 
 
-def require_open(pr: dict[str, Any], full_name: str) -> None:
+def require_open(pr: PullRequest, full_name: str) -> None:
     if pr.get("state") != "open":
         state = "merged" if pr.get("merged_at") else "closed"
         raise GitHubMCPError(

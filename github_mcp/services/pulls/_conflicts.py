@@ -84,7 +84,8 @@ async def detect_conflicts(
         return result
     files = [c.path for c in trial.conflicts]
     result["verdict"] = "conflicting"
-    head_repo = ((pr["head"].get("repo") or {}).get("full_name") or full_name).lower()
+    repo = pr["head"].get("repo")  # None once the head's fork was deleted
+    head_repo = (repo["full_name"] if repo else full_name).lower()
     fork = number if head_repo != full_name.lower() else None
     result["resolve"] = resolve_commands(base, head, files, fork)
     result["then"] = call_text("detect_merge_conflicts", pr=pr_label(full_name, number))

@@ -24,6 +24,7 @@ from github_mcp.github.graphql import (
 from github_mcp.github.urls import encode_path
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.services import ci
+from github_mcp.services.github_json import PullRequest
 from github_mcp.services.pulls._automation import (
     ProgressFn,
     call_text,
@@ -134,7 +135,7 @@ async def check_readiness(
             "blocked", facts, [_item("state", f"The PR is {state}.", "Nothing to merge.")], []
         )
 
-    async def mergeability() -> dict[str, Any]:
+    async def mergeability() -> PullRequest:
         if pr.get("mergeable") is not None:
             return pr
         # GitHub computes it in the background: asked again while the rest is read

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from github_mcp.github.client import (
@@ -11,6 +12,7 @@ from github_mcp.github.client import (
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, conflict
 from github_mcp.kernel.hidden_text import strip_invisible
 from github_mcp.services.approved_state import new_commits
+from github_mcp.services.github_json import PullRequest, PullSummary
 from github_mcp.services.pulls._reconcile import already_merged, merged_after_failure
 from github_mcp.services.repos import (
     repo_path,
@@ -83,10 +85,8 @@ async def open_pull_request(
     raise last
 
 
-async def get_pull(github: GitHubClient, full_name: str, number: int) -> dict[str, Any]:
-    pull: dict[str, Any] = await github.request_json(
-        "GET", f"{repo_path(full_name)}/pulls/{number}"
-    )
+async def get_pull(github: GitHubClient, full_name: str, number: int) -> PullRequest:
+    pull: PullRequest = await github.request_json("GET", f"{repo_path(full_name)}/pulls/{number}")
     return pull
 
 
@@ -174,13 +174,12 @@ async def _require_base(github: GitHubClient, full_name: str, number: int, expec
 
 async def _base_after_merge(github: GitHubClient, full_name: str, number: int) -> str | None:
     try:
-        base: str = (await get_pull(github, full_name, number))["base"]["ref"]
-        return base
+        return (await get_pull(github, full_name, number))["base"]["ref"]
     except GitHubMCPError:
         return None  # the merge happened; a failed read-back must not turn it into an error
 
 
-def compact_pr(pr: dict[str, Any]) -> dict[str, Any]:
+def compact_pr(pr: Mapping[str, Any]) -> PullSummary:
     return {
         "number": pr["number"],
         "title": strip_invisible(pr.get("title") or ""),
@@ -243,8 +242,8 @@ async def combined_status(github: GitHubClient, full_name: str, sha: str) -> dic
 
 async def update_pull(
     github: GitHubClient, full_name: str, number: int, fields: dict[str, Any]
-) -> dict[str, Any]:
-    data: dict[str, Any] = await github.request_json(
+) -> PullRequest:
+    data: PullRequest = await github.request_json(
         "PATCH", f"{repo_path(full_name)}/pulls/{number}", json_body=fields
     )
     return data

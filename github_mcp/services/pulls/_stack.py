@@ -29,6 +29,7 @@ from github_mcp.github.urls import encode_path
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, invalid_input
 from github_mcp.kernel.params import parse_pr_ref
 from github_mcp.services.approved_state import RemoteState, require_facts
+from github_mcp.services.github_json import PullRequest
 from github_mcp.services.pulls._automation import call_text, pr_label
 from github_mcp.services.pulls._service import get_pull
 from github_mcp.services.repos import (
@@ -42,8 +43,8 @@ class StackPlan:
     full_name: str
     base_number: int
     dependent_number: int
-    base: dict[str, Any]
-    dependent: dict[str, Any]
+    base: PullRequest
+    dependent: PullRequest
     stacked: bool
     status: str  # up_to_date | needs_rebase | base_merged | base_closed | not_stacked
     detail: str
@@ -57,13 +58,11 @@ class StackPlan:
 
     @property
     def dependent_branch(self) -> str:
-        ref: str = self.dependent["head"]["ref"]
-        return ref
+        return self.dependent["head"]["ref"]
 
     @property
     def dependent_sha(self) -> str:
-        sha: str = self.dependent["head"]["sha"]
-        return sha
+        return self.dependent["head"]["sha"]
 
     @property
     def actionable(self) -> bool:

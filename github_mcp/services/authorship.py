@@ -14,6 +14,7 @@ untrusted text instead (see the commit tools).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 __all__ = [
@@ -39,7 +40,7 @@ ASSOCIATIONS = frozenset(
 PUSH_ACCESS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
 
 
-def association_of(item: dict[str, Any]) -> str | None:
+def association_of(item: Mapping[str, Any]) -> str | None:
     """The item's author association, from a REST or a GraphQL object; None if absent."""
     value = item.get("author_association") or item.get("authorAssociation")
     return value if value in ASSOCIATIONS else None
@@ -73,7 +74,7 @@ class Authored:
         return out
 
 
-def authored(item: dict[str, Any], lockdown: bool) -> Authored:
+def authored(item: Mapping[str, Any], lockdown: bool) -> Authored:
     """The `Authored` of a REST (`user`) or GraphQL (`author`) item."""
     user = item.get("user") or item.get("author") or {}
     return Authored(user.get("login"), association_of(item), lockdown)

@@ -115,7 +115,7 @@ async def fetch_document(
             "metadata": {
                 "state": issue["state"],
                 "number": issue["number"],
-                "author": (issue.get("user") or {}).get("login"),
+                "author": user["login"] if (user := issue.get("user")) else None,
                 "labels": [label["name"] for label in issue.get("labels", [])],
                 "truncated": cut,
             },

@@ -104,3 +104,44 @@ class PullSummary(TypedDict):
     base: str
     author: str | None
     url: str
+
+
+class Label(TypedDict):
+    name: str
+
+
+class Milestone(TypedDict):
+    title: str
+
+
+class IssueType(TypedDict):
+    name: str
+
+
+class Issue(TypedDict):
+    """GET /repos/{owner}/{repo}/issues/{number} (a pull request is an issue too)."""
+
+    number: int
+    state: str
+    title: str
+    html_url: str
+    body: NotRequired[str | None]
+    user: NotRequired[Account | None]
+    author_association: NotRequired[str]
+    labels: NotRequired[list[Label]]
+    assignees: NotRequired[list[Account] | None]
+    milestone: NotRequired[Milestone | None]
+    type: NotRequired[IssueType | None]
+    comments: NotRequired[int]
+    updated_at: NotRequired[str | None]
+    pull_request: NotRequired[dict[str, object]]
+
+
+class IssueComment(TypedDict):
+    """A conversation comment on an issue or a pull request."""
+
+    id: int
+    html_url: str
+    body: NotRequired[str | None]
+    user: NotRequired[Account | None]
+    author_association: NotRequired[str]

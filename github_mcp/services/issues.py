@@ -8,6 +8,7 @@ from typing import Any
 from github_mcp.github.client import GitHubClient, Page
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.monitoring import orphaned_writes
+from github_mcp.services.github_json import Issue, IssueComment, Label
 from github_mcp.services.repos import repo_path
 
 # How far back a lost comment is looked for (covers clock skew with the server).
@@ -31,10 +32,8 @@ async def list_issues(
     )
 
 
-async def get_issue(github: GitHubClient, full_name: str, number: int) -> dict[str, Any]:
-    issue: dict[str, Any] = await github.request_json(
-        "GET", f"{repo_path(full_name)}/issues/{number}"
-    )
+async def get_issue(github: GitHubClient, full_name: str, number: int) -> Issue:
+    issue: Issue = await github.request_json("GET", f"{repo_path(full_name)}/issues/{number}")
     return issue
 
 
@@ -46,10 +45,8 @@ async def issue_comments(
     )
 
 
-async def create_issue(
-    github: GitHubClient, full_name: str, fields: dict[str, Any]
-) -> dict[str, Any]:
-    issue: dict[str, Any] = await github.request_json(
+async def create_issue(github: GitHubClient, full_name: str, fields: dict[str, Any]) -> Issue:
+    issue: Issue = await github.request_json(
         "POST", f"{repo_path(full_name)}/issues", json_body=fields
     )
     return issue
@@ -57,16 +54,14 @@ async def create_issue(
 
 async def update_issue(
     github: GitHubClient, full_name: str, number: int, fields: dict[str, Any]
-) -> dict[str, Any]:
-    issue: dict[str, Any] = await github.request_json(
+) -> Issue:
+    issue: Issue = await github.request_json(
         "PATCH", f"{repo_path(full_name)}/issues/{number}", json_body=fields
     )
     return issue
 
 
-async def add_comment(
-    github: GitHubClient, full_name: str, number: int, body: str
-) -> dict[str, Any]:
+async def add_comment(github: GitHubClient, full_name: str, number: int, body: str) -> IssueComment:
     """A conversation comment on an issue or a pull request."""
     path = f"{repo_path(full_name)}/issues/{number}/comments"
     since = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - COMMENT_LOOKBACK_S))
@@ -76,7 +71,7 @@ async def add_comment(
         if posted is not None:
             return posted
     try:
-        comment: dict[str, Any] = await github.request_json("POST", path, json_body={"body": body})
+        comment: IssueComment = await github.request_json("POST", path, json_body={"body": body})
     except GitHubMCPError as exc:
         found = await _posted_despite(github, path, body, since, exc)
         if found is None:
@@ -87,7 +82,7 @@ async def add_comment(
 
 async def _posted_despite(
     github: GitHubClient, path: str, body: str, since: str, failure: GitHubMCPError
-) -> dict[str, Any] | None:
+) -> IssueComment | None:
     """The comment a failed POST created after all (its answer was lost), if any: the
     newest comment with this exact body since just before the call. Not retried blindly,
     since a second POST would post it twice."""
@@ -101,9 +96,9 @@ async def _posted_despite(
 
 async def _same_body_since(
     github: GitHubClient, path: str, body: str, since: str
-) -> dict[str, Any] | None:
+) -> IssueComment | None:
     """The newest comment with exactly this body updated since `since`, if any."""
-    recent: list[dict[str, Any]] | None = await github.request_json(
+    recent: list[IssueComment] | None = await github.request_json(
         "GET", path, params={"since": since, "per_page": 100}
     )
     same = [c for c in recent or [] if isinstance(c, dict) and c.get("body") == body]
@@ -116,8 +111,8 @@ def _iso(ts: float) -> str:
 
 async def add_labels(
     github: GitHubClient, full_name: str, number: int, labels: list[str]
-) -> list[dict[str, Any]]:
-    data: list[dict[str, Any]] = await github.request_json(
+) -> list[Label]:
+    data: list[Label] = await github.request_json(
         "POST", f"{repo_path(full_name)}/issues/{number}/labels", json_body={"labels": labels}
     )
     return data

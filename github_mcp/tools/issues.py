@@ -8,6 +8,7 @@ withheld behind a note naming them."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
@@ -18,6 +19,7 @@ from github_mcp.pipeline.registry import Call, tool
 from github_mcp.services import issues as issue_service
 from github_mcp.services.authorship import authored
 from github_mcp.services.content import cut_text
+from github_mcp.services.github_json import Issue
 
 TOOLSET = "issues"
 BODY_CAP = 16_000
@@ -54,7 +56,7 @@ class IssueSummary(BaseModel):
     updated_at: str | None = None
 
 
-def _summary(item: dict[str, Any], lockdown: bool) -> IssueSummary:
+def _summary(item: Mapping[str, Any], lockdown: bool) -> IssueSummary:
     who = authored(item, lockdown)
     return IssueSummary(
         number=item["number"],
@@ -101,7 +103,7 @@ class Comment(BaseModel):
     truncated: bool | None = None
 
 
-def comment_model(item: dict[str, Any], lockdown: bool, cap: int = 4000) -> Comment:
+def comment_model(item: Mapping[str, Any], lockdown: bool, cap: int = 4000) -> Comment:
     who = authored(item, lockdown)
     body, cut = clean(who.text(item.get("body") or ""), cap)
     return Comment(
@@ -149,7 +151,7 @@ async def get_issue(
         body_truncated=cut or None,
         assignees=[a["login"] for a in issue.get("assignees") or []],
         is_pull_request="pull_request" in issue,
-        type=clean((issue.get("type") or {}).get("name") or "", 100)[0] or None,
+        type=clean(kind["name"], 100)[0] or None if (kind := issue.get("type")) else None,
         url=issue["html_url"],
         comment_items=[comment_model(c, lockdown) for c in page.items],
         next_comments_cursor=page.next_cursor,
@@ -166,7 +168,7 @@ class IssueRef(BaseModel):
     milestone: str | None = None
 
 
-def _ref(issue: dict[str, Any]) -> IssueRef:
+def _ref(issue: Issue) -> IssueRef:
     return IssueRef(
         number=issue["number"],
         state=issue["state"],
@@ -174,7 +176,7 @@ def _ref(issue: dict[str, Any]) -> IssueRef:
         url=issue["html_url"],
         labels=[lb["name"] for lb in issue.get("labels", [])],
         assignees=[a["login"] for a in issue.get("assignees") or []],
-        milestone=clean((issue.get("milestone") or {}).get("title"), 200)[0] or None,
+        milestone=clean(due["title"], 200)[0] or None if (due := issue.get("milestone")) else None,
     )
 
 

@@ -136,7 +136,7 @@ async def fetch_document(
             "metadata": {
                 "sha": data["sha"],
                 "truncated": cut,
-                "author": (data.get("author") or {}).get("login"),
+                "author": who["login"] if (who := data.get("author")) else None,
             },
         }
     found = await repos.get_repo(github, repo)

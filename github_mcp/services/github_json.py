@@ -145,3 +145,102 @@ class IssueComment(TypedDict):
     body: NotRequired[str | None]
     user: NotRequired[Account | None]
     author_association: NotRequired[str]
+
+
+class WorkflowRun(TypedDict):
+    """GET /repos/{owner}/{repo}/actions/runs/{run_id}."""
+
+    id: int
+    name: NotRequired[str | None]
+    display_title: NotRequired[str]
+    run_number: NotRequired[int]
+    run_attempt: NotRequired[int]
+    event: NotRequired[str]
+    status: NotRequired[str | None]
+    conclusion: NotRequired[str | None]
+    head_branch: NotRequired[str | None]
+    head_sha: NotRequired[str]
+    created_at: NotRequired[str]
+    html_url: NotRequired[str]
+
+
+class BranchCommit(TypedDict):
+    sha: str
+
+
+class Branch(TypedDict):
+    """GET /repos/{owner}/{repo}/branches/{branch}."""
+
+    name: str
+    commit: BranchCommit
+    protected: NotRequired[bool]
+
+
+class JobStep(TypedDict):
+    number: int
+    name: str
+    conclusion: NotRequired[str | None]
+
+
+class Job(TypedDict):
+    """GET /repos/{owner}/{repo}/actions/jobs/{job_id}."""
+
+    id: int
+    run_id: NotRequired[int]
+    name: NotRequired[str]
+    status: NotRequired[str]
+    conclusion: NotRequired[str | None]
+    steps: NotRequired[list[JobStep] | None]
+
+
+class CommitPerson(TypedDict, total=False):
+    name: str | None
+    date: str | None
+
+
+class GitCommitInfo(TypedDict):
+    message: str
+    author: NotRequired[CommitPerson | None]
+
+
+class CommitParent(TypedDict):
+    sha: str
+
+
+class CommitStats(TypedDict, total=False):
+    additions: int
+    deletions: int
+    total: int
+
+
+class CommitFile(TypedDict):
+    filename: str
+    status: str
+    additions: NotRequired[int]
+    deletions: NotRequired[int]
+    patch: NotRequired[str]
+    previous_filename: NotRequired[str]
+
+
+class Commit(TypedDict):
+    """GET /repos/{owner}/{repo}/commits/{ref}; also each commit of a comparison."""
+
+    sha: str
+    commit: GitCommitInfo
+    html_url: NotRequired[str]
+    author: NotRequired[Account | None]
+    parents: NotRequired[list[CommitParent]]
+    stats: NotRequired[CommitStats]
+    files: NotRequired[list[CommitFile]]
+
+
+class Comparison(TypedDict):
+    """GET /repos/{owner}/{repo}/compare/{base}...{head}."""
+
+    status: str
+    ahead_by: int
+    behind_by: int
+    total_commits: NotRequired[int]
+    merge_base_commit: NotRequired[CommitParent | None]
+    commits: NotRequired[list[Commit]]
+    files: NotRequired[list[CommitFile]]

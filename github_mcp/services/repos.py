@@ -7,7 +7,7 @@ from typing import Any
 
 from github_mcp.github.client import GitHubClient, Page, encode_path
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
-from github_mcp.services.github_json import GitRef, Repository
+from github_mcp.services.github_json import Commit, Comparison, GitRef, Repository
 
 SHA_RE = re.compile(r"^[0-9a-f]{40}$")
 DEFAULT_BRANCH_TTL = 600.0
@@ -141,9 +141,9 @@ async def list_commits(
     )
 
 
-async def get_commit(github: GitHubClient, full_name: str, ref: str) -> dict[str, Any]:
+async def get_commit(github: GitHubClient, full_name: str, ref: str) -> Commit:
     try:
-        data: dict[str, Any] = await github.get_json(
+        data: Commit = await github.get_json(
             f"{repo_path(full_name)}/commits/{encode_path(ref)}", repo=full_name
         )
         return data
@@ -158,8 +158,8 @@ async def get_commit(github: GitHubClient, full_name: str, ref: str) -> dict[str
         raise
 
 
-async def compare(github: GitHubClient, full_name: str, base: str, head: str) -> dict[str, Any]:
-    data: dict[str, Any] = await github.get_json(
+async def compare(github: GitHubClient, full_name: str, base: str, head: str) -> Comparison:
+    data: Comparison = await github.get_json(
         f"{repo_path(full_name)}/compare/{encode_path(base)}...{encode_path(head)}", repo=full_name
     )
     return data

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
@@ -91,7 +92,7 @@ class CommitSummary(BaseModel):
     date: str | None = None
 
 
-def _commit_summary(item: dict[str, Any]) -> CommitSummary:
+def _commit_summary(item: Mapping[str, Any]) -> CommitSummary:
     commit = item.get("commit", item)
     message = (commit.get("message") or "").split("\n", 1)[0][:120]
     author = (item.get("author") or {}).get("login") or (commit.get("author") or {}).get("name")
@@ -163,7 +164,7 @@ class CommitDetail(BaseModel):
     truncated: bool = False
 
 
-def _files(raw: list[dict[str, Any]], include_patch: bool, budget: int) -> tuple[list, bool]:
+def _files(raw: Sequence[Mapping[str, Any]], include_patch: bool, budget: int) -> tuple[list, bool]:
     files, truncated = [], False
     for f in raw:
         patch = None
@@ -244,7 +245,7 @@ async def compare_refs(
         status=data["status"],
         ahead_by=data["ahead_by"],
         behind_by=data["behind_by"],
-        merge_base_sha=(data.get("merge_base_commit") or {}).get("sha"),
+        merge_base_sha=merge_base["sha"] if (merge_base := data.get("merge_base_commit")) else None,
         commits=[_commit_summary(c) for c in data.get("commits", [])[-50:]],
         files=files,
         truncated=truncated or len(data.get("commits", [])) > 50,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
@@ -26,6 +26,7 @@ from github_mcp.github.client import (
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.monitoring import client_log
 from github_mcp.monitoring.observability import log_event
+from github_mcp.services.github_json import Branch, Job, WorkflowRun
 from github_mcp.services.repos import (
     repo_path,
 )
@@ -50,7 +51,7 @@ def _drop_none(data: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if v is not None}
 
 
-def compact_run(run: dict[str, Any]) -> dict[str, Any]:
+def compact_run(run: Mapping[str, Any]) -> dict[str, Any]:
     return _drop_none(
         {
             "id": run["id"],
@@ -68,7 +69,7 @@ def compact_run(run: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-def failed_steps(job: dict[str, Any]) -> list[dict[str, Any]]:
+def failed_steps(job: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [
         {"number": s.get("number"), "name": s.get("name"), "conclusion": s.get("conclusion")}
         for s in job.get("steps") or []
@@ -126,8 +127,8 @@ async def list_runs(
     )
 
 
-async def get_run(github: GitHubClient, full_name: str, run_id: int) -> dict[str, Any]:
-    run: dict[str, Any] = await github.request_json(
+async def get_run(github: GitHubClient, full_name: str, run_id: int) -> WorkflowRun:
+    run: WorkflowRun = await github.request_json(
         "GET", f"{repo_path(full_name)}/actions/runs/{run_id}"
     )
     return run
@@ -140,10 +141,8 @@ async def run_jobs(github: GitHubClient, full_name: str, run_id: int) -> list[di
     )
 
 
-async def get_job(github: GitHubClient, full_name: str, job_id: int) -> dict[str, Any]:
-    job: dict[str, Any] = await github.request_json(
-        "GET", f"{repo_path(full_name)}/actions/jobs/{job_id}"
-    )
+async def get_job(github: GitHubClient, full_name: str, job_id: int) -> Job:
+    job: Job = await github.request_json("GET", f"{repo_path(full_name)}/actions/jobs/{job_id}")
     return job
 
 
@@ -323,8 +322,8 @@ def count_checks(checks: list[Check]) -> CheckCounts:
     return counts
 
 
-async def branch_head(github: GitHubClient, full_name: str, branch: str) -> dict[str, Any]:
-    data: dict[str, Any] = await github.request_json(
+async def branch_head(github: GitHubClient, full_name: str, branch: str) -> Branch:
+    data: Branch = await github.request_json(
         "GET", f"{repo_path(full_name)}/branches/{encode_path(branch)}"
     )
     return data
@@ -377,7 +376,7 @@ async def dispatch_workflow(
     return {}
 
 
-async def rerun_failed_jobs(github: GitHubClient, full_name: str, run_id: int) -> dict[str, Any]:
+async def rerun_failed_jobs(github: GitHubClient, full_name: str, run_id: int) -> WorkflowRun:
     try:
         await github.request_json(
             "POST", f"{repo_path(full_name)}/actions/runs/{run_id}/rerun-failed-jobs"
@@ -455,7 +454,7 @@ async def poll(
 class RunWait:
     """A run once completed (or as it stood at the deadline), with its failed jobs."""
 
-    run: dict[str, Any]
+    run: WorkflowRun
     done: bool
     polls: int
     elapsed_s: float
@@ -473,7 +472,7 @@ async def wait_for_run(
 ) -> RunWait:
     """Wait (bounded, with backoff and progress) for a workflow run to complete."""
 
-    async def report(run: dict[str, Any], polls: int, elapsed: float) -> None:
+    async def report(run: WorkflowRun, polls: int, elapsed: float) -> None:
         if on_progress is not None:
             message = f"run {run_id}: {run.get('status')} (poll {polls})"
             await on_progress(round(elapsed, 2), timeout_s, message)

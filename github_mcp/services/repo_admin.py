@@ -43,13 +43,13 @@ class DeletedRepository(BaseModel):
 async def my_login(github: GitHubClient) -> str:
     """The login a personal repository or fork goes under; an App has none."""
     me = await identity(github)
-    if me.get("type") == "App":
+    if me["type"] == "App":
         raise GitHubMCPError(
             ErrorCode.INVALID_INPUT,
             "A GitHub App installation has no personal account to create repositories in.",
             hint="Name the organisation (owner= or organization=).",
         )
-    return str(me["login"])
+    return me["login"]
 
 
 async def create(

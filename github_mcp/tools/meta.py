@@ -12,6 +12,7 @@ from github_mcp.kernel.params import FullName
 from github_mcp.pipeline.registry import Call, tool
 from github_mcp.pipeline.runtime import VERSION
 from github_mcp.services import account
+from github_mcp.services.account import RateResource
 from github_mcp.services.environment import check_environment
 
 TOOLSET = "meta"
@@ -364,7 +365,7 @@ async def get_rate_limit(call: Call) -> RateLimits:
     data = await account.rate_limit(call.rt.github)
     resources = data.get("resources", {})
 
-    def item(name: str, body: dict[str, Any]) -> RateLimit:
+    def item(name: str, body: RateResource) -> RateLimit:
         return RateLimit(
             resource=name,
             limit=body.get("limit", 0),

@@ -120,43 +120,10 @@ def parse_protection(
     prot = Protection(branch=branch)
     checks = body.get("required_status_checks")
     if checks is not None:
-        if not isinstance(checks, dict):
-            raise ApiError(
-                422,
-                "Invalid request.\n\nFor 'properties/required_status_checks', is not an object.",
-            )
-        contexts = list(checks.get("contexts") or [])
-        for item in checks.get("checks") or []:
-            name = item.get("context") if isinstance(item, dict) else None
-            if not isinstance(name, str):
-                raise ApiError(
-                    422, "Invalid request.\n\nFor 'items', is not an object with a context."
-                )
-            if name not in contexts:
-                contexts.append(name)
-        if not all(isinstance(c, str) for c in contexts):
-            raise ApiError(
-                422, "Invalid request.\n\nFor 'properties/contexts', is not an array of strings."
-            )
-        prot.required_checks = contexts
-        prot.strict = bool(checks.get("strict", False))
+        _set_status_checks(prot, checks)
     reviews = body.get("required_pull_request_reviews")
     if reviews is not None:
-        if not isinstance(reviews, dict):
-            raise ApiError(
-                422,
-                "Invalid request.\n\n"
-                "For 'properties/required_pull_request_reviews', is not an object.",
-            )
-        count = reviews.get("required_approving_review_count", 1)
-        if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= 6:
-            raise ApiError(
-                422, "Invalid request.\n\nrequired_approving_review_count must be between 0 and 6."
-            )
-        prot.required_approving_review_count = count
-        prot.dismiss_stale_reviews = bool(reviews.get("dismiss_stale_reviews", False))
-        prot.require_code_owner_reviews = bool(reviews.get("require_code_owner_reviews", False))
-        prot.require_last_push_approval = bool(reviews.get("require_last_push_approval", False))
+        _set_reviews(prot, reviews)
     prot.enforce_admins = _flag(body, "enforce_admins")
     prot.required_linear_history = _flag(body, "required_linear_history")
     prot.allow_force_pushes = _flag(body, "allow_force_pushes")
@@ -164,6 +131,46 @@ def parse_protection(
     prot.required_conversation_resolution = _flag(body, "required_conversation_resolution")
     prot.required_signatures = _flag(body, "required_signatures")
     return prot
+
+
+def _set_status_checks(prot: Protection, checks: Any) -> None:
+    """required_status_checks: contexts (and checks' contexts) that must pass, and strict."""
+    if not isinstance(checks, dict):
+        raise ApiError(
+            422,
+            "Invalid request.\n\nFor 'properties/required_status_checks', is not an object.",
+        )
+    contexts = list(checks.get("contexts") or [])
+    for item in checks.get("checks") or []:
+        name = item.get("context") if isinstance(item, dict) else None
+        if not isinstance(name, str):
+            raise ApiError(422, "Invalid request.\n\nFor 'items', is not an object with a context.")
+        if name not in contexts:
+            contexts.append(name)
+    if not all(isinstance(c, str) for c in contexts):
+        raise ApiError(
+            422, "Invalid request.\n\nFor 'properties/contexts', is not an array of strings."
+        )
+    prot.required_checks = contexts
+    prot.strict = bool(checks.get("strict", False))
+
+
+def _set_reviews(prot: Protection, reviews: Any) -> None:
+    """required_pull_request_reviews: approvals needed (0-6) and how reviews count."""
+    if not isinstance(reviews, dict):
+        raise ApiError(
+            422,
+            "Invalid request.\n\nFor 'properties/required_pull_request_reviews', is not an object.",
+        )
+    count = reviews.get("required_approving_review_count", 1)
+    if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= 6:
+        raise ApiError(
+            422, "Invalid request.\n\nrequired_approving_review_count must be between 0 and 6."
+        )
+    prot.required_approving_review_count = count
+    prot.dismiss_stale_reviews = bool(reviews.get("dismiss_stale_reviews", False))
+    prot.require_code_owner_reviews = bool(reviews.get("require_code_owner_reviews", False))
+    prot.require_last_push_approval = bool(reviews.get("require_last_push_approval", False))
 
 
 def set_protection(

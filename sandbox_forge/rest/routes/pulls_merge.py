@@ -76,48 +76,10 @@ def merge_pull_request(
     if issue.state != "open":
         raise ApiError(405, NOT_MERGEABLE)
     with state.lock:
-        tips = branch_tips(repo)
-        head, base = tips.get(pull.head_ref), tips.get(pull.base_ref)
-        if head is None or base is None:
-            raise ApiError(405, NOT_MERGEABLE)
-        if sha is not None and sha != head:
-            raise ApiError(409, HEAD_MODIFIED)
-        if pull.draft:
-            raise ApiError(405, "Pull Request is still a draft")
-        trial = merge_tree(repo.git, base, head)
-        if not trial.clean:
-            raise ApiError(405, NOT_MERGEABLE)
-        assert trial.tree is not None
-        verdict = evaluate(repo, issue, head, base)
-        if verdict.reasons:
-            raise ApiError(405, verdict.reasons[0], documentation_url=PROTECTION_DOCS)
-        if verdict.behind:
-            raise ApiError(405, BEHIND, documentation_url=PROTECTION_DOCS)
-        refuse_merge(merge_reasons(repo, issue, head, method, role))
-        committer = web_flow_signature()
+        head, base, tree = _check_mergeable(repo, issue, sha, method, role)
         shas = commit_range(repo.git, base, head)
-        if method == "merge":
-            title = commit_title or (
-                f"Merge pull request #{issue.number} from {repo.owner}/{pull.head_ref}"
-            )
-            text = _message(title, commit_message if commit_message is not None else issue.title)
-            new = repo.git.create_commit(
-                trial.tree, [base, head], text, _person(state, user), committer, FORGE_SIGNATURE
-            )
-        elif method == "squash":
-            default_title, default_body = _squash_text(repo, issue, shas)
-            text = _message(
-                commit_title or default_title,
-                commit_message if commit_message is not None else default_body,
-            )
-            new = repo.git.create_commit(
-                trial.tree, [base], text, _person(state, issue.user), committer, FORGE_SIGNATURE
-            )
-        else:
-            replayed = replay(repo.git, base, shas, committer)
-            if replayed is None:
-                raise ApiError(405, "This branch can't be rebased")
-            new = replayed
+        texts = (commit_title, commit_message)
+        new = _merge_commit(state, repo, issue, user, method, (base, head, tree), shas, texts)
         ref = f"refs/heads/{pull.base_ref}"
         # The commits the merge brings (the forge signs its own) meet the base's ref rules.
         found = check_update(repo, ref, base, new, role, via="merge")
@@ -129,6 +91,73 @@ def merge_pull_request(
         mark_merged(repo, issue, new, base, state.ensure_user(user).login)
         state.fire_ref_update(RefUpdate(repo.full_name, ref, base, new, "api"))
         return new
+
+
+def _check_mergeable(
+    repo: RepoRecord, issue: Issue, sha: str | None, method: str, role: str | None
+) -> tuple[str, str, str]:
+    """(head, base, merged tree) when the pull request may merge now; else GitHub's refusal."""
+    pull = issue.pull
+    assert pull is not None
+    tips = branch_tips(repo)
+    head, base = tips.get(pull.head_ref), tips.get(pull.base_ref)
+    if head is None or base is None:
+        raise ApiError(405, NOT_MERGEABLE)
+    if sha is not None and sha != head:
+        raise ApiError(409, HEAD_MODIFIED)
+    if pull.draft:
+        raise ApiError(405, "Pull Request is still a draft")
+    trial = merge_tree(repo.git, base, head)
+    if not trial.clean:
+        raise ApiError(405, NOT_MERGEABLE)
+    assert trial.tree is not None
+    verdict = evaluate(repo, issue, head, base)
+    if verdict.reasons:
+        raise ApiError(405, verdict.reasons[0], documentation_url=PROTECTION_DOCS)
+    if verdict.behind:
+        raise ApiError(405, BEHIND, documentation_url=PROTECTION_DOCS)
+    refuse_merge(merge_reasons(repo, issue, head, method, role))
+    return head, base, trial.tree
+
+
+def _merge_commit(
+    state: ForgeState,
+    repo: RepoRecord,
+    issue: Issue,
+    user: str,
+    method: str,
+    tips: tuple[str, str, str],
+    shas: list[str],
+    texts: tuple[str | None, str | None],
+) -> str:
+    """The commit the base moves to: a merge commit, one squashed commit or the replayed
+    commits' tip. tips is (base, head, merged tree); texts is (title, message)."""
+    base, head, tree = tips
+    commit_title, commit_message = texts
+    committer = web_flow_signature()
+    if method == "merge":
+        pull = issue.pull
+        assert pull is not None
+        title = commit_title or (
+            f"Merge pull request #{issue.number} from {repo.owner}/{pull.head_ref}"
+        )
+        text = _message(title, commit_message if commit_message is not None else issue.title)
+        return repo.git.create_commit(
+            tree, [base, head], text, _person(state, user), committer, FORGE_SIGNATURE
+        )
+    if method == "squash":
+        default_title, default_body = _squash_text(repo, issue, shas)
+        text = _message(
+            commit_title or default_title,
+            commit_message if commit_message is not None else default_body,
+        )
+        return repo.git.create_commit(
+            tree, [base], text, _person(state, issue.user), committer, FORGE_SIGNATURE
+        )
+    replayed = replay(repo.git, base, shas, committer)
+    if replayed is None:
+        raise ApiError(405, "This branch can't be rebased")
+    return replayed
 
 
 def _optional_str(body: dict[str, Any], name: str) -> str | None:

@@ -71,7 +71,13 @@ async def blame(
     if not path.strip("/"):
         raise invalid_input("path names no file", hint="Pass a file's repository path.")
     if window[1] is not None and window[1] < window[0]:
-        raise invalid_input("end_line is before start_line")
+        raise invalid_input(
+            "end_line is before start_line",
+            hint=(
+                "Give end_line at or after start_line, or leave it out to blame to the "
+                "end of the file."
+            ),
+        )
     owner, name = full_name.split("/", 1)
     variables = {"owner": owner, "name": name, "expression": ref or "HEAD", "path": path}
     data = await github.graphql(QUERY, variables)

@@ -261,7 +261,10 @@ async def commit_changes(
             head = moved_to
             rebased.append(moved_to.commit_sha)
         else:
-            raise conflict(f"{branch} kept moving; gave up after {MAX_REBASES} re-applications.")
+            raise conflict(
+                f"{branch} kept moving; gave up after {MAX_REBASES} re-applications.",
+                hint="The branch is busy; wait for other pushes to finish and call again.",
+            )
     verification, files = await verify_commit(
         github, full_name, branch, commit_sha, branch_sha, blobs, changes
     )
@@ -279,10 +282,18 @@ async def commit_changes(
 
 def _distinct_paths(changes: list[Change]) -> list[str]:
     if not changes:
-        raise GitHubMCPError(ErrorCode.INVALID_INPUT, "There are no changes to commit.")
+        raise GitHubMCPError(
+            ErrorCode.INVALID_INPUT,
+            "There are no changes to commit.",
+            hint="Give at least one file change (content, or delete=true).",
+        )
     paths = [c.path for c in changes]
     if len(set(paths)) != len(paths):
-        raise GitHubMCPError(ErrorCode.INVALID_INPUT, "A path appears twice in one commit.")
+        raise GitHubMCPError(
+            ErrorCode.INVALID_INPUT,
+            "A path appears twice in one commit.",
+            hint="List each path once; merge the edits to one file into one change.",
+        )
     return paths
 
 

@@ -114,9 +114,12 @@ def slice_lines(text: str, start_line: int, max_lines: int, line_numbers: bool =
     number, right-aligned, and a tab (as `cat -n` does).
     """
     if start_line < 1:
-        raise invalid_input("start_line must be at least 1")
+        raise invalid_input(
+            "start_line must be at least 1",
+            hint="Lines are numbered from 1; give start_line 1 or more.",
+        )
     if max_lines < 1:
-        raise invalid_input("max_lines must be at least 1")
+        raise invalid_input("max_lines must be at least 1", hint="Give max_lines 1 or more.")
     lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()  # text ends with a newline (or is empty): no extra line
@@ -145,7 +148,7 @@ def slice_lines(text: str, start_line: int, max_lines: int, line_numbers: bool =
 def cut_text(text: str, max_bytes: int) -> tuple[str, bool]:
     """Cut `text` to at most `max_bytes` of UTF-8 without splitting a character."""
     if max_bytes < 0:
-        raise invalid_input("max_bytes must not be negative")
+        raise invalid_input("max_bytes must not be negative", hint="Give max_bytes 0 or more.")
     if len(text) <= max_bytes // 4:
         return text, False  # even 4 bytes per character fits
     data = text.encode("utf-8", "surrogatepass")

@@ -63,12 +63,24 @@ def parse_document_id(value: str) -> DocumentId:
         try:
             ref = canonical_any_ref(match["ref"])
         except ValueError as exc:
-            raise invalid_input(f"the ref in this file id is invalid: {exc}") from None
+            raise invalid_input(
+                f"the ref in this file id is invalid: {exc}",
+                hint=(
+                    "Use the file id as given by search or list results, with a valid "
+                    "branch, tag or SHA."
+                ),
+            ) from None
         return DocumentId(kind, full_name, ref=ref, path=validate_path(match["path"]))
     if kind in ("issue", "pr"):
         number = int(match["number"])
         if not 1 <= number <= MAX_ISSUE_NUMBER:
-            raise invalid_input("issue and pull request numbers are positive integers")
+            raise invalid_input(
+                "issue and pull request numbers are positive integers",
+                hint=(
+                    "Use an id like issue:owner/repo#12 or pr:owner/repo#12, with a number "
+                    "of 1 or more."
+                ),
+            )
         return DocumentId(kind, full_name, number=number)
     if kind == "commit":
         return DocumentId(kind, full_name, ref=match["sha"].lower())

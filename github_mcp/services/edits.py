@@ -101,7 +101,13 @@ async def commit_patch(
     """Apply a unified diff (one or more files) exactly, as one commit."""
     file_patches = parse_patch(normalize_patch(patch))
     if len(file_patches) > MAX_COMMIT_FILES:
-        raise invalid_input(f"A patch may touch at most {MAX_COMMIT_FILES} files.")
+        raise invalid_input(
+            f"A patch may touch at most {MAX_COMMIT_FILES} files.",
+            hint=(
+                "Split the patch into several commits, or use the workspace tools for "
+                "large changes."
+            ),
+        )
     head = await read_head(github, full_name, branch)
     if expected_head_sha and head.commit_sha != expected_head_sha:
         raise GitHubMCPError(
@@ -127,6 +133,10 @@ async def commit_patch(
                 ErrorCode.PATCH_DOES_NOT_APPLY,
                 f"{fp.old_path} does not exist on {branch}.",
                 path=fp.old_path,
+                hint=(
+                    "Check the path with list_repository_tree on this branch, then "
+                    "regenerate the patch."
+                ),
             )
         if target_text is not None:
             raise GitHubMCPError(
@@ -134,6 +144,7 @@ async def commit_patch(
                 f"{fp.new_path} already exists on {branch}; the patch renames "
                 f"{fp.old_path} onto it.",
                 path=fp.new_path,
+                hint=("Rename onto a free path, or delete the existing file in the same patch."),
             )
         result = apply_file_patch(original, fp)
         target = fp.new_path or fp.old_path
@@ -162,12 +173,24 @@ def apply_sections(text: str, sections: Sequence[LineRange]) -> str:
     previous_end = 0
     for s in sections:
         if s.end_line < s.start_line - 1:
-            raise invalid_input(f"Section {s.start_line}-{s.end_line} has end before start.")
+            raise invalid_input(
+                f"Section {s.start_line}-{s.end_line} has end before start.",
+                hint=(
+                    "Give end_line at least start_line - 1 (start_line - 1 inserts without "
+                    "replacing)."
+                ),
+            )
         if s.start_line <= previous_end:
-            raise invalid_input("Sections must be sorted and must not overlap.")
+            raise invalid_input(
+                "Sections must be sorted and must not overlap.",
+                hint="Sort the sections by start_line and merge the ones that overlap.",
+            )
         if s.end_line > len(lines) or s.start_line > len(lines) + 1:
             raise invalid_input(
-                f"Section {s.start_line}-{s.end_line} is beyond the file's {len(lines)} lines."
+                f"Section {s.start_line}-{s.end_line} is beyond the file's {len(lines)} lines.",
+                hint=(
+                    "Read the file again with get_file_contents and give line numbers within it."
+                ),
             )
         previous_end = max(s.end_line, s.start_line - 1)
     newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
@@ -214,7 +237,13 @@ async def commit_sections(
         )
     old = await current_text(github, full_name, path, head)
     if old is None:
-        raise GitHubMCPError(ErrorCode.NOT_FOUND, f"{path} does not exist on {branch}.")
+        raise GitHubMCPError(
+            ErrorCode.NOT_FOUND,
+            f"{path} does not exist on {branch}.",
+            hint=(
+                "Check the path with list_repository_tree, or create the file with commit_files."
+            ),
+        )
     new = apply_sections(old, sections)
     diff = unified_diff(old, new, path) if with_diff else None
     change = Change(path, new, expected_sha=expected_sha)

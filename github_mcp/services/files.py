@@ -93,7 +93,14 @@ async def _read_batch(
     prime_ref: bool = False,
 ) -> tuple[str, list[FileRead | GitHubMCPError]]:
     if not 1 <= max_bytes <= MAX_READ_BYTES:
-        raise GitHubMCPError(ErrorCode.INVALID_INPUT, "max_bytes must be between 1 and 1048576.")
+        raise GitHubMCPError(
+            ErrorCode.INVALID_INPUT,
+            "max_bytes must be between 1 and 1048576.",
+            hint=(
+                "Give max_bytes between 1 and 1048576; for larger files use a clone in "
+                "the workspace."
+            ),
+        )
     cache = github.cache
     if ref is None:
         hit, cached_default = cache.lookup("default_branch", full_name.lower())
@@ -218,6 +225,7 @@ def _ref_not_found(full_name: str, ref: str | None) -> GitHubMCPError:
         return GitHubMCPError(
             ErrorCode.NOT_FOUND,
             f"{full_name} has no default branch (the repository is empty).",
+            hint="Push a first commit to the repository, or name a ref explicitly.",
         )
     return GitHubMCPError(
         ErrorCode.NOT_FOUND,

@@ -201,9 +201,18 @@ def _checked(field: IssueField, value: FieldValue, replace: bool) -> Any:
             try:
                 return datetime.date.fromisoformat(value.strip()).isoformat()
             except ValueError:
-                raise invalid_input(f"{field.name!r} takes a date like 2030-01-31") from None
+                raise invalid_input(
+                    f"{field.name!r} takes a date like 2030-01-31",
+                    hint="Give the date as YYYY-MM-DD.",
+                ) from None
         return value
-    raise invalid_input(f"{str(value)[:100]!r} does not fit {field.name!r}, a {kind} field")
+    raise invalid_input(
+        f"{str(value)[:100]!r} does not fit {field.name!r}, a {kind} field",
+        hint=(
+            "Give a value of the field's type; list the fields and their options "
+            "with list_issue_fields."
+        ),
+    )
 
 
 async def set_fields(

@@ -88,7 +88,10 @@ async def change_sub_issue(
 ) -> None:
     """Add, remove or reprioritise one sub-issue (all numbers in `full_name`)."""
     if sub_issue == number:
-        raise invalid_input("an issue cannot be its own sub-issue")
+        raise invalid_input(
+            "an issue cannot be its own sub-issue",
+            hint="Give the number of another issue as sub_issue.",
+        )
     if action == "reprioritize" and (after is None) == (before is None):
         raise invalid_input(
             "reprioritize needs exactly one of after or before",
@@ -127,7 +130,9 @@ async def change_dependency(
 ) -> None:
     """Mark issue `number` as blocked by issue `blocked_by`, or lift that."""
     if blocked_by == number:
-        raise invalid_input("an issue cannot block itself")
+        raise invalid_input(
+            "an issue cannot block itself", hint="Give the number of another issue as blocked_by."
+        )
     blocker = await issue_id(github, full_name, blocked_by)
     path = f"{_issue_path(full_name, number)}/dependencies/blocked_by"
     if action == "add":

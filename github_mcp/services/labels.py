@@ -69,7 +69,10 @@ async def get_label(github: GitHubClient, full_name: str, name: str) -> Label:
         if page.next_cursor is None:
             break
         cursor = page.next_cursor
-    raise not_found(f"no label {name!r} in {full_name}")
+    raise not_found(
+        f"no label {name!r} in {full_name}",
+        hint=("List the repository's labels with list_labels, or create it with create_label."),
+    )
 
 
 async def create_label(github: GitHubClient, full_name: str, fields: dict[str, Any]) -> Label:

@@ -203,9 +203,18 @@ def compile_grep(pattern: str) -> LinearPattern:
     """Compile a caller's pattern on RE2: matching time is linear in the line,
     whatever the pattern, so nested or stacked repeats are harmless."""
     if not pattern:
-        raise invalid_input("grep pattern is empty")
+        raise invalid_input(
+            "grep pattern is empty",
+            hint=(
+                "Give a non-empty regular expression in grep, or leave grep out to get "
+                "the whole log."
+            ),
+        )
     if len(pattern) > MAX_PATTERN_CHARS:
-        raise invalid_input(f"grep pattern is longer than {MAX_PATTERN_CHARS} characters")
+        raise invalid_input(
+            f"grep pattern is longer than {MAX_PATTERN_CHARS} characters",
+            hint=("Shorten the grep pattern; match a distinctive part of the line instead."),
+        )
     try:
         return compile_user_pattern(pattern)
     except ValueError as exc:
@@ -304,9 +313,19 @@ def select(
     of each step and replaced by a `[… N lines omitted …]` marker.
     """
     if max_bytes < MIN_MAX_BYTES:
-        raise invalid_input(f"max_bytes must be at least {MIN_MAX_BYTES}", max_bytes=max_bytes)
+        raise invalid_input(
+            f"max_bytes must be at least {MIN_MAX_BYTES}",
+            max_bytes=max_bytes,
+            hint=(
+                "Raise max_bytes to the minimum or more, or use tail_lines to keep only the end."
+            ),
+        )
     if tail_lines is not None and tail_lines < 0:
-        raise invalid_input("tail_lines must not be negative", tail_lines=tail_lines)
+        raise invalid_input(
+            "tail_lines must not be negative",
+            tail_lines=tail_lines,
+            hint="Give tail_lines as 0 or more, or leave it out for the whole log.",
+        )
     pattern = compile_grep(grep) if grep is not None else None
 
     chunks: list[list[_Item]] = []

@@ -188,7 +188,11 @@ async def fetch_job_log(
     # Plain http only when the API itself is plain http (a local sandbox forge).
     allowed = ("https", "http") if github.base_url.startswith("http://") else ("https",)
     if urlsplit(location).scheme not in allowed:
-        raise GitHubMCPError(ErrorCode.UPSTREAM_ERROR, "GitHub gave an unusable log location.")
+        raise GitHubMCPError(
+            ErrorCode.UPSTREAM_ERROR,
+            "GitHub gave an unusable log location.",
+            hint="Retry; if it persists, download the log from the run's page on GitHub.",
+        )
     return await _download_tail(github, location, max_bytes)
 
 
@@ -210,10 +214,16 @@ async def _download_tail(github: GitHubClient, url: str, max_bytes: int) -> JobL
                 if len(buf) > 2 * max_bytes:
                     del buf[: len(buf) - max_bytes]
     except httpx.TimeoutException:
-        raise GitHubMCPError(ErrorCode.TIMEOUT, "Downloading the job log timed out.") from None
+        raise GitHubMCPError(
+            ErrorCode.TIMEOUT,
+            "Downloading the job log timed out.",
+            hint="Retry, or ask for less with a smaller max_bytes or tail_lines.",
+        ) from None
     except httpx.TransportError:
         raise GitHubMCPError(
-            ErrorCode.UPSTREAM_ERROR, "Network error downloading the job log."
+            ErrorCode.UPSTREAM_ERROR,
+            "Network error downloading the job log.",
+            hint="A retry after a short wait usually helps.",
         ) from None
     cut = total > max_bytes
     data = bytes(buf[-max_bytes:]) if cut else bytes(buf)

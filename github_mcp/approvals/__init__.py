@@ -7,11 +7,9 @@ the gate can hold its open requests without importing the MCP framework."""
 
 from __future__ import annotations
 
+from github_mcp.approvals.record import CHOICES, ApprovalRequest, Choice
 from github_mcp.approvals.requests import (
-    CHOICES,
     PAGE_PATH,
-    ApprovalRequest,
-    Choice,
     PendingApprovals,
     RequestClosed,
     fingerprint,

@@ -36,14 +36,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from github_mcp.approvals.record import CHOICES, ApprovalRequest
 from github_mcp.approvals.render import STYLE, summary_html
-from github_mcp.approvals.requests import (
-    CHOICES,
-    PAGE_PATH,
-    ApprovalRequest,
-    PendingApprovals,
-    RequestClosed,
-)
+from github_mcp.approvals.requests import PAGE_PATH, PendingApprovals, RequestClosed
 from github_mcp.kernel.principal import Principal
 from github_mcp.monitoring.observability import log_event
 

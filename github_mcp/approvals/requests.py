@@ -17,9 +17,9 @@ import json
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
+from github_mcp.approvals.record import ApprovalRequest, Choice, Status
 from github_mcp.approvals.store import Caps, MemoryRequestStore, RequestStore, admit
 from github_mcp.approvals.summary import WriteSummary, plain
 from github_mcp.kernel.principal import ApprovalScope
@@ -29,9 +29,6 @@ from github_mcp.policy.gate import holds_window
 if TYPE_CHECKING:
     from github_mcp.policy.gate import WriteGate
 
-Choice = Literal["approve", "approve_window", "deny"]
-Status = Literal["pending", "approved", "approved_window", "denied", "declined", "expired"]
-CHOICES: tuple[Choice, ...] = ("approve", "approve_window", "deny")
 PAGE_PATH = "/approvals"
 
 
@@ -43,27 +40,6 @@ def fingerprint(
     parts = [tool, repo, branch, plain(args)] + ([plain(facts)] if facts else [])
     body = json.dumps(parts, sort_keys=True, default=str)
     return hashlib.sha256(body.encode()).hexdigest()
-
-
-@dataclass
-class ApprovalRequest:
-    id: str
-    key: str  # the link's secret; emptied once spent
-    csrf: str
-    scope: ApprovalScope
-    summary: WriteSummary | None  # None: the session's gated writes (authorize_write_actions)
-    fingerprint: str | None  # the write's: its arguments and the remote facts it is bound to
-    created_at: float
-    expires_at: float
-    window_minutes: int
-    status: Status = "pending"
-    decided_by: str | None = None
-    call_fingerprint: str | None = None  # the arguments alone (to spot a state that moved)
-    done: asyncio.Event = field(default_factory=asyncio.Event)
-
-    @property
-    def pending(self) -> bool:
-        return self.status == "pending"
 
 
 class RequestClosed(Exception):

@@ -24,11 +24,10 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from github_mcp.approvals.record import ApprovalRequest
+from github_mcp.approvals.summary import WriteSummary
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.kernel.principal import ApprovalScope, Principal
-
-if typing.TYPE_CHECKING:
-    from github_mcp.approvals.requests import ApprovalRequest
 
 RATE_WINDOW_S = 60.0
 
@@ -183,9 +182,6 @@ def request_to_json(request: ApprovalRequest, clock_offset: float) -> str:
 
 
 def request_from_json(text: str | bytes, clock_offset: float) -> ApprovalRequest:
-    from github_mcp.approvals.requests import ApprovalRequest
-    from github_mcp.approvals.summary import WriteSummary
-
     body = json.loads(text)
     name, kind = body["principal"]
     summary = body["summary"]

@@ -2,13 +2,28 @@
 vulnerable dependency, with the tests run in a workspace. Lines needing a tool that is not
 registered are left out, as in prompts.py."""
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from github_mcp.catalog.prompts import Line, Texts
+    from github_mcp.pipeline.runtime import Runtime
+
+# (the tools a line needs, its text), as prompts.py's Line
+Line = tuple[tuple[str, ...], str]
 
 
-def fix_dependabot_alert(texts: "Texts", full_name: str, number: int) -> str:
+class PromptTexts(Protocol):
+    """What this prompt needs of prompts.py's Texts; a Protocol so that prompts.py, which
+    calls this module, is not imported back."""
+
+    rt: "Runtime"
+
+    @property
+    def tools(self) -> set[str]: ...
+
+    def rules(self) -> str: ...
+
+
+def fix_dependabot_alert(texts: PromptTexts, full_name: str, number: int) -> str:
     branch = f"dependabot-fix/alert-{number}"
     steps: list[Line] = [
         (

@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import secrets
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlencode
 
 import httpx2 as httpx
@@ -23,7 +23,6 @@ from github_mcp.monitoring.observability import log_event
 
 if TYPE_CHECKING:
     from github_mcp.pipeline.runtime import Runtime
-    from github_mcp.status.auth import StatusSignIn
 
 START_PATH = "/status/github"
 CALLBACK_PATH = "/auth/callback/status"
@@ -33,8 +32,17 @@ MAX_FLOWS = 1000
 USER_PREFIX = "github:"
 
 
+class SignInHost(Protocol):
+    """What this flow needs of auth.py's StatusSignIn, which builds it; a Protocol so
+    that this module does not import auth.py back."""
+
+    def signed_in(self, request: Request, principal: str) -> Response: ...
+
+    def _secure(self, request: Request) -> bool: ...
+
+
 class GitHubStatusSignIn:
-    def __init__(self, status: StatusSignIn, provider: Any, public_url: str) -> None:
+    def __init__(self, status: SignInHost, provider: Any, public_url: str) -> None:
         self.status = status
         self.provider = provider  # hosted.GitHubSignIn
         self.callback_url = public_url.rstrip("/") + CALLBACK_PATH

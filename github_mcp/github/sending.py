@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx2 as httpx
 
@@ -31,7 +31,35 @@ from github_mcp.monitoring import client_log, tracing
 from github_mcp.monitoring.observability import log_event
 
 if TYPE_CHECKING:
-    from github_mcp.github.client import GitHubClient
+    from github_mcp.config import Settings
+    from github_mcp.monitoring.observability import Metrics
+
+
+class Sender(Protocol):
+    """What the steps need of client.py's GitHubClient, which calls them; a Protocol so
+    that this module does not import client.py back."""
+
+    settings: Settings
+    metrics: Metrics
+    base_url: str
+    rate_limits: Any
+
+    @property
+    def http(self) -> httpx.AsyncClient: ...
+
+    async def token(self) -> str | None: ...
+
+    async def _headers(
+        self, accept: str | None, extra: dict[str, str] | None
+    ) -> dict[str, str]: ...
+
+    def _semaphore(self) -> asyncio.Semaphore: ...
+
+    async def _backoff(self, attempt: int) -> None: ...
+
+    async def _share_rate_limit(
+        self, response: httpx.Response, status: int, stream: bool
+    ) -> None: ...
 
 
 @dataclass
@@ -52,7 +80,7 @@ class Outgoing:
     redirects: int = 0
 
 
-async def deliver(client: GitHubClient, out: Outgoing) -> httpx.Response:
+async def deliver(client: Sender, out: Outgoing) -> httpx.Response:
     """Send until an answer is final: the open response of a success (or 304), else the
     structured error."""
     while True:
@@ -68,7 +96,7 @@ async def deliver(client: GitHubClient, out: Outgoing) -> httpx.Response:
         return response
 
 
-async def _next_step(client: GitHubClient, out: Outgoing, response: httpx.Response) -> bool:
+async def _next_step(client: Sender, out: Outgoing, response: httpx.Response) -> bool:
     """Record the answer; True when a retry or a redirect sends the request again."""
     client.metrics.record_github(out.route, out.method, response.status_code)
     observe_rate_limit(client.metrics, response)
@@ -81,7 +109,7 @@ async def _next_step(client: GitHubClient, out: Outgoing, response: httpx.Respon
     )
 
 
-async def send_attempt(client: GitHubClient, out: Outgoing) -> httpx.Response:
+async def send_attempt(client: Sender, out: Outgoing) -> httpx.Response:
     """One attempt on the wire: the replicas' shared back-off, fresh headers (a token may
     have been refreshed), the concurrency cap, and a span."""
     if client.rate_limits is not None:
@@ -106,9 +134,7 @@ async def send_attempt(client: GitHubClient, out: Outgoing) -> httpx.Response:
     return response
 
 
-async def retry_transport_error(
-    client: GitHubClient, out: Outgoing, exc: httpx.TransportError
-) -> None:
+async def retry_transport_error(client: Sender, out: Outgoing, exc: httpx.TransportError) -> None:
     """Back off before the next attempt after a timeout or a network error, or raise."""
     timeout = isinstance(exc, httpx.TimeoutException)
     kind = "timeout" if timeout else "network_error"
@@ -144,7 +170,7 @@ async def retry_transport_error(
     ) from None
 
 
-async def retry_rate_limit(client: GitHubClient, out: Outgoing, response: httpx.Response) -> bool:
+async def retry_rate_limit(client: Sender, out: Outgoing, response: httpx.Response) -> bool:
     """Wait out a short secondary rate limit (403/429 with Retry-After); True to retry."""
     if response.status_code not in (403, 429):
         return False
@@ -163,7 +189,7 @@ async def retry_rate_limit(client: GitHubClient, out: Outgoing, response: httpx.
     return True
 
 
-async def retry_server_error(client: GitHubClient, out: Outgoing, response: httpx.Response) -> bool:
+async def retry_server_error(client: Sender, out: Outgoing, response: httpx.Response) -> bool:
     """Back off and retry a 5xx of an idempotent request; True to retry."""
     status = response.status_code
     if not retries_failure(out.retryable, out.attempt, status):
@@ -178,7 +204,7 @@ async def retry_server_error(client: GitHubClient, out: Outgoing, response: http
     return True
 
 
-async def follow_redirect(client: GitHubClient, out: Outgoing, response: httpx.Response) -> bool:
+async def follow_redirect(client: Sender, out: Outgoing, response: httpx.Response) -> bool:
     """Point the request at a 3xx's Location (reads, same host; see redirects.py); True
     to send it there. The attempts start again: a new address is a new request."""
     if not (out.follow_redirects and wants_redirect(response.status_code)):
@@ -198,7 +224,7 @@ async def follow_redirect(client: GitHubClient, out: Outgoing, response: httpx.R
     return True
 
 
-async def raise_for_status(client: GitHubClient, out: Outgoing, response: httpx.Response) -> None:
+async def raise_for_status(client: Sender, out: Outgoing, response: httpx.Response) -> None:
     """Close a failed answer and raise its structured error; a success (or 304) passes."""
     status = response.status_code
     if status < 400 or status == 304:

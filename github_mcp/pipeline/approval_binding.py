@@ -21,7 +21,7 @@ from github_mcp.monitoring.observability import log_event
 from github_mcp.services.approved_state import RemoteState, moved, what_moved
 
 if TYPE_CHECKING:
-    from github_mcp.pipeline.registry import Call
+    from github_mcp.pipeline.spec import Call
     from github_mcp.policy.flow_guard import FlowDecision
 
 

@@ -19,8 +19,8 @@ from github_mcp.monitoring import orphaned_writes
 from github_mcp.monitoring.observability import log_event, redact
 
 if TYPE_CHECKING:
-    from github_mcp.pipeline.registry import Call, ToolSpec
     from github_mcp.pipeline.runtime import Runtime
+    from github_mcp.pipeline.spec import Call, ToolSpec
     from github_mcp.state import WriteClaim
 
 

@@ -15,7 +15,7 @@ from github_mcp.policy.flow_guard import Destination, FlowDecision, decide
 from github_mcp.services.repos import repo_visibility
 
 if TYPE_CHECKING:
-    from github_mcp.pipeline.registry import Call
+    from github_mcp.pipeline.spec import Call
 
 LOOKUPS_AT_ONCE = 8
 

@@ -31,7 +31,7 @@ from github_mcp.services.files import MAX_READ_BYTES, read_file
 if TYPE_CHECKING:
     from mcp.types import InputRequiredResult
 
-    from github_mcp.pipeline.registry import Call
+    from github_mcp.pipeline.spec import Call
 
 Outcome = Literal["approved", "tool"]
 

@@ -20,7 +20,7 @@ from github_mcp.services.repos import default_branch
 from github_mcp.services.workspace import WorkspaceConfig, WorkspaceManager, basic_auth_header
 
 if TYPE_CHECKING:
-    from github_mcp.pipeline.spec import ToolSpec
+    from github_mcp.pipeline.tool_spec import ToolSpec
     from github_mcp.state import ReplicaState
 
 VERSION = "0.1.0"

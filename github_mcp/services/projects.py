@@ -196,7 +196,14 @@ def _after(cursor: str | None) -> str | None:
 def _owner(data: dict[str, Any] | None, owner: str) -> dict[str, Any]:
     found: dict[str, Any] | None = (data or {}).get("owner")
     if not found:
-        raise GitHubMCPError(ErrorCode.NOT_FOUND, f"No organisation or user {owner!r}.")
+        raise GitHubMCPError(
+            ErrorCode.NOT_FOUND,
+            f"No organisation or user {owner!r}.",
+            hint=(
+                "Check the login's spelling; search_users finds users, and the token "
+                "must see the organisation."
+            ),
+        )
     return found
 
 
@@ -265,7 +272,11 @@ async def get_project(
     data = await github.graphql(_query(GET_PROJECT, owner_type), variables)
     node = _owner(data, owner)["projectV2"]
     if node is None:
-        raise GitHubMCPError(ErrorCode.NOT_FOUND, f"{owner} has no project number {number}.")
+        raise GitHubMCPError(
+            ErrorCode.NOT_FOUND,
+            f"{owner} has no project number {number}.",
+            hint="List the owner's projects and their numbers with list_projects.",
+        )
     views = [
         ViewInfo(number=v["number"], name=_text(v["name"]) or "", layout=v["layout"],
                  filter=_text(v.get("filter")))
@@ -318,7 +329,11 @@ async def list_items(
     data = await github.graphql(_query(LIST_ITEMS, owner_type), variables)
     node = _owner(data, owner)["projectV2"]
     if node is None:
-        raise GitHubMCPError(ErrorCode.NOT_FOUND, f"{owner} has no project number {number}.")
+        raise GitHubMCPError(
+            ErrorCode.NOT_FOUND,
+            f"{owner} has no project number {number}.",
+            hint="List the owner's projects and their numbers with list_projects.",
+        )
     info = node["items"]["pageInfo"]
     more = encode_cursor({"after": info["endCursor"]}) if info["hasNextPage"] else None
     items = [item(n) for n in node["items"]["nodes"] if n]

@@ -177,6 +177,7 @@ async def get_tag(github: GitHubClient, full_name: str, tag: str) -> TagDetail:
         raise GitHubMCPError(
             ErrorCode.INVALID_INPUT,
             f"tag {tag!r} points at a {pointed['type']}, not a commit",
+            hint=("Release a tag that points at a commit; get_tag shows what the tag points at."),
         )
     tagger = obj.get("tagger") or {}
     return TagDetail(

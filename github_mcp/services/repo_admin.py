@@ -82,12 +82,22 @@ async def repo_state(github: GitHubClient, full_name: str) -> RemoteState:
     head, its visibility and when it was last pushed to."""
     data = await existing(github, full_name)
     if data is None:
-        raise GitHubMCPError(ErrorCode.NOT_FOUND, f"There is no repository {full_name}.")
+        raise GitHubMCPError(
+            ErrorCode.NOT_FOUND,
+            f"There is no repository {full_name}.",
+            hint=(
+                "Check the owner/repo spelling; the repository must be visible to this "
+                "server's token."
+            ),
+        )
     if (data.get("permissions") or {}).get("admin") is False:
         raise GitHubMCPError(
             ErrorCode.FORBIDDEN,
             f"Deleting {full_name} needs admin rights on it, which you do not have; "
             "no approval was asked for.",
+            hint=(
+                "Ask an admin of the repository to delete it, or to give this account admin rights."
+            ),
         )
     head = await branch_head(github, full_name, data["default_branch"])
     facts = (

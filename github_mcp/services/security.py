@@ -252,7 +252,10 @@ def state_body(kind: str, state: str, reason: str | None, comment: str | None) -
     """GitHub's PATCH body: a closed alert needs a reason from the kind's own list."""
     if state == "open":
         if reason or comment:
-            raise invalid_input("a reason or comment is only for dismissing")
+            raise invalid_input(
+                "a reason or comment is only for dismissing",
+                hint="Leave reason and comment out when reopening an alert (state='open').",
+            )
         return {"state": "open"}
     if reason not in REASONS[kind]:
         raise invalid_input(

@@ -201,7 +201,14 @@ async def _mutate(github: GitHubClient, variables: dict[str, Any]) -> Made | Non
     commit = payload.get("commit") or {}
     oid, tree = commit.get("oid"), (commit.get("tree") or {}).get("oid")
     if not isinstance(oid, str) or not isinstance(tree, str):
-        raise GitHubMCPError(ErrorCode.UPSTREAM_ERROR, "createCommitOnBranch answered no commit.")
+        raise GitHubMCPError(
+            ErrorCode.UPSTREAM_ERROR,
+            "createCommitOnBranch answered no commit.",
+            hint=(
+                "Nothing may have been committed; check the branch head with "
+                "list_commits before calling again."
+            ),
+        )
     target = ((payload.get("ref") or {}).get("target") or {}).get("oid")
     return Made(oid, tree, target if isinstance(target, str) else None)
 

@@ -18,7 +18,7 @@ def unified_diff(old: str | None, new: str | None, path: str, context: int = 3) 
     file" marks a last line without one.
     """
     if context < 0:
-        raise invalid_input("context must not be negative")
+        raise invalid_input("context must not be negative", hint="Give context as 0 or more lines.")
     if old == new:
         return ""
     a = split_keepends(old or "")

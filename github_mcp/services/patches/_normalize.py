@@ -36,7 +36,10 @@ def normalize_patch(text: str) -> str:
     - anything after the last hunk's counted lines goes (prose, stray fences).
     """
     if not isinstance(text, str):
-        raise invalid_input("patch must be a string")
+        raise invalid_input(
+            "patch must be a string",
+            hint="Send the patch as one string in unified diff format (git diff output).",
+        )
     text = _unescape(text)
     if "\r\n" in text and text.count("\r\n") == text.count("\n"):
         text = text.replace("\r\n", "\n")

@@ -20,7 +20,10 @@ def parse_patch(text: str, *, default_path: str | None = None) -> list[FilePatch
     `default_path` when given. Errors are `invalid_input` naming the line.
     """
     if not isinstance(text, str):
-        raise invalid_input("patch must be a string")
+        raise invalid_input(
+            "patch must be a string",
+            hint="Send the patch as one string in unified diff format (git diff output).",
+        )
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -76,7 +79,14 @@ def _file_header(lines: list[str], i: int, git_patch: FilePatch | None) -> FileP
     old = _header_path(lines[i][4:], lineno)
     new = _header_path(lines[i + 1][4:], lineno + 1)
     if old is None and new is None:
-        raise invalid_input(f"line {lineno}: both sides of the file header are /dev/null")
+        raise invalid_input(
+            f"line {lineno}: both sides of the file header are /dev/null",
+            hint=(
+                "A file header needs a real path on at least one side (--- a/PATH or "
+                "+++ b/PATH). Regenerate the patch with git diff, or send the whole new "
+                "content with apply_text_update_and_commit."
+            ),
+        )
     if git_patch is not None and not git_patch.hunks and _same_file(git_patch, old, new):
         git_patch.old_path, git_patch.new_path = old, new
         return git_patch
@@ -174,11 +184,25 @@ def _unquote(quoted: str, lineno: int) -> str:
             out.append(int(body[i + 1 : i + 4], 8))
             i += 4
         else:
-            raise invalid_input(f"line {lineno}: bad escape in quoted path {quoted!r}")
+            raise invalid_input(
+                f"line {lineno}: bad escape in quoted path {quoted!r}",
+                hint=(
+                    "Use git's escapes in quoted paths (backslash, quote, tab, newline or octal). "
+                    "Regenerate the patch with git diff, or send the whole new content with "
+                    "apply_text_update_and_commit."
+                ),
+            )
     try:
         return out.decode("utf-8")
     except UnicodeDecodeError:
-        raise invalid_input(f"line {lineno}: quoted path is not UTF-8") from None
+        raise invalid_input(
+            f"line {lineno}: quoted path is not UTF-8",
+            hint=(
+                "Quote only UTF-8 paths in the patch, as git diff does. Regenerate the "
+                "patch with git diff, or send the whole new content with "
+                "apply_text_update_and_commit."
+            ),
+        ) from None
 
 
 def _header_path(raw: str, lineno: int) -> str | None:
@@ -195,7 +219,14 @@ def _header_path(raw: str, lineno: int) -> str | None:
     if path.startswith(("a/", "b/")):
         path = path[2:]
     if not path:
-        raise invalid_input(f"line {lineno}: file header has no path")
+        raise invalid_input(
+            f"line {lineno}: file header has no path",
+            hint=(
+                "Give the path after '--- a/' and '+++ b/'. Regenerate the patch with "
+                "git diff, or send the whole new content with "
+                "apply_text_update_and_commit."
+            ),
+        )
     return path
 
 
@@ -304,10 +335,24 @@ def _validate(patches: list[FilePatch]) -> None:
             )
         seen.add(key)
         if fp.old_path is None and fp.new_path is None:
-            raise invalid_input(f"line {fp.line_no}: file patch names no file")
+            raise invalid_input(
+                f"line {fp.line_no}: file patch names no file",
+                hint=(
+                    "Each file patch needs '--- a/PATH' and '+++ b/PATH' lines. Regenerate "
+                    "the patch with git diff, or send the whole new content with "
+                    "apply_text_update_and_commit."
+                ),
+            )
         if not fp.hunks and not fp.is_rename and fp.old_mode == fp.new_mode:
             if not (fp.is_new or fp.is_deleted):
-                raise invalid_input(f"line {fp.line_no}: file patch for {fp.path} has no hunks")
+                raise invalid_input(
+                    f"line {fp.line_no}: file patch for {fp.path} has no hunks",
+                    hint=(
+                        "Add the hunks that change the file, or drop this file's header. "
+                        "Regenerate the patch with git diff, or send the whole new content with "
+                        "apply_text_update_and_commit."
+                    ),
+                )
         _validate_hunks(fp)
 
 
@@ -316,12 +361,32 @@ def _validate_hunks(fp: FilePatch) -> None:
     prev_end = 0
     for k, h in enumerate(fp.hunks, 1):
         if fp.is_new and (h.old_start, h.old_count) != (0, 0):
-            raise invalid_input(f"line {h.line_no}: a new file's hunk must start '@@ -0,0'")
+            raise invalid_input(
+                f"line {h.line_no}: a new file's hunk must start '@@ -0,0'",
+                hint=(
+                    "A new file's hunk starts '@@ -0,0 +1,N @@'. Regenerate the patch with "
+                    "git diff, or send the whole new content with "
+                    "apply_text_update_and_commit."
+                ),
+            )
         if fp.is_deleted and h.new_count != 0:
-            raise invalid_input(f"line {h.line_no}: a deleted file's hunk must end '+0,0 @@'")
+            raise invalid_input(
+                f"line {h.line_no}: a deleted file's hunk must end '+0,0 @@'",
+                hint=(
+                    "A deleted file's hunk ends '+0,0 @@'. Regenerate the patch with git "
+                    "diff, or send the whole new content with apply_text_update_and_commit."
+                ),
+            )
         start = h.old_start if h.old_count == 0 else h.old_start - 1
         if h.old_count > 0 and h.old_start < 1:
-            raise invalid_input(f"line {h.line_no}: hunk {k} starts at line 0")
+            raise invalid_input(
+                f"line {h.line_no}: hunk {k} starts at line 0",
+                hint=(
+                    "Hunk line numbers start at 1 ('@@ -1,N ...'). Regenerate the patch "
+                    "with git diff, or send the whole new content with "
+                    "apply_text_update_and_commit."
+                ),
+            )
         if start < prev_end:
             raise invalid_input(
                 f"line {h.line_no}: hunk {k} of {fp.path} overlaps or precedes hunk {k - 1}",
@@ -339,7 +404,13 @@ def _check_path(path: str, lineno: int) -> None:
         or any(seg in ("", ".", "..") for seg in path.split("/"))
     )
     if bad:
-        raise invalid_input(f"line {lineno}: unsafe or invalid path {path!r} in patch")
+        raise invalid_input(
+            f"line {lineno}: unsafe or invalid path {path!r} in patch",
+            hint=(
+                "Use a path relative to the repository root, without '..', a leading "
+                "'/' or control characters."
+            ),
+        )
     hidden = hidden_characters(path)
     if hidden:
         raise invalid_input(

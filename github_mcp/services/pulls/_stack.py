@@ -96,7 +96,13 @@ async def plan_stack(
     github: GitHubClient, full_name: str, base_number: int, dependent_number: int
 ) -> StackPlan:
     if base_number == dependent_number:
-        raise GitHubMCPError(ErrorCode.INVALID_INPUT, "base_pr and dependent_pr are the same PR.")
+        raise GitHubMCPError(
+            ErrorCode.INVALID_INPUT,
+            "base_pr and dependent_pr are the same PR.",
+            hint=(
+                "Give the PR the other builds on as base_pr and the one to restack as dependent_pr."
+            ),
+        )
     base, dep = await asyncio.gather(
         get_pull(github, full_name, base_number), get_pull(github, full_name, dependent_number)
     )
@@ -104,6 +110,7 @@ async def plan_stack(
         raise GitHubMCPError(
             ErrorCode.UNPROCESSABLE,
             f"{pr_label(full_name, dependent_number)} is not open; there is nothing to restack.",
+            hint="Reopen it with reopen_pull_request first, or restack another open PR.",
         )
     base_head, base_target = base["head"]["ref"], base["base"]["ref"]
     base_sha = base["head"]["sha"]
@@ -234,11 +241,20 @@ def stack_refs(full_name: str | None, base_pr: str, dependent_pr: str) -> tuple[
         repos.add(repo.lower())
         given = given or repo
     if not given:
-        raise invalid_input("give full_name, or the PRs as 'owner/repo#N'")
+        raise invalid_input(
+            "give full_name, or the PRs as 'owner/repo#N'",
+            hint="Give full_name 'owner/repo', or write the PRs as 'owner/repo#N'.",
+        )
     if len(repos) > 1:
-        raise invalid_input("base_pr and dependent_pr must be in the same repository")
+        raise invalid_input(
+            "base_pr and dependent_pr must be in the same repository",
+            hint="Stacked PRs live in one repository; name PRs of the same owner/repo.",
+        )
     if min(numbers.values()) < 1:
-        raise invalid_input("PR numbers start at 1")
+        raise invalid_input(
+            "PR numbers start at 1",
+            hint="Give PR numbers of 1 or more; list_pull_requests shows them.",
+        )
     return given, numbers["base"], numbers["dependent"]
 
 

@@ -54,21 +54,32 @@ def validate_ignore_patterns(patterns: Sequence[str] | None) -> tuple[str, ...]:
     if patterns is None:
         return ()
     if isinstance(patterns, str):
-        raise invalid_input("ignore_patterns must be a list of strings")
+        raise invalid_input(
+            "ignore_patterns must be a list of strings",
+            hint='Give ignore_patterns as a list, e.g. ["*.lock", "dist/"].',
+        )
     if len(patterns) > MAX_IGNORE_PATTERNS:
         raise invalid_input(
-            f"ignore_patterns has {len(patterns)} entries; at most {MAX_IGNORE_PATTERNS}"
+            f"ignore_patterns has {len(patterns)} entries; at most {MAX_IGNORE_PATTERNS}",
+            hint="Combine patterns with globs, or narrow the listing with path.",
         )
     out: list[str] = []
     for i, p in enumerate(patterns):
         if not isinstance(p, str):
-            raise invalid_input(f"ignore_patterns[{i}] is not a string")
+            raise invalid_input(
+                f"ignore_patterns[{i}] is not a string",
+                hint="Give every entry of ignore_patterns as a string glob.",
+            )
         if len(p) > MAX_IGNORE_PATTERN_CHARS:
             raise invalid_input(
-                f"ignore_patterns[{i}] is {len(p)} chars; at most {MAX_IGNORE_PATTERN_CHARS}"
+                f"ignore_patterns[{i}] is {len(p)} chars; at most {MAX_IGNORE_PATTERN_CHARS}",
+                hint="Shorten the pattern; a glob like '**/name' matches at any depth.",
             )
         if "\n" in p or "\r" in p or "\x00" in p:
-            raise invalid_input(f"ignore_patterns[{i}] contains a line break or NUL")
+            raise invalid_input(
+                f"ignore_patterns[{i}] contains a line break or NUL",
+                hint="Give one pattern per list entry, on one line.",
+            )
         out.append(p)
     return tuple(out)
 

@@ -127,19 +127,31 @@ def normalize_tree_path(path: str | None) -> str:
     if path is None:
         return ""
     if not isinstance(path, str):
-        raise invalid_input("path must be a string")
+        raise invalid_input(
+            "path must be a string",
+            hint="Give path as a string relative to the repository root, e.g. 'src/app'.",
+        )
     if len(path) > MAX_PATH_CHARS:
-        raise invalid_input(f"path is {len(path)} chars; at most {MAX_PATH_CHARS}")
+        raise invalid_input(
+            f"path is {len(path)} chars; at most {MAX_PATH_CHARS}",
+            hint="Give a shorter path; list its parent directory instead.",
+        )
     if "\\" in path or "\x00" in path:
         raise invalid_input("path must not contain a backslash or NUL", hint="use '/' separators")
     if path.startswith("/"):
-        raise invalid_input("path must be relative to the repository root (no leading '/')")
+        raise invalid_input(
+            "path must be relative to the repository root (no leading '/')",
+            hint="Drop the leading '/', e.g. 'src/app'; '' is the root.",
+        )
     path = path.rstrip("/")
     if not path:
         return ""
     for seg in path.split("/"):
         if seg in ("", ".", ".."):
-            raise invalid_input("path must not contain empty, '.' or '..' segments")
+            raise invalid_input(
+                "path must not contain empty, '.' or '..' segments",
+                hint="Write the path without '.', '..' or '//', e.g. 'src/app'.",
+            )
     return path
 
 
@@ -189,7 +201,10 @@ async def build_tree(
     patterns = validate_ignore_patterns(ignore_patterns)
     after = decode_cursor(cursor) if cursor is not None else None
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
-        raise invalid_input("limit must be a positive integer")
+        raise invalid_input(
+            "limit must be a positive integer",
+            hint="Give limit as a whole number of 1 or more, or leave it out.",
+        )
     fetch = _Fetcher(source, max(1, concurrency))
 
     tree_sha, ancestor_gitignores = await _resolve_dir(fetch, root_tree_sha, subtree)

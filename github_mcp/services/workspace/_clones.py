@@ -82,7 +82,14 @@ class CloneKeeper:
             try:
                 await self.ops.prepare(ws)
                 if reset and not await self.ops.healthy(ws):
-                    raise GitHubMCPError(ErrorCode.INTERNAL, "the clone's repository is damaged")
+                    raise GitHubMCPError(
+                        ErrorCode.INTERNAL,
+                        "the clone's repository is damaged",
+                        hint=(
+                            "Call ensure_workspace_clone again with reset=true, or "
+                            "remove_workspace_clone and clone afresh."
+                        ),
+                    )
                 await self.ops.fetch(ws, on_progress)
             except GitHubMCPError as err:
                 if reset and (

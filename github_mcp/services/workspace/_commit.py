@@ -24,18 +24,32 @@ _NAME_STATUS = {"A": "added", "M": "modified", "D": "deleted", "T": "type_change
 
 def validate_commit_args(message: object, paths: object) -> list[str] | None:
     if not isinstance(message, str) or not message.strip() or "\0" in message:
-        raise GitHubMCPError(ErrorCode.INVALID_INPUT, "a commit message is required")
+        raise GitHubMCPError(
+            ErrorCode.INVALID_INPUT,
+            "a commit message is required",
+            hint="Give a non-empty commit message without NUL characters.",
+        )
     if len(message) > MAX_MESSAGE_CHARS:
         raise GitHubMCPError(
-            ErrorCode.INVALID_INPUT, f"commit message over {MAX_MESSAGE_CHARS} characters"
+            ErrorCode.INVALID_INPUT,
+            f"commit message over {MAX_MESSAGE_CHARS} characters",
+            hint="Shorten the message; put the details in the pull request description.",
         )
     if paths is None:
         return None
     if not isinstance(paths, list) or not paths or len(paths) > MAX_COMMIT_PATHS:
-        raise GitHubMCPError(ErrorCode.INVALID_INPUT, f"paths must list 1–{MAX_COMMIT_PATHS} paths")
+        raise GitHubMCPError(
+            ErrorCode.INVALID_INPUT,
+            f"paths must list 1–{MAX_COMMIT_PATHS} paths",
+            hint="List the paths to commit, or leave paths out to commit every change.",
+        )
     checked = [validate_repo_path(p) for p in paths]
     if any(p == VENV_DIR or p.startswith(VENV_DIR + "/") for p in checked):
-        raise GitHubMCPError(ErrorCode.INVALID_INPUT, f"{VENV_DIR} is never committed")
+        raise GitHubMCPError(
+            ErrorCode.INVALID_INPUT,
+            f"{VENV_DIR} is never committed",
+            hint="Leave the virtualenv out of paths; it stays local to the clone.",
+        )
     return checked
 
 
@@ -80,7 +94,11 @@ async def commit_changes(
 
 async def _check_push(ops: RepoOps, ws: Workspace, push: bool, force: bool) -> None:
     if force and not push:
-        raise GitHubMCPError(ErrorCode.INVALID_INPUT, "force only applies with push=true")
+        raise GitHubMCPError(
+            ErrorCode.INVALID_INPUT,
+            "force only applies with push=true",
+            hint="Set push=true to force-push, or leave force out.",
+        )
     if push and await ops.kind(ws) != "branch":
         raise GitHubMCPError(
             ErrorCode.INVALID_INPUT,
@@ -97,7 +115,12 @@ async def _stage(ops: RepoOps, ws: Workspace, paths: list[str] | None) -> None:
             parent = (root / p).parent.resolve()
             if parent != root and root not in parent.parents:
                 raise GitHubMCPError(
-                    ErrorCode.INVALID_INPUT, f"path {p!r} resolves outside the clone"
+                    ErrorCode.INVALID_INPUT,
+                    f"path {p!r} resolves outside the clone",
+                    hint=(
+                        "Give paths inside the clone, relative to its root, not through "
+                        "symlinks that leave it."
+                    ),
                 )
         add = await ops.run(ws, ["add", "-A", "--", *paths], extra_env=_LITERAL)
         if add.rc != 0:

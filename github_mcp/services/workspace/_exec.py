@@ -67,7 +67,14 @@ class CommandRunner:
         if timeout_s is None:
             return self.config.default_timeout_s
         if isinstance(timeout_s, bool) or not isinstance(timeout_s, int | float) or timeout_s <= 0:
-            raise GitHubMCPError(ErrorCode.INVALID_INPUT, "timeout_seconds must be positive")
+            raise GitHubMCPError(
+                ErrorCode.INVALID_INPUT,
+                "timeout_seconds must be positive",
+                hint=(
+                    "Give timeout_seconds as a positive number (it is capped by the "
+                    "server's maximum)."
+                ),
+            )
         return float(min(timeout_s, self.config.max_timeout_s))
 
     def user_env(self, ws: Workspace, use_venv: bool) -> dict[str, str]:
@@ -221,11 +228,16 @@ class CommandRunner:
 
 def check_command(command: object) -> str:
     if not isinstance(command, str) or not command.strip():
-        raise GitHubMCPError(ErrorCode.INVALID_INPUT, "command must be a non-empty string")
+        raise GitHubMCPError(
+            ErrorCode.INVALID_INPUT,
+            "command must be a non-empty string",
+            hint="Give the shell command to run, e.g. 'make test'.",
+        )
     if len(command) > MAX_COMMAND_CHARS or "\0" in command:
         raise GitHubMCPError(
             ErrorCode.INVALID_INPUT,
             f"command must be at most {MAX_COMMAND_CHARS} characters, without NUL",
+            hint=("Shorten the command; put a long script in a file in the clone and run that."),
         )
     return command
 
@@ -236,7 +248,11 @@ def resolve_workdir(ws: Workspace, workdir: str | None) -> Path:
     if workdir is None or workdir in ("", "."):
         return root
     if not isinstance(workdir, str) or "\0" in workdir or len(workdir) > 4096:
-        raise GitHubMCPError(ErrorCode.INVALID_INPUT, "invalid workdir")
+        raise GitHubMCPError(
+            ErrorCode.INVALID_INPUT,
+            "invalid workdir",
+            hint="Give workdir as a path relative to the clone's root, e.g. 'src'.",
+        )
     target = (root / workdir).resolve()
     if target != root and root not in target.parents:
         raise GitHubMCPError(
@@ -245,7 +261,14 @@ def resolve_workdir(ws: Workspace, workdir: str | None) -> Path:
             hint="give a directory relative to the repository root",
         )
     if not target.is_dir():
-        raise GitHubMCPError(ErrorCode.INVALID_INPUT, "workdir is not a directory in the clone")
+        raise GitHubMCPError(
+            ErrorCode.INVALID_INPUT,
+            "workdir is not a directory in the clone",
+            hint=(
+                "Give an existing directory of the clone; get_workspace_changes_summary "
+                "shows the clone."
+            ),
+        )
     return target
 
 

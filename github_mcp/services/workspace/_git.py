@@ -46,7 +46,11 @@ HEX_SHA = re.compile(r"^[0-9a-fA-F]{7,64}$")
 def validate_full_name(full_name: object) -> str:
     """`owner/repo` by the rule every tool argument follows (github_mcp.kernel.params)."""
     if not isinstance(full_name, str):
-        raise GitHubMCPError(ErrorCode.INVALID_INPUT, "full_name must be a string")
+        raise GitHubMCPError(
+            ErrorCode.INVALID_INPUT,
+            "full_name must be a string",
+            hint="Give full_name as 'owner/repo'.",
+        )
     name = full_name.strip()
     try:
         return check_full_name(name)
@@ -67,7 +71,11 @@ def validate_ref(ref: object) -> str:
 def validate_repo_path(path: object) -> str:
     """A path inside the work tree, as given to git (no '..', no '.', not absolute)."""
     if not isinstance(path, str) or not path or len(path) > 4096:
-        raise GitHubMCPError(ErrorCode.INVALID_INPUT, "a path must be 1–4096 characters")
+        raise GitHubMCPError(
+            ErrorCode.INVALID_INPUT,
+            "a path must be 1–4096 characters",
+            hint="Give a path of 1 to 4096 characters, relative to the clone's root.",
+        )
     if "\0" in path or "\\" in path or path.startswith("/"):
         raise GitHubMCPError(
             ErrorCode.INVALID_INPUT,
@@ -77,10 +85,16 @@ def validate_repo_path(path: object) -> str:
     parts = path.rstrip("/").split("/")
     if any(p in ("", ".", "..") for p in parts):
         raise GitHubMCPError(
-            ErrorCode.INVALID_INPUT, f"invalid path {path[:200]!r}: no '.', '..' or empty segments"
+            ErrorCode.INVALID_INPUT,
+            f"invalid path {path[:200]!r}: no '.', '..' or empty segments",
+            hint="Write the path without '.', '..' or '//', e.g. 'src/app.py'.",
         )
     if parts[0] == ".git":
-        raise GitHubMCPError(ErrorCode.INVALID_INPUT, "paths inside .git are not allowed")
+        raise GitHubMCPError(
+            ErrorCode.INVALID_INPUT,
+            "paths inside .git are not allowed",
+            hint="Name files of the working tree; the server manages .git itself.",
+        )
     return "/".join(parts)
 
 
@@ -136,7 +150,13 @@ def git_error(res: GitResult, action: str, *, network: bool) -> GitHubMCPError:
         or ("not found" in low and "http" in low)
     ):
         return GitHubMCPError(
-            ErrorCode.NOT_FOUND, f"{action}: repository not found", git_stderr=tail
+            ErrorCode.NOT_FOUND,
+            f"{action}: repository not found",
+            git_stderr=tail,
+            hint=(
+                "Check the owner/repo spelling; the repository must be visible to this "
+                "server's token."
+            ),
         )
     if "authentication failed" in low or "could not read username" in low or " 403" in low:
         return GitHubMCPError(
@@ -146,7 +166,14 @@ def git_error(res: GitResult, action: str, *, network: bool) -> GitHubMCPError:
             git_stderr=tail,
         )
     code = ErrorCode.UPSTREAM_ERROR if network else ErrorCode.INTERNAL
-    return GitHubMCPError(code, f"{action} failed", git_stderr=tail)
+    return GitHubMCPError(
+        code,
+        f"{action} failed",
+        git_stderr=tail,
+        hint=(
+            "Retry if it was a network failure; otherwise remove_workspace_clone and clone afresh."
+        ),
+    )
 
 
 # Keys a user command may leave in .git/config; anything else is dropped before server use.

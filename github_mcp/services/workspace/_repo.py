@@ -225,6 +225,7 @@ class RepoOps:
                 ErrorCode.NOT_FOUND,
                 f"ref {ws.ref!r} is not a branch, tag or commit of {ws.full_name}",
                 reason="ref_not_found",
+                hint=("Check the name with list_branches or list_tags, or give a full commit SHA."),
             )
         checkout = ["checkout", "--quiet", "--detach", found.stdout.strip()]
         await self.git.ok(checkout, cwd=dest, action="checkout", **auth)

@@ -56,7 +56,11 @@ class WorkspaceConfig:
     def __post_init__(self) -> None:
         self.root = Path(self.root)
         if self.sandbox not in ("none", "bwrap"):
-            raise GitHubMCPError(ErrorCode.INVALID_INPUT, "sandbox must be 'none' or 'bwrap'")
+            raise GitHubMCPError(
+                ErrorCode.INVALID_INPUT,
+                "sandbox must be 'none' or 'bwrap'",
+                hint="Set GITHUB_MCP_WORKSPACE_SANDBOX to 'bwrap' (recommended) or 'none'.",
+            )
 
 
 class GitCredentials(Protocol):

@@ -7,19 +7,18 @@ primary rate limit, the handler, ETag/304, rate-limit headers, the request log.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import logging
 import re
 import secrets
 import time
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from sandbox_forge.rest.auth import Principal, authenticate, oauth_scopes
+from sandbox_forge.rest.conditional import complete_headers, conditional
 from sandbox_forge.rest.errors import JSON_TYPE, ApiError, error_body
 from sandbox_forge.rest.faults import RATE_LIMIT_DOCS, FaultRule
 from sandbox_forge.rest.ratelimit import resource_for
@@ -48,22 +47,6 @@ def classify(path: str) -> str:
     if path in WEB_PATHS or path.startswith("/login/"):
         return "web"
     return "api"
-
-
-def weak_etag(body: bytes) -> str:
-    return f'W/"{hashlib.sha256(body).hexdigest()}"'
-
-
-def _etag_matches(if_none_match: str, etag: str) -> bool:
-    wanted = {tag.strip().removeprefix("W/") for tag in if_none_match.split(",")}
-    return "*" in wanted or etag.removeprefix("W/") in wanted
-
-
-def _not_modified_since(if_modified_since: str, last_modified: str) -> bool:
-    try:
-        return parsedate_to_datetime(last_modified) <= parsedate_to_datetime(if_modified_since)
-    except (TypeError, ValueError):
-        return False
 
 
 async def drop_connection(send: Send) -> None:
@@ -240,11 +223,11 @@ class ForgeMiddleware:
 
         status, out_headers, raw = capture.status, capture.headers, bytes(capture.body)
         if scope["method"] in ("GET", "HEAD") and status == 200:
-            status, raw = _conditional(headers, out_headers, raw)
+            status, raw = conditional(headers, out_headers, raw)
         if counted and status != 304 and status < 500:
             bucket = state.rate.consume(principal.rate_key, resource, principal.anonymous)
         extra = {**common, **bucket.headers(), **_extra_headers(principal, scope)}
-        _complete_headers(out_headers, extra, status, raw)
+        complete_headers(out_headers, extra, status, raw)
         # Logged and recorded before answering: a client holding the response finds it there.
         self._record(scope, status, out_headers.get("content-type", ""), raw, dict(out_headers))
         _settle(scope, entry, status)
@@ -336,21 +319,6 @@ def _settle(scope: Scope, entry: dict[str, Any], status: int | None) -> None:
     entry["duration_ms"] = round((time.perf_counter() - scope["forge.started"]) * 1000, 2)
 
 
-def _conditional(request: Headers, response: MutableHeaders, body: bytes) -> tuple[int, bytes]:
-    etag = response.get("etag")
-    if etag is None:
-        etag = weak_etag(body)
-        response["etag"] = etag
-    if_none_match = request.get("if-none-match")
-    if if_none_match is not None:
-        return (304, b"") if _etag_matches(if_none_match, etag) else (200, body)
-    last_modified = response.get("last-modified")
-    since = request.get("if-modified-since")
-    if since and last_modified and _not_modified_since(since, last_modified):
-        return 304, b""
-    return 200, body
-
-
 def _extra_headers(principal: Principal, scope: Scope) -> dict[str, str]:
     headers = {
         "vary": "Accept, Authorization, Cookie, X-GitHub-OTP, Accept-Encoding",
@@ -383,20 +351,6 @@ def _rate_limited_body(state: ForgeState, principal: Principal, request_id: str)
             "higher rate limit. Check out the documentation for more details.)"
         )
     return error_body(403, f"API rate limit exceeded for {who}{support}", None, RATE_LIMIT_DOCS)
-
-
-def _complete_headers(
-    out_headers: MutableHeaders, extra: dict[str, str], status: int, raw: bytes
-) -> None:
-    """Add the forge's own headers where the route set none; a 304 carries no body headers."""
-    for name, value in extra.items():
-        out_headers.setdefault(name, value)
-    if status == 304:
-        for name in ("content-type", "content-length"):
-            if name in out_headers:
-                del out_headers[name]
-    else:
-        out_headers["content-length"] = str(len(raw))
 
 
 async def _send_json(

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
 
 from github_mcp.github.client import GitHubClient, encode_path
 from github_mcp.kernel.errors import GitHubMCPError, conflict
 from github_mcp.services.branches import branch_head
+from github_mcp.services.github_json import Commit, Comparison
 from github_mcp.services.repos import repo_path
 
 MAX_COMMITS = 250  # GitHub's compare lists at most 250 commits
@@ -140,15 +140,15 @@ async def _with_history(
     return RemoteState(facts, commits, total, files, since=base)
 
 
-async def _compare(github: GitHubClient, full_name: str, base: str, head: str) -> dict[str, Any]:
+async def _compare(github: GitHubClient, full_name: str, base: str, head: str) -> Comparison:
     path = f"{repo_path(full_name)}/compare/{encode_path(base)}...{encode_path(head)}"
-    data: dict[str, Any] = await github.request_json("GET", path)
+    data: Comparison = await github.request_json("GET", path)
     return data
 
 
-def _note(commit: dict[str, Any]) -> CommitNote:
-    message = (commit.get("commit") or {}).get("message") or ""
-    return CommitNote(str(commit.get("sha")), str(message))
+def _note(commit: Commit) -> CommitNote:
+    info = commit.get("commit")  # read tolerantly: a note must not fail the write's check
+    return CommitNote(str(commit.get("sha")), (info.get("message") if info else None) or "")
 
 
 async def require_pull_state(

@@ -14,8 +14,6 @@ from github_mcp.services.pulls._overview import PullOverview, pull_overview
 from github_mcp.services.pulls._readiness import check_readiness
 from github_mcp.services.pulls._service import (
     all_pull_files,
-    check_runs,
-    combined_status,
     compact_pr,
     create_review,
     find_open_pr,
@@ -51,8 +49,6 @@ __all__ = [
     "all_pull_files",
     "call_text",
     "check_readiness",
-    "check_runs",
-    "combined_status",
     "compact_pr",
     "create_review",
     "detect_conflicts",

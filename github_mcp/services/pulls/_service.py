@@ -225,21 +225,6 @@ async def review_comments(
     )
 
 
-async def check_runs(github: GitHubClient, full_name: str, sha: str) -> list[dict[str, Any]]:
-    data: dict[str, Any] = await github.request_json(
-        "GET", f"{repo_path(full_name)}/commits/{sha}/check-runs", params={"per_page": 100}
-    )
-    runs: list[dict[str, Any]] = data.get("check_runs", [])
-    return runs
-
-
-async def combined_status(github: GitHubClient, full_name: str, sha: str) -> dict[str, Any]:
-    status: dict[str, Any] = await github.request_json(
-        "GET", f"{repo_path(full_name)}/commits/{sha}/status"
-    )
-    return status
-
-
 async def update_pull(
     github: GitHubClient, full_name: str, number: int, fields: dict[str, Any]
 ) -> PullRequest:

@@ -20,7 +20,6 @@ import re
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from github_mcp.github.client import (
     GitHubClient,
@@ -29,7 +28,7 @@ from github_mcp.github.urls import encode_path
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, invalid_input
 from github_mcp.kernel.params import parse_pr_ref
 from github_mcp.services.approved_state import RemoteState, require_facts
-from github_mcp.services.github_json import PullRequest
+from github_mcp.services.github_json import Comparison, PullRequest
 from github_mcp.services.pulls._automation import call_text, pr_label
 from github_mcp.services.pulls._service import get_pull
 from github_mcp.services.repos import (
@@ -69,9 +68,9 @@ class StackPlan:
         return self.strategy != "none"
 
 
-async def _compare(github: GitHubClient, full_name: str, base: str, head: str) -> dict[str, Any]:
+async def _compare(github: GitHubClient, full_name: str, base: str, head: str) -> Comparison:
     path = f"{repo_path(full_name)}/compare/{encode_path(base)}...{encode_path(head)}"
-    data: dict[str, Any] = await github.request_json("GET", path, params={"per_page": 1})
+    data: Comparison = await github.request_json("GET", path, params={"per_page": 1})
     return data
 
 

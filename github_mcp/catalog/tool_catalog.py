@@ -208,12 +208,20 @@ async def enable(rt: Runtime, session: Any, name: str) -> tuple[list[str], bool]
     try:
         toolset = Toolset.parse(name)
     except ValueError as exc:
-        raise GitHubMCPError(ErrorCode.INVALID_INPUT, str(exc)) from None
+        raise GitHubMCPError(
+            ErrorCode.INVALID_INPUT,
+            str(exc),
+            hint=("find_tools lists the toolsets and their tools; give one of those names."),
+        ) from None
     specs = [s for s in rt.bound_specs.values() if s.toolset == toolset]
     if not specs:
         raise GitHubMCPError(
             ErrorCode.INVALID_INPUT,
             f"Toolset {toolset.value!r} is not served here (GITHUB_MCP_TOOLSETS, read-only).",
+            hint=(
+                "The operator must add it to GITHUB_MCP_TOOLSETS (and turn off read- "
+                "only for write toolsets); get_server_config shows what is served."
+            ),
         )
     view = request_view(rt)
     tools = sorted(s.name for s in specs if not (view.read_only and s.write))

@@ -27,12 +27,21 @@ def apply_pr_ref(kwargs: dict[str, Any]) -> None:
         full_name, number = parse_pr_ref(pr)
         given = kwargs.get("full_name")
         if given and given.lower() != full_name.lower():
-            raise invalid_input("pr and full_name name different repositories")
+            raise invalid_input(
+                "pr and full_name name different repositories",
+                hint="Give only pr, or give full_name and number that match it.",
+            )
         if kwargs.get("number") not in (None, number):
-            raise invalid_input("pr and number name different pull requests")
+            raise invalid_input(
+                "pr and number name different pull requests",
+                hint="Give only pr, or give a number that matches it.",
+            )
         kwargs["full_name"], kwargs["number"] = full_name, number
     elif not kwargs.get("full_name") or not kwargs.get("number"):
-        raise invalid_input("give pr ('owner/repo#N' or URL) or full_name and number")
+        raise invalid_input(
+            "give pr ('owner/repo#N' or URL) or full_name and number",
+            hint=("Give pr as 'owner/repo#N' or the PR's URL, or give both full_name and number."),
+        )
 
 
 _REF_PARAMS: dict[str, tuple[tuple[str, bool], ...]] = {}

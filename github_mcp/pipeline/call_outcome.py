@@ -66,7 +66,9 @@ async def claim_write(
     valid = isinstance(client_key, str) and 0 < len(client_key) <= 200
     if client_key is not None and not valid:
         raise GitHubMCPError(
-            ErrorCode.INVALID_INPUT, "_meta.idempotency_key must be a string of 1-200 characters."
+            ErrorCode.INVALID_INPUT,
+            "_meta.idempotency_key must be a string of 1-200 characters.",
+            hint=("Give _meta.idempotency_key as a string of 1-200 characters, or leave it out."),
         )
     claim = await rt.shared.claim_write(call.principal.key, spec.name, kwargs, client_key)
     if claim is not None and claim.replay is None and claim.orphaned_since is not None:
@@ -116,7 +118,11 @@ def as_tool_error(exc: BaseException, call_id: str) -> GitHubMCPError:
     if isinstance(exc, GitHubMCPError):
         return exc
     if isinstance(exc, TimeoutError):
-        return GitHubMCPError(ErrorCode.TIMEOUT, "The operation timed out.")
+        return GitHubMCPError(
+            ErrorCode.TIMEOUT,
+            "The operation timed out.",
+            hint=("Retry; if it keeps timing out, ask for less (a smaller page, range or file)."),
+        )
     return GitHubMCPError(
         ErrorCode.INTERNAL,
         "Internal error; details are in the server log under this call_id.",

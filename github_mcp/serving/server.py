@@ -275,7 +275,14 @@ def _capped_receive(receive: Receive, limit: int) -> Receive:
         if message["type"] == "http.request":
             seen += len(message.get("body", b""))
             if seen > limit:
-                raise GitHubMCPError(ErrorCode.INVALID_INPUT, "request body too large")
+                raise GitHubMCPError(
+                    ErrorCode.INVALID_INPUT,
+                    "request body too large",
+                    hint=(
+                        "Send less in one call: split the change into several commits or use "
+                        "the workspace tools."
+                    ),
+                )
         return message
 
     return wrapped

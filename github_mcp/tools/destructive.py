@@ -45,7 +45,11 @@ async def move_file(
     """Move or rename a file in one verified commit (content unchanged)."""
     assert branch is not None
     if path == new_path:
-        raise GitHubMCPError(ErrorCode.INVALID_INPUT, "path and new_path are the same.")
+        raise GitHubMCPError(
+            ErrorCode.INVALID_INPUT,
+            "path and new_path are the same.",
+            hint="Give a new_path that differs from path.",
+        )
     from github_mcp.services.files import MAX_READ_BYTES, read_file
 
     head = await read_head(call.rt.github, full_name, branch)
@@ -59,7 +63,9 @@ async def move_file(
     )
     if read.truncated:
         raise GitHubMCPError(
-            ErrorCode.UNPROCESSABLE, f"{path} is over 1 MiB; move it in the workspace instead."
+            ErrorCode.UNPROCESSABLE,
+            f"{path} is over 1 MiB; move it in the workspace instead.",
+            hint=("Clone with ensure_workspace_clone, git mv there, then commit_workspace."),
         )
     import base64
 

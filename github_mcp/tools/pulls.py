@@ -372,7 +372,11 @@ async def add_pr_labels(
 ) -> LabelsResult:
     """Add labels to a PR."""
     if not labels:
-        raise GitHubMCPError(ErrorCode.INVALID_INPUT, "Give at least one label.")
+        raise GitHubMCPError(
+            ErrorCode.INVALID_INPUT,
+            "Give at least one label.",
+            hint="Give labels as a list of one or more names; list_labels shows them.",
+        )
     data = await issue_service.add_labels(call.rt.github, full_name or "", number or 0, labels)
     return LabelsResult(labels=[lb["name"] for lb in data])
 

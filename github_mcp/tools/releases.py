@@ -42,7 +42,10 @@ async def get_release(
 ) -> ReleaseDetail:
     """One release with its notes: by tag, by id (drafts), or the latest if neither."""
     if tag is not None and release_id is not None:
-        raise invalid_input("give tag or release_id, not both")
+        raise invalid_input(
+            "give tag or release_id, not both",
+            hint="Give tag, or release_id, or neither for the latest release.",
+        )
     return await service.get_release(call.rt.github, full_name, tag=tag, release_id=release_id)
 
 
@@ -115,6 +118,9 @@ async def update_release(
             raise GitHubMCPError(
                 ErrorCode.CONFLICT,
                 "the release was published meanwhile; call again to edit it with approval",
+                hint=(
+                    "Call update_release again; a published release's edit is asked for approval."
+                ),
             )
     changes = {"name": name, "body": body, "tag_name": tag, "target_commitish": target}
     fields: dict[str, Any] = {k: v for k, v in changes.items() if v is not None}
@@ -132,6 +138,9 @@ async def publish_release(
     """Publish a draft release, creating its tag (needs a human's approval)."""
     current = await service.raw_release(call.rt.github, full_name, release_id)
     if not current.get("draft"):
-        raise invalid_input(f"release {release_id} is already published")
+        raise invalid_input(
+            f"release {release_id} is already published",
+            hint="It is live already; change it with update_release.",
+        )
     fields = {"draft": False, "make_latest": "true" if make_latest else "false"}
     return await service.update_release(call.rt.github, full_name, release_id, fields)

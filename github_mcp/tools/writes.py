@@ -192,7 +192,10 @@ def _changes(specs: list[FileSpec]) -> list[Change]:
     changes = []
     for spec in specs:
         if spec.delete == (spec.content is not None):
-            raise invalid_input(f"{spec.path}: give content, or delete=true, not both.")
+            raise invalid_input(
+                f"{spec.path}: give content, or delete=true, not both.",
+                hint="For each file give content, or delete=true, but not both.",
+            )
         changes.append(
             Change(spec.path, None if spec.delete else spec.content, expected_sha=spec.expected_sha)
         )

@@ -6,17 +6,14 @@ The modules behind this face are private; import from the package.
 
 from __future__ import annotations
 
+from github_mcp.services.ci._checks import Check, CheckCounts, commit_checks, count_checks
 from github_mcp.services.ci._failures import collect_failures, job_summary
 from github_mcp.services.ci._joblogs import DEFAULT_MAX_BYTES, MIN_MAX_BYTES, select
 from github_mcp.services.ci._runs import (
     FAILED_CONCLUSIONS,
-    Check,
-    CheckCounts,
     branch_head,
-    commit_checks,
     compact_job,
     compact_run,
-    count_checks,
     dispatch_workflow,
     fetch_job_log,
     get_job,

@@ -19,6 +19,7 @@ from github_mcp.github.client import (
 )
 from github_mcp.kernel.errors import GitHubMCPError
 from github_mcp.services.ci import _runs as ci
+from github_mcp.services.ci._checks import Check, CheckCounts, count_checks
 from github_mcp.services.ci._joblogs import select
 from github_mcp.services.ci._test_output import (
     Budget,
@@ -72,13 +73,13 @@ class FailedJob:
 @dataclass
 class FailureReport:
     head_sha: str
-    checks: list[ci.Check]
+    checks: list[Check]
     tests: list[FailingTest] = field(default_factory=list)
     jobs: list[FailedJob] = field(default_factory=list)
 
     @property
-    def counts(self) -> ci.CheckCounts:
-        return ci.count_checks(self.checks)
+    def counts(self) -> CheckCounts:
+        return count_checks(self.checks)
 
     @property
     def status(self) -> str:
@@ -90,7 +91,7 @@ class FailureReport:
         return "passed" if counts.total else "no_checks"
 
     @property
-    def other_failures(self) -> list[ci.Check]:
+    def other_failures(self) -> list[Check]:
         """Failed checks that are not Actions jobs (statuses, other apps): no logs to read."""
         return [c for c in self.checks if c.state == "failed" and c.kind != "job"]
 
@@ -145,7 +146,7 @@ def _rerun(failure: TestFailure, workdir: str | None) -> str | None:
 
 
 async def _job_failures(
-    github: GitHubClient, full_name: str, check: ci.Check
+    github: GitHubClient, full_name: str, check: Check
 ) -> tuple[FailedJob, list[TestFailure]]:
     assert check.id is not None
     job_id = check.id
@@ -191,7 +192,7 @@ async def collect_failures(
     github: GitHubClient,
     full_name: str,
     sha: str,
-    checks: list[ci.Check],
+    checks: list[Check],
     *,
     only_first_job: bool = False,
 ) -> FailureReport:
@@ -204,7 +205,7 @@ async def collect_failures(
         return report
     gate = asyncio.Semaphore(LOG_CONCURRENCY)
 
-    async def one(check: ci.Check) -> tuple[FailedJob, list[TestFailure]]:
+    async def one(check: Check) -> tuple[FailedJob, list[TestFailure]]:
         async with gate:
             return await _job_failures(github, full_name, check)
 

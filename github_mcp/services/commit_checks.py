@@ -1,21 +1,20 @@
 """Reading what a commit holds, for the commit engine (`commits`) and the signed path
 (`signed_commits`): tree entries at given paths (recursive listing, walked level by level
-when GitHub truncates it), where a branch points, and the check that a commit landed with
-exactly the blobs that were sent."""
+when GitHub truncates it), where a branch points, the check that a commit landed with
+exactly the blobs that were sent; the branch head, what changed between two heads, and the
+outcome of a write the branch already holds."""
 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from github_mcp.github.client import GitHubClient, encode_path
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.services.commit_types import NO_CHANGE, Change, CommitOutcome, Head
 from github_mcp.services.content import git_blob_sha
 from github_mcp.services.github_json import GitRef
 from github_mcp.services.repos import repo_path
-
-if TYPE_CHECKING:
-    from github_mcp.services.commits import Change
 
 
 async def _tree(github: GitHubClient, full_name: str, tree_sha: str, recursive: bool) -> Any:
@@ -122,3 +121,60 @@ async def verify_commit(
         "branch_sha": ref_sha,
         "files_checked": len(files),
     }, files
+
+
+async def read_head(github: GitHubClient, full_name: str, branch: str) -> Head:
+    """The branch's head commit and tree in one request (never cached)."""
+    data = await github.request_json(
+        "GET", f"{repo_path(full_name)}/branches/{encode_path(branch)}"
+    )
+    commit = data["commit"]
+    return Head(
+        branch=branch,
+        commit_sha=commit["sha"],
+        tree_sha=commit["commit"]["tree"]["sha"],
+        protected=data.get("protected") is True,
+    )
+
+
+async def changed_between(
+    github: GitHubClient, full_name: str, old: str, new: str, ours: str
+) -> tuple[set[str], bool]:
+    """Paths the commits old..new touched, and whether `ours` is one of those commits."""
+    data = await github.request_json("GET", f"{repo_path(full_name)}/compare/{old}...{new}")
+    touched: set[str] = set()
+    for f in data.get("files", []):
+        touched.add(f["filename"])
+        if f.get("previous_filename"):
+            touched.add(f["previous_filename"])
+    listed = [c.get("sha") for c in data.get("commits", [])]
+    landed = ours in listed
+    if not landed and data.get("total_commits", 0) > len(listed):
+        landed = await contains(github, full_name, new, ours)  # the list was cut short
+    return touched, landed
+
+
+async def unchanged_outcome(
+    github: GitHubClient,
+    full_name: str,
+    head: Head,
+    first_parent: str,
+    rebased: list[str],
+    changes: list[Change],
+) -> CommitOutcome:
+    """The outcome of a write the branch already holds: nothing written, the head named."""
+    blobs = await blob_shas(github, full_name, head.tree_sha, {c.path for c in changes})
+    verification, files = await verify_commit(
+        github, full_name, head.branch, head.commit_sha, head.commit_sha, blobs, changes
+    )
+    for entry in files:
+        entry["status"] = "unchanged"
+    return CommitOutcome(
+        commit_sha=head.commit_sha,
+        branch=head.branch,
+        parent_sha=first_parent,
+        rebased_onto=rebased,
+        verification=verification,
+        files=files,
+        status=NO_CHANGE,
+    )

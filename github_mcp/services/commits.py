@@ -19,70 +19,23 @@ import base64
 import contextlib
 import random
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from github_mcp.github.client import GitHubClient, encode_path
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, conflict
-from github_mcp.services.commit_checks import blob_shas, contains, current_ref, verify_commit
+from github_mcp.services import signed_commits
+from github_mcp.services.commit_checks import blob_shas, current_ref, verify_commit
+from github_mcp.services.commit_checks import changed_between as changed_between
+from github_mcp.services.commit_checks import read_head as read_head
+from github_mcp.services.commit_checks import unchanged_outcome as unchanged_outcome
+from github_mcp.services.commit_types import MAX_REBASES as MAX_REBASES
+from github_mcp.services.commit_types import NO_CHANGE as NO_CHANGE
+from github_mcp.services.commit_types import TEXT_MODE as TEXT_MODE
+from github_mcp.services.commit_types import Change as Change
+from github_mcp.services.commit_types import CommitOutcome as CommitOutcome
+from github_mcp.services.commit_types import Head as Head
 from github_mcp.services.github_json import GitTree
 from github_mcp.services.repos import repo_path
-
-MAX_REBASES = 8
-TEXT_MODE = "100644"
-NO_CHANGE = "no_change"
-
-
-@dataclass
-class Change:
-    """Create or update `path` with `content`; `content=None` deletes it."""
-
-    path: str
-    content: str | bytes | None
-    expected_sha: str | None = None
-    mode: str = TEXT_MODE
-
-    @property
-    def data(self) -> bytes | None:
-        if self.content is None:
-            return None
-        return self.content.encode("utf-8") if isinstance(self.content, str) else self.content
-
-
-@dataclass
-class Head:
-    branch: str
-    commit_sha: str
-    tree_sha: str
-    exists: bool = True
-    protected: bool = False
-
-
-@dataclass
-class CommitOutcome:
-    commit_sha: str
-    branch: str
-    parent_sha: str
-    rebased_onto: list[str] = field(default_factory=list)
-    verification: dict[str, Any] = field(default_factory=dict)
-    files: list[dict[str, Any]] = field(default_factory=list)
-    created_branch: bool = False
-    status: str = "committed"  # or NO_CHANGE: the branch already held this content
-    signature: dict[str, Any] | None = None  # GitHub's verdict on its signature, and the path
-
-
-async def read_head(github: GitHubClient, full_name: str, branch: str) -> Head:
-    """The branch's head commit and tree in one request (never cached)."""
-    data = await github.request_json(
-        "GET", f"{repo_path(full_name)}/branches/{encode_path(branch)}"
-    )
-    commit = data["commit"]
-    return Head(
-        branch=branch,
-        commit_sha=commit["sha"],
-        tree_sha=commit["commit"]["tree"]["sha"],
-        protected=data.get("protected") is True,
-    )
 
 
 async def _tree_entries(
@@ -191,23 +144,6 @@ async def _move_ref(
         raise
 
 
-async def changed_between(
-    github: GitHubClient, full_name: str, old: str, new: str, ours: str
-) -> tuple[set[str], bool]:
-    """Paths the commits old..new touched, and whether `ours` is one of those commits."""
-    data = await github.request_json("GET", f"{repo_path(full_name)}/compare/{old}...{new}")
-    touched: set[str] = set()
-    for f in data.get("files", []):
-        touched.add(f["filename"])
-        if f.get("previous_filename"):
-            touched.add(f["previous_filename"])
-    listed = [c.get("sha") for c in data.get("commits", [])]
-    landed = ours in listed
-    if not landed and data.get("total_commits", 0) > len(listed):
-        landed = await contains(github, full_name, new, ours)  # the list was cut short
-    return touched, landed
-
-
 async def commit_changes(
     github: GitHubClient,
     full_name: str,
@@ -222,8 +158,6 @@ async def commit_changes(
     paths = _distinct_paths(changes)
     head = head or await read_head(github, full_name, branch)
     await _check_preconditions(github, full_name, branch, head, changes, expected_head_sha)
-    from github_mcp.services import signed_commits  # it builds on this module
-
     plan = await signed_commits.plan_commit(github, full_name, head, changes)
     if plan.signed:
         return await signed_commits.commit_signed(
@@ -364,29 +298,3 @@ async def _branch_lock(github: GitHubClient, full_name: str, branch: str) -> Asy
     """The per-(repository, branch) lock: shared when replicas share state, else in-process."""
     async with github.ref_locks.hold(full_name, branch) as fence:
         yield fence
-
-
-async def unchanged_outcome(
-    github: GitHubClient,
-    full_name: str,
-    head: Head,
-    first_parent: str,
-    rebased: list[str],
-    changes: list[Change],
-) -> CommitOutcome:
-    """The outcome of a write the branch already holds: nothing written, the head named."""
-    blobs = await blob_shas(github, full_name, head.tree_sha, {c.path for c in changes})
-    verification, files = await verify_commit(
-        github, full_name, head.branch, head.commit_sha, head.commit_sha, blobs, changes
-    )
-    for entry in files:
-        entry["status"] = "unchanged"
-    return CommitOutcome(
-        commit_sha=head.commit_sha,
-        branch=head.branch,
-        parent_sha=first_parent,
-        rebased_onto=rebased,
-        verification=verification,
-        files=files,
-        status=NO_CHANGE,
-    )

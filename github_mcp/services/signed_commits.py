@@ -29,17 +29,14 @@ from typing import Any
 from github_mcp.github.client import GitHubClient, encode_path
 from github_mcp.github.retries import graphql_error
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, conflict
-from github_mcp.services.commit_checks import tree_listing, verify_commit
-from github_mcp.services.commits import (
-    MAX_REBASES,
-    TEXT_MODE,
-    Change,
-    CommitOutcome,
-    Head,
+from github_mcp.services.commit_checks import (
     changed_between,
     read_head,
+    tree_listing,
     unchanged_outcome,
+    verify_commit,
 )
+from github_mcp.services.commit_types import MAX_REBASES, TEXT_MODE, Change, CommitOutcome, Head
 from github_mcp.services.content import git_blob_sha
 from github_mcp.services.repos import repo_path
 

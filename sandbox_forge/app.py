@@ -52,6 +52,9 @@ from sandbox_forge.rest.routes import (
     gitdata as routes_gitdata,
 )
 from sandbox_forge.rest.routes import (
+    issue_labels as routes_issue_labels,
+)
+from sandbox_forge.rest.routes import (
     issue_meta as routes_issue_meta,
 )
 from sandbox_forge.rest.routes import (
@@ -138,6 +141,7 @@ FEATURES: list[ModuleType] = [
     admin,
     # Collaboration: issues, pull requests, reviews, checks, Actions, protection, GraphQL.
     routes_issues,
+    routes_issue_labels,
     routes_pulls,
     review_requests,
     pulls_merge,

@@ -244,3 +244,11 @@ class Comparison(TypedDict):
     merge_base_commit: NotRequired[CommitParent | None]
     commits: NotRequired[list[Commit]]
     files: NotRequired[list[CommitFile]]
+
+
+class ReleaseJson(TypedDict):
+    """GET /repos/{owner}/{repo}/releases/{id}, as a release write's gate reads it."""
+
+    id: int
+    tag_name: str
+    draft: NotRequired[bool]

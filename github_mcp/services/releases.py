@@ -15,6 +15,7 @@ from github_mcp.github.client import GitHubClient, encode_path
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.kernel.hidden_text import strip_invisible
 from github_mcp.services.content import cut_text
+from github_mcp.services.github_json import ReleaseJson
 from github_mcp.services.repos import repo_path
 
 BODY_CAP = 16_000
@@ -109,10 +110,10 @@ async def get_release(
     return release_detail(await github.get_json(path, repo=full_name))
 
 
-async def raw_release(github: GitHubClient, full_name: str, release_id: int) -> dict[str, Any]:
+async def raw_release(github: GitHubClient, full_name: str, release_id: int) -> ReleaseJson:
     """The release as GitHub has it now, uncached (a write's gate decides on it)."""
     path = f"{repo_path(full_name)}/releases/{release_id}"
-    data: dict[str, Any] = await github.request_json("GET", path)
+    data: ReleaseJson = await github.request_json("GET", path)
     return data
 
 

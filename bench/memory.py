@@ -78,7 +78,9 @@ class Session:
         assert '"isError":false' in answer.text.replace(" ", ""), answer.text[:300]
 
 
-def start_server(root: Path, forge: ForgeProcess, tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(
+    root: Path, forge: ForgeProcess, tmp: Path, entry: str = "main.py", **extra_env: str
+) -> tuple[subprocess.Popen[bytes], str]:
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "GH_", "OTEL_"))}
     env.update(
@@ -91,15 +93,16 @@ def start_server(root: Path, forge: ForgeProcess, tmp: Path) -> tuple[subprocess
         GITHUB_MCP_SESSION_IDLE_TIMEOUT_SECONDS=str(IDLE_TIMEOUT_S),
         FASTMCP_SHOW_SERVER_BANNER="false",
     )
+    env.update(extra_env)
     proc = subprocess.Popen(
-        [sys.executable, "main.py", "serve", "--transport", "http", "--port", str(port)],
+        [sys.executable, entry, "serve", "--transport", "http", "--port", str(port)],
         cwd=root,
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 240  # slow under tracemalloc and load
     while True:
         try:
             if httpx.get(url + "/healthz", timeout=2).status_code == 200:

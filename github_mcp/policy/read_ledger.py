@@ -31,6 +31,9 @@ class ReadLedger:
         self._max_scopes = max_scopes
         self._records: OrderedDict[str, _Record] = OrderedDict()
 
+    def __len__(self) -> int:
+        return len(self._records)  # scopes recorded (a bounded-memory check reads it)
+
     def note(self, scope: str | None, repos: set[str]) -> None:
         """Record that the scope's call read from `repos`."""
         if not repos:

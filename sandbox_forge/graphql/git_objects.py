@@ -1,5 +1,6 @@
-"""GraphQL views of git objects beyond commits: blobs (with GitHub's text rules), trees,
-tree entries and annotated tags, plus `Repository.object(oid:, expression:)`."""
+"""GraphQL views of git objects: commits (re-exported by views.py, which builds on this
+module), blobs (with GitHub's text rules), trees, tree entries and annotated tags, plus
+`Repository.object(oid:, expression:)`."""
 
 from __future__ import annotations
 
@@ -7,13 +8,34 @@ import base64
 from typing import Any
 
 from sandbox_forge.graphql.context import Context
-from sandbox_forge.graphql.views import CommitView
+from sandbox_forge.rest.shapes.users_repos import iso
 from sandbox_forge.stores.state import RepoRecord
 
 # GitHub cuts Blob.text after this many bytes and sets isTruncated.
 BLOB_TEXT_LIMIT = 512_000
 # Like git: a NUL among the first 8000 bytes makes a blob binary.
 BINARY_SNIFF = 8000
+
+
+class CommitView:
+    typename = "Commit"
+
+    def __init__(self, ctx: Context, repo: RepoRecord, sha: str):
+        self.repo = repo
+        info = repo.git.read_commit(sha)
+        headline, _, rest = info.message.rstrip("\n").partition("\n")
+        self.oid = sha
+        self.abbreviatedOid = sha[:7]
+        self.id = base64.b64encode(f"06:Commit{repo.id}:{sha}".encode()).decode()
+        self.url = self.commitUrl = f"{ctx.urls.repo_html(repo.full_name)}/commit/{sha}"
+        self.message = info.message.rstrip("\n")
+        self.messageHeadline = headline
+        self.messageBody = rest.strip("\n")
+        self.committedDate = iso(info.committer.timestamp)
+        self.ctx, self._tree = ctx, info.tree
+
+    def tree(self, info: Any) -> Any:
+        return TreeView(self.ctx, self.repo, self._tree)
 
 
 def _object_id(kind: str, repo: RepoRecord, sha: str) -> str:

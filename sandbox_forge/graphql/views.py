@@ -11,6 +11,8 @@ from typing import Any
 from sandbox_forge.git.mergeability import merge_state
 from sandbox_forge.git.pulls import live_base, live_head
 from sandbox_forge.graphql.context import Context, GQLFailure, connection
+from sandbox_forge.graphql.git_objects import CommitView as CommitView
+from sandbox_forge.graphql.git_objects import git_object
 from sandbox_forge.rest.auth import can_write
 from sandbox_forge.rest.routes.protection import protection_for
 from sandbox_forge.rest.shapes.users_repos import iso
@@ -46,29 +48,6 @@ def actor(ctx: Context, login: str | None) -> UserView | None:
     return UserView(ctx, ctx.state.ensure_user(login)) if login else None
 
 
-class CommitView:
-    typename = "Commit"
-
-    def __init__(self, ctx: Context, repo: RepoRecord, sha: str):
-        self.repo = repo
-        info = repo.git.read_commit(sha)
-        headline, _, rest = info.message.rstrip("\n").partition("\n")
-        self.oid = sha
-        self.abbreviatedOid = sha[:7]
-        self.id = base64.b64encode(f"06:Commit{repo.id}:{sha}".encode()).decode()
-        self.url = self.commitUrl = f"{ctx.urls.repo_html(repo.full_name)}/commit/{sha}"
-        self.message = info.message.rstrip("\n")
-        self.messageHeadline = headline
-        self.messageBody = rest.strip("\n")
-        self.committedDate = iso(info.committer.timestamp)
-        self.ctx, self._tree = ctx, info.tree
-
-    def tree(self, info: Any) -> Any:
-        from sandbox_forge.graphql.git_objects import TreeView
-
-        return TreeView(self.ctx, self.repo, self._tree)
-
-
 def ref_id(repo: RepoRecord, qualified: str) -> str:
     return "REF_" + base64.urlsafe_b64encode(f"{repo.id}:{qualified}".encode()).decode().rstrip("=")
 
@@ -97,8 +76,6 @@ class RefView:
 
     def target(self, info: Any) -> Any:
         # A lightweight tag or branch names a commit; an annotated tag names a Tag object.
-        from sandbox_forge.graphql.git_objects import git_object
-
         return git_object(self.ctx, self.repo, self.sha)
 
 

@@ -14,10 +14,7 @@ import hashlib
 import hmac
 import secrets
 import threading
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from sandbox_forge.stores.state import ForgeState, RepoRecord
+from typing import Protocol
 
 ROLES = ("read", "triage", "write", "maintain", "admin")
 RANK = {role: index + 1 for index, role in enumerate(ROLES)}
@@ -127,6 +124,34 @@ class AccessStore:
             "org_base_permission": self.org_base_permission,
             "collaborators": self.collaborators,
         }
+
+
+# What the role lookups read of state.py's ForgeState, RepoRecord and UserRecord; Protocols
+# because state.py builds on this module and is not imported back.
+class _User(Protocol):
+    @property
+    def login(self) -> str: ...
+
+    @property
+    def type(self) -> str: ...
+
+
+class RepoRecord(Protocol):
+    @property
+    def owner(self) -> str: ...
+
+    @property
+    def full_name(self) -> str: ...
+
+    @property
+    def private(self) -> bool: ...
+
+
+class ForgeState(Protocol):
+    @property
+    def access(self) -> AccessStore: ...
+
+    def user(self, login: str) -> _User | None: ...
 
 
 def _owned_by_org(state: ForgeState, repo: RepoRecord) -> bool:

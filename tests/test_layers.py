@@ -85,10 +85,10 @@ def test_the_contracts_catch_each_kind_of_violation(tmp_path: Path):
             "sandbox_forge/cli.py": "",
             "sandbox_forge/app.py": "import sandbox_forge.admin.seed_collab\n",
             "sandbox_forge/admin/__init__.py": "",
-            "sandbox_forge/admin/seed.py": "",
             "sandbox_forge/admin/seed_collab.py": "",
             "sandbox_forge/admin/demo_collab.py": "",
-            "sandbox_forge/admin/demo_collab_data.py": "",
+            "sandbox_forge/admin/demo_collab_data.py": "import sandbox_forge.admin.seed\n",
+            "sandbox_forge/admin/seed.py": "import sandbox_forge.admin.demo_collab_data\n",
             "mcp/__init__.py": "",
             "fastmcp/__init__.py": "",
         },
@@ -100,3 +100,4 @@ def test_the_contracts_catch_each_kind_of_violation(tmp_path: Path):
     assert "github_mcp.status.page -> sandbox_forge" in result.stdout
     assert "github_mcp.cli.main -> sandbox_forge" not in result.stdout
     assert "No cycles are allowed in github_mcp.kernel." in result.stdout
+    assert "No cycles are allowed in sandbox_forge.admin." in result.stdout

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from github_mcp.github.client import GitHubClient, encode_path
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, conflict
@@ -10,9 +10,17 @@ from github_mcp.services.github_json import GitRef
 from github_mcp.services.repos import repo_path, resolve_commit_sha
 
 
+class CreatedBranch(TypedDict):
+    """The create_branch tool's BranchCreated fields."""
+
+    branch: str
+    sha: str
+    created: bool  # False: it already pointed there
+
+
 async def create_branch(
     github: GitHubClient, full_name: str, branch: str, from_ref: str
-) -> dict[str, Any]:
+) -> CreatedBranch:
     """Create `branch` at `from_ref`; idempotent when it already points there."""
     sha = await resolve_commit_sha(github, full_name, from_ref)
     base = repo_path(full_name)

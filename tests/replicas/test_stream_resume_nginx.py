@@ -40,6 +40,9 @@ def test_a_dropped_stream_resumes_through_the_shipped_nginx(shipped):  # noqa: F
     _, nginx = shipped
     client = RawClient(nginx.url, BEARER, PROTOCOL)
     session = client.initialize()
+    branch = {"full_name": DEMO_REPO, "branch": "resume-probe"}
+    status, created = client.call("create_branch", branch, session)
+    assert status == 200 and not created.get("isError"), created
     call = {
         "jsonrpc": "2.0",
         "id": 7,

@@ -105,11 +105,12 @@ def start_server(
     deadline = time.monotonic() + 240  # slow under tracemalloc and load
     while True:
         try:
-            if httpx.get(url + "/healthz", timeout=2).status_code == 200:
+            if httpx.get(url + "/healthz", timeout=10).status_code == 200:
                 return proc, url
         except httpx.TransportError:
             pass
         if time.monotonic() > deadline or proc.poll() is not None:
+            proc.kill()  # never leave it behind
             raise RuntimeError("the server did not start")
         time.sleep(0.1)
 

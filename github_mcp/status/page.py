@@ -10,12 +10,24 @@ from __future__ import annotations
 
 import html
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any, Protocol
 
 from github_mcp.pipeline.runtime import VERSION, Runtime
 from github_mcp.status.grants import grants_html
 from github_mcp.status.health import HealthProbe, readiness
+from github_mcp.status.html_parts import (
+    clock_text,
+    duration_text,
+    html_dl,
+    html_row,
+    html_table,
+    num_text,
+    plural,
+    ratio_bar,
+    short_text,
+    sparkline,
+)
 
 NO_STORE = {"Cache-Control": "no-store"}
 REFRESH_S = 10
@@ -61,7 +73,9 @@ def _health_rows(rt: Runtime, now: float) -> list[tuple[str, str]]:
     """GitHub's reachability and this replica's readiness, as the probes last saw them."""
     probe = readiness(rt)
     upstream = probe.known()
-    seen = f" · checked {_duration(now - upstream.checked_at)} ago" if upstream.checked_at else ""
+    seen = (
+        f" · checked {duration_text(now - upstream.checked_at)} ago" if upstream.checked_at else ""
+    )
     if upstream.state == "ok":
         github = f'<span class="ok" id="github-state">reachable</span>{seen}'
     elif upstream.state == "unchecked":
@@ -93,87 +107,6 @@ def _calls_per_minute(call_times: Iterable[float], now: float) -> list[int]:
 
 
 # -- rendering ----------------------------------------------------------------
-
-
-def sparkline(
-    values: Sequence[float], *, width: int = 120, height: int = 24, label: str = ""
-) -> str:
-    """An inline SVG polyline of `values` (oldest first); empty when there is nothing."""
-    if not values:
-        return '<span class="muted">no data</span>'
-    top = max(values) or 1.0
-    step = width / max(len(values) - 1, 1)
-    points = " ".join(
-        f"{i * step:.1f},{height - 2 - (v / top) * (height - 4):.1f}" for i, v in enumerate(values)
-    )
-    if len(values) == 1:
-        points += f" {width:.1f},{height - 2 - (values[0] / top) * (height - 4):.1f}"
-    title = html.escape(f"{label} min {min(values):g} max {max(values):g} last {values[-1]:g}")
-    return (
-        f'<svg class="spark" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
-        f'role="img" aria-label="{title}"><title>{title}</title>'
-        f'<polyline fill="none" stroke="#2f6fde" stroke-width="1.5" points="{points}"/></svg>'
-    )
-
-
-def _ratio_bar(ratio: float | None) -> str:
-    if ratio is None:
-        return '<span class="muted">-</span>'
-    width = round(ratio * 80)
-    return (
-        f'<svg class="bar" width="80" height="10" viewBox="0 0 80 10" role="img" '
-        f'aria-label="{ratio:.0%}"><rect width="80" height="10" fill="#e4e8ef"/>'
-        f'<rect width="{width}" height="10" fill="#3a9b5c"/></svg> {ratio:.1%}'
-    )
-
-
-def _duration(seconds: float) -> str:
-    seconds = int(seconds)
-    days, rest = divmod(seconds, 86400)
-    hours, rest = divmod(rest, 3600)
-    minutes, secs = divmod(rest, 60)
-    parts = [f"{days} d"] if days else []
-    if days or hours:
-        parts.append(f"{hours} h")
-    if days or hours or minutes:
-        parts.append(f"{minutes} min")
-    parts.append(f"{secs} s")
-    return " ".join(parts[:3])
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" + ("" if count == 1 else "s")
-
-
-def _clock(ts: float | None) -> str:
-    if not ts:
-        return "-"
-    return time.strftime("%Y-%m-%d %H:%M:%SZ", time.gmtime(ts))
-
-
-def _short(value: Any, keep: int = 12) -> str:
-    text = "" if value is None else str(value)
-    return text if len(text) <= keep else text[:keep] + "…"
-
-
-def _num(value: Any) -> str:
-    return "-" if value is None else f"{value:g}" if isinstance(value, float) else str(value)
-
-
-def _table(table_id: str, headers: Sequence[str], rows: list[str], empty: str) -> str:
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
-    body = "".join(rows) or f'<tr><td colspan="{len(headers)}" class="muted">{empty}</td></tr>'
-    return f'<table id="{table_id}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
-
-
-def _dl(dl_id: str, pairs: Sequence[tuple[str, str]]) -> str:
-    items = "".join(f"<dt>{html.escape(k)}</dt><dd>{v}</dd>" for k, v in pairs)
-    return f'<dl id="{dl_id}">{items}</dl>'
-
-
-def _row(cells: Sequence[str], cls: str = "") -> str:
-    attr = f' class="{cls}"' if cls else ""
-    return f"<tr{attr}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
 
 
 def _audit_result(entry: dict[str, Any]) -> str:
@@ -211,14 +144,14 @@ code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}
 def _sessions_html(sessions: SessionCounts | None) -> str:
     """Open sessions against the cap, and the idle timeout that reaps abandoned ones."""
     if sessions is None:
-        return _dl("sessions", [("transport", "not served over HTTP")])
+        return html_dl("sessions", [("transport", "not served over HTTP")])
     if sessions.stateless:
-        return _dl("sessions", [("transport", "stateless HTTP: no sessions are kept")])
+        return html_dl("sessions", [("transport", "stateless HTTP: no sessions are kept")])
     open_now = sessions.open_sessions()
     cap = sessions.max_sessions
     full = open_now is not None and open_now >= cap
     count = "-" if open_now is None else str(open_now)
-    return _dl(
+    return html_dl(
         "sessions",
         [
             (
@@ -271,7 +204,7 @@ def render_status(rt: Runtime, sessions: SessionCounts | None = None, csrf: str 
     expiry = f"{s.approval_ttl_seconds} s, or the end of its session if sooner"
     repos = ", ".join(s.allowlist) if s.allowlist else "all (no allow-list)"
     decisions = f"{gate_counts.get('allow', 0)} allowed, {gate_counts.get('deny', 0)} denied"
-    gate = _dl(
+    gate = html_dl(
         "gate",
         [
             ("approval mode", f"<code>{esc(s.approval_mode)}</code>"),
@@ -285,20 +218,20 @@ def render_status(rt: Runtime, sessions: SessionCounts | None = None, csrf: str 
 
     # Tools.
     tool_rows = [
-        _row(
+        html_row(
             [
                 f"<code>{esc(name)}</code>",
                 str(row["calls_total"]),
                 str(row["errors_total"]),
-                _num(row["p50_ms"]),
-                _num(row["p95_ms"]),
+                num_text(row["p50_ms"]),
+                num_text(row["p95_ms"]),
                 sparkline(latencies.get(name, []), width=100, height=18, label=f"{name} ms"),
             ],
             "err" if row["errors_total"] else "",
         )
         for name, row in sorted(table.items(), key=lambda kv: (-kv[1]["calls_total"], kv[0]))
     ]
-    tools = _table(
+    tools = html_table(
         "tools",
         ["tool", "calls", "errors", "p50 ms", "p95 ms", "recent latency"],
         tool_rows,
@@ -308,15 +241,15 @@ def render_status(rt: Runtime, sessions: SessionCounts | None = None, csrf: str 
     # GitHub.
     rate = metrics.rate_limit
     reset = rate.get("reset")
-    reset_in = f" (in {_duration(max(0, reset - now))})" if reset else ""
+    reset_in = f" (in {duration_text(max(0, reset - now))})" if reset else ""
     github = metrics.snapshot()["github"]
     remaining = rate.get("remaining")
     limit = rate.get("limit")
     low = remaining is not None and limit and remaining < 0.1 * limit
-    remaining_text = _num(remaining) + (f" of {limit}" if limit else "")
+    remaining_text = num_text(remaining) + (f" of {limit}" if limit else "")
     if rate.get("resource"):
         remaining_text += f" ({esc(str(rate['resource']))})"
-    github_html = _dl(
+    github_html = html_dl(
         "ratelimit",
         [
             *_health_rows(rt, now),
@@ -325,10 +258,10 @@ def render_status(rt: Runtime, sessions: SessionCounts | None = None, csrf: str 
                 "rate limit remaining",
                 f'<span class="{"bad" if low else ""}">{remaining_text}</span>',
             ),
-            ("resets at", _clock(reset) + reset_in),
+            ("resets at", clock_text(reset) + reset_in),
             (
                 "requests",
-                f"{github['requests_total']} sent, {_plural(github['errors_total'], 'error')}, "
+                f"{github['requests_total']} sent, {plural(github['errors_total'], 'error')}, "
                 f"{github['retries_total']} retries, {github['not_modified_total']} answered 304",
             ),
         ],
@@ -336,23 +269,25 @@ def render_status(rt: Runtime, sessions: SessionCounts | None = None, csrf: str 
 
     # Cache.
     cache_rows = [
-        _row(
+        html_row(
             [
                 f"<code>{esc(ns)}</code>",
                 str(c["hits"]),
                 str(c["misses"]),
-                _ratio_bar(c["hit_ratio"]),
+                ratio_bar(c["hit_ratio"]),
             ]
         )
         for ns, c in metrics.cache_table().items()
     ]
-    cache = _table("cache", ["namespace", "hits", "misses", "hit ratio"], cache_rows, "no lookups")
+    cache = html_table(
+        "cache", ["namespace", "hits", "misses", "hit ratio"], cache_rows, "no lookups"
+    )
 
     # Denials and audit.
     denial_rows = [
-        _row(
+        html_row(
             [
-                _clock(d.get("ts")),
+                clock_text(d.get("ts")),
                 f"<code>{esc(str(d.get('tool') or '-'))}</code>",
                 esc(f"{d.get('repo') or '-'}@{d.get('ref') or '-'}"),
                 esc(str(d.get("reason", ""))),
@@ -360,24 +295,24 @@ def render_status(rt: Runtime, sessions: SessionCounts | None = None, csrf: str 
         )
         for d in reversed(list(metrics.recent_denials))
     ]
-    denials = _table("denials", ["time", "tool", "target", "reason"], denial_rows, "none")
+    denials = html_table("denials", ["time", "tool", "target", "reason"], denial_rows, "none")
     audit_rows = [
-        _row(
+        html_row(
             [
-                _clock(e.get("ts")),
+                clock_text(e.get("ts")),
                 f"<code>{esc(str(e.get('tool')))}</code>",
                 esc(str(e.get("repo") or "-")),
                 esc(str(e.get("ref") or "-")),
                 esc(str(e.get("outcome"))),
                 _audit_result(e),
-                f"<code>{esc(_short(e.get('principal'), 14))}</code>",
+                f"<code>{esc(short_text(e.get('principal'), 14))}</code>",
                 f"<code>{esc(str(e.get('call_id', '')))}</code>",
             ],
             "" if e.get("outcome") == "ok" else "err",
         )
         for e in list(rt.audit.recent)[-AUDIT_ROWS:][::-1]
     ]
-    audit = _table(
+    audit = html_table(
         "audit",
         ["time", "tool", "repo", "ref", "outcome", "result", "principal", "call id"],
         audit_rows,
@@ -385,13 +320,13 @@ def render_status(rt: Runtime, sessions: SessionCounts | None = None, csrf: str 
     )
 
     error_rate = f"{total_errors / total_calls:.1%}" if total_calls else "-"
-    overview = _dl(
+    overview = html_dl(
         "overview-list",
         [
             (
                 "tool calls",
                 f'<strong id="total-calls">{total_calls}</strong>, '
-                f"{_plural(total_errors, 'error')} ({error_rate})",
+                f"{plural(total_errors, 'error')} ({error_rate})",
             ),
             (
                 "calls per minute",
@@ -402,7 +337,8 @@ def render_status(rt: Runtime, sessions: SessionCounts | None = None, csrf: str 
     )
     uptime = (
         f"version <strong>{esc(VERSION)}</strong> · up "
-        f"<strong>{_duration(now - rt.started_at)}</strong> since {_clock(rt.started_at)} · "
+        f"<strong>{duration_text(now - rt.started_at)}</strong> "
+        f"since {clock_text(rt.started_at)} · "
         f"this page reloads every {REFRESH_S} s"
     )
     return f"""<!doctype html>

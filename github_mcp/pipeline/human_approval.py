@@ -19,7 +19,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from github_mcp.approvals.permission import check_own_permission
-from github_mcp.approvals.requests import ApprovalRequest, Status
+from github_mcp.approvals.record import ApprovalRequest, Status
 from github_mcp.approvals.summary import WriteSummary, summarize
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.monitoring.observability import log_event

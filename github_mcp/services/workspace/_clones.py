@@ -9,7 +9,7 @@ import os
 import secrets
 
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
-from github_mcp.services.workspace._git import git_dir_intact
+from github_mcp.services.workspace._gitfiles import git_dir_intact
 from github_mcp.services.workspace._quota import WorkspaceQuota, remove_tree, write_identity
 from github_mcp.services.workspace._repo import RepoOps
 from github_mcp.services.workspace._status import VENV_DIR

@@ -25,8 +25,6 @@ import logging
 import os
 import re
 import signal
-import stat
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +35,14 @@ from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.kernel.params import check_full_name
 from github_mcp.kernel.refnames import require_canonical
 from github_mcp.monitoring import tracing
+from github_mcp.services.workspace._gitfiles import (
+    ALLOWED_BRANCH_KEY,
+    ALLOWED_KEYS,
+    atomic_write,
+    git_dir_intact,
+    read_nofollow,
+    render_config,
+)
 
 log = logging.getLogger(__name__)
 
@@ -173,100 +179,6 @@ def git_error(res: GitResult, action: str, *, network: bool) -> GitHubMCPError:
         hint=(
             "Retry if it was a network failure; otherwise remove_workspace_clone and clone afresh."
         ),
-    )
-
-
-# Keys a user command may leave in .git/config; anything else is dropped before server use.
-_ALLOWED_KEYS = {
-    "core.repositoryformatversion",
-    "core.filemode",
-    "core.bare",
-    "core.logallrefupdates",
-    "core.symlinks",
-    "core.ignorecase",
-    "core.precomposeunicode",
-    "core.autocrlf",
-    "core.eol",
-    "core.safecrlf",
-    "remote.origin.url",
-    "remote.origin.fetch",
-    "remote.origin.promisor",
-    "remote.origin.partialclonefilter",
-    "remote.origin.tagopt",
-    "extensions.partialclone",
-    "extensions.objectformat",
-    "user.name",
-    "user.email",
-    "pull.rebase",
-    "pull.ff",
-}
-_ALLOWED_BRANCH_KEY = re.compile(r"^branch\..+\.(remote|merge|rebase)$")
-
-
-def _quote(value: str) -> str:
-    esc = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
-    return f'"{esc}"'
-
-
-def render_config(entries: list[tuple[str, str]]) -> str:
-    sections: dict[tuple[str, str | None], list[tuple[str, str]]] = {}
-    for name, value in entries:
-        section, _, rest = name.partition(".")
-        sub, _, key = rest.rpartition(".")
-        sections.setdefault((section, sub or None), []).append((key, value))
-    out = []
-    for (section, subsection), items in sections.items():
-        if subsection is None:
-            out.append(f"[{section}]")
-        else:
-            quoted = subsection.replace(chr(92), chr(92) * 2).replace(chr(34), "")
-            out.append(f'[{section} "{quoted}"]')
-        out.extend(f"\t{key} = {_quote(value)}" for key, value in items)
-    return "\n".join(out) + "\n"
-
-
-def atomic_write(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".mcp-")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)  # replaces a symlink rather than writing through it
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def read_nofollow(path: Path, max_bytes: int) -> bytes | None:
-    """Read a regular file without following a symlink planted by a user command."""
-    try:
-        if not stat.S_ISREG(os.lstat(path).st_mode):
-            return None
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        chunks, size = [], 0
-        while size <= max_bytes and (chunk := os.read(fd, 1 << 20)):
-            chunks.append(chunk)
-            size += len(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
-
-
-def git_dir_intact(repo: Path) -> bool:
-    """False when `.git` was swapped for a link, a gitfile or a pointer to another repo."""
-    git_dir = repo / ".git"
-    if git_dir.is_symlink() or not git_dir.is_dir():
-        return False
-    return not any(
-        (git_dir / name).exists() or (git_dir / name).is_symlink()
-        for name in ("commondir", "gitdir")
     )
 
 
@@ -477,7 +389,7 @@ class GitRunner:
         kept = [
             (k, v)
             for k, v in entries
-            if (k in _ALLOWED_KEYS or _ALLOWED_BRANCH_KEY.match(k)) and k not in forced
+            if (k in ALLOWED_KEYS or ALLOWED_BRANCH_KEY.match(k)) and k not in forced
         ]
         dropped = sorted({k for k, _v in entries} - {k for k, _v in kept} - set(forced))
         wrong = [k for k, v in forced.items() if [val for key, val in entries if key == k] != [v]]

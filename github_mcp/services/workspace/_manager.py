@@ -58,10 +58,10 @@ from github_mcp.services.workspace._exec import (
 )
 from github_mcp.services.workspace._git import (
     GitRunner,
-    read_nofollow,
     validate_full_name,
     validate_ref,
 )
+from github_mcp.services.workspace._gitfiles import read_nofollow
 from github_mcp.services.workspace._locks import (
     SharedWorkspaceLock,
     WorkspaceBusy,

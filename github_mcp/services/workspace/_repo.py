@@ -16,10 +16,9 @@ from github_mcp.services.workspace._git import (
     HEX_SHA,
     GitResult,
     GitRunner,
-    atomic_write,
     check_clone_url,
-    read_nofollow,
 )
+from github_mcp.services.workspace._gitfiles import atomic_write, read_nofollow
 from github_mcp.services.workspace._locks import heal_stale_locks
 from github_mcp.services.workspace._procs import Identity, report_progress
 from github_mcp.services.workspace._status import VENV_DIR, StatusEntry, parse_porcelain_z

@@ -85,60 +85,69 @@ def error_for(
     """The structured error for a 4xx/5xx answer; a rate limit says when to come back."""
     status = response.status_code
     upstream = redact(message_of(response))[:300]
-    detail = f" ({upstream})" if upstream else ""
-    if status in (403, 429):
-        remaining = response.headers.get("x-ratelimit-remaining")
-        reset = response.headers.get("x-ratelimit-reset")
-        retry_after = response.headers.get("retry-after")
-        if remaining == "0" and not retry_after:
-            metrics.record_rate_limit_event("primary")
-            reset_at = int(reset) if reset and reset.isdigit() else None
-            wait = max(0, reset_at - int(time.time())) if reset_at else None
-            return GitHubMCPError(
-                ErrorCode.RATE_LIMITED,
-                "GitHub's rate limit is exhausted"
-                + (
-                    f"; it resets at {time.strftime('%H:%M:%SZ', time.gmtime(reset_at))}."
-                    if reset_at
-                    else "."
-                ),
-                retry_after=wait,
-                reset_at=reset_at,
-                hint="Wait for the reset; this server does not sleep through it.",
-            )
-        if retry_after or "secondary rate limit" in upstream.lower():
-            backoff = float(retry_after) if retry_after and is_number(retry_after) else 60.0
-            return GitHubMCPError(
-                ErrorCode.RATE_LIMITED,
-                "GitHub's secondary rate limit was hit.",
-                retry_after=backoff,
-                hint=f"Retry after {int(backoff)} s.",
-            )
+    if status in (403, 429) and (limited := _rate_limit_error(response, upstream, metrics)):
+        return limited
     if status in (405, 409, 422):
         raw = raw_message(response)
         if is_rule_refusal(raw):
             return rule_violation(f"{method} {route}", rules_in(raw), status=status)
-    code = {
-        401: ErrorCode.FORBIDDEN,
-        403: ErrorCode.PERMISSION_DENIED,
-        404: ErrorCode.NOT_FOUND,
-        410: ErrorCode.NOT_FOUND,
-        409: ErrorCode.CONFLICT,
-        422: ErrorCode.UNPROCESSABLE,
-        405: ErrorCode.UNPROCESSABLE,
-    }.get(status, ErrorCode.UPSTREAM_ERROR if status >= 500 else ErrorCode.UNPROCESSABLE)
-    hint = {
-        401: "The GitHub credentials were rejected.",
-        403: "GitHub refused this for lack of permission: the signed-in user (or the "
-        "server's token) may not do this on the repository.",
-        404: "Check the repository, ref and path (private repos also answer 404).",
-    }.get(status)
+    detail = f" ({upstream})" if upstream else ""
     return GitHubMCPError(
-        code,
+        _STATUS_CODES.get(
+            status, ErrorCode.UPSTREAM_ERROR if status >= 500 else ErrorCode.UNPROCESSABLE
+        ),
         f"GitHub answered {status} to {method} {route}{detail}.",
-        hint=hint,
+        hint=_STATUS_HINTS.get(status),
         status=status,
     )
+
+
+_STATUS_CODES = {
+    401: ErrorCode.FORBIDDEN,
+    403: ErrorCode.PERMISSION_DENIED,
+    404: ErrorCode.NOT_FOUND,
+    410: ErrorCode.NOT_FOUND,
+    409: ErrorCode.CONFLICT,
+    422: ErrorCode.UNPROCESSABLE,
+    405: ErrorCode.UNPROCESSABLE,
+}
+_STATUS_HINTS = {
+    401: "The GitHub credentials were rejected.",
+    403: "GitHub refused this for lack of permission: the signed-in user (or the "
+    "server's token) may not do this on the repository.",
+    404: "Check the repository, ref and path (private repos also answer 404).",
+}
+
+
+def _rate_limit_error(
+    response: httpx.Response, upstream: str, metrics: Metrics
+) -> GitHubMCPError | None:
+    """A 403/429 that is a rate limit: the primary one (when it resets) or a secondary one."""
+    remaining = response.headers.get("x-ratelimit-remaining")
+    reset = response.headers.get("x-ratelimit-reset")
+    retry_after = response.headers.get("retry-after")
+    if remaining == "0" and not retry_after:
+        metrics.record_rate_limit_event("primary")
+        reset_at = int(reset) if reset and reset.isdigit() else None
+        wait = max(0, reset_at - int(time.time())) if reset_at else None
+        clock = time.strftime("%H:%M:%SZ", time.gmtime(reset_at)) if reset_at else None
+        when = f"; it resets at {clock}." if clock else "."
+        return GitHubMCPError(
+            ErrorCode.RATE_LIMITED,
+            "GitHub's rate limit is exhausted" + when,
+            retry_after=wait,
+            reset_at=reset_at,
+            hint="Wait for the reset; this server does not sleep through it.",
+        )
+    if retry_after or "secondary rate limit" in upstream.lower():
+        backoff = float(retry_after) if retry_after and is_number(retry_after) else 60.0
+        return GitHubMCPError(
+            ErrorCode.RATE_LIMITED,
+            "GitHub's secondary rate limit was hit.",
+            retry_after=backoff,
+            hint=f"Retry after {int(backoff)} s.",
+        )
+    return None
 
 
 def graphql_error(first: dict[str, Any]) -> GitHubMCPError:

@@ -314,33 +314,68 @@ class WriteGate:
         if flow is not None and flow.action != "allow":
             reason = self._cross_visibility(flow, reason, detail)
         if reason is None:
-            self.metrics.record_gate("allow", "feature_branch")
-            log_event("gate_decision", decision="allow", reason="feature_branch", **detail)
+            self._allow("feature_branch", detail)
             return
-        windowed = self.is_approved(scope)
-        if windowed and (not approve_each or self.settings.auto_approve):
-            self.metrics.record_gate("allow", f"approved_{reason}")
-            log_event("gate_decision", decision="allow", reason=f"approved_{reason}", **detail)
+        if self._granted(scope, fingerprint, approve_each, reason, detail):
             return
+        if ask is not None and await self._human_approves(ask, reason, flow, detail):
+            return
+        self._deny(reason, detail)
+        raise self._refusal(tool, full_name, branch, reason, flow, approve_each)
+
+    def _granted(
+        self,
+        scope: str | None,
+        fingerprint: str | None,
+        approve_each: bool,
+        reason: str,
+        detail: dict[str, Any],
+    ) -> bool:
+        """The scope's approval window (unless each call needs its own approval), or a
+        one-time approval of this very write."""
+        if self.is_approved(scope) and (not approve_each or self.settings.auto_approve):
+            self._allow(f"approved_{reason}", detail)
+            return True
         if self.take_once(scope, fingerprint):
-            self.metrics.record_gate("allow", f"approved_once_{reason}")
-            log_event("gate_decision", decision="allow", reason=f"approved_once_{reason}", **detail)
-            return
-        if ask is not None:
-            try:
-                approved = await ask(_why(reason, flow))
-            except GitHubMCPError as refused:
-                # refused while asking (no channel, declined, timed out): still a denial
-                self.metrics.record_gate("deny", reason, detail)
-                log_event("gate_decision", decision="deny", reason=reason, **detail)
-                refused.details.update(_flow_details(flow))
-                raise
-            if approved:
-                self.metrics.record_gate("allow", f"human_approved_{reason}")
-                log_event("gate_decision", decision="allow", reason=f"human_{reason}", **detail)
-                return
+            self._allow(f"approved_once_{reason}", detail)
+            return True
+        return False
+
+    async def _human_approves(
+        self,
+        ask: HumanApproval,
+        reason: str,
+        flow: FlowDecision | None,
+        detail: dict[str, Any],
+    ) -> bool:
+        try:
+            approved = await ask(_why(reason, flow))
+        except GitHubMCPError as refused:
+            # refused while asking (no channel, declined, timed out): still a denial
+            self._deny(reason, detail)
+            refused.details.update(_flow_details(flow))
+            raise
+        if approved:
+            self._allow(f"human_approved_{reason}", detail, logged=f"human_{reason}")
+        return bool(approved)
+
+    def _allow(self, why: str, detail: dict[str, Any], logged: str | None = None) -> None:
+        self.metrics.record_gate("allow", why)
+        log_event("gate_decision", decision="allow", reason=logged or why, **detail)
+
+    def _deny(self, reason: str, detail: dict[str, Any]) -> None:
         self.metrics.record_gate("deny", reason, detail)
         log_event("gate_decision", decision="deny", reason=reason, **detail)
+
+    def _refusal(
+        self,
+        tool: str,
+        full_name: str | None,
+        branch: str | None,
+        reason: str,
+        flow: FlowDecision | None,
+        approve_each: bool,
+    ) -> GitHubMCPError:
         where = {
             "unscoped_write": "This write is not scoped to a branch",
             "default_branch": f"{branch} is the default branch of {full_name}",
@@ -348,7 +383,7 @@ class WriteGate:
             "protected_glob": f"{branch} matches a protected-branch pattern",
             "cross_visibility": "This write publishes to a public place",
         }[reason]
-        raise GitHubMCPError(
+        return GitHubMCPError(
             ErrorCode.WRITE_NOT_ALLOWED,
             f"{where}; it needs approval.",
             hint=EACH_CALL_HINT.format(tool=tool) if approve_each else self.approval_hint(reason),

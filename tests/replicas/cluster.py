@@ -257,7 +257,8 @@ class Cluster:
                 replica_env = dict(env, GITHUB_MCP_AUDIT_LOG=audit)
                 self.replicas.append(Replica(index, directory, replica_env, stateless))
             for replica in self.replicas:
-                wait_for(replica.healthy, f"replica {replica.index}")
+                # a loaded machine starts a replica slowly
+                wait_for(replica.healthy, f"replica {replica.index}", limit_s=150)
             self.nginx = Nginx(directory / "nginx", self.replicas, affinity=not stateless)
         except BaseException:
             self.close()  # a replica that never got healthy must not outlive the test

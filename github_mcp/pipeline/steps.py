@@ -152,7 +152,7 @@ async def claim_once(run: CallRun) -> ToolResult | None:
 
 async def failed(run: CallRun, exc: Exception) -> ToolResult:
     """The error envelope, and what a failed call leaves behind: metrics, log, audit."""
-    spec, rt, call = run.spec, run.rt, run.call
+    rt, call = run.rt, run.call
     error = as_tool_error(exc, call.call_id)
     envelope = error.envelope(call.call_id)
     duration = _record(run, error.code.value)
@@ -169,14 +169,7 @@ async def failed(run: CallRun, exc: Exception) -> ToolResult:
     if run.gate_passed:
         if call.repo:
             await rt.cache.bump_repo(call.repo)  # a failed write may have half happened
-        rt.audit.record(
-            call.call_id,
-            call.principal,
-            spec.name,
-            call.repo,
-            call.audit_ref or run.branch,
-            "error:" + error.code.value,
-        )
+        _audit(run, "error:" + error.code.value)
     text = _json(envelope)
     return ToolResult(
         content=[TextContent(type="text", text=text)],
@@ -188,7 +181,7 @@ async def failed(run: CallRun, exc: Exception) -> ToolResult:
 
 async def succeeded(run: CallRun, result: BaseModel) -> ToolResult:
     """The handler's answer as the tool result, with its metrics, log line and audit."""
-    spec, rt, call = run.spec, run.rt, run.call
+    spec, rt = run.spec, run.rt
     payload = result.model_dump(mode="json", exclude_none=True)
     text = _json(payload)
     duration = _record(run, None)
@@ -196,18 +189,17 @@ async def succeeded(run: CallRun, result: BaseModel) -> ToolResult:
         "tool_call_success", **_outcome_fields(run, duration), status="ok", result_size=len(text)
     )
     if spec.write:
-        rt.audit.record(
-            call.call_id,
-            call.principal,
-            spec.name,
-            call.repo,
-            call.audit_ref or run.branch,
-            "ok",
-            **outcome_refs(payload),
-        )
+        _audit(run, "ok", **outcome_refs(payload))
         if run.claim is not None and rt.shared is not None:
             await keep_result(rt, run.claim, payload)
     return ToolResult(content=[TextContent(type="text", text=text)], structured_content=payload)
+
+
+def _audit(run: CallRun, outcome: str, **refs: Any) -> None:
+    call = run.call
+    ref = call.audit_ref or run.branch
+    tool = run.spec.name
+    run.rt.audit.record(call.call_id, call.principal, tool, call.repo, ref, outcome, **refs)
 
 
 def _json(payload: dict[str, Any]) -> str:

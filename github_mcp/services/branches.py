@@ -6,7 +6,7 @@ from typing import TypedDict
 
 from github_mcp.github.client import GitHubClient, encode_path
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, conflict
-from github_mcp.services.github_json import GitRef
+from github_mcp.services.commit_checks import current_ref
 from github_mcp.services.repos import repo_path, resolve_commit_sha
 
 
@@ -31,7 +31,7 @@ async def create_branch(
     except GitHubMCPError as exc:
         # A refused creation (422: it exists) or a lost answer (5xx, dropped connection,
         # timeout): either way the ref as it now stands tells what happened.
-        current = await _branch_sha(github, full_name, branch)
+        current = await current_ref(github, full_name, branch)
         if current is None:
             raise  # nothing was created
         if current != sha:
@@ -45,18 +45,6 @@ async def create_branch(
         created = exc.code != ErrorCode.UNPROCESSABLE
         return {"branch": branch, "sha": sha, "created": created}
     return {"branch": branch, "sha": sha, "created": True}
-
-
-async def _branch_sha(github: GitHubClient, full_name: str, branch: str) -> str | None:
-    try:
-        data: GitRef = await github.request_json(
-            "GET", f"{repo_path(full_name)}/git/ref/heads/{encode_path(branch)}"
-        )
-    except GitHubMCPError as exc:
-        if exc.code == ErrorCode.NOT_FOUND:
-            return None
-        raise
-    return data["object"]["sha"]
 
 
 async def delete_branch(
@@ -81,4 +69,4 @@ async def delete_branch(
 
 async def branch_head(github: GitHubClient, full_name: str, branch: str) -> str | None:
     """The SHA the branch points at on GitHub, or None when there is no such branch."""
-    return await _branch_sha(github, full_name, branch)
+    return await current_ref(github, full_name, branch)

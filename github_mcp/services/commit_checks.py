@@ -10,7 +10,7 @@ import asyncio
 from typing import Any
 
 from github_mcp.github.client import GitHubClient, encode_path
-from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, conflict
 from github_mcp.services.commit_types import NO_CHANGE, Change, CommitOutcome, Head
 from github_mcp.services.content import git_blob_sha
 from github_mcp.services.github_json import GitRef
@@ -60,6 +60,20 @@ async def _walk(
             return None
         tree_sha = entry["sha"]
     return None if entry is None else {**entry, "path": path}
+
+
+def require_head(
+    branch: str, head: Head, expected_head_sha: str | None, hint: str, why: str = ""
+) -> None:
+    """Refuse (conflict) when the branch is not at the head the caller read or a human
+    approved; `why` says what a moved head would break. Nothing was written."""
+    if expected_head_sha and head.commit_sha != expected_head_sha:
+        raise conflict(
+            f"{branch} moved from {expected_head_sha[:12]} to {head.commit_sha[:12]}"
+            f"{why}; nothing was written.",
+            hint=hint,
+            head_sha=head.commit_sha,
+        )
 
 
 async def current_ref(github: GitHubClient, full_name: str, branch: str) -> str | None:

@@ -24,7 +24,7 @@ from typing import Any
 from github_mcp.github.client import GitHubClient, encode_path
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, conflict
 from github_mcp.services import signed_commits
-from github_mcp.services.commit_checks import blob_shas, current_ref, verify_commit
+from github_mcp.services.commit_checks import blob_shas, current_ref, require_head, verify_commit
 from github_mcp.services.commit_checks import changed_between as changed_between
 from github_mcp.services.commit_checks import read_head as read_head
 from github_mcp.services.commit_checks import unchanged_outcome as unchanged_outcome
@@ -240,12 +240,8 @@ async def _check_preconditions(
     expected_head_sha: str | None,
 ) -> None:
     """The branch head, each file's expected blob and each deleted path are as the caller says."""
-    if expected_head_sha and head.commit_sha != expected_head_sha:
-        raise conflict(
-            f"{branch} is at {head.commit_sha[:12]}, not {expected_head_sha[:12]}.",
-            hint="Re-read the branch and redo the change on its current head.",
-            head_sha=head.commit_sha,
-        )
+    redo = "Re-read the branch and redo the change on its current head."
+    require_head(branch, head, expected_head_sha, redo)
     expected = {c.path: c.expected_sha for c in changes if c.expected_sha}
     if expected:
         current = await blob_shas(github, full_name, head.tree_sha, set(expected))

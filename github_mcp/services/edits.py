@@ -16,6 +16,7 @@ from github_mcp.github.client import GitHubClient
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, invalid_input
 from github_mcp.kernel.params import MAX_COMMIT_FILES, validate_path
 from github_mcp.services import files
+from github_mcp.services.commit_checks import require_head
 from github_mcp.services.commits import (
     NO_CHANGE,
     Change,
@@ -109,12 +110,7 @@ async def commit_patch(
             ),
         )
     head = await read_head(github, full_name, branch)
-    if expected_head_sha and head.commit_sha != expected_head_sha:
-        raise GitHubMCPError(
-            ErrorCode.CONFLICT,
-            f"{branch} moved to {head.commit_sha[:12]}.",
-            hint="Re-read the files and rebuild the patch.",
-        )
+    require_head(branch, head, expected_head_sha, "Re-read the files and rebuild the patch.")
 
     async def text_at(path: str | None) -> str | None:
         return await current_text(github, full_name, path, head) if path is not None else None
@@ -227,14 +223,13 @@ async def commit_sections(
     """Replace line ranges of one existing file, as one commit. With `expected_head_sha`
     (the head a human approved the edit at) line numbers mean what they meant then."""
     head = await read_head(github, full_name, branch)
-    if expected_head_sha and head.commit_sha != expected_head_sha:
-        raise GitHubMCPError(
-            ErrorCode.CONFLICT,
-            f"{branch} moved from {expected_head_sha[:12]} (the approved head) to "
-            f"{head.commit_sha[:12]}; line numbers may now name other lines, so nothing "
-            "was written.",
-            hint="Re-read the file and call again; a fresh approval is needed.",
-        )
+    require_head(
+        branch,
+        head,
+        expected_head_sha,
+        "Re-read the file and call again; a fresh approval is needed.",
+        why=" (the approved head): line numbers may now name other lines",
+    )
     old = await current_text(github, full_name, path, head)
     if old is None:
         raise GitHubMCPError(

@@ -91,23 +91,31 @@ async def ask_human(
     if modern and (url_ok or form_ok):
         return await _ask_on_retry(call, summary, fp, call_fp, http and url_ok)
     if http and url_ok:
-        request = pending.open(scope, summary, fp, call_fp)
-        link = pending.link(request, _base_url(call))
-        result = await _elicit_url(call, request, link, summary)
-        if result is not None:
-            if getattr(result, "action", None) != "accept":
-                pending.decline(request)
-                raise _refused("The human declined to open the approval page.")
-            status = await pending.wait(request, rt.settings.approval_prompt_timeout_seconds)
-            await _complete(call, request)
-            return _url_outcome(call, request, status, link)
-        raise _needs_page(call, link, request)
+        return await _ask_on_page(call, pending.open(scope, summary, fp, call_fp), summary)
     if form_ok:
         return await _ask_form(call, summary)
     if http:
         request = pending.open(scope, summary, fp, call_fp)
         raise _needs_page(call, pending.link(request, _base_url(call)), request)
     return "tool"
+
+
+async def _ask_on_page(
+    call: Call, request: ApprovalRequest, summary: WriteSummary | None
+) -> Outcome:
+    """A URL elicitation that sends the human to the approval page, then the wait for
+    their decision there."""
+    pending = call.rt.pending
+    link = pending.link(request, _base_url(call))
+    result = await _elicit_url(call, request, link, summary)
+    if result is None:
+        raise _needs_page(call, link, request)
+    if getattr(result, "action", None) != "accept":
+        pending.decline(request)
+        raise _refused("The human declined to open the approval page.")
+    status = await pending.wait(request, call.rt.settings.approval_prompt_timeout_seconds)
+    await _complete(call, request)
+    return _url_outcome(call, request, status, link)
 
 
 # -- channels ----------------------------------------------------------------------

@@ -73,7 +73,9 @@ def forge():
     from sandbox_forge import Forge
     from sandbox_forge.admin.seed import seed_demo
 
-    instance = Forge(record_responses=True)
+    # One token serves every test of a worker's session: the whole suite is far more than
+    # one user's hour at GitHub's 5,000 core requests. Rate-limit tests set their own.
+    instance = Forge(record_responses=True, rate_limit=100_000)
     instance.start()
     seed_demo(instance)
     yield instance

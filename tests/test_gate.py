@@ -266,7 +266,7 @@ async def test_effective_ref_uses_real_default_branch_and_override(make_runtime,
 
 
 async def test_unscoped_write_needs_approval(make_runtime):
-    from github_mcp.pipeline.registry import ToolSpec
+    from github_mcp.pipeline.tool_spec import ToolSpec
 
     rt = make_runtime()
     unscoped = [s for s in REGISTRY.values() if s.write and s.target is None]
@@ -371,7 +371,7 @@ def odd_spellings(branch: str) -> list[str]:
 async def test_every_ref_argument_refuses_odd_spellings_of_a_protected_branch(
     make_runtime, forge, tmp_path
 ):
-    from github_mcp.pipeline.registry import ref_params
+    from github_mcp.pipeline.arguments import ref_params
 
     owner, name = DEMO_REPO.split("/")
     repo = forge.state.repo(owner, name)

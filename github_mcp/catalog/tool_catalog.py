@@ -39,8 +39,8 @@ from github_mcp.config import Toolset, listed_toolsets
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 
 if TYPE_CHECKING:
-    from github_mcp.pipeline.registry import ToolSpec
     from github_mcp.pipeline.runtime import Runtime
+    from github_mcp.pipeline.tool_spec import ToolSpec
 
 # Read a repository, batch and slice files, search, see a PR, make the common edit, open a
 # PR, and approve a write: what most sessions need before they would look for anything else.

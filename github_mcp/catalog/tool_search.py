@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from github_mcp.pipeline.registry import ToolSpec
+    from github_mcp.pipeline.tool_spec import ToolSpec
 
 # Weights per place a word is found: the name says most about what a tool does.
 NAME, PARAMETER, DESCRIPTION, TOOLSET = 3.0, 1.5, 1.0, 1.0

@@ -18,7 +18,7 @@ from github_mcp.kernel.refnames import (
 
 if TYPE_CHECKING:
     from github_mcp.pipeline.runtime import Runtime
-    from github_mcp.pipeline.spec import ToolSpec
+    from github_mcp.pipeline.tool_spec import ToolSpec
 
 
 def apply_pr_ref(kwargs: dict[str, Any]) -> None:

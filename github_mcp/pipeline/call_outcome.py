@@ -20,7 +20,8 @@ from github_mcp.monitoring.observability import log_event, redact
 
 if TYPE_CHECKING:
     from github_mcp.pipeline.runtime import Runtime
-    from github_mcp.pipeline.spec import Call, ToolSpec
+    from github_mcp.pipeline.spec import Call
+    from github_mcp.pipeline.tool_spec import ToolSpec
     from github_mcp.state import WriteClaim
 
 

@@ -25,19 +25,16 @@ from pydantic import BaseModel
 from github_mcp.config import Toolset
 from github_mcp.monitoring import client_log
 from github_mcp.pipeline import steps
-from github_mcp.pipeline.arguments import ref_params as ref_params
 from github_mcp.pipeline.call_outcome import (
     after_write,
     envelope_error,
 )
 from github_mcp.pipeline.call_scope import tool_call_scope
-from github_mcp.pipeline.caller import claim_session as claim_session
 from github_mcp.pipeline.flows import note_reads
 from github_mcp.pipeline.human_approval import ClientInputRequired
 from github_mcp.pipeline.schema_listing import listed_schema, validation_schema
 from github_mcp.pipeline.spec import Call as Call
-from github_mcp.pipeline.spec import StateBinder, TargetResolver
-from github_mcp.pipeline.spec import ToolSpec as ToolSpec
+from github_mcp.pipeline.tool_spec import StateBinder, TargetResolver, ToolSpec
 
 if TYPE_CHECKING:
     from fastmcp import FastMCP

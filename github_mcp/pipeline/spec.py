@@ -9,9 +9,7 @@ from typing import TYPE_CHECKING
 from fastmcp import Context
 
 from github_mcp.kernel.principal import PROCESS, ApprovalScope, Principal
-from github_mcp.pipeline.tool_spec import StateBinder as StateBinder
-from github_mcp.pipeline.tool_spec import TargetResolver as TargetResolver
-from github_mcp.pipeline.tool_spec import ToolSpec as ToolSpec
+from github_mcp.pipeline.tool_spec import ToolSpec
 
 if TYPE_CHECKING:
     from github_mcp.pipeline.runtime import Runtime

@@ -36,7 +36,8 @@ from github_mcp.pipeline.call_outcome import (
 from github_mcp.pipeline.caller import approval_scope, caller_principal
 from github_mcp.pipeline.flows import flow_decision
 from github_mcp.pipeline.human_approval import human_approval
-from github_mcp.pipeline.spec import Call, ToolSpec
+from github_mcp.pipeline.spec import Call
+from github_mcp.pipeline.tool_spec import ToolSpec
 
 if TYPE_CHECKING:
     from fastmcp import Context

@@ -24,16 +24,21 @@ from typing import Any
 from github_mcp.github.client import GitHubClient, encode_path
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, conflict
 from github_mcp.services import signed_commits
-from github_mcp.services.commit_checks import blob_shas, current_ref, require_head, verify_commit
-from github_mcp.services.commit_checks import changed_between as changed_between
-from github_mcp.services.commit_checks import read_head as read_head
-from github_mcp.services.commit_checks import unchanged_outcome as unchanged_outcome
-from github_mcp.services.commit_types import MAX_REBASES as MAX_REBASES
-from github_mcp.services.commit_types import NO_CHANGE as NO_CHANGE
-from github_mcp.services.commit_types import TEXT_MODE as TEXT_MODE
-from github_mcp.services.commit_types import Change as Change
-from github_mcp.services.commit_types import CommitOutcome as CommitOutcome
-from github_mcp.services.commit_types import Head as Head
+from github_mcp.services.commit_checks import (
+    blob_shas,
+    changed_between,
+    current_ref,
+    read_head,
+    require_head,
+    unchanged_outcome,
+    verify_commit,
+)
+from github_mcp.services.commit_types import (
+    MAX_REBASES,
+    Change,
+    CommitOutcome,
+    Head,
+)
 from github_mcp.services.github_json import GitTree
 from github_mcp.services.repos import repo_path
 

@@ -16,15 +16,9 @@ from github_mcp.github.client import GitHubClient
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, invalid_input
 from github_mcp.kernel.params import MAX_COMMIT_FILES, validate_path
 from github_mcp.services import files
-from github_mcp.services.commit_checks import require_head
-from github_mcp.services.commits import (
-    NO_CHANGE,
-    Change,
-    CommitOutcome,
-    Head,
-    commit_changes,
-    read_head,
-)
+from github_mcp.services.commit_checks import read_head, require_head
+from github_mcp.services.commit_types import NO_CHANGE, Change, CommitOutcome, Head
+from github_mcp.services.commits import commit_changes
 from github_mcp.services.patches import apply_file_patch, normalize_patch, parse_patch, unified_diff
 from github_mcp.services.pulls import find_open_pr, open_pull_request
 

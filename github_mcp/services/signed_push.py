@@ -21,7 +21,8 @@ from typing import Any
 
 from github_mcp.github.client import GitHubClient
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, conflict
-from github_mcp.services.commits import TEXT_MODE, Change, read_head
+from github_mcp.services.commit_checks import read_head
+from github_mcp.services.commit_types import TEXT_MODE, Change
 from github_mcp.services.content import git_blob_sha
 from github_mcp.services.repos import repo_path
 from github_mcp.services.signed_commits import commit_signed, signatures_required

@@ -23,8 +23,9 @@ from github_mcp.catalog.tool_paths import ToolViewPaths
 from github_mcp.config import Settings
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.monitoring.observability import log_event
+from github_mcp.pipeline.caller import claim_session
 from github_mcp.pipeline.refused_calls import ArgumentErrorMiddleware
-from github_mcp.pipeline.registry import bind_tools, claim_session
+from github_mcp.pipeline.registry import bind_tools
 from github_mcp.pipeline.runtime import VERSION, Runtime
 from github_mcp.pipeline.schema_listing import SHARED_NOTE
 

@@ -22,7 +22,8 @@ from github_mcp.kernel.params import (
 )
 from github_mcp.pipeline.registry import Call, tool
 from github_mcp.services import approved_state, branches, edits
-from github_mcp.services.commits import NO_CHANGE, Change, CommitOutcome, Head, commit_changes
+from github_mcp.services.commit_types import NO_CHANGE, Change, CommitOutcome, Head
+from github_mcp.services.commits import commit_changes
 from github_mcp.services.pulls import compact_pr
 
 TOOLSET = "writes"

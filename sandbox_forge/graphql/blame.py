@@ -12,7 +12,8 @@ import re
 from typing import Any
 
 from sandbox_forge.graphql.context import Context, GQLFailure
-from sandbox_forge.graphql.views import CommitView, UserView
+from sandbox_forge.graphql.git_objects import CommitView
+from sandbox_forge.graphql.views import UserView
 from sandbox_forge.rest.shapes.users_repos import iso
 from sandbox_forge.stores.state import RepoRecord
 

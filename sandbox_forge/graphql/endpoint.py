@@ -37,7 +37,7 @@ from sandbox_forge.graphql.context import MAX_PAGE, Context, GQLFailure, connect
 from sandbox_forge.graphql.cost import query_cost
 from sandbox_forge.graphql.discussions import DISCUSSION_SDL
 from sandbox_forge.graphql.discussions import attach as attach_discussions
-from sandbox_forge.graphql.git_objects import commit_file, repository_object
+from sandbox_forge.graphql.git_objects import CommitView, commit_file, repository_object
 from sandbox_forge.graphql.mutations import (
     add_thread_reply,
     create_commit_on_branch,
@@ -75,7 +75,6 @@ from sandbox_forge.graphql.resolvers import (
 from sandbox_forge.graphql.sdl import SDL
 from sandbox_forge.graphql.views import (
     CommentView,
-    CommitView,
     PullRequestView,
     RefView,
     RepositoryView,

@@ -10,8 +10,9 @@ from typing import Any
 from sandbox_forge.git.pulls import live_head, web_flow_signature
 from sandbox_forge.git.store import FORGE_SIGNATURE, GitError, Signature, TreeChange
 from sandbox_forge.graphql.context import Context, GQLFailure
+from sandbox_forge.graphql.git_objects import CommitView
 from sandbox_forge.graphql.resolvers import find_thread
-from sandbox_forge.graphql.views import CommentView, CommitView, RefView, ThreadView, parse_ref_id
+from sandbox_forge.graphql.views import CommentView, RefView, ThreadView, parse_ref_id
 from sandbox_forge.rest.auth import repo_role
 from sandbox_forge.rules.enforce import check_update, refusal
 from sandbox_forge.stores.collab import collab, repo_by_id

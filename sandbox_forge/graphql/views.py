@@ -11,7 +11,6 @@ from typing import Any
 from sandbox_forge.git.mergeability import merge_state
 from sandbox_forge.git.pulls import live_base, live_head
 from sandbox_forge.graphql.context import Context, GQLFailure, connection
-from sandbox_forge.graphql.git_objects import CommitView as CommitView
 from sandbox_forge.graphql.git_objects import git_object
 from sandbox_forge.rest.auth import can_write
 from sandbox_forge.rest.routes.protection import protection_for

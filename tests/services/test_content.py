@@ -94,7 +94,7 @@ def test_git_blob_sha_matches_git_hash_object(tmp_path, data):
     if data in known:
         assert git_blob_sha(data) == known[data]
     if shutil.which("git") is None:
-        pytest.skip("needs git")
+        pytest.fail("git is not installed: run `bash tests/install_system_packages.sh`")
     f = tmp_path / "blob"
     f.write_bytes(data)
     out = subprocess.run(

@@ -417,8 +417,9 @@ def test_round_trip_create_and_delete():
     assert unified_diff("same", "same", "x") == ""
 
 
-@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_our_diffs_apply_with_git_and_git_diffs_apply_with_us(tmp_path: Path):
+    if shutil.which("git") is None:
+        pytest.fail("git is not installed: run `bash tests/install_system_packages.sh`")
     rnd = random.Random(11)
     repo = tmp_path / "r"
     repo.mkdir()

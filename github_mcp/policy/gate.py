@@ -1,124 +1,40 @@
 """Write policy: allow-list, effective ref, protected branches, approvals.
 
-Only this module and the registry decide whether a write may happen.
+Only this module and the registry decide whether a write may happen. The grants it
+consults live in `grants`, and what it says when a write needs a human in `refusals`.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import fnmatch
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from github_mcp.config import Settings
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.monitoring.observability import Metrics, log_event
 from github_mcp.policy.flow_guard import FlowDecision
+from github_mcp.policy.grants import (
+    Approval,
+    ApprovalStore,
+    MemoryApprovalStore,
+    once_key,
+    owner_of,
+)
+from github_mcp.policy.keyed_locks import KeyedLocks
 from github_mcp.policy.read_ledger import ReadLedger
+from github_mcp.policy.refusals import (
+    cross_visibility_refusal,
+    flow_details,
+    needs_approval,
+    reason_shown,
+)
 
 DefaultBranchLookup = Callable[[str], Awaitable[str]]
 # Asks a human about one gated write (auto mode); True when they approved it, else it
 # raises the refusal to report. Given the gate's reason for asking.
 HumanApproval = Callable[[str], Awaitable[bool]]
-
-
-@dataclass
-class Approval:
-    approved: bool
-    expires_at: float | None  # time.monotonic() deadline; None lasts until dropped
-
-
-class ApprovalStore(Protocol):
-    """Where approvals (grants) live, keyed by an approval scope key. The in-process
-    store below is the default; a shared store (Redis) implements the same calls."""
-
-    def get(self, key: str) -> Approval | None: ...
-
-    def set(self, key: str, approved: bool, ttl_seconds: float | None) -> Approval: ...
-
-    def drop(self, key: str) -> None: ...
-
-    def take(self, key: str) -> bool: ...
-
-    def grants(self) -> list[tuple[str, float | None]]: ...
-
-    def count_approved(self) -> int: ...
-
-
-class MemoryApprovalStore:
-    """Approvals in a dict; an expired entry is dropped when next read or counted."""
-
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self._clock = clock
-        self._items: dict[str, Approval] = {}
-
-    def get(self, key: str) -> Approval | None:
-        approval = self._items.get(key)
-        if approval is not None and self._expired(approval):
-            self._items.pop(key, None)
-            return None
-        return approval
-
-    def set(self, key: str, approved: bool, ttl_seconds: float | None) -> Approval:
-        expires = self._clock() + ttl_seconds if (approved and ttl_seconds) else None
-        approval = Approval(approved=approved, expires_at=expires)
-        self._items[key] = approval
-        return approval
-
-    def drop(self, key: str) -> None:
-        self._items.pop(key, None)
-
-    def take(self, key: str) -> bool:
-        """Spend a one-time grant: True for the one caller that finds it approved."""
-        approval = self.get(key)
-        self._items.pop(key, None)
-        return approval is not None and approval.approved
-
-    def grants(self) -> list[tuple[str, float | None]]:
-        """Each live approved key with its seconds left (None: no expiry)."""
-        self.count_approved()
-        now = self._clock()
-        return [
-            (key, None if a.expires_at is None else a.expires_at - now)
-            for key, a in self._items.items()
-            if a.approved
-        ]
-
-    def count_approved(self) -> int:
-        for key, approval in list(self._items.items()):
-            if self._expired(approval):
-                self._items.pop(key, None)
-        return sum(1 for a in self._items.values() if a.approved)
-
-    def _expired(self, approval: Approval) -> bool:
-        return approval.expires_at is not None and self._clock() >= approval.expires_at
-
-
-class KeyedLocks:
-    """One asyncio lock per key, forgotten when nobody holds or awaits it. Writes on
-    the same pull request take one, so a retarget cannot land between the gate
-    reading a PR's base and the merge into it."""
-
-    def __init__(self) -> None:
-        self._locks: dict[Hashable, tuple[asyncio.Lock, list[int]]] = {}
-
-    @contextlib.asynccontextmanager
-    async def hold(self, key: Hashable) -> AsyncIterator[None]:
-        lock, users = self._locks.setdefault(key, (asyncio.Lock(), [0]))
-        users[0] += 1
-        try:
-            async with lock:
-                yield
-        finally:
-            users[0] -= 1
-            if users[0] == 0:
-                self._locks.pop(key, None)
-
-    def __len__(self) -> int:
-        return len(self._locks)
 
 
 class GrantListener(Protocol):
@@ -248,17 +164,17 @@ class WriteGate:
     # One write a human approved on its own: keyed on the scope and the write's
     # fingerprint (tool and arguments), taken by the first call that matches it.
     def grant_once(self, scope: str, fingerprint: str, ttl_seconds: float) -> None:
-        self.approvals.set(_once_key(scope, fingerprint), True, ttl_seconds)
+        self.approvals.set(once_key(scope, fingerprint), True, ttl_seconds)
         log_event("write_approved_once", scope=_short(scope), write=fingerprint[:12])
 
     def take_once(self, scope: str | None, fingerprint: str | None) -> bool:
         if scope is None or fingerprint is None:
             return False
-        return self.approvals.take(_once_key(scope, fingerprint))
+        return self.approvals.take(once_key(scope, fingerprint))
 
     def once_unused(self, scope: str, fingerprint: str) -> bool:
         """A one-time approval of this write is there and not yet taken."""
-        grant = self.approvals.get(_once_key(scope, fingerprint))
+        grant = self.approvals.get(once_key(scope, fingerprint))
         return grant is not None and grant.approved
 
     def drop_approval(self, scope: str) -> None:
@@ -321,7 +237,10 @@ class WriteGate:
         if ask is not None and await self._human_approves(ask, reason, flow, detail):
             return
         self._deny(reason, detail)
-        raise self._refusal(tool, full_name, branch, reason, flow, approve_each)
+        raise needs_approval(
+            tool=tool, full_name=full_name, branch=branch, reason=reason, flow=flow,
+            approve_each=approve_each, approval_mode=self.settings.approval_mode,
+        )  # fmt: skip
 
     def _granted(
         self,
@@ -349,11 +268,11 @@ class WriteGate:
         detail: dict[str, Any],
     ) -> bool:
         try:
-            approved = await ask(_why(reason, flow))
+            approved = await ask(reason_shown(reason, flow))
         except GitHubMCPError as refused:
             # refused while asking (no channel, declined, timed out): still a denial
             self._deny(reason, detail)
-            refused.details.update(_flow_details(flow))
+            refused.details.update(flow_details(flow))
             raise
         if approved:
             self._allow(f"human_approved_{reason}", detail, logged=f"human_{reason}")
@@ -367,104 +286,21 @@ class WriteGate:
         self.metrics.record_gate("deny", reason, detail)
         log_event("gate_decision", decision="deny", reason=reason, **detail)
 
-    def _refusal(
-        self,
-        tool: str,
-        full_name: str | None,
-        branch: str | None,
-        reason: str,
-        flow: FlowDecision | None,
-        approve_each: bool,
-    ) -> GitHubMCPError:
-        where = {
-            "unscoped_write": "This write is not scoped to a branch",
-            "default_branch": f"{branch} is the default branch of {full_name}",
-            "controller_branch": f"{branch} is the controller branch",
-            "protected_glob": f"{branch} matches a protected-branch pattern",
-            "cross_visibility": "This write publishes to a public place",
-        }[reason]
-        return GitHubMCPError(
-            ErrorCode.WRITE_NOT_ALLOWED,
-            f"{where}; it needs approval.",
-            hint=EACH_CALL_HINT.format(tool=tool) if approve_each else self.approval_hint(reason),
-            reason=reason,
-            **_flow_details(flow),
-        )
-
     def _cross_visibility(
         self, flow: FlowDecision, reason: str | None, detail: dict[str, Any]
     ) -> str:
         """A write the guard refuses (`deny`) raises here; one it asks about is gated, as
         `cross_visibility` when nothing else gates it."""
         if flow.action == "deny":
-            self.metrics.record_gate("deny", "cross_visibility", detail)
-            log_event("gate_decision", decision="deny", reason="cross_visibility", **detail)
-            raise GitHubMCPError(
-                ErrorCode.WRITE_NOT_ALLOWED,
-                f"Refused: {flow.explain()}.",
-                hint="GITHUB_MCP_CROSS_VISIBILITY=deny: a session that read a private "
-                "repository cannot publish to a public one. Start a new session for the "
-                "public work, or ask the operator.",
-                reason="cross_visibility",
-                **_flow_details(flow),
-            )
+            self._deny("cross_visibility", detail)
+            raise cross_visibility_refusal(flow)
         return reason or "cross_visibility"
-
-    def approval_hint(self, reason: str) -> str:
-        branch_hint = (
-            "Write to a feature branch (create_branch) and open a pull request, or "
-            if reason not in ("unscoped_write", "cross_visibility")
-            else ""
-        )
-        mode = self.settings.approval_mode
-        if mode == "env":
-            how = "an operator must set GITHUB_MCP_AUTO_APPROVE=true."
-        elif mode == "auto":
-            how = (
-                "ask the human to approve: call authorize_write_actions(approved=true), "
-                "which asks them (or which your client confirms with them)."
-            )
-        elif mode == "elicit":
-            how = "call authorize_write_actions(approved=true) so the human is asked."
-        else:
-            how = "ask the human to approve, then call authorize_write_actions(approved=true)."
-        return branch_hint + how
-
-
-EACH_CALL_HINT = (
-    "Each {tool} call is approved on its own: the human is asked about this very call "
-    "(the approval page, or the client's form); an approval window does not cover it."
-)
-
-
-def _why(reason: str, flow: FlowDecision | None) -> str:
-    """The reason the human is shown: the guard's, naming the private repositories read,
-    when it asks (with the branch's own reason, if any)."""
-    if flow is None or flow.action != "ask":
-        return reason
-    also = "" if reason == "cross_visibility" else f"; also {reason}"
-    return f"cross_visibility: {flow.explain()}{also}"
-
-
-def _flow_details(flow: FlowDecision | None) -> dict[str, Any]:
-    if flow is None or flow.action == "allow":
-        return {}
-    return {"private_repos_read": list(flow.private_read)}
 
 
 def holds_window(scope_key: str) -> bool:
     """Whether a scope may hold an approval window: a server-issued session, or the
     stdio process (one client). A principal alone is every client it has."""
     return "/session:" in scope_key or scope_key.startswith("process:")
-
-
-def owner_of(key: str) -> str:
-    """The principal key a grant or scope key belongs to."""
-    return key.split("/", 1)[0]
-
-
-def _once_key(scope: str, fingerprint: str) -> str:
-    return f"{scope}/write:{fingerprint}"
 
 
 def _short(scope: str) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from github_mcp.kernel.errors import GitHubMCPError
 from github_mcp.monitoring.observability import log_event
-from github_mcp.policy.gate import Approval
+from github_mcp.policy.grants import Approval
 from github_mcp.state._connection import SharedState
 
 _FOREVER = float("inf")

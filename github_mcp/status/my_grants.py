@@ -19,7 +19,7 @@ from starlette.routing import Route
 from github_mcp.approvals.requests import PAGE_PATH
 from github_mcp.kernel.principal import Principal
 from github_mcp.monitoring.observability import log_event
-from github_mcp.policy.gate import owner_of
+from github_mcp.policy.grants import owner_of
 from github_mcp.status.grants import grant_id, html_table, seconds_text
 
 if TYPE_CHECKING:

@@ -179,6 +179,7 @@ class Branch(TypedDict):
 class JobStep(TypedDict):
     number: int
     name: str
+    status: NotRequired[str]
     conclusion: NotRequired[str | None]
 
 
@@ -190,6 +191,8 @@ class Job(TypedDict):
     name: NotRequired[str]
     status: NotRequired[str]
     conclusion: NotRequired[str | None]
+    started_at: NotRequired[str | None]
+    completed_at: NotRequired[str | None]
     steps: NotRequired[list[JobStep] | None]
 
 

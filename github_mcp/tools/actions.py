@@ -12,7 +12,15 @@ from github_mcp.kernel.effects import Target
 from github_mcp.kernel.params import Cursor, FullName, Limit, Ref
 from github_mcp.pipeline.registry import Call, tool
 from github_mcp.services import approved_state, ci
-from github_mcp.services.ci import DEFAULT_MAX_BYTES, MIN_MAX_BYTES, select
+from github_mcp.services.ci import (
+    DEFAULT_MAX_BYTES,
+    MIN_MAX_BYTES,
+    CheckCountsOut,
+    JobSummary,
+    OpenPull,
+    RunSummary,
+    select,
+)
 from github_mcp.services.pulls import call_text
 
 TOOLSET = "actions"
@@ -34,20 +42,6 @@ RunStatus = Literal[
 ]  # fmt: skip
 TimeoutSeconds = Annotated[float, Field(ge=0, le=600, description="max wait")]
 PollSeconds = Annotated[float, Field(ge=0.05, le=60, description="first poll wait, grows 1.5x")]
-
-
-class RunSummary(BaseModel):
-    id: int
-    workflow: str | None = None
-    title: str | None = None
-    number: int | None = None
-    attempt: int | None = None
-    event: str | None = None
-    status: str | None = None
-    conclusion: str | None = None
-    branch: str | None = None
-    head_sha: str | None = None
-    created_at: str | None = None
 
 
 class RunList(BaseModel):
@@ -74,26 +68,10 @@ async def list_workflow_runs(
         head_sha=head_sha, event=event, limit=limit, cursor=cursor,
     )  # fmt: skip
     return RunList(
-        runs=[RunSummary(**ci.compact_run(r)) for r in page.items],
+        runs=[ci.compact_run(r) for r in page.items],
         total=page.total,
         next_cursor=page.next_cursor,
     )
-
-
-class StepRef(BaseModel):
-    number: int | None = None
-    name: str | None = None
-    conclusion: str | None = None
-
-
-class JobSummary(BaseModel):
-    id: int
-    name: str | None = None
-    status: str | None = None
-    conclusion: str | None = None
-    duration_s: int | None = None
-    current_step: str | None = None
-    failed_steps: list[StepRef] | None = None
 
 
 class RunOverview(BaseModel):
@@ -108,20 +86,16 @@ async def get_workflow_run_overview(call: Call, full_name: FullName, run_id: Run
     github = call.rt.github
     run = await ci.get_run(github, full_name, run_id)
     jobs = [ci.compact_job(j) for j in await ci.run_jobs(github, full_name, run_id)]
-    failed = [j for j in jobs if j.get("conclusion") in ci.FAILED_CONCLUSIONS]
+    failed = [j for j in jobs if j.conclusion in ci.FAILED_CONCLUSIONS]
     nxt = [
-        call_text("get_job_logs", full_name=full_name, job_id=j["id"], failed_steps_only=True)
+        call_text("get_job_logs", full_name=full_name, job_id=j.id, failed_steps_only=True)
         for j in failed[:5]
     ]
     if failed and run.get("status") == "completed":
         nxt.append(call_text("rerun_failed_jobs", full_name=full_name, run_id=run_id))
     elif run.get("status") != "completed":
         nxt.append(call_text("wait_for_workflow_run", full_name=full_name, run_id=run_id))
-    return RunOverview(
-        run=RunSummary(**ci.compact_run(run)),
-        jobs=[JobSummary(**j) for j in jobs],
-        next=nxt or None,
-    )
+    return RunOverview(run=ci.compact_run(run), jobs=jobs, next=nxt or None)
 
 
 class JobLogs(BaseModel):
@@ -203,19 +177,6 @@ class CheckBrief(BaseModel):
     url: str | None = None
 
 
-class CheckCountsOut(BaseModel):
-    total: int
-    passed: int
-    failed: int
-    pending: int
-
-
-class OpenPull(BaseModel):
-    number: int
-    title: str
-    draft: bool | None = None
-
-
 class BranchStatus(BaseModel):
     branch: str
     head_sha: str
@@ -253,23 +214,17 @@ async def get_latest_branch_status(
     failing = [brief(c) for c in checks if c.state == "failed"]
     nxt = None
     if pull and counts.failed:
-        nxt = call_text("get_failing_tests", pr=f"{full_name}#{pull['number']}")
+        nxt = call_text("get_failing_tests", pr=f"{full_name}#{pull.number}")
     elif counts.failed:
         nxt = call_text("list_workflow_runs", full_name=full_name, head_sha=sha, status="failure")
     return BranchStatus(
         branch=branch,
         head_sha=sha,
         state=counts.state,  # type: ignore[arg-type]
-        checks=CheckCountsOut(
-            total=counts.total, passed=counts.passed, failed=counts.failed, pending=counts.pending
-        ),
+        checks=counts.out(),
         failing=failing[:20] or None,
         pending=counts.waiting[:20] or None,
-        pull_request=OpenPull(
-            number=pull["number"], title=pull.get("title") or "", draft=pull.get("draft") or None
-        )
-        if pull
-        else None,
+        pull_request=pull,
         next=nxt,
     )
 
@@ -303,7 +258,7 @@ async def trigger_workflow_dispatch(
     if call.bound is not None:  # the dispatch names a branch, not a commit: re-read it
         await approved_state.require_branch_state(call.rt.github, full_name, ref, call.bound)
     found = await ci.dispatch_workflow(call.rt.github, full_name, workflow, ref, inputs)
-    run_id = found.get("run_id")
+    run_id = found.run_id
     nxt = (
         call_text("wait_for_workflow_run", full_name=full_name, run_id=run_id)
         if run_id
@@ -312,7 +267,7 @@ async def trigger_workflow_dispatch(
         )
     )
     return DispatchResult(
-        workflow=workflow, ref=ref, run_id=run_id, run_id_source=found.get("run_id_source"),
+        workflow=workflow, ref=ref, run_id=run_id, run_id_source=found.run_id_source,
         next=nxt,
     )  # fmt: skip
 
@@ -372,7 +327,7 @@ async def wait_for_workflow_run(
         call.rt.github, full_name, run_id, timeout_s=timeout_seconds,
         interval_s=poll_interval_seconds, on_progress=call.progress,
     )  # fmt: skip
-    run, failed = waited.run, [JobSummary(**j) for j in waited.failed_jobs]
+    run, failed = waited.run, waited.failed_jobs
     nxt = None
     if failed:
         nxt = call_text(
@@ -383,7 +338,7 @@ async def wait_for_workflow_run(
     return WaitResult(
         status="completed" if waited.done else "pending",
         conclusion=run.get("conclusion") if waited.done else None,
-        run=RunSummary(**ci.compact_run(run)),
+        run=ci.compact_run(run),
         failed_jobs=failed or None,
         polls=waited.polls,
         waited_s=waited.elapsed_s,

@@ -12,6 +12,7 @@ from github_mcp.kernel.effects import Target, Written
 from github_mcp.kernel.params import Cursor, FullName, PrRef
 from github_mcp.pipeline.registry import Call, tool
 from github_mcp.services.approved_state import RemoteState
+from github_mcp.services.ci import CheckCountsOut, FailedJob
 from github_mcp.services.github_json import PullRequest
 from github_mcp.services.paging import cursor_for_offset as _cursor
 from github_mcp.services.paging import offset_from_cursor as _offset
@@ -26,7 +27,7 @@ from github_mcp.services.pulls import (
     stack_refs,
     stack_state,
 )
-from github_mcp.tools.actions import CheckCountsOut, PollSeconds, TimeoutSeconds
+from github_mcp.tools.actions import PollSeconds, TimeoutSeconds
 from github_mcp.tools.workspace import manager
 
 TOOLSET = "automation"
@@ -44,16 +45,6 @@ class FailingTest(BaseModel):
     job: str
     runner: str
     rerun: str | None = None
-
-
-class FailedJob(BaseModel):
-    job: str
-    job_id: int
-    conclusion: str | None = None
-    step: str | None = None
-    tests: int
-    error: str | None = None
-    note: str | None = Field(None, description="What the log parser's size budget left unread.")
 
 
 class OtherFailure(BaseModel):
@@ -84,9 +75,7 @@ def _failing_tests(found: FailingTestsPage) -> FailingTests:
         pr=found.number,
         head_sha=found.head_sha,
         status=found.status,  # type: ignore[arg-type]
-        checks=CheckCountsOut(
-            total=counts.total, passed=counts.passed, failed=counts.failed, pending=counts.pending
-        ),
+        checks=counts.out(),
         failures=[
             FailingTest(
                 test=t.test,
@@ -100,7 +89,7 @@ def _failing_tests(found: FailingTestsPage) -> FailingTests:
             for t in found.tests
         ],
         total_failures=found.total,
-        failed_jobs=[FailedJob(**j) for j in found.jobs] or None,
+        failed_jobs=found.jobs or None,
         other_failures=[
             OtherFailure(check=c.name, kind=c.kind, detail=c.detail, url=c.url)
             for c in found.other_failures

@@ -16,6 +16,7 @@ from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.services.ci import _joblogs as joblogs
 from github_mcp.services.ci._test_output import (
     Budget,
+    FailingEntry,
     TestCounts,
     TestFailure,
     detect_runner,
@@ -335,11 +336,11 @@ GH_PAIRS = [
 def test_github_job_log_gives_the_same_results(plain: str, wrapped: str) -> None:
     raw = log(wrapped)
     assert raw.startswith("\ufeff") and "##[group]Run " in raw and "\x1b[" in raw
-    expected = [f.to_dict() for f in parse_failures(log(plain))]
+    expected = parse_failures(log(plain))
     assert expected
     cleaned = "\n".join(joblogs.clean_log(raw))
-    assert [f.to_dict() for f in parse_failures(cleaned)] == expected
-    assert [f.to_dict() for f in parse_failures(raw)] == expected
+    assert parse_failures(cleaned) == expected
+    assert parse_failures(raw) == expected
     assert tally(parse_counts(raw)) == tally(parse_counts(log(plain)))
     assert detect_runners(raw) == detect_runners(log(plain))
 
@@ -348,9 +349,7 @@ def test_github_job_log_gives_the_same_results(plain: str, wrapped: str) -> None
 def test_crlf_line_endings(name: str) -> None:
     text = log(name)
     crlf = text.replace("\n", "\r\n")
-    assert [f.to_dict() for f in parse_failures(crlf)] == [
-        f.to_dict() for f in parse_failures(text)
-    ]
+    assert parse_failures(crlf) == parse_failures(text)
     assert parse_counts(crlf) == parse_counts(text)
 
 
@@ -374,7 +373,7 @@ def test_junit_xml_from_pytest_matches_the_console() -> None:
     assert tally(counts) == (3, 4, 1, 1)
     assert counts.duration_s is not None and counts.duration_s > 0
     console = parse_failures(log("pytest.txt"))
-    assert [f.to_dict() for f in failures] == [f.to_dict() for f in console]
+    assert failures == console
 
 
 def test_junit_xml_from_surefire() -> None:
@@ -390,7 +389,7 @@ def test_junit_xml_from_surefire() -> None:
     console = by_test(parse_failures(log("maven.txt")))
     for failure in order + discount:
         assert failure.runner == "maven"
-        assert failure.to_dict() == console[failure.test].to_dict()
+        assert failure == console[failure.test]
 
 
 @pytest.mark.parametrize(
@@ -453,11 +452,6 @@ def test_rerun_commands_quote_hostile_names() -> None:
     assert rerun_command(TestFailure("x", "", "nosuchrunner")) is None
 
 
-def test_failure_to_dict_drops_empty_fields() -> None:
-    failure = TestFailure("t", "boom", "pytest")
-    assert failure.to_dict() == {"test": "t", "message": "boom", "runner": "pytest"}
-
-
 def test_messages_are_trimmed() -> None:
     text = log("pytest.txt").replace("KeyError: 'b2'", "KeyError: '" + "b" * 5000 + "'")
     failure = by_test(parse_failures(text))["tests/test_inventory.py::TestWarehouse::test_lookup"]
@@ -513,23 +507,23 @@ def test_default_budget_reads_the_last_lines_and_says_so() -> None:
     assert [f.test for f in failures] == ["tests/t.py::test_late"]
     assert budget.cut_lines == 3 and "the first 3 lines were skipped" in (budget.note() or "")
     result = summarize("\n".join(head + filler + tail))
-    assert result["note"] == budget.note()
-    assert "note" not in summarize("\n".join(tail))
+    assert result.note == budget.note()
+    assert summarize("\n".join(tail)).note is None
 
 
 def test_summarize_gives_the_run_tests_shape() -> None:
     result = summarize(log("mixed.gh.txt"), max_failures=6)
-    assert (result["passed"], result["failed"], result["errors"], result["skipped"]) == (5, 7, 2, 2)
-    assert result["runners"] == ["pytest", "jest"]
-    assert len(result["failing"]) == 6 and result["failing_omitted"] == 3
-    assert result["failing"][3] == {
-        "name": "tests/test_inventory.py::TestWarehouse::test_lookup",
-        "message": "KeyError: 'b2'",
-        "file": "tests/test_inventory.py",
-        "line": 40,
-        "rerun": "pytest tests/test_inventory.py::TestWarehouse::test_lookup",
-    }
-    assert result["failing"][5]["rerun"] == (
+    assert (result.passed, result.failed, result.errors, result.skipped) == (5, 7, 2, 2)
+    assert result.runners == ["pytest", "jest"]
+    assert len(result.failing) == 6 and result.failing_omitted == 3
+    assert result.failing[3] == FailingEntry(
+        name="tests/test_inventory.py::TestWarehouse::test_lookup",
+        message="KeyError: 'b2'",
+        file="tests/test_inventory.py",
+        line=40,
+        rerun="pytest tests/test_inventory.py::TestWarehouse::test_lookup",
+    )
+    assert result.failing[5].rerun == (
         "npx jest src/__tests__/cart.test.js -t '^cart adds an item$'"
     )
 
@@ -537,8 +531,8 @@ def test_summarize_gives_the_run_tests_shape() -> None:
 def test_summarize_prefers_the_junit_report() -> None:
     xml = (LOGS / "pytest.junit.xml").read_bytes()
     result = summarize("output cut short by a timeout", junit_xml=xml)
-    assert (result["passed"], result["failed"], result["errors"], result["skipped"]) == (3, 4, 1, 1)
-    assert [f["name"] for f in result["failing"]] == [t for t, *_ in PYTEST]
-    assert result["runners"] == ["pytest"]
+    assert (result.passed, result.failed, result.errors, result.skipped) == (3, 4, 1, 1)
+    assert [f.name for f in result.failing] == [t for t, *_ in PYTEST]
+    assert result.runners == ["pytest"]
     empty = summarize("nothing recognisable here")
-    assert empty["passed"] is None and empty["failing"] == [] and empty["runners"] == []
+    assert empty.passed is None and empty.failing == [] and empty.runners == []

@@ -9,6 +9,16 @@ from __future__ import annotations
 from github_mcp.services.ci._checks import Check, CheckCounts, commit_checks, count_checks
 from github_mcp.services.ci._failures import collect_failures, job_summary
 from github_mcp.services.ci._joblogs import DEFAULT_MAX_BYTES, MIN_MAX_BYTES, select
+from github_mcp.services.ci._models import (
+    CheckCountsOut,
+    Dispatched,
+    FailedJob,
+    JobSummary,
+    OpenPull,
+    RunSummary,
+    StepRef,
+)
+from github_mcp.services.ci._poll import poll
 from github_mcp.services.ci._runs import (
     FAILED_CONCLUSIONS,
     branch_head,
@@ -20,7 +30,6 @@ from github_mcp.services.ci._runs import (
     get_run,
     list_runs,
     open_pull_for_branch,
-    poll,
     rerun_failed_jobs,
     run_jobs,
     wait_for_run,
@@ -33,6 +42,13 @@ __all__ = [
     "MIN_MAX_BYTES",
     "Check",
     "CheckCounts",
+    "CheckCountsOut",
+    "Dispatched",
+    "FailedJob",
+    "JobSummary",
+    "OpenPull",
+    "RunSummary",
+    "StepRef",
     "branch_head",
     "collect_failures",
     "commit_checks",

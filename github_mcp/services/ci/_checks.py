@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from github_mcp.github.client import GitHubClient
+from github_mcp.services.ci._models import CheckCountsOut
 from github_mcp.services.ci._runs import FAILED_CONCLUSIONS
 from github_mcp.services.repos import repo_path
 
@@ -95,6 +96,12 @@ class CheckCounts:
         if self.failed:
             return "failure"
         return "pending" if self.pending else "success"
+
+    def out(self) -> CheckCountsOut:
+        """The counts as the tools show them."""
+        return CheckCountsOut(
+            total=self.total, passed=self.passed, failed=self.failed, pending=self.pending
+        )
 
 
 def count_checks(checks: list[Check]) -> CheckCounts:

@@ -12,7 +12,6 @@ import asyncio
 import shlex
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
 
 from github_mcp.github.client import (
     GitHubClient,
@@ -21,6 +20,7 @@ from github_mcp.kernel.errors import GitHubMCPError
 from github_mcp.services.ci import _runs as ci
 from github_mcp.services.ci._checks import Check, CheckCounts, count_checks
 from github_mcp.services.ci._joblogs import select
+from github_mcp.services.ci._models import FailedJob
 from github_mcp.services.ci._test_output import (
     Budget,
     TestFailure,
@@ -58,7 +58,9 @@ class FailingTest:
 
 
 @dataclass
-class FailedJob:
+class JobFailures:
+    """A failed job as its log was read: the tests found, or the error when none."""
+
     name: str
     job_id: int
     conclusion: str | None
@@ -75,7 +77,7 @@ class FailureReport:
     head_sha: str
     checks: list[Check]
     tests: list[FailingTest] = field(default_factory=list)
-    jobs: list[FailedJob] = field(default_factory=list)
+    jobs: list[JobFailures] = field(default_factory=list)
 
     @property
     def counts(self) -> CheckCounts:
@@ -147,16 +149,16 @@ def _rerun(failure: TestFailure, workdir: str | None) -> str | None:
 
 async def _job_failures(
     github: GitHubClient, full_name: str, check: Check
-) -> tuple[FailedJob, list[TestFailure]]:
+) -> tuple[JobFailures, list[TestFailure]]:
     assert check.id is not None
     job_id = check.id
-    job = FailedJob(name=check.name, job_id=job_id, conclusion=check.conclusion)
+    job = JobFailures(name=check.name, job_id=job_id, conclusion=check.conclusion)
     try:
         detail = await ci.get_job(github, full_name, job_id)
         job.run_id = detail.get("run_id")
         steps = ci.failed_steps(detail)
         if steps:
-            job.step = f"{steps[0]['number']}. {steps[0]['name']}"
+            job.step = f"{steps[0].number}. {steps[0].name}"
     except GitHubMCPError:
         pass  # not an Actions job after all; the log tells what it can
     cache_key = f"{full_name}#{job_id}"
@@ -205,7 +207,7 @@ async def collect_failures(
         return report
     gate = asyncio.Semaphore(LOG_CONCURRENCY)
 
-    async def one(check: Check) -> tuple[FailedJob, list[TestFailure]]:
+    async def one(check: Check) -> tuple[JobFailures, list[TestFailure]]:
         async with gate:
             return await _job_failures(github, full_name, check)
 
@@ -236,20 +238,16 @@ async def collect_failures(
     return report
 
 
-def job_summary(jobs: list[FailedJob]) -> list[dict[str, Any]]:
+def job_summary(jobs: list[JobFailures]) -> list[FailedJob]:
     return [
-        {
-            k: v
-            for k, v in {
-                "job": j.name,
-                "job_id": j.job_id,
-                "conclusion": j.conclusion,
-                "step": j.step,
-                "tests": j.tests,
-                "error": j.error,
-                "note": j.note,
-            }.items()
-            if v is not None
-        }
+        FailedJob(
+            job=j.name,
+            job_id=j.job_id,
+            conclusion=j.conclusion,
+            step=j.step,
+            tests=j.tests,
+            error=j.error,
+            note=j.note,
+        )
         for j in jobs
     ]

@@ -12,7 +12,6 @@ with `##[group]Run owner/action@ref` and its `with:` inputs.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from github_mcp.kernel.errors import invalid_input
 from github_mcp.services.ci.runners.base import GH_TIMESTAMP_RE, strip_ansi
@@ -47,9 +46,6 @@ class Step:
     lines: list[str] = field(default_factory=list)
     failed: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "lines": self.lines, "failed": self.failed}
-
 
 @dataclass
 class LogExcerpt:
@@ -65,15 +61,6 @@ class LogExcerpt:
     @property
     def text(self) -> str:
         return "\n".join(self.lines)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "lines": self.lines,
-            "truncated": self.truncated,
-            "omitted_lines": self.omitted_lines,
-            "total_lines": self.total_lines,
-            "bytes": self.bytes,
-        }
 
 
 def _raw_lines(text: str | bytes) -> list[str]:

@@ -1,19 +1,17 @@
-"""GitHub Actions: runs, jobs, job logs, branch status, dispatch, re-runs, and bounded
-polling (a commit's checks are in _checks.py).
+"""GitHub Actions: runs, jobs, job logs, branch status, dispatch, re-runs, and a bounded
+wait for a run (a commit's checks are in _checks.py, the polling loop in _poll.py).
 
-Plain data in, plain data out: the tools shape it. A job log download answers 302 with a
+GitHub's JSON in, typed models out (_models.py). A job log download answers 302 with a
 short-lived storage URL; it is fetched without our credentials (the URL is signed) and
 capped, keeping the tail, where a failing step's error is.
 """
 
 from __future__ import annotations
 
-import asyncio
-import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx2 as httpx
@@ -24,9 +22,9 @@ from github_mcp.github.client import (
     encode_path,
 )
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
-from github_mcp.monitoring import client_log
-from github_mcp.monitoring.observability import log_event
-from github_mcp.services.github_json import Branch, Job, WorkflowRun
+from github_mcp.services.ci._models import Dispatched, JobSummary, OpenPull, RunSummary, StepRef
+from github_mcp.services.ci._poll import poll
+from github_mcp.services.github_json import Branch, Job, PullRequest, WorkflowRun
 from github_mcp.services.repos import (
     repo_path,
 )
@@ -36,40 +34,36 @@ FAILED_CONCLUSIONS = frozenset(
 )
 PASSED_CONCLUSIONS = frozenset({"success", "neutral", "skipped"})
 MAX_LOG_BYTES = 8 * 1024 * 1024
-HEARTBEAT_S = 5.0  # longest silence while waiting between polls
 
-T = TypeVar("T")
 ProgressFn = Callable[[float, float | None, str], Awaitable[None]]
 
 
 # --- shapes -----------------------------------------------------------------------------------
 
 
-def _drop_none(data: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in data.items() if v is not None}
+def _params(**given: str | None) -> dict[str, str]:
+    return {k: v for k, v in given.items() if v is not None}
 
 
-def compact_run(run: Mapping[str, Any]) -> dict[str, Any]:
-    return _drop_none(
-        {
-            "id": run["id"],
-            "workflow": run.get("name"),
-            "title": run.get("display_title"),
-            "number": run.get("run_number"),
-            "attempt": run.get("run_attempt"),
-            "event": run.get("event"),
-            "status": run.get("status"),
-            "conclusion": run.get("conclusion"),
-            "branch": run.get("head_branch"),
-            "head_sha": run.get("head_sha"),
-            "created_at": run.get("created_at"),
-        }
+def compact_run(run: WorkflowRun) -> RunSummary:
+    return RunSummary(
+        id=run["id"],
+        workflow=run.get("name"),
+        title=run.get("display_title"),
+        number=run.get("run_number"),
+        attempt=run.get("run_attempt"),
+        event=run.get("event"),
+        status=run.get("status"),
+        conclusion=run.get("conclusion"),
+        branch=run.get("head_branch"),
+        head_sha=run.get("head_sha"),
+        created_at=run.get("created_at"),
     )
 
 
-def failed_steps(job: Mapping[str, Any]) -> list[dict[str, Any]]:
+def failed_steps(job: Job) -> list[StepRef]:
     return [
-        {"number": s.get("number"), "name": s.get("name"), "conclusion": s.get("conclusion")}
+        StepRef(number=s.get("number"), name=s.get("name"), conclusion=s.get("conclusion"))
         for s in job.get("steps") or []
         if s.get("conclusion") in FAILED_CONCLUSIONS
     ]
@@ -86,19 +80,17 @@ def _seconds(start: str | None, end: str | None) -> int | None:
     return max(0, int((b - a).total_seconds()))
 
 
-def compact_job(job: dict[str, Any]) -> dict[str, Any]:
+def compact_job(job: Job) -> JobSummary:
     steps = job.get("steps") or []
     current = next((s for s in steps if s.get("status") == "in_progress"), None)
-    return _drop_none(
-        {
-            "id": job["id"],
-            "name": job.get("name"),
-            "status": job.get("status"),
-            "conclusion": job.get("conclusion"),
-            "duration_s": _seconds(job.get("started_at"), job.get("completed_at")),
-            "current_step": current.get("name") if current else None,
-            "failed_steps": failed_steps(job) or None,
-        }
+    return JobSummary(
+        id=job["id"],
+        name=job.get("name"),
+        status=job.get("status"),
+        conclusion=job.get("conclusion"),
+        duration_s=_seconds(job.get("started_at"), job.get("completed_at")),
+        current_step=current.get("name") if current else None,
+        failed_steps=failed_steps(job) or None,
     )
 
 
@@ -119,7 +111,7 @@ async def list_runs(
 ) -> Page:
     base = f"{repo_path(full_name)}/actions"
     path = f"{base}/workflows/{encode_path(workflow)}/runs" if workflow else f"{base}/runs"
-    params = _drop_none({"branch": branch, "status": status, "head_sha": head_sha, "event": event})
+    params = _params(branch=branch, status=status, head_sha=head_sha, event=event)
     return await github.paginate(
         path, params=params, limit=limit, cursor=cursor, items_key="workflow_runs"
     )
@@ -132,11 +124,18 @@ async def get_run(github: GitHubClient, full_name: str, run_id: int) -> Workflow
     return run
 
 
-async def run_jobs(github: GitHubClient, full_name: str, run_id: int) -> list[dict[str, Any]]:
+async def run_jobs(github: GitHubClient, full_name: str, run_id: int) -> list[Job]:
     """The jobs of the run's latest attempt."""
-    return await github.collect(
+    jobs: list[Job] = await github.collect(
         f"{repo_path(full_name)}/actions/runs/{run_id}/jobs", items_key="jobs", max_items=500
     )
+    return jobs
+
+
+async def failed_jobs(github: GitHubClient, full_name: str, run_id: int) -> list[JobSummary]:
+    """The run's jobs that failed, in short."""
+    jobs = [compact_job(j) for j in await run_jobs(github, full_name, run_id)]
+    return [j for j in jobs if j.conclusion in FAILED_CONCLUSIONS]
 
 
 async def get_job(github: GitHubClient, full_name: str, job_id: int) -> Job:
@@ -240,14 +239,19 @@ async def branch_head(github: GitHubClient, full_name: str, branch: str) -> Bran
 
 async def open_pull_for_branch(
     github: GitHubClient, full_name: str, branch: str
-) -> dict[str, Any] | None:
+) -> OpenPull | None:
     owner = full_name.split("/", 1)[0]
-    items = await github.request_json(
+    items: list[PullRequest] = await github.request_json(
         "GET",
         f"{repo_path(full_name)}/pulls",
         params={"state": "open", "head": f"{owner}:{branch}", "per_page": 5},
     )
-    return items[0] if items else None
+    if not items:
+        return None
+    pull = items[0]
+    return OpenPull(
+        number=pull["number"], title=pull.get("title") or "", draft=pull.get("draft") or None
+    )
 
 
 # --- writes -------------------------------------------------------------------------------------
@@ -259,10 +263,10 @@ async def dispatch_workflow(
     workflow: str,
     ref: str,
     inputs: dict[str, Any] | None,
-) -> dict[str, Any]:
-    """workflow_dispatch on ref. Returns {run_id?, run_id_source?}: GitHub returns the run's id
-    when asked (return_run_details); older servers do not, and the newest dispatch run on the
-    branch is looked up instead."""
+) -> Dispatched:
+    """workflow_dispatch on ref, and its run: GitHub returns the run's id when asked
+    (return_run_details); older servers do not, and the newest dispatch run on the branch is
+    looked up instead."""
     path = f"{repo_path(full_name)}/actions/workflows/{encode_path(workflow)}/dispatches"
     body: dict[str, Any] = {"ref": ref, "return_run_details": True}
     if inputs:
@@ -276,13 +280,13 @@ async def dispatch_workflow(
         answer = await github.request_json("POST", path, json_body=body)
     run_id = (answer or {}).get("workflow_run_id")
     if run_id:
-        return {"run_id": int(run_id), "run_id_source": "github"}
+        return Dispatched(run_id=int(run_id), run_id_source="github")
     page = await list_runs(
         github, full_name, workflow=workflow, branch=ref, event="workflow_dispatch", limit=1
     )
     if page.items:
-        return {"run_id": page.items[0]["id"], "run_id_source": "newest_dispatch_run"}
-    return {}
+        return Dispatched(run_id=page.items[0]["id"], run_id_source="newest_dispatch_run")
+    return Dispatched()
 
 
 async def rerun_failed_jobs(github: GitHubClient, full_name: str, run_id: int) -> WorkflowRun:
@@ -301,62 +305,7 @@ async def rerun_failed_jobs(github: GitHubClient, full_name: str, run_id: int) -
     return await get_run(github, full_name, run_id)
 
 
-# --- bounded polling ----------------------------------------------------------------------------
-
-
-@dataclass
-class Polled:
-    value: Any
-    done: bool
-    polls: int
-    elapsed_s: float
-
-
-async def poll(
-    load: Callable[[], Awaitable[T]],
-    finished: Callable[[T], bool],
-    *,
-    timeout_s: float,
-    interval_s: float,
-    max_interval_s: float = 30.0,
-    backoff: float = 1.5,
-    on_poll: Callable[[T, int, float], Awaitable[None]] | None = None,
-    heartbeat_s: float = HEARTBEAT_S,
-) -> Polled:
-    """Load until finished(value) or the deadline; the wait between loads grows by `backoff`.
-
-    Always loads at least once; never sleeps past the deadline. `on_poll` runs after each
-    load and again every `heartbeat_s` while waiting, so a client sees progress during a
-    long wait. Cancelling the caller (an MCP cancellation) ends the wait at once."""
-    start = time.monotonic()
-    deadline = start + max(0.0, timeout_s)
-    wait = max(0.01, interval_s)
-    polls = 0
-    try:
-        while True:
-            value = await load()
-            polls += 1
-            elapsed = time.monotonic() - start
-            if on_poll is not None:
-                await on_poll(value, polls, elapsed)
-            if finished(value):
-                return Polled(value, True, polls, round(elapsed, 2))
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                await client_log.warning(f"stopped waiting after {elapsed:.0f} s: not finished")
-                return Polled(value, False, polls, round(elapsed, 2))
-            await client_log.info(
-                f"waiting for CI: not finished after {polls} checks ({elapsed:.0f} s)"
-            )
-            next_load = time.monotonic() + min(wait, remaining)
-            while (pause := next_load - time.monotonic()) > 0:
-                await asyncio.sleep(min(pause, heartbeat_s))
-                if on_poll is not None and next_load - time.monotonic() > 0:
-                    await on_poll(value, polls, time.monotonic() - start)
-            wait = min(wait * backoff, max(max_interval_s, interval_s))
-    except asyncio.CancelledError:
-        log_event("poll_cancelled", polls=polls, elapsed_s=round(time.monotonic() - start, 2))
-        raise
+# --- waiting for a run ----------------------------------------------------------------------
 
 
 @dataclass
@@ -367,7 +316,7 @@ class RunWait:
     done: bool
     polls: int
     elapsed_s: float
-    failed_jobs: list[dict[str, Any]] = field(default_factory=list)
+    failed_jobs: list[JobSummary] = field(default_factory=list)
 
 
 async def wait_for_run(
@@ -393,8 +342,7 @@ async def wait_for_run(
         interval_s=interval_s,
         on_poll=report,
     )
-    failed: list[dict[str, Any]] = []
+    failed: list[JobSummary] = []
     if polled.done and polled.value.get("conclusion") in FAILED_CONCLUSIONS:
-        jobs = [compact_job(j) for j in await run_jobs(github, full_name, run_id)]
-        failed = [j for j in jobs if j.get("conclusion") in FAILED_CONCLUSIONS]
+        failed = await failed_jobs(github, full_name, run_id)
     return RunWait(polled.value, polled.done, polled.polls, polled.elapsed_s, failed)

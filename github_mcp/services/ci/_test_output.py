@@ -12,7 +12,7 @@ runs pytest and then jest.
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
 from github_mcp.services.ci.runners.base import (
     Budget,
@@ -31,8 +31,10 @@ from github_mcp.services.ci.runners.rust import CARGO
 __all__ = [
     "RUNNERS",
     "Budget",
+    "FailingEntry",
     "TestCounts",
     "TestFailure",
+    "TestSummary",
     "detect_runner",
     "detect_runners",
     "parse_counts",
@@ -123,20 +125,44 @@ def rerun_command(failure: TestFailure) -> str | None:
     return parser.rerun(failure)
 
 
+@dataclass
+class FailingEntry:
+    name: str
+    message: str
+    file: str | None = None
+    line: int | None = None
+    rerun: str | None = None
+
+
+@dataclass
+class TestSummary:
+    """What `summarize` read: counts (None where the output shows none), the first failing
+    tests, how many more there were, the runners seen, and what the parse budget left unread."""
+
+    __test__ = False  # not a pytest test class
+
+    passed: int | None
+    failed: int | None
+    errors: int | None
+    skipped: int | None
+    duration_s: float | None
+    failing: list[FailingEntry]
+    failing_omitted: int
+    runners: list[str]
+    note: str | None = None
+
+
 def summarize(
     output: str | bytes,
     *,
     junit_xml: str | bytes | None = None,
     runner: str | None = None,
     max_failures: int = 50,
-) -> dict[str, Any]:
-    """The `run_tests` result.
+) -> TestSummary:
+    """Counts and failing tests of a test run's output.
 
-    `{passed, failed, errors, skipped, duration_s, failing: [{name, message,
-    file?, line?, rerun?}], failing_omitted, runners, note?}`. A JUnit XML
-    report, when given, is the source of truth; the console output is used
-    otherwise. Counts the output does not show are None; `note` says what the
-    parse budget left unread.
+    A JUnit XML report, when given, is the source of truth; the console output is used
+    otherwise.
     """
     budget = Budget()
     if junit_xml is not None:
@@ -149,27 +175,18 @@ def summarize(
         joined = "\n".join(lines)
         failures = parse_failures(joined, runner)
         counts = parse_counts(joined, runner)
-    failing = []
-    for failure in failures[: max(0, max_failures)]:
-        entry: dict[str, Any] = {"name": failure.test, "message": failure.message}
-        if failure.file:
-            entry["file"] = failure.file
-        if failure.line:
-            entry["line"] = failure.line
-        rerun = rerun_command(failure)
-        if rerun:
-            entry["rerun"] = rerun
-        failing.append(entry)
-    result: dict[str, Any] = {
-        "passed": counts.passed if counts else None,
-        "failed": counts.failed if counts else None,
-        "errors": counts.errors if counts else None,
-        "skipped": counts.skipped if counts else None,
-        "duration_s": counts.duration_s if counts else None,
-        "failing": failing,
-        "failing_omitted": max(0, len(failures) - len(failing)),
-        "runners": runners,
-    }
-    if budget.truncated:
-        result["note"] = budget.note()
-    return result
+    failing = [
+        FailingEntry(f.test, f.message, f.file or None, f.line or None, rerun_command(f) or None)
+        for f in failures[: max(0, max_failures)]
+    ]
+    return TestSummary(
+        passed=counts.passed if counts else None,
+        failed=counts.failed if counts else None,
+        errors=counts.errors if counts else None,
+        skipped=counts.skipped if counts else None,
+        duration_s=counts.duration_s if counts else None,
+        failing=failing,
+        failing_omitted=max(0, len(failures) - len(failing)),
+        runners=runners,
+        note=budget.note() if budget.truncated else None,
+    )

@@ -25,7 +25,7 @@ class FailingTestsPage:
     counts: ci.CheckCounts
     tests: list[Any]  # this page of the parsed failing tests
     total: int
-    jobs: list[dict[str, Any]] = field(default_factory=list)
+    jobs: list[ci.FailedJob] = field(default_factory=list)
     other_failures: list[ci.Check] = field(default_factory=list)
     waited_s: float | None = None
     next_offset: int | None = None

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 from github_mcp.services.ci.runners.linear import LinearPattern, compile_linear, escape_js_regex
 
@@ -109,9 +108,6 @@ class TestFailure:
     line: int | None = None
     suite: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v is not None}
-
 
 @dataclass
 class TestCounts:
@@ -122,9 +118,6 @@ class TestCounts:
     errors: int = 0
     skipped: int = 0
     duration_s: float | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
     def __add__(self, other: TestCounts) -> TestCounts:
         if self.duration_s is None and other.duration_s is None:

@@ -1,12 +1,15 @@
-"""docs/PARITY.md is generated from github_mcp/cli/parity.py, is current, and names only real
-tools: one row per official tool listed in the breadth issue."""
+"""docs/PARITY.md is generated from the parity table (github_mcp/cli/parity.toml), is current,
+and names only real tools: one row per official tool listed in the breadth issue. A malformed
+table is refused when it is read."""
 
 from __future__ import annotations
+
+import pytest
 
 import extra_tools  # noqa: F401  (registers the extra tools)
 import github_mcp.tools  # noqa: F401  (registers the tools)
 from github_mcp.cli.docs_gen import DOCS
-from github_mcp.cli.parity import NOT_OFFERED, NOT_YET, PARITY, parity_markdown
+from github_mcp.cli.parity import NOT_OFFERED, NOT_YET, PARITY, load_rows, parity_markdown
 from github_mcp.pipeline.registry import REGISTRY
 
 OFFICIAL = """
@@ -42,6 +45,28 @@ update_pull_request_draft_state update_pull_request_state update_pull_request_ti
 
 def test_parity_doc_is_current():
     assert (DOCS / "PARITY.md").read_text() == parity_markdown(), "run: python main.py docs"
+
+
+def test_a_row_serving_several_official_tools_gives_each_its_own_line():
+    rows = load_rows('[[row]]\nofficial = ["a_tool", "b_tool"]\nours = ["ours"]\nadds = "x"\n')
+    assert [(r.official, r.ours, r.adds) for r in rows] == [
+        ("a_tool", ("ours",), "x"),
+        ("b_tool", ("ours",), "x"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("table", "complaint"),
+    [
+        ('[[row]]\nofficial = ["a"]\nours = ["b"]\nextra = "?"\n', "extra"),
+        ('[[row]]\nofficial = []\nours = ["b"]\n', "official"),
+        ('[[row]]\nofficial = ["a"]\nours = ["b"]\nnot_offered = "why"\n', "both offered"),
+        ('[[row]]\nofficial = ["a"]\n[[row]]\nofficial = ["c", "a"]\n', "more than one row: a"),
+    ],
+)
+def test_a_malformed_table_is_refused(table, complaint):
+    with pytest.raises(ValueError, match=complaint):
+        load_rows(table)
 
 
 def test_one_row_per_official_tool():

@@ -1,17 +1,71 @@
 """Which of our tools stand in for each tool of the official GitHub MCP server.
 
-The table is data (`github_mcp/cli/parity_rows.py`): `docs/PARITY.md` is generated from it
-(`python main.py docs`), and a test checks that every tool named here is registered and every
+The table is data (`github_mcp/cli/parity.toml`): `docs/PARITY.md` is generated from it
+(`python main.py docs`), and a test checks that every tool named there is registered and every
 official tool has one row. A row with no tools of ours reads `not yet`; only `ui_get` is
 `not offered`.
 """
 
 from __future__ import annotations
 
-from github_mcp.cli.parity_rows import NOT_OFFERED, NOT_YET, ROWS, Parity
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
 
-__all__ = ["NOT_OFFERED", "NOT_YET", "PARITY", "Parity", "parity_markdown"]
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+__all__ = ["NOT_OFFERED", "NOT_YET", "PARITY", "ROWS", "Parity", "load_rows", "parity_markdown"]
+
+TABLE = Path(__file__).with_name("parity.toml")
+NOT_YET = "not yet"
+NOT_OFFERED = "not offered"
+
+
+@dataclass(frozen=True)
+class Parity:
+    official: str
+    ours: tuple[str, ...] = ()
+    adds: str = ""  # what ours adds
+    not_offered: str = ""  # why this server will not offer it (only ui_get)
+
+
+class _Entry(BaseModel):
+    """One [[row]] of the file: official tools that ours serve the same way."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    official: tuple[str, ...] = Field(min_length=1)
+    ours: tuple[str, ...] = ()
+    adds: str = ""
+    not_offered: str = ""
+
+    @model_validator(mode="after")
+    def _offered_or_not(self) -> _Entry:
+        if self.ours and self.not_offered:
+            raise ValueError(f"{self.official}: both offered (ours) and not_offered")
+        return self
+
+
+class _Table(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    row: list[_Entry]
+
+
+def load_rows(text: str) -> tuple[Parity, ...]:
+    """The table's rows, one per official tool; a malformed file raises ValueError."""
+    table = _Table.model_validate(tomllib.loads(text))
+    rows = tuple(
+        Parity(name, entry.ours, entry.adds, entry.not_offered)
+        for entry in table.row
+        for name in entry.official
+    )
+    names = [row.official for row in rows]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise ValueError(f"official tools in more than one row: {', '.join(twice)}")
+    return rows
+
+
+ROWS = load_rows(TABLE.read_text(encoding="utf-8"))
 PARITY: dict[str, Parity] = {row.official: row for row in ROWS}
 
 
@@ -20,7 +74,7 @@ def parity_markdown() -> str:
     lines = [
         "# Parity with the official GitHub MCP server",
         "",
-        "Generated from `github_mcp/cli/parity_rows.py` by `python main.py docs`; "
+        "Generated from `github_mcp/cli/parity.toml` by `python main.py docs`; "
         "do not edit by hand.",
         "",
         f"One row per tool of the official server (github/github-mcp-server), {len(ROWS)} "

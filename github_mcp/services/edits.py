@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from github_mcp.github.client import GitHubClient
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, invalid_input
@@ -19,6 +19,7 @@ from github_mcp.services import files
 from github_mcp.services.commit_checks import read_head, require_head
 from github_mcp.services.commit_types import NO_CHANGE, Change, CommitOutcome, Head
 from github_mcp.services.commits import commit_changes
+from github_mcp.services.github_json import PullRequest
 from github_mcp.services.patches import apply_file_patch, normalize_patch, parse_patch, unified_diff
 from github_mcp.services.pulls import find_open_pr, open_pull_request
 
@@ -246,7 +247,7 @@ class Proposal:
     note saying why, when there was nothing to propose)."""
 
     outcome: CommitOutcome
-    pull: dict[str, Any] | None = None
+    pull: PullRequest | None = None
     already_existed: bool = False
     note: str | None = None
 

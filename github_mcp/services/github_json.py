@@ -57,6 +57,7 @@ class Repository(TypedDict):
 
 class Account(TypedDict):
     login: str
+    type: NotRequired[str]  # "User", "Bot", "Organization"
 
 
 class RepoName(TypedDict):
@@ -86,6 +87,7 @@ class PullRequest(TypedDict):
     merged: NotRequired[bool]
     merged_at: NotRequired[str | None]
     merge_commit_sha: NotRequired[str | None]
+    merged_by: NotRequired[Account | None]
     mergeable: NotRequired[bool | None]
     mergeable_state: NotRequired[str]
     user: NotRequired[Account | None]
@@ -104,6 +106,15 @@ class PullSummary(TypedDict):
     base: str
     author: str | None
     url: str
+
+
+class PullReview(TypedDict):
+    """A review of a pull request (GET or POST .../pulls/{number}/reviews)."""
+
+    id: int
+    state: str
+    user: NotRequired[Account | None]
+    submitted_at: NotRequired[str | None]
 
 
 class Label(TypedDict):
@@ -145,6 +156,7 @@ class IssueComment(TypedDict):
     body: NotRequired[str | None]
     user: NotRequired[Account | None]
     author_association: NotRequired[str]
+    created_at: NotRequired[str | None]
 
 
 class WorkflowRun(TypedDict):

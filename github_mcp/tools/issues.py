@@ -13,35 +13,26 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from github_mcp.kernel.hidden_text import strip_invisible
 from github_mcp.kernel.params import Body, Cursor, FullName, Labels, Limit, Title
 from github_mcp.pipeline.registry import Call, tool
 from github_mcp.services import issues as issue_service
 from github_mcp.services.authorship import authored
-from github_mcp.services.content import cut_text
 from github_mcp.services.github_json import Issue
+from github_mcp.services.issue_views import (
+    AUTHOR_ASSOCIATION,
+    WITHHELD,
+    Comment,
+    CommentRef,
+    clean,
+    comment_model,
+)
 
 TOOLSET = "issues"
-BODY_CAP = 16_000
 Number = Annotated[int, Field(ge=1)]
 Assignees = Annotated[
     list[Annotated[str, Field(pattern=r"^[A-Za-z0-9-]{1,39}$")]],
     Field(max_length=10, description="Logins; replaces the set, [] clears it."),
 ]
-
-
-def clean(text: str | None, cap: int = BODY_CAP) -> tuple[str, bool]:
-    cleaned, cut = cut_text(strip_invisible(text or ""), cap)
-    return cleaned, cut
-
-
-AUTHOR_ASSOCIATION = Field(
-    None,
-    description="The author's association with the repository (OWNER, MEMBER, COLLABORATOR, "
-    "CONTRIBUTOR, FIRST_TIME_CONTRIBUTOR, FIRST_TIMER, MANNEQUIN, NONE): the text is "
-    "untrusted, more so without push access.",
-)
-WITHHELD = Field(None, description="Lockdown mode withheld this text: no push access.")
 
 
 class IssueSummary(BaseModel):
@@ -91,29 +82,6 @@ async def list_issues(
     lockdown = call.rt.settings.lockdown
     items = [_summary(i, lockdown) for i in page.items if "pull_request" not in i]
     return IssueList(issues=items, next_cursor=page.next_cursor)
-
-
-class Comment(BaseModel):
-    id: int
-    author: str | None = None
-    author_association: str | None = AUTHOR_ASSOCIATION
-    withheld: bool | None = WITHHELD
-    created_at: str | None = None
-    body: str
-    truncated: bool | None = None
-
-
-def comment_model(item: Mapping[str, Any], lockdown: bool, cap: int = 4000) -> Comment:
-    who = authored(item, lockdown)
-    body, cut = clean(who.text(item.get("body") or ""), cap)
-    return Comment(
-        id=item["id"],
-        author=who.login,
-        **who.fields(),
-        created_at=item.get("created_at"),
-        body=body,
-        truncated=cut or None,
-    )
 
 
 class IssueDetail(IssueSummary):
@@ -218,11 +186,6 @@ async def update_issue(
         payload["milestone"] = milestone or None
     issue = await issue_service.update_issue(call.rt.github, full_name, number, payload)
     return _ref(issue)
-
-
-class CommentRef(BaseModel):
-    id: int
-    url: str
 
 
 @tool(toolset=TOOLSET, write=True, target=None)

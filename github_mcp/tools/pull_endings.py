@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from github_mcp.kernel.effects import Written
 from github_mcp.kernel.errors import GitHubMCPError
@@ -13,22 +13,13 @@ from github_mcp.kernel.params import Body, FullName, PrRef, Title
 from github_mcp.pipeline.earlier_calls import earlier_call
 from github_mcp.pipeline.registry import Call, tool
 from github_mcp.services import pulls as prs
-from github_mcp.services.pulls import merge_pull
+from github_mcp.services.pulls import PullMerge, merge_pull
 from github_mcp.tools._pull_targets import merge_head, pr_base_branch, pr_state
 from github_mcp.tools.pulls import TOOLSET, Number, Sha
 from github_mcp.tools.writes import PullRequestRef, pr_ref_model
 
 
-class MergeResult(BaseModel):
-    merged: bool
-    sha: str
-    message: str = ""
-    method: str
-    base: str | None = Field(None, description="The base branch merged into.")
-    already_merged: bool = Field(
-        False, description="The PR was merged before this call; this call merged nothing."
-    )
-    merged_by: str | None = Field(None, description="Who merged it (GitHub login).")
+class MergeResult(PullMerge):  # with already_merged: whose earlier call did it
     by_this_principal: bool | None = Field(
         None,
         description="With already_merged: whether your own earlier call merged it "
@@ -71,26 +62,19 @@ async def merge_pull_request(
     except GitHubMCPError as exc:
         call.audit_ref = exc.details.get("actual_base")  # the audit names the real base
         raise
-    base = result.get("base") or authorized
-    call.audit_ref = base
-    merge = MergeResult(
-        merged=bool(result.get("merged")), sha=result.get("sha", ""), method=merge_method
-    )
-    merge.message, merge.base = result.get("message", ""), base
-    if result.get("already_merged"):
-        await _say_who_merged(call, full_name, merge, result.get("merged_by"))
+    merge = MergeResult(**result.model_dump())
+    merge.base = call.audit_ref = merge.base or authorized
+    if merge.already_merged:
+        await _say_who_merged(call, full_name, merge)
     return merge
 
 
-async def _say_who_merged(
-    call: Call, full_name: str, merge: MergeResult, merged_by: str | None
-) -> None:
+async def _say_who_merged(call: Call, full_name: str, merge: MergeResult) -> None:
     """A retry found the PR merged: whose earlier call did it, by the audit record."""
     entry = await earlier_call(
         call.rt, call.principal, "merge_pull_request", full_name, sha=merge.sha
     )
     earlier = str(entry["call_id"]) if entry else None
-    merge.already_merged, merge.merged_by = True, merged_by
     merge.by_this_principal, merge.earlier_call_id = earlier is not None, earlier
     merge.message += (
         f" Your earlier call {earlier} merged it."

@@ -11,16 +11,14 @@ from github_mcp.kernel.effects import Written
 from github_mcp.kernel.params import Cursor, FullName, PrRef
 from github_mcp.pipeline.earlier_calls import earlier_call
 from github_mcp.pipeline.registry import Call, tool
-from github_mcp.services.paging import cursor_for_offset as _cursor
 from github_mcp.services.paging import offset_from_cursor as _offset
 from github_mcp.services.pulls import (
-    call_text,
-    pr_label,
+    ThreadReply,
+    UnresolvedComments,
     reply_in_thread,
     resolve_thread,
     unresolved_comments,
 )
-from github_mcp.tools.issues import AUTHOR_ASSOCIATION, WITHHELD
 
 Number = Annotated[int, Field(ge=1)]
 ThreadId = Annotated[
@@ -30,60 +28,6 @@ ThreadId = Annotated[
 
 
 # --- find_unresolved_comments -----
-
-
-class Reply(BaseModel):
-    author: str | None = None
-    author_association: str | None = AUTHOR_ASSOCIATION
-    withheld: bool | None = WITHHELD
-    body: str
-
-
-class Thread(BaseModel):
-    thread_id: str
-    path: str | None = None
-    line: int | None = None
-    outdated: bool | None = None
-    author: str | None = None
-    author_association: str | None = AUTHOR_ASSOCIATION
-    withheld: bool | None = WITHHELD
-    body: str
-    replies: int | None = None
-    last_reply: Reply | None = None
-    awaiting: Literal["author", "reviewer"]
-    reply: str
-    resolve: str
-
-
-class ConversationComment(BaseModel):
-    id: int
-    author: str | None = None
-    author_association: str | None = AUTHOR_ASSOCIATION
-    withheld: bool | None = WITHHELD
-    created_at: str | None = None
-    body: str
-
-
-class CommentCounts(BaseModel):
-    threads: int
-    unresolved: int
-    resolved: int
-    outdated: int | None = None
-    issue_comments: int
-    bots_hidden: int | None = None
-
-
-class UnresolvedComments(BaseModel):
-    pr: int
-    head: str
-    head_sha: str
-    threads: list[Thread]
-    issue_comments: list[ConversationComment]
-    counts: CommentCounts
-    review_decision: str | None = None
-    partial: bool | None = None
-    next_cursor: str | None = None
-    next: str | None = None
 
 
 @tool(toolset="automation")
@@ -99,27 +43,10 @@ async def find_unresolved_comments(
 ) -> UnresolvedComments:
     """Unresolved review threads, with reply and resolve calls, and others' PR comments."""
     assert full_name and number
-    found = await unresolved_comments(
+    return await unresolved_comments(
         call.rt.github, full_name, number, include_bots=include_bots, sort=sort,
         offset=_offset(cursor), limit=limit, lockdown=call.rt.settings.lockdown,
     )  # fmt: skip
-    nxt = None
-    if found["issue_comments"]:
-        nxt = "Answer a conversation comment: " + call_text(
-            "comment_on_pull_request", pr=pr_label(full_name, number), body="…"
-        )
-    return UnresolvedComments(
-        pr=number,
-        head=found["head"],
-        head_sha=found["head_sha"],
-        threads=[Thread(**t) for t in found["threads"]],
-        issue_comments=[ConversationComment(**c) for c in found["issue_comments"]],
-        counts=CommentCounts(**found["counts"]),
-        review_decision=found["review_decision"],
-        partial=found["partial"],
-        next_cursor=_cursor(found["next_offset"]),
-        next=nxt,
-    )
 
 
 # --- review-thread writes (toolset pull_requests) ----------------------------------------------
@@ -170,12 +97,6 @@ async def resolve_review_thread(
     return answer
 
 
-class ThreadReply(BaseModel):
-    thread_id: str
-    comment_id: int | None = None
-    url: str | None = None
-
-
 @tool(toolset="pull_requests", write=True, target=None)
 async def reply_to_review_thread(
     call: Call,
@@ -187,7 +108,4 @@ async def reply_to_review_thread(
 ) -> ThreadReply:
     """Reply in a PR review thread."""
     assert full_name and number
-    comment = await reply_in_thread(call.rt.github, full_name, number, thread_id, body)
-    return ThreadReply(
-        thread_id=thread_id, comment_id=comment.get("databaseId"), url=comment.get("url")
-    )
+    return await reply_in_thread(call.rt.github, full_name, number, thread_id, body)

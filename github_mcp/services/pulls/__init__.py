@@ -6,13 +6,15 @@ The modules behind this face are private; import from the package.
 
 from __future__ import annotations
 
-from github_mcp.services.pulls._automation import call_text, pr_label
-from github_mcp.services.pulls._comments import unresolved_comments
+from github_mcp.services.pulls._automation import call_text, pr_label, pull_reviews
+from github_mcp.services.pulls._comments import UnresolvedComments, unresolved_comments
 from github_mcp.services.pulls._conflicts import detect_conflicts
 from github_mcp.services.pulls._failing import FailingTestsPage, failing_tests
 from github_mcp.services.pulls._overview import PullOverview, pull_overview
 from github_mcp.services.pulls._readiness import check_readiness
+from github_mcp.services.pulls._reconcile import PullMerge
 from github_mcp.services.pulls._service import (
+    ReviewRef,
     all_pull_files,
     compact_pr,
     create_review,
@@ -22,7 +24,6 @@ from github_mcp.services.pulls._service import (
     merge_pull,
     open_pull_request,
     pull_files,
-    pull_reviews,
     review_comments,
     update_pull,
 )
@@ -35,17 +36,33 @@ from github_mcp.services.pulls._stack import (
     stack_state,
 )
 from github_mcp.services.pulls._threads import (
+    ThreadReply,
     reply_in_thread,
     reply_to_thread,
     resolve_thread,
     set_thread_resolved,
     thread_resolution_in_pull,
 )
+from github_mcp.services.pulls._views import (
+    PrComments,
+    PrDiff,
+    PrOverview,
+    pr_comments,
+    pr_diff,
+    pr_overview,
+)
 
 __all__ = [
     "FailingTestsPage",
+    "PrComments",
+    "PrDiff",
+    "PrOverview",
+    "PullMerge",
     "PullOverview",
+    "ReviewRef",
     "StackRun",
+    "ThreadReply",
+    "UnresolvedComments",
     "all_pull_files",
     "call_text",
     "check_readiness",
@@ -61,7 +78,10 @@ __all__ = [
     "merge_pull",
     "open_pull_request",
     "plan_stack",
+    "pr_comments",
+    "pr_diff",
     "pr_label",
+    "pr_overview",
     "pull_files",
     "pull_overview",
     "pull_reviews",

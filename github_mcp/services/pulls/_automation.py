@@ -16,7 +16,7 @@ from github_mcp.github.client import (
 )
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.services import ci
-from github_mcp.services.github_json import PullRequest
+from github_mcp.services.github_json import PullRequest, PullReview
 from github_mcp.services.pulls._service import get_pull
 from github_mcp.services.repos import (
     repo_path,
@@ -79,14 +79,14 @@ async def wait_mergeable(
     return polled.value, polled.done
 
 
-def latest_reviews(reviews: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def latest_reviews(reviews: list[PullReview]) -> dict[str, PullReview]:
     """Each reviewer's deciding review, as GitHub counts them: the latest APPROVED,
     CHANGES_REQUESTED or DISMISSED one; a later COMMENTED review changes nothing."""
     deciding = ("APPROVED", "CHANGES_REQUESTED", "DISMISSED")
-    latest: dict[str, dict[str, Any]] = {}
+    latest: dict[str, PullReview] = {}
     ordered = sorted(reviews, key=lambda r: (r.get("submitted_at") or "", r.get("id") or 0))
     for review in ordered:
-        login = (review.get("user") or {}).get("login")
+        login = user["login"] if (user := review.get("user")) else None
         if not login or review.get("state") == "PENDING":
             continue
         if review.get("state") in deciding or login not in latest:
@@ -94,8 +94,11 @@ def latest_reviews(reviews: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return latest
 
 
-async def pull_reviews(github: GitHubClient, full_name: str, number: int) -> list[dict[str, Any]]:
-    return await github.collect(f"{repo_path(full_name)}/pulls/{number}/reviews", max_items=500)
+async def pull_reviews(github: GitHubClient, full_name: str, number: int) -> list[PullReview]:
+    reviews: list[PullReview] = await github.collect(
+        f"{repo_path(full_name)}/pulls/{number}/reviews", max_items=500
+    )
+    return reviews
 
 
 def require_open(pr: PullRequest, full_name: str) -> None:

@@ -4,27 +4,79 @@ comments, each with what to do next: reply, or resolve the thread."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from typing import Any, Literal
 
-from github_mcp.github.client import (
-    GitHubClient,
-)
-from github_mcp.github.graphql import (
-    review_threads,
-)
+from pydantic import BaseModel
+
+from github_mcp.github.client import GitHubClient
+from github_mcp.github.graphql import review_threads
 from github_mcp.kernel.hidden_text import strip_invisible
 from github_mcp.services.authorship import authored
 from github_mcp.services.content import cut_text
+from github_mcp.services.github_json import IssueComment
+from github_mcp.services.issue_views import AUTHOR_ASSOCIATION, WITHHELD
+from github_mcp.services.paging import cursor_for_offset
 from github_mcp.services.pulls._automation import call_text, is_bot, pr_label
 from github_mcp.services.pulls._service import get_pull
-from github_mcp.services.repos import (
-    repo_path,
-)
+from github_mcp.services.repos import repo_path
 
 BODY_BYTES = 300
 REPLY_BYTES = 200
 Sort = Literal["file", "newest", "oldest"]
+
+
+class Reply(BaseModel):
+    author: str | None = None
+    author_association: str | None = AUTHOR_ASSOCIATION
+    withheld: bool | None = WITHHELD
+    body: str
+
+
+class Thread(BaseModel):
+    thread_id: str
+    path: str | None = None
+    line: int | None = None
+    outdated: bool | None = None
+    author: str | None = None
+    author_association: str | None = AUTHOR_ASSOCIATION
+    withheld: bool | None = WITHHELD
+    body: str
+    replies: int | None = None
+    last_reply: Reply | None = None
+    awaiting: Literal["author", "reviewer"]
+    reply: str
+    resolve: str
+
+
+class ConversationComment(BaseModel):
+    id: int
+    author: str | None = None
+    author_association: str | None = AUTHOR_ASSOCIATION
+    withheld: bool | None = WITHHELD
+    created_at: str | None = None
+    body: str
+
+
+class CommentCounts(BaseModel):
+    threads: int
+    unresolved: int
+    resolved: int
+    outdated: int | None = None
+    issue_comments: int
+    bots_hidden: int | None = None
+
+
+class UnresolvedComments(BaseModel):
+    pr: int
+    head: str
+    head_sha: str
+    threads: list[Thread]
+    issue_comments: list[ConversationComment]
+    counts: CommentCounts
+    review_decision: str | None = None
+    partial: bool | None = None
+    next_cursor: str | None = None
+    next: str | None = None
 
 
 def _text(body: str | None, cap: int) -> str:
@@ -32,55 +84,75 @@ def _text(body: str | None, cap: int) -> str:
     return text + "…" if cut else text
 
 
-@dataclass
-class Threads:
-    items: list[dict[str, Any]]
-    total: int
-    unresolved: int
-    resolved: int
-    bots_hidden: int
-    partial: bool
+# A thread with the times of its first and last comment, which the sort orders read.
+Dated = tuple[str, str, Thread]
 
 
-def _thread_item(
-    node: dict[str, Any], pr_author: str | None, label: str, lockdown: bool
-) -> dict[str, Any]:
+def _thread_item(node: dict[str, Any], pr_author: str | None, label: str, lockdown: bool) -> Dated:
     comments = (node.get("comments") or {}).get("nodes") or []
     first = comments[0] if comments else {}
     last = comments[-1] if comments else {}
     first_who, last_who = authored(first, lockdown), authored(last, lockdown)
-    first_author, last_author = first_who.login, last_who.login
+    last_author = last_who.login
     total = (node.get("comments") or {}).get("totalCount", len(comments))
-    item: dict[str, Any] = {
-        "thread_id": node["id"],
-        "path": node.get("path"),
-        "line": node.get("line") or node.get("originalLine"),
-        "outdated": True if node.get("isOutdated") else None,
-        "author": first_author,
+    thread = Thread(
+        thread_id=node["id"],
+        path=node.get("path"),
+        line=node.get("line") or node.get("originalLine"),
+        outdated=True if node.get("isOutdated") else None,
+        author=first_who.login,
         **first_who.fields(),
-        "body": _text(first_who.text(first.get("body") or ""), BODY_BYTES),
-        "replies": max(0, total - 1) or None,
-        "awaiting": "reviewer" if last_author and last_author == pr_author else "author",
-        "reply": call_text("reply_to_review_thread", pr=label, thread_id=node["id"], body="…"),
-        "resolve": call_text("resolve_review_thread", pr=label, thread_id=node["id"]),
-        "_first": first.get("createdAt") or "",
-        "_last": last.get("createdAt") or "",
-    }
-    if len(comments) > 1:
-        item["last_reply"] = {
-            "author": last_author,
+        body=_text(first_who.text(first.get("body") or ""), BODY_BYTES),
+        replies=max(0, total - 1) or None,
+        last_reply=Reply(
+            author=last_author,
             **last_who.fields(),
-            "body": _text(last_who.text(last.get("body") or ""), REPLY_BYTES),
-        }
-    return item
+            body=_text(last_who.text(last.get("body") or ""), REPLY_BYTES),
+        )
+        if len(comments) > 1
+        else None,
+        awaiting="reviewer" if last_author and last_author == pr_author else "author",
+        reply=call_text("reply_to_review_thread", pr=label, thread_id=node["id"], body="…"),
+        resolve=call_text("resolve_review_thread", pr=label, thread_id=node["id"]),
+    )
+    return first.get("createdAt") or "", last.get("createdAt") or "", thread
 
 
-def _order(items: list[dict[str, Any]], sort: Sort) -> list[dict[str, Any]]:
+def _order(items: list[Dated], sort: Sort) -> list[Thread]:
     if sort == "newest":
-        return sorted(items, key=lambda i: i["_last"], reverse=True)
-    if sort == "oldest":
-        return sorted(items, key=lambda i: i["_first"])
-    return sorted(items, key=lambda i: (i.get("path") or "", i.get("line") or 0))
+        items = sorted(items, key=lambda i: i[1], reverse=True)
+    elif sort == "oldest":
+        items = sorted(items, key=lambda i: i[0])
+    else:
+        items = sorted(items, key=lambda i: (i[2].path or "", i[2].line or 0))
+    return [thread for _, _, thread in items]
+
+
+def _conversation(
+    comments: list[IssueComment], pr_author: str | None, include_bots: bool, lockdown: bool
+) -> tuple[list[ConversationComment], int]:
+    """Others' conversation comments, and how many bot comments were hidden."""
+    hidden = 0
+    shown = []
+    for comment in comments:
+        user = comment.get("user")
+        login = user["login"] if user else None
+        if login == pr_author:
+            continue
+        if not include_bots and is_bot(login, user.get("type") if user else None):
+            hidden += 1
+            continue
+        who = authored(comment, lockdown)
+        shown.append(
+            ConversationComment(
+                id=comment["id"],
+                author=login,
+                **who.fields(),
+                created_at=comment.get("created_at"),
+                body=_text(who.text(comment.get("body") or ""), BODY_BYTES),
+            )
+        )
+    return shown, hidden
 
 
 async def unresolved_comments(
@@ -93,9 +165,9 @@ async def unresolved_comments(
     offset: int = 0,
     limit: int = 20,
     lockdown: bool = False,
-) -> dict[str, Any]:
+) -> UnresolvedComments:
     """A page of unresolved threads and of conversation comments (from others than the PR's
-    author), with counts; `next_offset` when either list goes on. Each item carries its
+    author), with counts; `next_cursor` when either list goes on. Each item carries its
     author's association; with `lockdown`, text by authors without push access is withheld."""
     pr, (nodes, decision, partial), comments = await asyncio.gather(
         get_pull(github, full_name, number),
@@ -106,55 +178,39 @@ async def unresolved_comments(
     label = pr_label(full_name, number)
     open_threads = [n for n in nodes if not n.get("isResolved")]
     hidden = 0
-    threads = []
+    dated = []
     for node in open_threads:
         first = (((node.get("comments") or {}).get("nodes") or [{}])[0] or {}).get("author") or {}
         if not include_bots and is_bot(first.get("login"), first.get("__typename")):
             hidden += 1
             continue
-        threads.append(_thread_item(node, author, label, lockdown))
-    threads = _order(threads, sort)
-
-    conversation = []
-    for comment in comments:
-        user = comment.get("user") or {}
-        login = user.get("login")
-        if login == author:
-            continue
-        if not include_bots and is_bot(login, user.get("type")):
-            hidden += 1
-            continue
-        who = authored(comment, lockdown)
-        conversation.append(
-            {
-                "id": comment["id"],
-                "author": login,
-                **who.fields(),
-                "created_at": comment.get("created_at"),
-                "body": _text(who.text(comment.get("body") or ""), BODY_BYTES),
-            }
-        )
-    conversation.sort(key=lambda c: c.get("created_at") or "", reverse=sort == "newest")
-
+        dated.append(_thread_item(node, author, label, lockdown))
+    threads = _order(dated, sort)
+    conversation, bots = _conversation(comments, author, include_bots, lockdown)
+    conversation.sort(key=lambda c: c.created_at or "", reverse=sort == "newest")
     end = offset + limit
     more = end < len(threads) or end < len(conversation)
-    for item in threads:
-        item.pop("_first"), item.pop("_last")
-    return {
+    shown = conversation[offset:end]
+    return UnresolvedComments(
+        pr=number,
         # where a fix is pushed, and the commit the threads were read against
-        "head": pr["head"]["ref"],
-        "head_sha": pr["head"]["sha"],
-        "threads": threads[offset:end],
-        "issue_comments": conversation[offset:end],
-        "counts": {
-            "threads": len(nodes),
-            "unresolved": len(open_threads),
-            "resolved": len(nodes) - len(open_threads),
-            "outdated": sum(1 for n in open_threads if n.get("isOutdated")) or None,
-            "issue_comments": len(conversation),
-            "bots_hidden": hidden or None,
-        },
-        "review_decision": decision,
-        "partial": partial or None,
-        "next_offset": end if more else None,
-    }
+        head=pr["head"]["ref"],
+        head_sha=pr["head"]["sha"],
+        threads=threads[offset:end],
+        issue_comments=shown,
+        counts=CommentCounts(
+            threads=len(nodes),
+            unresolved=len(open_threads),
+            resolved=len(nodes) - len(open_threads),
+            outdated=sum(1 for n in open_threads if n.get("isOutdated")) or None,
+            issue_comments=len(conversation),
+            bots_hidden=(hidden + bots) or None,
+        ),
+        review_decision=decision,
+        partial=partial or None,
+        next_cursor=cursor_for_offset(end if more else None),
+        next="Answer a conversation comment: "
+        + call_text("comment_on_pull_request", pr=label, body="…")
+        if shown
+        else None,
+    )

@@ -24,7 +24,7 @@ from github_mcp.github.graphql import (
 from github_mcp.github.urls import encode_path
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.services import ci
-from github_mcp.services.github_json import PullRequest
+from github_mcp.services.github_json import PullRequest, PullReview
 from github_mcp.services.pulls._automation import (
     ProgressFn,
     call_text,
@@ -218,7 +218,7 @@ async def check_readiness(
 
 def _reviews(
     protection: Protection,
-    reviews: list[dict[str, Any]],
+    reviews: list[PullReview],
     decision: str | None,
     sha: str,
     label: str,

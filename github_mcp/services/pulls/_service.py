@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pydantic import BaseModel
+
 from github_mcp.github.client import (
     GitHubClient,
     Page,
@@ -12,8 +14,8 @@ from github_mcp.github.client import (
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, conflict
 from github_mcp.kernel.hidden_text import strip_invisible
 from github_mcp.services.approved_state import new_commits
-from github_mcp.services.github_json import PullRequest, PullSummary
-from github_mcp.services.pulls._reconcile import already_merged, merged_after_failure
+from github_mcp.services.github_json import PullRequest, PullReview, PullSummary
+from github_mcp.services.pulls._reconcile import PullMerge, already_merged, merged_after_failure
 from github_mcp.services.repos import (
     repo_path,
 )
@@ -23,12 +25,14 @@ OPEN_RETRIES = 3
 
 async def find_open_pr(
     github: GitHubClient, full_name: str, head: str, base: str | None
-) -> dict[str, Any] | None:
+) -> PullRequest | None:
     owner = full_name.split("/", 1)[0]
     params: dict[str, Any] = {"state": "open", "head": f"{owner}:{head}", "per_page": 10}
     if base:
         params["base"] = base
-    items = await github.request_json("GET", f"{repo_path(full_name)}/pulls", params=params)
+    items: list[PullRequest] = await github.request_json(
+        "GET", f"{repo_path(full_name)}/pulls", params=params
+    )
     return items[0] if items else None
 
 
@@ -42,7 +46,7 @@ async def open_pull_request(
     body: str = "",
     draft: bool = False,
     known_absent: bool = False,
-) -> tuple[dict[str, Any], bool]:
+) -> tuple[PullRequest, bool]:
     """Open a PR, or return the open one for the same head and base.
 
     POST /pulls is not idempotent, so a failed attempt is retried only after a
@@ -55,7 +59,7 @@ async def open_pull_request(
     last: GitHubMCPError | None = None
     for _ in range(OPEN_RETRIES):
         try:
-            pr = await github.request_json(
+            pr: PullRequest = await github.request_json(
                 "POST",
                 f"{repo_path(full_name)}/pulls",
                 json_body={
@@ -100,7 +104,7 @@ async def merge_pull(
     commit_title: str | None,
     commit_message: str | None,
     expected_base: str | None = None,
-) -> dict[str, Any]:
+) -> PullMerge:
     """Merge a PR. With `expected_base` (the base the write was authorised for), the
     PR is re-read uncached first and the merge refused with `conflict` if its base
     changed: GitHub's merge call itself has no base precondition. The result names
@@ -115,13 +119,15 @@ async def merge_pull(
     if commit_message:
         body["commit_message"] = commit_message
     try:
-        result: dict[str, Any] = await github.request_json(
+        answer = await github.request_json(
             "PUT", f"{repo_path(full_name)}/pulls/{number}/merge", json_body=body
         )
     except GitHubMCPError as exc:
-        merged = await merged_after_failure(github, full_name, number, expected_head_sha, exc)
+        merged = await merged_after_failure(
+            github, full_name, number, expected_head_sha, exc, method
+        )
         if merged is None:
-            merged = await already_merged(github, full_name, number, exc)
+            merged = await already_merged(github, full_name, number, exc, method)
         if merged is not None:
             return merged
         if exc.details.get("status") == 409 and expected_head_sha:
@@ -133,8 +139,14 @@ async def merge_pull(
                 hint="check_merge_readiness lists what blocks it.",
             ) from None
         raise
+    result = PullMerge(
+        merged=bool(answer.get("merged")),
+        sha=answer.get("sha", ""),
+        message=answer.get("message", ""),
+        method=method,
+    )
     if expected_base is not None:
-        result = {**result, "base": await _base_after_merge(github, full_name, number)}
+        result.base = await _base_after_merge(github, full_name, number)
     return result
 
 
@@ -213,10 +225,6 @@ async def all_pull_files(github: GitHubClient, full_name: str, number: int) -> l
     return await github.collect(f"{repo_path(full_name)}/pulls/{number}/files", max_items=300)
 
 
-async def pull_reviews(github: GitHubClient, full_name: str, number: int) -> list[Any]:
-    return await github.collect(f"{repo_path(full_name)}/pulls/{number}/reviews", max_items=300)
-
-
 async def review_comments(
     github: GitHubClient, full_name: str, number: int, *, limit: int, cursor: str | None
 ) -> Page:
@@ -234,10 +242,26 @@ async def update_pull(
     return data
 
 
+class ReviewRef(BaseModel):
+    id: int
+    state: str
+    comments: int
+
+
 async def create_review(
-    github: GitHubClient, full_name: str, number: int, payload: dict[str, Any]
-) -> dict[str, Any]:
-    data: dict[str, Any] = await github.request_json(
+    github: GitHubClient,
+    full_name: str,
+    number: int,
+    *,
+    event: str,
+    body: str,
+    comments: list[dict[str, Any]],
+) -> ReviewRef:
+    """Submit a review with its line comments (path, line, side, body each)."""
+    payload: dict[str, Any] = {"event": event, "body": body}
+    if comments:
+        payload["comments"] = comments
+    data: PullReview = await github.request_json(
         "POST", f"{repo_path(full_name)}/pulls/{number}/reviews", json_body=payload
     )
-    return data
+    return ReviewRef(id=data["id"], state=data["state"], comments=len(comments))

@@ -4,7 +4,7 @@ REST has no notion of a thread's resolution, so these go through GraphQL."""
 
 from __future__ import annotations
 
-from typing import Any
+from pydantic import BaseModel
 
 from github_mcp.github import graphql
 from github_mcp.github.client import GitHubClient
@@ -33,9 +33,18 @@ async def set_thread_resolved(github: GitHubClient, thread_id: str, resolved: bo
     return await graphql.set_thread_resolved(github, thread_id, resolved)
 
 
-async def reply_to_thread(github: GitHubClient, thread_id: str, body: str) -> dict[str, Any]:
-    """Add a reply to a thread; returns {databaseId, url} of the new comment."""
-    return await graphql.reply_to_thread(github, thread_id, body)
+class ThreadReply(BaseModel):
+    thread_id: str
+    comment_id: int | None = None
+    url: str | None = None
+
+
+async def reply_to_thread(github: GitHubClient, thread_id: str, body: str) -> ThreadReply:
+    """Add a reply to a thread; returns the new comment."""
+    comment = await graphql.reply_to_thread(github, thread_id, body)
+    return ThreadReply(
+        thread_id=thread_id, comment_id=comment.get("databaseId"), url=comment.get("url")
+    )
 
 
 async def resolve_thread(
@@ -51,7 +60,7 @@ async def resolve_thread(
 
 async def reply_in_thread(
     github: GitHubClient, full_name: str, number: int, thread_id: str, body: str
-) -> dict[str, Any]:
-    """Reply in a thread of this PR; returns {databaseId, url} of the new comment."""
+) -> ThreadReply:
+    """Reply in a thread of this PR; returns the new comment."""
     await thread_resolution_in_pull(github, full_name, number, thread_id)
     return await reply_to_thread(github, thread_id, body)

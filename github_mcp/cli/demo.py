@@ -6,7 +6,8 @@ Client the way an assistant would: read the tree and a file, branch, patch with 
 commit, open a PR, run the tests in the workspace, diagnose a failing CI, list unresolved
 review comments, check merge readiness, and merge. Between two steps the script also plays
 the rest of the world (CI reporting green, a reviewer approving, the human approving the
-merge), and says so.
+merge), and says so. The calls are in `demo_script.py`; this module runs them: the forge,
+the server, the client, and the world's moves on the forge.
 
 Each call prints the arguments, the outcome, the response size and a one-line summary of
 what came back. The script stops and exits 1 at the first step that misbehaves.
@@ -31,6 +32,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, TextIO
 
+from github_mcp.cli.demo_script import BRANCH, CI_JOBS, REPO, World, session
 from github_mcp.cli.demo_transcript import (
     DemoReport,
     Session,
@@ -38,23 +40,21 @@ from github_mcp.cli.demo_transcript import (
     forge_changes,
     forge_refs,
     print_summary,
-    shorten,
 )
-from github_mcp.cli.demo_world import (
-    BEARER,
-    added_multiply,
-    approve_on_page,
-    capture_status_page,
-    tree_summary,
-)
+from github_mcp.cli.demo_world import BEARER, capture_status_page
 from github_mcp.serving.loopback import serve_in_thread
 
-REPO = "octo-org/demo-app"
-BRANCH = "demo/multiply"
-CI_JOBS = ("test-python", "test-js", "lint")
 
-
-# -- the world outside the server -------------------------------------------------------------
+def forge_world(forge: Any) -> World:
+    """The rest of the world, played on the forge: the seeded teammate's PR and issue, CI
+    reporting green on a head, and bob approving a PR."""
+    collab = forge.state.extensions.get("collab_demo", {})
+    return World(
+        teammates_pr=collab.get("pulls", {}).get("conflicting", {}).get("number", 1),
+        issue=collab.get("issues", {}).get("enhancement"),
+        ci_reports_green=lambda head_sha: ci_reports_green(forge, head_sha),
+        reviewer_approves=lambda number: reviewer_approves(forge, number),
+    )
 
 
 def ci_reports_green(forge: Any, head_sha: str) -> None:
@@ -76,245 +76,6 @@ def reviewer_approves(forge: Any, number: int) -> None:
     from sandbox_forge.admin.seed_collab import add_review
 
     add_review(forge, REPO, number, user="bob", event="APPROVE", body="Looks good, thanks!")
-
-
-# -- the session --------------------------------------------------------------------------------
-
-
-async def session(
-    forge: Any, client: Any, out: TextIO, report: DemoReport, status_url: str
-) -> None:
-    s = Session(client, out, report)
-    collab = forge.state.extensions.get("collab_demo", {})
-    red_pr = collab.get("pulls", {}).get("conflicting", {}).get("number", 1)
-    issue = collab.get("issues", {}).get("enhancement")
-
-    s.heading("Read the tree")
-    tree = await s.call(
-        "list_repository_tree",
-        {"full_name": REPO},
-        tree_summary,
-        check=lambda p: (
-            None
-            if any(f["path"] == "src/demo_app/calc.py" for f in p["file_tree"])
-            else "src/demo_app/calc.py is missing from the tree"
-        ),
-    )
-
-    s.heading("Read a file")
-    calc = await s.call(
-        "get_file_contents",
-        {"full_name": REPO, "path": "src/demo_app/calc.py"},
-        lambda p: (
-            f"{p['size']} bytes, blob {p['sha'][:10]}, truncated={p['truncated']}\n"
-            + " | ".join(line for line in p["content"].splitlines() if line.startswith("def "))
-        ),
-        check=lambda p: None if "def divide" in p["content"] else "divide() not found",
-    )
-    others = await s.call(
-        "fetch_files",
-        {
-            "full_name": REPO,
-            "paths": ["src/demo_app/__init__.py", "tests/test_calc.py"],
-            "ref": tree["resolved_sha"],
-        },
-        lambda p: (
-            f"{p['ok']} read, {p['failed']} failed: "
-            + ", ".join(f"{f['path']} ({f.get('total_bytes')} bytes)" for f in p["files"])
-        ),
-        check=lambda p: (
-            None
-            if len(p["files"]) == 2 and all("content" in f for f in p["files"])
-            else "could not read both files"
-        ),
-    )
-    texts = {f["path"]: f["content"] for f in others["files"]}
-
-    s.heading("Create a branch")
-    await s.call(
-        "create_branch",
-        {"full_name": REPO, "branch": BRANCH, "from_ref": "main"},
-        lambda p: (
-            f"{p.get('branch', BRANCH)} at {str(p.get('sha', ''))[:10]}"
-            + ("" if p.get("created", True) else " (already existed)")
-        ),
-    )
-
-    s.heading("Apply a patch as a verified commit")
-    diffs = added_multiply(
-        calc["content"], texts["src/demo_app/__init__.py"], texts["tests/test_calc.py"]
-    )
-    patch = "".join(diffs.values())
-    s.say("     the patch (made against the text just read):")
-    for line in patch.splitlines():
-        s.say(f"       {line}")
-    commit = await s.call(
-        "apply_patch_and_commit",
-        {
-            "full_name": REPO,
-            "branch": BRANCH,
-            "patch": patch,
-            "message": "Add multiply()" + (f"\n\nCloses #{issue}." if issue else ""),
-        },
-        lambda p: (
-            f"commit {p['verification']['commit_sha'][:10]}, "
-            f"verified={p['verification']['verified']}, files: "
-            + ", ".join(f.get("path", "?") for f in p.get("files", []))
-        ),
-        check=lambda p: None if p["verification"]["verified"] else "commit not verified",
-    )
-    head_sha = commit["verification"]["commit_sha"]
-
-    s.heading("Open a pull request")
-    pr = await s.call(
-        "create_pull_request",
-        {
-            "full_name": REPO,
-            "head": BRANCH,
-            "base": "main",
-            "title": "Add multiply()",
-            "body": "Adds `multiply(a, b)` with a test."
-            + (f"\n\nCloses #{issue}." if issue else ""),
-        },
-        lambda p: (
-            f"#{p['number']} {p.get('url') or p.get('html_url', '')}"
-            + (" (already existed)" if p.get("already_existed") else "")
-        ),
-    )
-    number = pr["number"]
-    pr_ref = f"{REPO}#{number}"
-
-    s.heading("Run the tests in the workspace")
-    await s.call(
-        "run_tests",
-        {
-            "full_name": REPO,
-            "ref": BRANCH,
-            "test_command": "python -m pytest -q",
-            "use_venv": False,
-            "timeout_seconds": 300,
-        },
-        lambda p: (
-            f"{p['passed']} passed, {p['failed']} failed, {p['errors']} errors, "
-            f"{p['skipped']} skipped in {p['duration_s']} s (parsed from {p.get('parsed_from')})"
-        ),
-        check=lambda p: (
-            None
-            if p["failed"] == 0 and p["errors"] == 0 and p["passed"] >= 3
-            else f"expected every test to pass: {shorten(p, 300)}"
-        ),
-    )
-
-    s.heading(f"Diagnose the failing CI of #{red_pr} (a teammate's PR)")
-
-    def failing_summary(p: dict[str, Any]) -> str:
-        lines = [
-            f"status {p['status']}: {p['checks']['failed']} of {p['checks']['total']} "
-            f"checks failed, {p['total_failures']} failing tests"
-        ]
-        for t in p["failures"][:4]:
-            lines.append(f"✗ {t['test']} [{t['runner']}, {t['job']}]: {shorten(t['message'], 90)}")
-        lines += [f"next: {n}" for n in (p.get("next") or [])[:1]]
-        return "\n".join(lines)
-
-    await s.call(
-        "get_failing_tests",
-        {"pr": f"{REPO}#{red_pr}"},
-        failing_summary,
-        check=lambda p: (
-            None
-            if p["status"] == "failed" and p["failures"] and all(t["test"] for t in p["failures"])
-            else "expected named failing tests"
-        ),
-    )
-
-    s.heading(f"List the unresolved review comments of #{red_pr}")
-
-    def threads_summary(p: dict[str, Any]) -> str:
-        c = p["counts"]
-        lines = [
-            f"{c['unresolved']} unresolved of {c['threads']} threads "
-            f"(review decision: {p.get('review_decision')})"
-        ]
-        for t in p["threads"]:
-            lines.append(
-                f"• {t['path']}:{t.get('line')} {t.get('author')}: "
-                f"{shorten(t['body'], 70)} (awaiting {t['awaiting']})"
-            )
-        return "\n".join(lines)
-
-    await s.call(
-        "find_unresolved_comments",
-        {"pr": f"{REPO}#{red_pr}"},
-        threads_summary,
-        check=lambda p: (
-            None
-            if p["counts"]["unresolved"] == len(p["threads"]) >= 1
-            else "expected unresolved threads"
-        ),
-    )
-
-    s.heading(f"Check merge readiness of #{number}")
-
-    def readiness(p: dict[str, Any]) -> str:
-        lines = [f"verdict: {p['verdict']}"]
-        lines += [f"• {b['kind']}: {b['detail']} → {b['action']}" for b in p["blocking"][:5]]
-        return "\n".join(lines)
-
-    await s.call(
-        "check_merge_readiness",
-        {"pr": pr_ref},
-        readiness,
-        check=lambda p: (
-            None if p["verdict"] != "ready" else "a PR with no CI and no approval must not be ready"
-        ),
-    )
-    s.world(f"CI runs on {head_sha[:10]}: " + ", ".join(f"{j} ✓" for j in CI_JOBS))
-    ci_reports_green(forge, head_sha)
-    s.world("bob reviews the PR and approves it")
-    reviewer_approves(forge, number)
-    await s.call(
-        "check_merge_readiness",
-        {"pr": pr_ref},
-        readiness,
-        check=lambda p: None if p["verdict"] == "ready" else f"not ready: {shorten(p, 300)}",
-    )
-
-    s.heading(f"Merge #{number}")
-    merge_args = {"pr": pr_ref, "merge_method": "squash", "expected_head_sha": head_sha}
-    refused = await s.call("merge_pull_request", merge_args, str, expect_error="write_not_allowed")
-    link = refused["error"].get("approval_url")
-    if not link:
-        raise StepFailed(f"the refusal carries no approval page link: {shorten(refused, 300)}")
-    s.world("the human opens the approval page, reads what will be written, and approves it")
-    await asyncio.to_thread(approve_on_page, link)
-    await s.call(
-        "merge_pull_request",
-        merge_args,
-        lambda p: f"merged={p.get('merged')} as {str(p.get('sha', ''))[:10]}",
-        check=lambda p: None if p.get("merged") else "not merged",
-    )
-    await s.call(
-        "get_file_contents",
-        {"full_name": REPO, "path": "src/demo_app/calc.py", "ref": "main"},
-        lambda p: (
-            "main now has: "
-            + " | ".join(line for line in p["content"].splitlines() if line.startswith("def "))
-        ),
-        check=lambda p: None if "def multiply" in p["content"] else "multiply() is not on main",
-    )
-    await s.call(
-        "authorize_write_actions",
-        {"approved": False},
-        lambda p: f"approved={p['approved']}: approval revoked",
-    )
-
-    import httpx2 as httpx
-
-    async with httpx.AsyncClient() as http:
-        page = await http.get(status_url, headers={"Authorization": f"Bearer {BEARER}"})
-    if page.status_code != 200 or "merge_pull_request" not in page.text:
-        raise StepFailed(f"/status did not show the session (HTTP {page.status_code})")
 
 
 async def run(
@@ -375,7 +136,8 @@ async def run(
                         file=out,
                     )
                     try:
-                        await session(forge, client, out, report, url + "/status")
+                        script = Session(client, out, report)
+                        await session(forge_world(forge), script, url + "/status")
                         report.ok = True
                     except StepFailed as exc:
                         report.failure = str(exc)

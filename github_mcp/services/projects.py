@@ -4,7 +4,7 @@ as compact typed records that carry the node ids the next call needs."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 from urllib.parse import urlparse
 
 from pydantic import BaseModel
@@ -193,8 +193,15 @@ def _after(cursor: str | None) -> str | None:
     return after
 
 
-def _owner(data: dict[str, Any] | None, owner: str) -> dict[str, Any]:
-    found: dict[str, Any] | None = (data or {}).get("owner")
+class _Owner(TypedDict, total=False):
+    """The organisation or user node of a projects query: the one field the query asked."""
+
+    projectsV2: dict[str, Any]
+    projectV2: dict[str, Any] | None
+
+
+def _owner(data: dict[str, Any] | None, owner: str) -> _Owner:
+    found: _Owner | None = (data or {}).get("owner")
     if not found:
         raise GitHubMCPError(
             ErrorCode.NOT_FOUND,
@@ -349,9 +356,14 @@ async def add_item(
     return item(data["addProjectV2ItemById"]["item"])
 
 
-def field_value(**given: Any) -> dict[str, Any]:
+# GitHub's ProjectV2FieldValue input: one of text, number, date, singleSelectOptionId,
+# iterationId.
+FieldValue = dict[str, str | float]
+
+
+def field_value(**given: str | float | None) -> FieldValue:
     """GitHub's ProjectV2FieldValue: exactly one of the kinds."""
-    chosen = {k: v for k, v in given.items() if v is not None}
+    chosen: FieldValue = {k: v for k, v in given.items() if v is not None}
     if len(chosen) != 1:
         raise invalid_input(
             "give exactly one value",
@@ -362,7 +374,7 @@ def field_value(**given: Any) -> dict[str, Any]:
 
 
 async def update_value(
-    github: GitHubClient, project_id: str, item_id: str, field_id: str, value: dict[str, Any]
+    github: GitHubClient, project_id: str, item_id: str, field_id: str, value: FieldValue
 ) -> ProjectItem:
     variables = {"project": project_id, "item": item_id, "field": field_id, "value": value}
     data = await github.graphql(UPDATE_VALUE, variables)

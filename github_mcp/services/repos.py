@@ -108,14 +108,6 @@ async def resolve_commit_sha(github: GitHubClient, full_name: str, ref: str) -> 
     )
 
 
-def compact_branch(item: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "name": item["name"],
-        "sha": item["commit"]["sha"],
-        "protected": bool(item.get("protected")),
-    }
-
-
 async def list_branches(
     github: GitHubClient, full_name: str, *, limit: int, cursor: str | None
 ) -> Page:

@@ -248,7 +248,7 @@ def _alert(kind: str, item: dict[str, Any]) -> SecurityAlert:
     return alert
 
 
-def state_body(kind: str, state: str, reason: str | None, comment: str | None) -> dict[str, Any]:
+def state_body(kind: str, state: str, reason: str | None, comment: str | None) -> dict[str, str]:
     """GitHub's PATCH body: a closed alert needs a reason from the kind's own list."""
     if state == "open":
         if reason or comment:
@@ -274,7 +274,7 @@ async def set_state(
     full_name: str,
     kind: str,
     number: int,
-    body: dict[str, Any],
+    body: dict[str, str],
 ) -> SecurityAlert:
     path = f"{repo_path(full_name)}/{PATHS[kind]}/alerts/{number}"
     item = await github.request_json("PATCH", path, json_body=body)

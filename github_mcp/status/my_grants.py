@@ -13,9 +13,10 @@ import secrets
 from typing import TYPE_CHECKING
 
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
+from github_mcp.approvals.page_html import page
 from github_mcp.approvals.requests import PAGE_PATH
 from github_mcp.kernel.principal import Principal
 from github_mcp.monitoring.observability import log_event
@@ -42,21 +43,22 @@ class MyGrants:
         ]
 
     def _who(self, request: Request) -> Principal | None:
-        if self.page.sign_in is not None:
-            login = self.page._approver_login(request)
+        approver = self.page.approver
+        if approver.sign_in is not None:
+            login = approver.login(request)
             return Principal(login, "github") if login else None
-        name = self.page._basic_principal(request)
+        name = approver.basic_principal(request)
         return Principal(name, "bearer") if name else None
 
     async def show(self, request: Request) -> Response:
         who = self._who(request)
         if who is None:
-            if self.page.sign_in is not None:
-                return self.page.start_sign_in("grants")
-            return _page("Sign in", "<p>Open this page with your own token.</p>", 401)
+            if self.page.approver.sign_in is not None:
+                return self.page.approver.start_sign_in("grants")
+            return page("Sign in", "<p>Open this page with your own token.</p>", 401)
         csrf = request.cookies.get(CSRF_COOKIE, "")
         csrf = csrf if len(csrf) >= 32 else secrets.token_urlsafe(32)
-        response = _page("Your approvals", self._body(who, csrf), 200)
+        response = page("Your approvals", self._body(who, csrf), 200)
         response.set_cookie(
             CSRF_COOKIE, csrf, path=PATH, httponly=True, samesite="strict",
             secure=request.url.scheme == "https",
@@ -97,13 +99,13 @@ class MyGrants:
     async def revoke(self, request: Request) -> Response:
         who = self._who(request)
         if who is None:
-            return _page("Refused", "<p>Sign in first.</p>", 403)
+            return page("Refused", "<p>Sign in first.</p>", 403)
         if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
-            return _page("Refused", "<p>Cross-site request refused.</p>", 403)
+            return page("Refused", "<p>Cross-site request refused.</p>", 403)
         form = await request.form()
         csrf, cookie = str(form.get("csrf", "")), request.cookies.get(CSRF_COOKIE, "")
         if not (csrf and cookie and hmac.compare_digest(csrf.encode(), cookie.encode())):
-            return _page("Refused", "<p>The form's security token did not match.</p>", 403)
+            return page("Refused", "<p>The form's security token did not match.</p>", 403)
         wanted = str(form.get("revoke", ""))
         for key, _ in self.gate.grants():
             if owner_of(key) == who.key and hmac.compare_digest(grant_id(key), wanted):
@@ -118,9 +120,3 @@ def _target(request: object) -> str:
         return "the session's gated writes"
     where = f" @ {summary.branch}" if summary.branch else ""
     return f"{summary.tool} on {summary.repo or '—'}{where}"
-
-
-def _page(title: str, body: str, status: int) -> HTMLResponse:
-    from github_mcp.approvals.page import _page as page
-
-    return page(title, body, status)

@@ -19,9 +19,8 @@ from starlette.routing import BaseRoute, Route
 from sandbox_forge.admin import access_routes as admin_access
 from sandbox_forge.admin import collab_routes as admin_collab
 from sandbox_forge.admin import routes as admin
-from sandbox_forge.git import smart_http as git_http
 from sandbox_forge.graphql import endpoint as graphql_api
-from sandbox_forge.rest.errors import ApiError, error_body, json_response
+from sandbox_forge.kernel.errors import ApiError, error_body, json_response
 from sandbox_forge.rest.middleware import ForgeMiddleware
 from sandbox_forge.rest.moved import MovedRepositories
 from sandbox_forge.rest.routes import (
@@ -126,6 +125,7 @@ from sandbox_forge.rest.routes import (
 from sandbox_forge.rules import push as push_rules
 from sandbox_forge.stores.state import ForgeState
 from sandbox_forge.web import oauth_flow, oauth_token
+from sandbox_forge.web import smart_http as git_http
 
 FEATURES: list[ModuleType] = [
     routes_users,

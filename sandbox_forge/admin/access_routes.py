@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.routing import Route
 
 from sandbox_forge.admin.routes import admin_route
-from sandbox_forge.rest.errors import ApiError
+from sandbox_forge.kernel.errors import ApiError
 from sandbox_forge.stores.oauth import REFRESH_TOKEN_TTL_SECONDS, USER_TOKEN_TTL_SECONDS
 from sandbox_forge.stores.state import ForgeState
 

@@ -31,7 +31,7 @@ from starlette.routing import Route
 
 from sandbox_forge.admin import collab_seeding as helpers
 from sandbox_forge.admin.routes import admin_route
-from sandbox_forge.rest.errors import ApiError
+from sandbox_forge.kernel.errors import ApiError
 from sandbox_forge.stores.collab import settings
 from sandbox_forge.stores.state import ForgeState
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from sandbox_forge.git import mergeability as pulls_mergeability
-from sandbox_forge.rest.errors import ApiError
+from sandbox_forge.kernel.errors import ApiError
 from sandbox_forge.rest.routes import protection as routes_protection
+from sandbox_forge.rules import mergeability as pulls_mergeability
+from sandbox_forge.rules import protection as rules_protection
 from sandbox_forge.stores import (
     actions as actions_store,
 )
@@ -380,11 +381,11 @@ def set_branch_protection(
     if required_checks is not None:
         body["required_status_checks"] = {"strict": strict, "contexts": list(required_checks)}
     st, repo = forge_state(forge), repo_named(forge, full_name)
-    prot = routes_protection.set_protection(st, repo, branch, body)
+    prot = rules_protection.set_protection(st, repo, branch, body)
     return {"branch": branch, "summary": routes_protection.branch_summary(repo, prot.branch)}
 
 
 def clear_branch_protection(forge: ForgeTarget, full_name: str, branch: str) -> bool:
-    return routes_protection.clear_protection(
+    return rules_protection.clear_protection(
         forge_state(forge), repo_named(forge, full_name), branch
     )

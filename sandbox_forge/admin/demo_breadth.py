@@ -19,6 +19,7 @@ from typing import Any
 
 from sandbox_forge.admin.collab_seeding import ForgeTarget, forge_state, repo_named
 from sandbox_forge.rest.routes.reactions import Reaction, reactions_of
+from sandbox_forge.rules.releases import publish
 from sandbox_forge.stores import gists as gists_store
 from sandbox_forge.stores import issues as issues_store
 from sandbox_forge.stores import pulls as pulls_store
@@ -90,7 +91,7 @@ def seed_demo_releases(forge: ForgeTarget, full_name: str = DEMO_REPO) -> dict[s
     stable = _release(
         st, repo, "v0.1.0", main, name="v0.1.0", body="First release: `add` and `divide`."
     )
-    releases_store.publish(st, repo, stable, "true")
+    publish(st, repo, stable, "true")
     repo.git.update_ref("refs/tags/v0.2.0-rc.1", workflows, None)
     candidate = _release(
         st,
@@ -101,7 +102,7 @@ def seed_demo_releases(forge: ForgeTarget, full_name: str = DEMO_REPO) -> dict[s
         body="CI on every push.",
         prerelease=True,
     )
-    releases_store.publish(st, repo, candidate, "true")
+    publish(st, repo, candidate, "true")
     draft = _release(
         st, repo, "v0.2.0", main, name="v0.2.0", body="Draft: notes still to write.", draft=True
     )

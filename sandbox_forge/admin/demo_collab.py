@@ -31,7 +31,7 @@ from sandbox_forge.admin.demo_collab_data import (
     pytest_output,
 )
 from sandbox_forge.admin.seeding import write_commit
-from sandbox_forge.rest.routes import protection as routes_protection
+from sandbox_forge.rules import protection as rules_protection
 from sandbox_forge.stores import (
     actions as actions_store,
 )
@@ -329,7 +329,7 @@ def seed_demo_collab(forge: ForgeTarget, full_name: str = DEMO_REPO) -> dict[str
         "Preview ready",
         "https://preview.sandbox.invalid/demo-app/pr-1",
     )
-    routes_protection.set_protection(
+    rules_protection.set_protection(
         st,
         repo,
         main,

@@ -18,7 +18,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from sandbox_forge.admin.seeding import repo_summary, seed_repo
-from sandbox_forge.rest.errors import ApiError, json_response
+from sandbox_forge.kernel.errors import ApiError, json_response
 from sandbox_forge.stores.state import ForgeState
 
 PREFIX = "/_sandbox"

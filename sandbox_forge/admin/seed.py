@@ -6,13 +6,42 @@ import secrets
 import struct
 import textwrap
 import zlib
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from sandbox_forge.forge import Forge
+from sandbox_forge.admin.collab_seeding import HoldsForgeState
+from sandbox_forge.admin.seeding import FileValue
 
 DEMO_REPO = "octo-org/demo-app"
 PRIVATE_REPO = "octo-org/private-notes"
+
+
+class DemoForge(HoldsForgeState, Protocol):
+    """What the demo needs of a running Forge (forge.py, the layer above, is one)."""
+
+    def add_user(
+        self,
+        login: str,
+        type: str = "User",
+        name: str | None = None,
+        email: str | None = None,
+        password: str | None = None,
+    ) -> dict[str, Any]: ...
+
+    def add_org_member(self, org: str, login: str, role: str = "member") -> None: ...
+
+    def add_collaborator(self, full_name: str, login: str, role: str = "write") -> None: ...
+
+    def seed_repo(
+        self,
+        full_name: str,
+        files: dict[str, FileValue] | None = None,
+        default_branch: str = "main",
+        private: bool = False,
+        description: str = "",
+        branches: dict[str, dict[str, FileValue]] | None = None,
+        source_dir: Path | str | None = None,
+    ) -> dict[str, Any]: ...
 
 
 def tiny_png(width: int = 8, height: int = 8) -> bytes:
@@ -148,7 +177,7 @@ def demo_files() -> dict[str, Any]:
     }
 
 
-def seed_demo(forge: Forge) -> dict[str, Any]:
+def seed_demo(forge: DemoForge) -> dict[str, Any]:
     """Create octo-org/demo-app with a feature branch, then its issues, pull requests and CI
     (seed_collab), and the people who sign in (seed_demo_people); returns the repository
     summary, with the sign-in passwords under "users"."""
@@ -184,7 +213,7 @@ def seed_demo(forge: Forge) -> dict[str, Any]:
     return summary
 
 
-def seed_demo_people(forge: Forge) -> dict[str, str]:
+def seed_demo_people(forge: DemoForge) -> dict[str, str]:
     """Users who really differ, with fresh passwords (returned as {login: password}):
     alice owns octo-org (admin on every repository in it); bob may read octo-org/demo-app
     and cannot see the private octo-org/private-notes."""
@@ -205,7 +234,7 @@ def seed_demo_people(forge: Forge) -> dict[str, str]:
     return passwords
 
 
-def seed_demo_repo(forge: Forge) -> dict[str, Any]:
+def seed_demo_repo(forge: DemoForge) -> dict[str, Any]:
     """Only the git side of the demo: octo-org/demo-app and its feature branch."""
     forge.add_user("octo-org", type="Organization", name="Octo Org")
     forge.add_user("octocat", name="The Octocat", email="octocat@users.noreply.sandbox")

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, field
 
 ZERO_SHA = "0" * 40
+# Marks commits that the forge signs itself ("web-flow"), so they verify as GitHub's would.
+FORGE_SIGNATURE = (
+    "-----BEGIN PGP SIGNATURE-----\n\nsandbox-forge-web-flow\n-----END PGP SIGNATURE-----"
+)
 
 
 @dataclass(frozen=True)
@@ -35,6 +40,15 @@ class CommitInfo:
     committer: Signature
     message: str
     signature: str | None = None
+
+
+def now_signature(name: str, email: str) -> Signature:
+    return Signature(name=name, email=email, timestamp=int(time.time()))
+
+
+def forge_signed(info: CommitInfo) -> bool:
+    """Signed with the forge's web-flow key: GitHub would show it verified."""
+    return info.signature is not None and info.signature.strip() == FORGE_SIGNATURE
 
 
 @dataclass(frozen=True)

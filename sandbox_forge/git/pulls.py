@@ -11,10 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from sandbox_forge.git.objects import now_signature
 from sandbox_forge.git.store import FORGE_SIGNATURE, SHA_RE, GitRepo, Signature
-from sandbox_forge.rest.shapes.git import now_signature
-from sandbox_forge.stores.collab import Issue
-from sandbox_forge.stores.state import RepoRecord
 
 WEB_FLOW = ("GitHub", "noreply@github.com")
 HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -135,45 +133,4 @@ def locate(patch: str, line: int, side: str) -> tuple[int, str] | None:
         if number == line and (entry.kind != ("-" if side == "RIGHT" else "+")):
             hunk = "\n".join(lines[entry.hunk_start : entry.position + 1])
             return entry.position, hunk
-    return None
-
-
-# --- where a pull request's head and base are now -------------------------------------------
-
-
-def branch_tips(repo: RepoRecord) -> dict[str, str]:
-    return {name[len("refs/heads/") :]: sha for name, sha, _ in repo.git.list_refs("refs/heads/")}
-
-
-def live_head(repo: RepoRecord, issue: Issue, tips: dict[str, str] | None = None) -> str:
-    pull = issue.pull
-    assert pull is not None
-    if issue.state != "open":
-        return pull.head_sha
-    tips = branch_tips(repo) if tips is None else tips
-    return tips.get(pull.head_ref, pull.head_sha)
-
-
-def live_base(repo: RepoRecord, issue: Issue, tips: dict[str, str] | None = None) -> str:
-    pull = issue.pull
-    assert pull is not None
-    if issue.state != "open":
-        return pull.base_sha
-    tips = branch_tips(repo) if tips is None else tips
-    return tips.get(pull.base_ref, pull.base_sha)
-
-
-def diff_points(repo: RepoRecord, issue: Issue) -> tuple[str, str]:
-    """(start, head) of the pull request's diff, as the Files tab shows it."""
-    tips = branch_tips(repo)
-    head, base = live_head(repo, issue, tips), live_base(repo, issue, tips)
-    return diff_base(repo.git, base, head), head
-
-
-def file_patch(repo: RepoRecord, issue: Issue, path: str) -> tuple[str, str | None] | None:
-    """(head, patch) for path in the pull request's diff; None when the PR leaves it alone."""
-    start, head = diff_points(repo, issue)
-    for diff in repo.git.diff(start, head):
-        if diff.path == path:
-            return head, diff.patch
     return None

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from sandbox_forge.git.cache import UNKNOWN, FastGit, ReaderError
 from sandbox_forge.git.objects import (
+    FORGE_SIGNATURE,
     ZERO_SHA,
     CommitInfo,
     FileDiff,
@@ -31,10 +32,6 @@ from sandbox_forge.git.objects import (
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 SHA_RE = re.compile(r"^[0-9a-f]{40}$")
-# Marks commits that the forge signs itself ("web-flow"), so they verify as GitHub's would.
-FORGE_SIGNATURE = (
-    "-----BEGIN PGP SIGNATURE-----\n\nsandbox-forge-web-flow\n-----END PGP SIGNATURE-----"
-)
 
 _BASE_ENV = {
     "GIT_CONFIG_NOSYSTEM": "1",

@@ -14,7 +14,7 @@ from typing import Any
 from sandbox_forge.graphql.context import Context, GQLFailure
 from sandbox_forge.graphql.git_objects import CommitView
 from sandbox_forge.graphql.views import UserView
-from sandbox_forge.rest.shapes.users_repos import iso
+from sandbox_forge.kernel.formats import iso
 from sandbox_forge.stores.state import RepoRecord
 
 BLAME_SDL = """

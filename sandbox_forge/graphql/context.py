@@ -8,7 +8,7 @@ import binascii
 from dataclasses import dataclass
 from typing import Any
 
-from sandbox_forge.rest.api import Urls
+from sandbox_forge.kernel.urls import Urls
 from sandbox_forge.rest.auth import Principal, can_read, can_write
 from sandbox_forge.stores.state import ForgeState, RepoRecord
 

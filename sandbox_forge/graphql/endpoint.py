@@ -86,9 +86,10 @@ from sandbox_forge.graphql.views import (
     ref_id,
     review_decision,
 )
-from sandbox_forge.rest.api import Ctx, Urls, endpoint
+from sandbox_forge.kernel.errors import ApiError, json_response
+from sandbox_forge.kernel.urls import Urls
+from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.auth import Principal
-from sandbox_forge.rest.errors import ApiError, json_response
 from sandbox_forge.stores.state import ForgeState
 
 AUTH_DOCS = (

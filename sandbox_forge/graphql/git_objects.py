@@ -8,7 +8,7 @@ import base64
 from typing import Any
 
 from sandbox_forge.graphql.context import Context
-from sandbox_forge.rest.shapes.users_repos import iso
+from sandbox_forge.kernel.formats import iso
 from sandbox_forge.stores.state import RepoRecord
 
 # GitHub cuts Blob.text after this many bytes and sets isTruncated.

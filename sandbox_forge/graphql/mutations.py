@@ -7,7 +7,7 @@ import base64
 import binascii
 from typing import Any
 
-from sandbox_forge.git.pulls import live_head, web_flow_signature
+from sandbox_forge.git.pulls import web_flow_signature
 from sandbox_forge.git.store import FORGE_SIGNATURE, GitError, Signature, TreeChange
 from sandbox_forge.graphql.context import Context, GQLFailure
 from sandbox_forge.graphql.git_objects import CommitView
@@ -16,6 +16,7 @@ from sandbox_forge.graphql.views import CommentView, RefView, ThreadView, parse_
 from sandbox_forge.rest.auth import repo_role
 from sandbox_forge.rules.enforce import check_update, refusal
 from sandbox_forge.stores.collab import collab, repo_by_id
+from sandbox_forge.stores.pull_heads import live_head
 from sandbox_forge.stores.reviews import reply, set_resolved, thread_outdated
 from sandbox_forge.stores.state import RefUpdate, RepoRecord
 

@@ -9,7 +9,7 @@ from typing import Any
 from sandbox_forge.graphql.context import Context, GQLFailure
 from sandbox_forge.graphql.resolvers import find_node
 from sandbox_forge.graphql.views import PullRequestView, ThreadView
-from sandbox_forge.rest.errors import ApiError
+from sandbox_forge.kernel.errors import ApiError
 from sandbox_forge.stores.collab import Issue, Review, collab, now
 from sandbox_forge.stores.reviews import new_thread_comment
 from sandbox_forge.stores.state import RepoRecord

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from sandbox_forge.git.mergeability import live_ends
 from sandbox_forge.git.pulls import commit_range, diff_base
 from sandbox_forge.graphql.context import Context, connection
 from sandbox_forge.graphql.git_objects import CommitView
 from sandbox_forge.graphql.views import PullRequestView, ReviewView
+from sandbox_forge.rules.mergeability import live_ends
 from sandbox_forge.stores.checks import PASSING, latest_by_name, latest_statuses
 from sandbox_forge.stores.collab import collab, node_id
 from sandbox_forge.stores.state import RepoRecord

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from sandbox_forge.git.pulls import live_head
 from sandbox_forge.graphql.context import Context, GQLFailure
 from sandbox_forge.graphql.cost import query_cost
 from sandbox_forge.graphql.views import (
@@ -15,9 +14,10 @@ from sandbox_forge.graphql.views import (
     ThreadView,
     UserView,
 )
+from sandbox_forge.kernel.formats import iso
 from sandbox_forge.rest.moved import moved_names
-from sandbox_forge.rest.shapes.users_repos import iso
 from sandbox_forge.stores.collab import Thread, collab, parse_node_id, repo_by_id
+from sandbox_forge.stores.pull_heads import live_head
 from sandbox_forge.stores.reviews import thread_outdated
 from sandbox_forge.stores.state import RepoRecord
 

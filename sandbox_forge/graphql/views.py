@@ -8,14 +8,13 @@ import base64
 import binascii
 from typing import Any
 
-from sandbox_forge.git.mergeability import merge_state
-from sandbox_forge.git.pulls import live_base, live_head
 from sandbox_forge.graphql.context import Context, GQLFailure, connection
 from sandbox_forge.graphql.git_objects import git_object
+from sandbox_forge.kernel.formats import iso
+from sandbox_forge.kernel.formats import node_id as legacy_node_id
 from sandbox_forge.rest.auth import can_write
-from sandbox_forge.rest.routes.protection import protection_for
-from sandbox_forge.rest.shapes.users_repos import iso
-from sandbox_forge.rest.shapes.users_repos import node_id as legacy_node_id
+from sandbox_forge.rules.mergeability import merge_state
+from sandbox_forge.rules.protection import protection_for
 from sandbox_forge.stores.collab import (
     Issue,
     ReviewComment,
@@ -24,6 +23,7 @@ from sandbox_forge.stores.collab import (
     collab,
     node_id,
 )
+from sandbox_forge.stores.pull_heads import live_base, live_head
 from sandbox_forge.stores.reviews import review_summary, thread_outdated
 from sandbox_forge.stores.state import RepoRecord, UserRecord
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, MutableMapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode
@@ -17,39 +17,13 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
+from sandbox_forge.kernel.errors import ApiError, json_response
+from sandbox_forge.kernel.urls import Urls, urls_for_scope
 from sandbox_forge.rest.auth import Principal, check_repo
-from sandbox_forge.rest.errors import ApiError, json_response
 from sandbox_forge.stores.state import ForgeState, RepoRecord
 
 DEFAULT_PER_PAGE = 30
 MAX_PER_PAGE = 100
-
-
-@dataclass(frozen=True)
-class Urls:
-    """Absolute URLs as this forge is reached: api may end in /api/v3 (Enterprise layout)."""
-
-    api: str
-    web: str
-
-    def repo(self, full_name: str) -> str:
-        return f"{self.api}/repos/{full_name}"
-
-    def repo_html(self, full_name: str) -> str:
-        return f"{self.web}/{full_name}"
-
-    def user(self, login: str) -> str:
-        return f"{self.api}/users/{login}"
-
-
-def urls_for_scope(scope: MutableMapping[str, Any]) -> Urls:
-    headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-    host = headers.get("host")
-    if not host:
-        server = scope.get("server") or ("127.0.0.1", 80)
-        host = f"{server[0]}:{server[1]}"
-    web = f"{scope.get('scheme', 'http')}://{host}"
-    return Urls(api=web + scope.get("forge.api_prefix", ""), web=web)
 
 
 @dataclass(frozen=True)

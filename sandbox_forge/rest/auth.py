@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import jwt
 
-from sandbox_forge.rest.errors import ApiError
+from sandbox_forge.kernel.errors import ApiError
 from sandbox_forge.stores.access import at_least, lowest, user_role
 from sandbox_forge.stores.state import AppRecord, ForgeState, RepoRecord, TokenRecord
 

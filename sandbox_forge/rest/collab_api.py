@@ -8,9 +8,9 @@ from typing import Any, TypeVar
 
 from starlette.responses import Response
 
+from sandbox_forge.kernel.errors import json_response, not_found
+from sandbox_forge.kernel.formats import iso
 from sandbox_forge.rest.api import Ctx
-from sandbox_forge.rest.errors import json_response, not_found
-from sandbox_forge.rest.shapes.users_repos import iso
 from sandbox_forge.stores.collab import page_window
 
 K = TypeVar("K")

@@ -17,11 +17,11 @@ from typing import Any
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from sandbox_forge.kernel.errors import JSON_TYPE, ApiError, error_body
 from sandbox_forge.rest.auth import Principal, authenticate, oauth_scopes
 from sandbox_forge.rest.conditional import complete_headers, conditional
-from sandbox_forge.rest.errors import JSON_TYPE, ApiError, error_body
-from sandbox_forge.rest.faults import RATE_LIMIT_DOCS, FaultRule
-from sandbox_forge.rest.ratelimit import resource_for
+from sandbox_forge.stores.faults import RATE_LIMIT_DOCS, FaultRule
+from sandbox_forge.stores.ratelimit import resource_for
 from sandbox_forge.stores.state import ForgeState
 
 log = logging.getLogger("sandbox_forge")

@@ -15,7 +15,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from sandbox_forge.rest.errors import JSON_TYPE
+from sandbox_forge.kernel.errors import JSON_TYPE
 from sandbox_forge.stores.state import ForgeState, RepoRecord
 
 REPO_PATH = re.compile(r"^/repos/(?P<owner>[^/]+)/(?P<name>[^/]+)(?P<rest>/.*)?$")

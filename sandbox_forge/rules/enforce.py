@@ -14,10 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sandbox_forge.git.objects import parse_commit
+from sandbox_forge.git.objects import forge_signed, parse_commit
 from sandbox_forge.git.store import CommitInfo, GitError, GitRepo
-from sandbox_forge.rest.errors import ApiError
-from sandbox_forge.rest.shapes.git import verification
+from sandbox_forge.kernel.errors import ApiError
 from sandbox_forge.stores.access import at_least
 from sandbox_forge.stores.checks import check_states
 from sandbox_forge.stores.collab import Protection, collab
@@ -112,7 +111,7 @@ class _Update:
         return bool(self.old and self.new) and not self.git.is_ancestor(self.old, self.new)  # type: ignore[arg-type]
 
     def unsigned(self) -> list[str]:
-        return [info.sha for info in self.fresh() if not verification(info)["verified"]]
+        return [info.sha for info in self.fresh() if not forge_signed(info)]
 
     def merges(self) -> bool:
         return any(len(info.parents) > 1 for info in self.fresh())

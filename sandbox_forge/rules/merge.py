@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sandbox_forge.rest.errors import ApiError
+from sandbox_forge.kernel.errors import ApiError
 from sandbox_forge.rules.enforce import (
     required_checks_reason,
     rules_message,

@@ -24,7 +24,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from sandbox_forge.git.store import SHA_RE
-from sandbox_forge.rest.errors import json_response
+from sandbox_forge.kernel.errors import json_response
 from sandbox_forge.rules.enforce import MESSAGES, PROTECTED, Violations, check_update
 from sandbox_forge.stores.collab import collab
 from sandbox_forge.stores.rulesets import rulesets

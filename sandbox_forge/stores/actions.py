@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from sandbox_forge.rest.errors import ApiError
+from sandbox_forge.kernel.errors import ApiError
 from sandbox_forge.stores.actions_logs import job_log
 from sandbox_forge.stores.checks import add_check_run, add_check_suite, refresh_suite
 from sandbox_forge.stores.collab import Job, Run, Step, Workflow, collab, now

@@ -8,7 +8,7 @@ import hmac
 import time
 from datetime import UTC, datetime
 
-from sandbox_forge.rest.api import Urls
+from sandbox_forge.kernel.urls import Urls
 from sandbox_forge.stores.collab import now
 from sandbox_forge.stores.state import ForgeState
 

@@ -16,9 +16,9 @@ from typing import Any
 
 from starlette.convertors import Convertor, register_url_convertor
 
-from sandbox_forge.rest.api import Urls
-from sandbox_forge.rest.errors import ApiError, not_found
-from sandbox_forge.rest.shapes.users_repos import iso, simple_user
+from sandbox_forge.kernel.errors import ApiError, not_found
+from sandbox_forge.kernel.formats import iso, simple_user
+from sandbox_forge.kernel.urls import Urls
 from sandbox_forge.stores import access
 from sandbox_forge.stores.state import ForgeState, RepoRecord
 

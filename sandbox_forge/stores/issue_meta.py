@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sandbox_forge.rest.shapes.users_repos import iso
+from sandbox_forge.kernel.formats import iso
 from sandbox_forge.stores.collab import now
 from sandbox_forge.stores.state import ForgeState
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sandbox_forge.rest.api import Urls
-from sandbox_forge.rest.errors import validation_failed
-from sandbox_forge.rest.shapes.users_repos import iso
+from sandbox_forge.kernel.errors import validation_failed
+from sandbox_forge.kernel.formats import iso
+from sandbox_forge.kernel.urls import Urls
 from sandbox_forge.stores.collab import collab, iso_or_none, node_id, now, user_json
 from sandbox_forge.stores.state import ForgeState, RepoRecord
 

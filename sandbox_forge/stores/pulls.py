@@ -3,10 +3,10 @@ closes, marking it merged, and following pushes to its branches."""
 
 from __future__ import annotations
 
-from sandbox_forge.git.pulls import branch_tips
-from sandbox_forge.rest.errors import ApiError, validation_failed
+from sandbox_forge.kernel.errors import ApiError, validation_failed
 from sandbox_forge.stores.collab import Issue, Pull, collab, now, sync_open_count
 from sandbox_forge.stores.issues import new_issue
+from sandbox_forge.stores.pull_heads import branch_tips
 from sandbox_forge.stores.state import ForgeState, RefUpdate, RepoRecord
 
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from sandbox_forge.git.pulls import file_patch, live_head, locate, patch_lines
-from sandbox_forge.rest.errors import ApiError, missing_field, not_found, validation_failed
+from sandbox_forge.git.pulls import locate, patch_lines
+from sandbox_forge.kernel.errors import ApiError, missing_field, not_found, validation_failed
 from sandbox_forge.stores.collab import Issue, Review, ReviewComment, Thread, collab, now
+from sandbox_forge.stores.pull_heads import file_patch, live_head
 from sandbox_forge.stores.state import ForgeState, RepoRecord
 
 EVENTS = {"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED", "COMMENT": "COMMENTED"}

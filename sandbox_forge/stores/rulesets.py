@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from sandbox_forge.rest.errors import invalid_request, validation_failed
+from sandbox_forge.kernel.errors import invalid_request, validation_failed
 from sandbox_forge.stores.collab import now
 from sandbox_forge.stores.state import ForgeState, RepoRecord
 

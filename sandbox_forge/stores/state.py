@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from sandbox_forge.git.store import GitRepo
-from sandbox_forge.rest.faults import FaultStore
-from sandbox_forge.rest.ratelimit import RateLimiter
 from sandbox_forge.stores.access import AccessStore, hash_password
+from sandbox_forge.stores.faults import FaultStore
 from sandbox_forge.stores.oauth import OAuthStore
+from sandbox_forge.stores.ratelimit import RateLimiter
 
 log = logging.getLogger("sandbox_forge")
 

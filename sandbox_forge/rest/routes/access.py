@@ -12,16 +12,12 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
-from sandbox_forge.rest.api import Ctx, Urls, endpoint
+from sandbox_forge.kernel.errors import ApiError, json_response, not_found, validation_failed
+from sandbox_forge.kernel.formats import iso, node_id, simple_user
+from sandbox_forge.kernel.urls import Urls
+from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.auth import repo_role, require_user
-from sandbox_forge.rest.errors import ApiError, json_response, not_found, validation_failed
-from sandbox_forge.rest.shapes.users_repos import (
-    iso,
-    minimal_repo,
-    node_id,
-    role_permissions,
-    simple_user,
-)
+from sandbox_forge.rest.shapes.users_repos import minimal_repo, role_permissions
 from sandbox_forge.stores.access import (
     API_PERMISSION_TO_ROLE,
     ROLE_TO_LEGACY_PERMISSION,

@@ -17,9 +17,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from sandbox_forge.kernel.errors import ApiError, json_response, missing_field, not_found
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.collab_api import found_or_404, wrapped_page
-from sandbox_forge.rest.errors import ApiError, json_response, missing_field, not_found
 from sandbox_forge.rest.shapes.actions import job_json, run_json, workflow_json
 from sandbox_forge.rest.shapes.checks import check_run_json
 from sandbox_forge.stores.actions import (

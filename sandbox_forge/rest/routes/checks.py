@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from starlette.routing import Route
 
+from sandbox_forge.kernel.errors import ApiError, json_response, not_found, validation_failed
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.collab_api import created_response, found_or_404, wrapped_page
-from sandbox_forge.rest.errors import ApiError, json_response, not_found, validation_failed
 from sandbox_forge.rest.shapes.checks import (
     GITHUB_ORG,
     KNOWN_APPS,

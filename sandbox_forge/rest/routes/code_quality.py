@@ -14,9 +14,9 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
+from sandbox_forge.kernel.errors import ApiError, json_response, not_found
+from sandbox_forge.kernel.formats import iso
 from sandbox_forge.rest.api import Ctx, endpoint
-from sandbox_forge.rest.errors import ApiError, json_response, not_found
-from sandbox_forge.rest.shapes.users_repos import iso
 from sandbox_forge.stores.collab import now
 from sandbox_forge.stores.state import ForgeState, RepoRecord
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from starlette.responses import Response
 from starlette.routing import Route
 
+from sandbox_forge.kernel.errors import ApiError, json_response, not_found
+from sandbox_forge.kernel.formats import http_date
 from sandbox_forge.rest.api import Ctx, endpoint
-from sandbox_forge.rest.errors import ApiError, json_response, not_found
 from sandbox_forge.rest.shapes.git import diff_entry, rest_commit
-from sandbox_forge.rest.shapes.users_repos import http_date
 from sandbox_forge.stores.state import ForgeState, RepoRecord
 
 COMPARE_MAX_COMMITS = 250

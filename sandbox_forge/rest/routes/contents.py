@@ -12,9 +12,9 @@ from starlette.routing import Route
 
 from sandbox_forge.git.pulls import web_flow_signature
 from sandbox_forge.git.store import FORGE_SIGNATURE, TreeChange, TreeEntry
+from sandbox_forge.kernel.errors import ApiError, json_response, missing_field, not_found
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.auth import repo_role
-from sandbox_forge.rest.errors import ApiError, json_response, missing_field, not_found
 from sandbox_forge.rest.routes.gitdata import (
     b64_lines,
     default_signature,

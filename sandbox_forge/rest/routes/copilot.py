@@ -16,14 +16,14 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
-from sandbox_forge.rest.api import Ctx, endpoint
-from sandbox_forge.rest.errors import (
+from sandbox_forge.kernel.errors import (
     ApiError,
     invalid_request,
     json_response,
     not_found,
     validation_failed,
 )
+from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.shapes.issues import issue_json
 from sandbox_forge.stores import copilot
 from sandbox_forge.stores.collab import Issue, get_issue, now

@@ -10,11 +10,11 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
+from sandbox_forge.kernel.errors import invalid_request, json_response, not_found, validation_failed
+from sandbox_forge.kernel.formats import iso, node_id
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.auth import require_user
 from sandbox_forge.rest.collab_api import created_response
-from sandbox_forge.rest.errors import invalid_request, json_response, not_found, validation_failed
-from sandbox_forge.rest.shapes.users_repos import iso, node_id
 from sandbox_forge.stores import gists as store
 from sandbox_forge.stores.collab import user_json
 from sandbox_forge.stores.state import ForgeState

@@ -10,10 +10,11 @@ from typing import Any, TypeGuard
 from starlette.responses import Response
 from starlette.routing import Route
 
+from sandbox_forge.git.objects import now_signature
 from sandbox_forge.git.store import SHA_RE, GitRepo, Signature, TreeChange, TreeEntry
+from sandbox_forge.kernel.errors import ApiError, json_response, missing_field, not_found
 from sandbox_forge.rest.api import Ctx, endpoint
-from sandbox_forge.rest.errors import ApiError, json_response, missing_field, not_found
-from sandbox_forge.rest.shapes.git import git_commit, now_signature
+from sandbox_forge.rest.shapes.git import git_commit
 from sandbox_forge.stores.state import ForgeState, RepoRecord
 
 RAW_TYPE = "application/vnd.github.raw"

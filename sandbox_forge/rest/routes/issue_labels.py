@@ -7,15 +7,15 @@ import json
 from starlette.responses import Response
 from starlette.routing import Route
 
-from sandbox_forge.rest.api import Ctx, endpoint
-from sandbox_forge.rest.collab_api import created_response
-from sandbox_forge.rest.errors import (
+from sandbox_forge.kernel.errors import (
     ApiError,
     json_response,
     missing_field,
     not_found,
     validation_failed,
 )
+from sandbox_forge.rest.api import Ctx, endpoint
+from sandbox_forge.rest.collab_api import created_response
 from sandbox_forge.rest.routes.issues import label_names
 from sandbox_forge.stores.collab import Issue, collab, ensure_label, get_issue, label_json, now
 from sandbox_forge.stores.state import ForgeState, RepoRecord

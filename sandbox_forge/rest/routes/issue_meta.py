@@ -17,13 +17,8 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
+from sandbox_forge.kernel.errors import invalid_request, json_response, not_found, validation_failed
 from sandbox_forge.rest.api import Ctx, endpoint
-from sandbox_forge.rest.errors import (
-    invalid_request,
-    json_response,
-    not_found,
-    validation_failed,
-)
 from sandbox_forge.stores import issue_meta as meta
 from sandbox_forge.stores.collab import Issue, get_issue, node_id, now
 from sandbox_forge.stores.state import ForgeState, RepoRecord

@@ -12,14 +12,9 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
+from sandbox_forge.kernel.errors import ApiError, json_response, missing_field, validation_failed
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.collab_api import created_response, found_or_404, updated_since
-from sandbox_forge.rest.errors import (
-    ApiError,
-    json_response,
-    missing_field,
-    validation_failed,
-)
 from sandbox_forge.rest.routes.issue_meta import apply_type
 from sandbox_forge.rest.routes.issues_search import search_issues
 from sandbox_forge.rest.shapes.issues import comment_count, comment_json, issue_json

@@ -8,9 +8,9 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
+from sandbox_forge.kernel.errors import invalid_request, json_response, missing_field
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.collab_api import created_response, found_or_404
-from sandbox_forge.rest.errors import invalid_request, json_response, missing_field
 from sandbox_forge.stores.collab import actor_login, collab
 from sandbox_forge.stores.milestones import (
     Milestone,

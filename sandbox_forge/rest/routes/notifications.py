@@ -12,10 +12,11 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
+from sandbox_forge.kernel.errors import ApiError, invalid_request, json_response, not_found
+from sandbox_forge.kernel.formats import iso
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.auth import check_repo, require_user
-from sandbox_forge.rest.errors import ApiError, invalid_request, json_response, not_found
-from sandbox_forge.rest.shapes.users_repos import iso, minimal_repo
+from sandbox_forge.rest.shapes.users_repos import minimal_repo
 from sandbox_forge.stores import notifications as store
 from sandbox_forge.stores.state import ForgeState, RepoRecord
 

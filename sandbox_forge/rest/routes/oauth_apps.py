@@ -9,9 +9,9 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
+from sandbox_forge.kernel.errors import json_response, missing_field, not_found
+from sandbox_forge.kernel.formats import iso, simple_user
 from sandbox_forge.rest.api import Ctx, endpoint
-from sandbox_forge.rest.errors import json_response, missing_field, not_found
-from sandbox_forge.rest.shapes.users_repos import iso, simple_user
 from sandbox_forge.stores.state import ForgeState, TokenRecord
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from starlette.routing import Route
 
+from sandbox_forge.kernel.errors import ApiError, json_response, not_found, validation_failed
 from sandbox_forge.rest.api import Ctx, endpoint
-from sandbox_forge.rest.errors import ApiError, json_response, not_found, validation_failed
 from sandbox_forge.rest.shapes.reviews import review_json
 from sandbox_forge.stores.collab import Review, actor_login, collab, get_pull, now
 from sandbox_forge.stores.reviews import EVENTS, ReviewRefused

@@ -2,7 +2,7 @@
 (requested reviewers are in review_requests.py).
 
 Mergeability (computed lazily, as GitHub does in the background) is in
-git/mergeability.py, shapes in rest/shapes/pulls.py, record changes in stores/pulls.py;
+rules/mergeability.py, shapes in rest/shapes/pulls.py, record changes in stores/pulls.py;
 their public names are re-exported here for existing callers.
 """
 
@@ -13,21 +13,21 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
-from sandbox_forge.git.mergeability import (
+from sandbox_forge.git.pulls import commit_range, diff_base
+from sandbox_forge.kernel.errors import ApiError, json_response, missing_field, validation_failed
+from sandbox_forge.rest.api import Ctx, endpoint
+from sandbox_forge.rest.collab_api import created_response
+from sandbox_forge.rest.routes.commits import text_response
+from sandbox_forge.rest.routes.issues import apply_issue_update, check_body, check_title
+from sandbox_forge.rest.shapes.git import diff_entry, rest_commit
+from sandbox_forge.rest.shapes.pulls import full_json, pull_json
+from sandbox_forge.rules.mergeability import (
     compute_mergeability,
     conflicts_now,
     live_ends,
     merge_state,
     mergeability,
 )
-from sandbox_forge.git.pulls import commit_range, diff_base
-from sandbox_forge.rest.api import Ctx, endpoint
-from sandbox_forge.rest.collab_api import created_response
-from sandbox_forge.rest.errors import ApiError, json_response, missing_field, validation_failed
-from sandbox_forge.rest.routes.commits import text_response
-from sandbox_forge.rest.routes.issues import apply_issue_update, check_body, check_title
-from sandbox_forge.rest.shapes.git import diff_entry, rest_commit
-from sandbox_forge.rest.shapes.pulls import full_json, pull_json
 from sandbox_forge.stores.collab import Issue, actor_login, collab, get_pull, now
 from sandbox_forge.stores.pulls import (
     create_pull,

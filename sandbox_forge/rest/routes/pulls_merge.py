@@ -7,22 +7,17 @@ from typing import Any
 
 from starlette.routing import Route
 
-from sandbox_forge.git.pulls import (
-    branch_tips,
-    commit_range,
-    merge_tree,
-    replay,
-    web_flow_signature,
-)
+from sandbox_forge.git.pulls import commit_range, merge_tree, replay, web_flow_signature
 from sandbox_forge.git.store import FORGE_SIGNATURE, Signature
+from sandbox_forge.kernel.errors import ApiError, json_response
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.auth import repo_role
-from sandbox_forge.rest.errors import ApiError, json_response
-from sandbox_forge.rest.routes.protection import PROTECTION_DOCS, evaluate
 from sandbox_forge.rest.routes.pulls import mark_merged
 from sandbox_forge.rules.enforce import check_update, refusal
 from sandbox_forge.rules.merge import MERGE_DOCS, merge_reasons, refuse_merge
+from sandbox_forge.rules.protection import PROTECTION_DOCS, evaluate
 from sandbox_forge.stores.collab import Issue, actor_login, get_pull
+from sandbox_forge.stores.pull_heads import branch_tips
 from sandbox_forge.stores.state import ForgeState, RefUpdate, RepoRecord
 
 METHODS = ("merge", "squash", "rebase")

@@ -6,14 +6,15 @@ from __future__ import annotations
 
 from starlette.routing import Route
 
-from sandbox_forge.git.pulls import branch_tips, merge_tree, web_flow_signature
+from sandbox_forge.git.pulls import merge_tree, web_flow_signature
 from sandbox_forge.git.store import FORGE_SIGNATURE
+from sandbox_forge.kernel.errors import ApiError, invalid_request, json_response
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.auth import repo_role
-from sandbox_forge.rest.errors import ApiError, invalid_request, json_response
 from sandbox_forge.rest.routes.pulls_merge import _person
 from sandbox_forge.rules.enforce import check_update, refuse_if
 from sandbox_forge.stores.collab import actor_login, get_pull
+from sandbox_forge.stores.pull_heads import branch_tips
 from sandbox_forge.stores.state import ForgeState, RefUpdate
 
 HEAD_MOVED = "expected head sha didn't match current head ref."

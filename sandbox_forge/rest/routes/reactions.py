@@ -12,9 +12,9 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
+from sandbox_forge.kernel.errors import invalid_request, json_response, missing_field, not_found
+from sandbox_forge.kernel.formats import iso, node_id
 from sandbox_forge.rest.api import Ctx, endpoint
-from sandbox_forge.rest.errors import invalid_request, json_response, missing_field, not_found
-from sandbox_forge.rest.shapes.users_repos import iso, node_id
 from sandbox_forge.stores.collab import actor_login, collab, get_issue, user_json
 from sandbox_forge.stores.state import ForgeState, RepoRecord
 

@@ -6,9 +6,9 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from sandbox_forge.git.store import SHA_RE
+from sandbox_forge.kernel.errors import ApiError, json_response, missing_field, not_found
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.auth import repo_role
-from sandbox_forge.rest.errors import ApiError, json_response, missing_field, not_found
 from sandbox_forge.rest.shapes.git import git_ref
 from sandbox_forge.rules.enforce import check_update, refuse_if
 from sandbox_forge.stores.state import RefUpdate, RepoRecord

@@ -1,6 +1,7 @@
 """Releases, generated release notes, tags and tag objects, by GitHub's REST description.
 
-Records and the rules (drafts, publishing, latest) are in stores/releases.py.
+Records and the rules (drafts, latest) are in stores/releases.py; publishing, which creates
+the tag through the repository's tag rules, is in rules/releases.py.
 """
 
 from __future__ import annotations
@@ -13,17 +14,18 @@ from urllib.parse import quote
 from starlette.responses import Response
 from starlette.routing import Route
 
-from sandbox_forge.rest.api import Ctx, endpoint
-from sandbox_forge.rest.auth import check_repo, repo_role
-from sandbox_forge.rest.collab_api import created_response
-from sandbox_forge.rest.errors import (
+from sandbox_forge.kernel.errors import (
     ApiError,
     invalid_request,
     json_response,
     missing_field,
     not_found,
 )
-from sandbox_forge.rest.shapes.users_repos import iso
+from sandbox_forge.kernel.formats import iso
+from sandbox_forge.rest.api import Ctx, endpoint
+from sandbox_forge.rest.auth import check_repo, repo_role
+from sandbox_forge.rest.collab_api import created_response
+from sandbox_forge.rules.releases import publish
 from sandbox_forge.stores import releases as store
 from sandbox_forge.stores.collab import actor_login, node_id, user_json
 from sandbox_forge.stores.state import ForgeState, RepoRecord
@@ -173,7 +175,7 @@ def create_release(ctx: Ctx) -> Response:
             release.body = notes["body"] + (f"\n\n{release.body}" if release.body else "")
         if not body.get("draft"):
             make_latest = str(body.get("make_latest", "true"))
-            store.publish(ctx.state, repo, release, make_latest, repo_role(ctx.principal, repo))
+            publish(ctx.state, repo, release, make_latest, repo_role(ctx.principal, repo))
         store.releases(repo)[release.id] = release
     return created_response(release_json(ctx, repo, release))
 
@@ -193,7 +195,7 @@ def update_release(ctx: Ctx) -> Response:
         make_latest = str(body.get("make_latest", "true"))
         if release.draft and body.get("draft") is False:
             store.check_unique_tag(repo, release.tag_name, except_id=release.id)
-            store.publish(ctx.state, repo, release, make_latest, repo_role(ctx.principal, repo))
+            publish(ctx.state, repo, release, make_latest, repo_role(ctx.principal, repo))
         elif not release.draft and make_latest == "true" and "make_latest" in body:
             release.latest_at = release.updated_at
     return json_response(release_json(ctx, repo, release))

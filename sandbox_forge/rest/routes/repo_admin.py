@@ -23,9 +23,9 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from sandbox_forge.git.objects import Signature, TreeChange
+from sandbox_forge.kernel.errors import ApiError, invalid_request, json_response, validation_failed
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.auth import NEEDS_ADMIN, Principal, require_user
-from sandbox_forge.rest.errors import ApiError, invalid_request, json_response, validation_failed
 from sandbox_forge.rest.moved import moved_names
 from sandbox_forge.rest.shapes.users_repos import FORK_PARENT, repo_json
 from sandbox_forge.stores.state import ForgeState, RepoRecord

@@ -7,10 +7,11 @@ from urllib.parse import quote
 
 from starlette.routing import Route
 
+from sandbox_forge.kernel.errors import json_response, not_found
+from sandbox_forge.kernel.formats import http_date
 from sandbox_forge.rest.api import Ctx, endpoint
-from sandbox_forge.rest.errors import json_response, not_found
 from sandbox_forge.rest.shapes.git import rest_commit
-from sandbox_forge.rest.shapes.users_repos import http_date, repo_json
+from sandbox_forge.rest.shapes.users_repos import repo_json
 from sandbox_forge.stores.state import ForgeState, RepoRecord
 
 UNPROTECTED = {

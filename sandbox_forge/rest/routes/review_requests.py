@@ -8,8 +8,8 @@ from typing import Any
 
 from starlette.routing import Route
 
+from sandbox_forge.kernel.errors import invalid_request, json_response, validation_failed
 from sandbox_forge.rest.api import Ctx, endpoint
-from sandbox_forge.rest.errors import invalid_request, json_response, validation_failed
 from sandbox_forge.rest.shapes.pulls import pull_json, requested_teams
 from sandbox_forge.stores import copilot
 from sandbox_forge.stores.collab import Issue, Pull, get_pull, user_json

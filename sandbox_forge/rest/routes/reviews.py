@@ -12,16 +12,15 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
-from sandbox_forge.git.pulls import live_head
-from sandbox_forge.rest.api import Ctx, endpoint
-from sandbox_forge.rest.collab_api import created_response, found_or_404, updated_since
-from sandbox_forge.rest.errors import (
+from sandbox_forge.kernel.errors import (
     ApiError,
     json_response,
     missing_field,
     not_found,
     validation_failed,
 )
+from sandbox_forge.rest.api import Ctx, endpoint
+from sandbox_forge.rest.collab_api import created_response, found_or_404, updated_since
 from sandbox_forge.rest.shapes.reviews import comment_json, review_json
 from sandbox_forge.stores.collab import (
     Issue,
@@ -32,6 +31,7 @@ from sandbox_forge.stores.collab import (
     get_pull,
     now,
 )
+from sandbox_forge.stores.pull_heads import live_head
 from sandbox_forge.stores.reviews import (
     EVENTS,
     LINE_NOT_IN_DIFF,

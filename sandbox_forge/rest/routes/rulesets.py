@@ -9,10 +9,11 @@ from urllib.parse import quote
 from starlette.responses import Response
 from starlette.routing import Route
 
-from sandbox_forge.rest.api import Ctx, Urls, endpoint
+from sandbox_forge.kernel.errors import json_response, not_found
+from sandbox_forge.kernel.formats import iso
+from sandbox_forge.kernel.urls import Urls
+from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.auth import repo_role
-from sandbox_forge.rest.errors import json_response, not_found
-from sandbox_forge.rest.shapes.users_repos import iso
 from sandbox_forge.stores.access import at_least
 from sandbox_forge.stores.collab import node_id
 from sandbox_forge.stores.rulesets import (

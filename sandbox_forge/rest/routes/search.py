@@ -15,9 +15,9 @@ from urllib.parse import quote
 
 from starlette.routing import Route
 
+from sandbox_forge.kernel.errors import ApiError
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.auth import can_read
-from sandbox_forge.rest.errors import ApiError
 from sandbox_forge.rest.shapes.git import rest_commit
 from sandbox_forge.rest.shapes.users_repos import minimal_repo, repo_json
 from sandbox_forge.stores.state import ForgeState, RepoRecord

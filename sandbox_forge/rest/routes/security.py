@@ -17,9 +17,9 @@ from urllib.parse import parse_qsl, quote, urlencode
 from starlette.responses import Response
 from starlette.routing import Route
 
+from sandbox_forge.kernel.errors import ApiError, json_response, not_found, validation_failed
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.auth import check_repo
-from sandbox_forge.rest.errors import ApiError, json_response, not_found, validation_failed
 from sandbox_forge.rest.shapes import security as shapes
 from sandbox_forge.stores import security as store
 from sandbox_forge.stores.state import ForgeState, RefUpdate, RepoRecord

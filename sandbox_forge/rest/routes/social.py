@@ -9,12 +9,13 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
+from sandbox_forge.kernel.errors import ApiError, not_found, validation_failed
+from sandbox_forge.kernel.formats import iso, node_id, simple_user
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.auth import check_repo, require_user
-from sandbox_forge.rest.errors import ApiError, not_found, validation_failed
 from sandbox_forge.rest.routes.access import org_json
 from sandbox_forge.rest.routes.search import require_q, search_response
-from sandbox_forge.rest.shapes.users_repos import iso, node_id, repo_json, simple_user
+from sandbox_forge.rest.shapes.users_repos import repo_json
 from sandbox_forge.stores import social
 from sandbox_forge.stores.state import ForgeState, RepoRecord, UserRecord
 

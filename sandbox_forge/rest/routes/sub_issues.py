@@ -14,9 +14,7 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
-from sandbox_forge.rest.api import Ctx, endpoint
-from sandbox_forge.rest.auth import check_repo
-from sandbox_forge.rest.errors import (
+from sandbox_forge.kernel.errors import (
     ApiError,
     invalid_request,
     json_response,
@@ -24,6 +22,8 @@ from sandbox_forge.rest.errors import (
     not_found,
     validation_failed,
 )
+from sandbox_forge.rest.api import Ctx, endpoint
+from sandbox_forge.rest.auth import check_repo
 from sandbox_forge.rest.shapes.issues import issue_json
 from sandbox_forge.stores.collab import Issue, collab, get_issue
 from sandbox_forge.stores.state import ForgeState, RepoRecord

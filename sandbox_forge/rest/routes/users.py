@@ -7,11 +7,12 @@ from typing import Any
 
 from starlette.routing import Route
 
+from sandbox_forge.kernel.errors import ApiError, json_response, not_found
+from sandbox_forge.kernel.formats import iso, simple_user
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.auth import can_read, require_user, token_covers
-from sandbox_forge.rest.errors import ApiError, json_response, not_found
-from sandbox_forge.rest.ratelimit import RESOURCES
-from sandbox_forge.rest.shapes.users_repos import full_user, iso, repo_json, simple_user
+from sandbox_forge.rest.shapes.users_repos import full_user, repo_json
+from sandbox_forge.stores.ratelimit import RESOURCES
 from sandbox_forge.stores.state import ForgeState, InstallationRecord, RepoRecord
 
 INSTALLATION_PERMISSIONS = {

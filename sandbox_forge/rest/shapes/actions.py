@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from sandbox_forge.rest.api import Urls
+from sandbox_forge.kernel.formats import iso
+from sandbox_forge.kernel.urls import Urls
 from sandbox_forge.rest.shapes.checks import open_pulls_for, simple_commit
-from sandbox_forge.rest.shapes.users_repos import iso, minimal_repo
+from sandbox_forge.rest.shapes.users_repos import minimal_repo
 from sandbox_forge.stores.collab import Job, Run, Workflow, collab, iso_or_none, node_id, user_json
 from sandbox_forge.stores.state import ForgeState, RepoRecord
 

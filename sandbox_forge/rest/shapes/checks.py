@@ -7,8 +7,9 @@ import base64
 import zlib
 from typing import Any
 
-from sandbox_forge.rest.api import Urls
-from sandbox_forge.rest.shapes.users_repos import iso, minimal_repo, simple_user
+from sandbox_forge.kernel.formats import iso, simple_user
+from sandbox_forge.kernel.urls import Urls
+from sandbox_forge.rest.shapes.users_repos import minimal_repo
 from sandbox_forge.stores.collab import (
     CheckRun,
     CheckSuite,

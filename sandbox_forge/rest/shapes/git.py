@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import base64
-import time
 from typing import Any
 from urllib.parse import quote
 
-from sandbox_forge.git.store import FORGE_SIGNATURE, CommitInfo, FileDiff, Signature
-from sandbox_forge.rest.api import Urls
-from sandbox_forge.rest.shapes.users_repos import iso, simple_user
+from sandbox_forge.git.objects import forge_signed
+from sandbox_forge.git.store import CommitInfo, FileDiff, Signature
+from sandbox_forge.kernel.formats import iso, simple_user
+from sandbox_forge.kernel.urls import Urls
 from sandbox_forge.stores.state import ForgeState, RepoRecord
 
 
@@ -30,7 +30,7 @@ def verification(info: CommitInfo) -> dict[str, Any]:
             "payload": None,
             "verified_at": None,
         }
-    trusted = info.signature.strip() == FORGE_SIGNATURE
+    trusted = forge_signed(info)
     return {
         "verified": trusted,
         "reason": "valid" if trusted else "unknown_key",
@@ -147,7 +147,3 @@ def git_ref(urls: Urls, repo: RepoRecord, ref: str, sha: str, otype: str) -> dic
         "url": f"{api}/git/{quote(ref)}",
         "object": {"sha": sha, "type": otype, "url": f"{api}/git/{kind}/{sha}"},
     }
-
-
-def now_signature(name: str, email: str) -> Signature:
-    return Signature(name=name, email=email, timestamp=int(time.time()))

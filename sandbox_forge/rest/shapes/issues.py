@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sandbox_forge.rest.api import Urls
-from sandbox_forge.rest.shapes.users_repos import iso
+from sandbox_forge.kernel.formats import iso
+from sandbox_forge.kernel.urls import Urls
 from sandbox_forge.stores import issue_meta
 from sandbox_forge.stores.collab import (
     Issue,

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from sandbox_forge.git.mergeability import live_ends, mergeability
 from sandbox_forge.git.pulls import commit_range, diff_base
-from sandbox_forge.rest.api import Ctx, Urls
+from sandbox_forge.kernel.formats import iso
+from sandbox_forge.kernel.formats import node_id as legacy_node_id
+from sandbox_forge.kernel.urls import Urls
+from sandbox_forge.rest.api import Ctx
 from sandbox_forge.rest.auth import Principal
-from sandbox_forge.rest.shapes.users_repos import iso, repo_json
-from sandbox_forge.rest.shapes.users_repos import node_id as legacy_node_id
+from sandbox_forge.rest.shapes.users_repos import repo_json
+from sandbox_forge.rules.mergeability import live_ends, mergeability
 from sandbox_forge.stores.collab import (
     Issue,
     author_association,

@@ -9,15 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from sandbox_forge.git.pulls import (
-    branch_tips,
-    live_base,
-    live_head,
-    merge_tree,
-    web_flow_signature,
-)
-from sandbox_forge.rest.routes.protection import evaluate, unstable
+from sandbox_forge.git.pulls import merge_tree, web_flow_signature
+from sandbox_forge.rules.protection import evaluate, unstable
 from sandbox_forge.stores.collab import Issue, Pull, settings
+from sandbox_forge.stores.pull_heads import branch_tips, live_base, live_head
 from sandbox_forge.stores.state import ForgeState, RepoRecord
 
 

@@ -7,14 +7,18 @@ them. These models are the tools' output schemas too."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, Field
 
+from github_mcp.github.client import GitHubClient
 from github_mcp.kernel.hidden_text import strip_invisible
+from github_mcp.services import issues
 from github_mcp.services.authorship import authored
 from github_mcp.services.content import cut_text
+from github_mcp.services.github_json import Issue
 
 BODY_CAP = 16_000
 
@@ -32,6 +36,55 @@ AUTHOR_ASSOCIATION = Field(
     "untrusted, more so without push access.",
 )
 WITHHELD = Field(None, description="Lockdown mode withheld this text: no push access.")
+
+
+class IssueSummary(BaseModel):
+    number: int
+    title: str
+    state: str
+    labels: list[str]
+    author: str | None = None
+    author_association: str | None = AUTHOR_ASSOCIATION
+    withheld: bool | None = WITHHELD
+    comments: int = 0
+    updated_at: str | None = None
+
+
+def _summary(item: Mapping[str, Any], lockdown: bool) -> IssueSummary:
+    who = authored(item, lockdown)
+    return IssueSummary(
+        number=item["number"],
+        title=clean(who.text(item.get("title") or ""), 300)[0],
+        state=item["state"],
+        labels=[lb["name"] if isinstance(lb, dict) else lb for lb in item.get("labels", [])],
+        author=who.login,
+        **who.fields(),
+        comments=item.get("comments", 0),
+        updated_at=item.get("updated_at"),
+    )
+
+
+class IssueList(BaseModel):
+    issues: list[IssueSummary]
+    next_cursor: str | None = None
+
+
+async def issue_list(
+    github: GitHubClient,
+    full_name: str,
+    *,
+    state: str,
+    labels: list[str] | None,
+    limit: int,
+    cursor: str | None,
+    lockdown: bool,
+) -> IssueList:
+    """A page of issues, pull requests left out."""
+    page = await issues.list_issues(
+        github, full_name, state=state, labels=labels, limit=limit, cursor=cursor
+    )
+    items = [_summary(i, lockdown) for i in page.items if "pull_request" not in i]
+    return IssueList(issues=items, next_cursor=page.next_cursor)
 
 
 class Comment(BaseModel):
@@ -57,6 +110,97 @@ def comment_model(item: Mapping[str, Any], lockdown: bool, cap: int = 4000) -> C
     )
 
 
+class IssueDetail(IssueSummary):
+    body: str
+    body_truncated: bool | None = None
+    assignees: list[str] = []
+    is_pull_request: bool = False
+    type: str | None = Field(None, description="Its issue type, in an organisation.")
+    url: str
+    comment_items: list[Comment]
+    next_comments_cursor: str | None = None
+
+
+async def issue_detail(
+    github: GitHubClient,
+    full_name: str,
+    number: int,
+    *,
+    comments_limit: int,
+    comments_cursor: str | None,
+    lockdown: bool,
+) -> IssueDetail:
+    """One issue with its body and a page of its comments."""
+    issue, page = await asyncio.gather(
+        issues.get_issue(github, full_name, number),
+        issues.issue_comments(
+            github, full_name, number, limit=comments_limit, cursor=comments_cursor
+        ),
+    )
+    body, cut = clean(authored(issue, lockdown).text(issue.get("body") or ""))
+    return IssueDetail(
+        **_summary(issue, lockdown).model_dump(),
+        body=body,
+        body_truncated=cut or None,
+        assignees=[a["login"] for a in issue.get("assignees") or []],
+        is_pull_request="pull_request" in issue,
+        type=clean(kind["name"], 100)[0] or None if (kind := issue.get("type")) else None,
+        url=issue["html_url"],
+        comment_items=[comment_model(c, lockdown) for c in page.items],
+        next_comments_cursor=page.next_cursor,
+    )
+
+
+class IssueRef(BaseModel):
+    number: int
+    state: str
+    title: str
+    url: str
+    labels: list[str] = []
+    assignees: list[str] = []
+    milestone: str | None = None
+
+
+def issue_ref(issue: Issue) -> IssueRef:
+    return IssueRef(
+        number=issue["number"],
+        state=issue["state"],
+        title=clean(issue.get("title"), 300)[0],
+        url=issue["html_url"],
+        labels=[lb["name"] for lb in issue.get("labels", [])],
+        assignees=[a["login"] for a in issue.get("assignees") or []],
+        milestone=clean(due["title"], 200)[0] or None if (due := issue.get("milestone")) else None,
+    )
+
+
+async def open_issue(github: GitHubClient, full_name: str, fields: dict[str, Any]) -> IssueRef:
+    return issue_ref(await issues.create_issue(github, full_name, fields))
+
+
+async def edit_issue(
+    github: GitHubClient, full_name: str, number: int, fields: dict[str, Any]
+) -> IssueRef:
+    return issue_ref(await issues.update_issue(github, full_name, number, fields))
+
+
 class CommentRef(BaseModel):
     id: int
     url: str
+
+
+async def comment_on(github: GitHubClient, full_name: str, number: int, body: str) -> CommentRef:
+    """A conversation comment on an issue or a pull request (posted once)."""
+    comment = await issues.add_comment(github, full_name, number, body)
+    return CommentRef(id=comment["id"], url=comment["html_url"])
+
+
+class LabelsResult(BaseModel):
+    labels: list[str]
+
+
+async def label(
+    github: GitHubClient, full_name: str, number: int, labels: list[str]
+) -> LabelsResult:
+    """Add labels to an issue or a pull request; all of its labels afterwards."""
+    data = await issues.add_labels(github, full_name, number, labels)
+    return LabelsResult(labels=[lb["name"] for lb in data])

@@ -11,10 +11,9 @@ from pydantic import BaseModel, Field
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.kernel.params import Body, Cursor, FullName, Labels, Limit, PrRef, Ref, Title
 from github_mcp.pipeline.registry import Call, tool
-from github_mcp.services import approved_state
-from github_mcp.services import issues as issue_service
+from github_mcp.services import approved_state, issue_views
 from github_mcp.services import pulls as prs
-from github_mcp.services.issue_views import CommentRef
+from github_mcp.services.issue_views import CommentRef, LabelsResult
 from github_mcp.services.pulls import PrComments, PrDiff, PrOverview, ReviewRef, open_pull_request
 from github_mcp.tools._pull_targets import pr_state, pr_update_target
 from github_mcp.tools.writes import PullRequestRef, pr_ref_model
@@ -153,12 +152,7 @@ async def comment_on_pull_request(
     number: Number | None = None,
 ) -> CommentRef:
     """Add a conversation comment to a PR."""
-    comment = await issue_service.add_comment(call.rt.github, full_name or "", number or 0, body)
-    return CommentRef(id=comment["id"], url=comment["html_url"])
-
-
-class LabelsResult(BaseModel):
-    labels: list[str]
+    return await issue_views.comment_on(call.rt.github, full_name or "", number or 0, body)
 
 
 @tool(toolset=TOOLSET, write=True, target=None)
@@ -176,8 +170,7 @@ async def add_pr_labels(
             "Give at least one label.",
             hint="Give labels as a list of one or more names; list_labels shows them.",
         )
-    data = await issue_service.add_labels(call.rt.github, full_name or "", number or 0, labels)
-    return LabelsResult(labels=[lb["name"] for lb in data])
+    return await issue_views.label(call.rt.github, full_name or "", number or 0, labels)
 
 
 class LineComment(BaseModel):

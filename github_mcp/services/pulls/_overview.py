@@ -5,20 +5,47 @@ query (a second only for PRs past 100 files), shaped as the REST objects the too
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from github_mcp.github import graphql
 from github_mcp.github.client import GitHubClient
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.services.github_json import PullRef
 
 # GitHub's PatchStatus -> the REST file status
 FILE_STATUS = {"DELETED": "removed"}
 MERGEABLE = {"MERGEABLE": True, "CONFLICTING": False}
 
 
+class BaseRef(TypedDict):
+    ref: str
+
+
+class OverviewPull(TypedDict):
+    """The PR as the overview reads it, under REST's field names."""
+
+    number: int
+    title: str
+    body: str | None
+    html_url: str
+    state: str
+    merged_at: str | None
+    draft: bool
+    user: dict[str, Any]
+    author_association: str | None
+    head: PullRef
+    base: BaseRef
+    mergeable: bool | None
+    mergeable_state: str
+    commits: int
+    changed_files: int
+    additions: int
+    deletions: int
+
+
 @dataclass
 class PullOverview:
-    pull: dict[str, Any]
+    pull: OverviewPull
     files: list[dict[str, Any]]
     reviews: list[dict[str, Any]]
     check_runs: list[dict[str, Any]]
@@ -81,7 +108,7 @@ def _check_head(pull: dict[str, Any], head_commit: dict[str, Any]) -> None:
         )
 
 
-def _rest_pull(pull: dict[str, Any]) -> dict[str, Any]:
+def _rest_pull(pull: dict[str, Any]) -> OverviewPull:
     state = pull["state"]
     return {
         "number": pull["number"],

@@ -68,10 +68,11 @@ async def _agent_assignable(github: GitHubClient, full_name: str) -> bool:
 
 def _assignee(
     rationale: str | None, confidence: Confidence | None, suggest: bool
-) -> str | dict[str, Any]:
+) -> str | dict[str, str | bool]:
+    """An assignee of GitHub's POST body: the agent's login, or an object with a suggestion."""
     if not (rationale or confidence or suggest):
         return AGENT
-    entry: dict[str, Any] = {"login": AGENT, "suggest": suggest}
+    entry: dict[str, str | bool] = {"login": AGENT, "suggest": suggest}
     entry.update({k: v for k, v in (("rationale", rationale), ("confidence", confidence)) if v})
     return entry
 

@@ -157,7 +157,7 @@ def _value(item: dict[str, Any]) -> IssueFieldValue:
     return IssueFieldValue(field=_text(name, 100), data_type=kind, value=value)
 
 
-async def _issue_values(github: GitHubClient, full_name: str, number: int) -> list[Any]:
+async def _issue_values(github: GitHubClient, full_name: str, number: int) -> list[IssueFieldValue]:
     path = f"{repo_path(full_name)}/issues/{number}/issue-field-values"
     page = await github.paginate(path, limit=100, repo=full_name)
     return [_value(i) for i in page.items]
@@ -173,7 +173,7 @@ async def list_fields(github: GitHubClient, full_name: str, number: int | None) 
     return IssueFields(organization=org, fields=fields, number=number, values=values)
 
 
-def _checked(field: IssueField, value: FieldValue, replace: bool) -> Any:
+def _checked(field: IssueField, value: FieldValue, replace: bool) -> str | float | list[str]:
     """The value GitHub takes for this field, or invalid_input saying what fits."""
     kind, options = field.data_type, field.options or []
 

@@ -15,7 +15,6 @@ from github_mcp.services.pulls._readiness import check_readiness
 from github_mcp.services.pulls._reconcile import PullMerge
 from github_mcp.services.pulls._service import (
     ReviewRef,
-    all_pull_files,
     compact_pr,
     create_review,
     find_open_pr,
@@ -23,8 +22,6 @@ from github_mcp.services.pulls._service import (
     list_pulls,
     merge_pull,
     open_pull_request,
-    pull_files,
-    review_comments,
     update_pull,
 )
 from github_mcp.services.pulls._stack import (
@@ -63,7 +60,6 @@ __all__ = [
     "StackRun",
     "ThreadReply",
     "UnresolvedComments",
-    "all_pull_files",
     "call_text",
     "check_readiness",
     "compact_pr",
@@ -82,13 +78,11 @@ __all__ = [
     "pr_diff",
     "pr_label",
     "pr_overview",
-    "pull_files",
     "pull_overview",
     "pull_reviews",
     "reply_in_thread",
     "reply_to_thread",
     "resolve_thread",
-    "review_comments",
     "set_thread_resolved",
     "stack_refs",
     "stack_state",

@@ -221,10 +221,6 @@ async def pull_files(
     )
 
 
-async def all_pull_files(github: GitHubClient, full_name: str, number: int) -> list[Any]:
-    return await github.collect(f"{repo_path(full_name)}/pulls/{number}/files", max_items=300)
-
-
 async def review_comments(
     github: GitHubClient, full_name: str, number: int, *, limit: int, cursor: str | None
 ) -> Page:

@@ -5,6 +5,6 @@ something. See README.md beside this file.
 """
 
 from sandbox_forge.forge import Forge
-from sandbox_forge.stores.state import RefUpdate
+from sandbox_forge.stores.records import RefUpdate
 
 __all__ = ["Forge", "RefUpdate"]

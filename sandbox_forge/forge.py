@@ -20,7 +20,8 @@ from sandbox_forge.admin.access_routes import expire_token, register_oauth_app
 from sandbox_forge.admin.seeding import FileValue, repo_summary, seed_repo
 from sandbox_forge.app import build_app
 from sandbox_forge.git.cache import close_readers
-from sandbox_forge.stores.state import ForgeState, RefHook
+from sandbox_forge.stores.records import RefHook
+from sandbox_forge.stores.state import ForgeState
 
 _UNFINISHED_RESPONSE = "ASGI callable returned without completing response."
 

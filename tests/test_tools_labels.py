@@ -6,7 +6,8 @@ checked against GitHub's OpenAPI description."""
 from __future__ import annotations
 
 from sandbox_forge.admin.seed_collab import create_issue
-from sandbox_forge.stores.collab import collab, get_issue
+from sandbox_forge.stores.collab import collab
+from sandbox_forge.stores.lookups import get_issue
 from tests.conftest import DEMO_REPO, call_tool, error_code, mcp_client, settled_requests
 from tests.forge.contract import validate_records, validate_request_bodies
 from tests.test_tools_write import new_repo, write_requests

@@ -8,7 +8,8 @@ from __future__ import annotations
 import datetime
 
 from sandbox_forge.stores import projects as store
-from sandbox_forge.stores.collab import Issue, collab, now
+from sandbox_forge.stores.collab import Issue, collab
+from sandbox_forge.stores.lookups import now
 from tests.conftest import DEMO_REPO, call_tool, error_code, mcp_client
 from tests.test_tools_write import new_repo, write_requests
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from sandbox_forge.git.pulls import web_flow_signature
 from sandbox_forge.git.store import TreeChange
-from sandbox_forge.stores.collab import Issue, collab, get_pull
+from sandbox_forge.stores.collab import Issue, collab
+from sandbox_forge.stores.lookups import get_pull
 from sandbox_forge.stores.pulls import create_pull
 from sandbox_forge.stores.social import add_team
 from tests.conftest import call_tool, error_code, mcp_client

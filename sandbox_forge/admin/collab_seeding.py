@@ -26,10 +26,12 @@ from sandbox_forge.stores import (
 from sandbox_forge.stores import (
     pulls as pulls_store,
 )
-from sandbox_forge.stores.collab import Issue, collab, get_issue, get_pull, node_id, settings
+from sandbox_forge.stores.collab import Issue, collab, settings
+from sandbox_forge.stores.lookups import get_issue, get_pull, node_id
+from sandbox_forge.stores.records import RepoRecord
 from sandbox_forge.stores.reviews import add_review as _add_review
 from sandbox_forge.stores.reviews import add_review_comment, set_resolved
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 
 class HoldsForgeState(Protocol):

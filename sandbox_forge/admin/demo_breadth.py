@@ -25,8 +25,10 @@ from sandbox_forge.stores import issues as issues_store
 from sandbox_forge.stores import pulls as pulls_store
 from sandbox_forge.stores import releases as releases_store
 from sandbox_forge.stores import social
-from sandbox_forge.stores.collab import Pull, collab, ensure_label
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.collab import Pull, collab
+from sandbox_forge.stores.lookups import ensure_label
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 DEMO_REPO = "octo-org/demo-app"
 WORKFLOWS_COMMIT = "Add CI and release workflows"

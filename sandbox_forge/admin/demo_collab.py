@@ -44,9 +44,11 @@ from sandbox_forge.stores import (
 from sandbox_forge.stores import (
     pulls as pulls_store,
 )
-from sandbox_forge.stores.collab import collab, node_id
+from sandbox_forge.stores.collab import collab
+from sandbox_forge.stores.lookups import node_id
+from sandbox_forge.stores.records import RefUpdate, RepoRecord
 from sandbox_forge.stores.reviews import add_review, reply
-from sandbox_forge.stores.state import ForgeState, RefUpdate, RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 DEMO_REPO = "octo-org/demo-app"
 

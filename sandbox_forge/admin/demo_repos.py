@@ -23,7 +23,7 @@ from sandbox_forge.rest.routes.repo_admin import fork_into
 from sandbox_forge.stores import issues as issues_store
 from sandbox_forge.stores import pulls as pulls_store
 from sandbox_forge.stores.collab import collab
-from sandbox_forge.stores.state import RepoRecord
+from sandbox_forge.stores.records import RepoRecord
 
 DEMO_REPO = "octo-org/demo-app"
 SCRATCH = "octo-org/sandbox-scratch"

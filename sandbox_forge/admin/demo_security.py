@@ -16,8 +16,8 @@ from typing import Any
 
 from sandbox_forge.admin.collab_seeding import ForgeTarget, forge_state, repo_named
 from sandbox_forge.stores import security
+from sandbox_forge.stores.records import RepoRecord
 from sandbox_forge.stores.security import Advisory, Alert
-from sandbox_forge.stores.state import RepoRecord
 
 DEMO_REPO = "octo-org/demo-app"
 

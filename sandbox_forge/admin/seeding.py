@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Union
 
 from sandbox_forge.git.store import GitRepo
-from sandbox_forge.stores.state import ForgeState, RefUpdate, RepoRecord
+from sandbox_forge.stores.records import RefUpdate, RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 # A file's content, (mode, content) for executables and symlinks, or None to delete it.
 FileValue = Union[str, bytes, tuple[str, Union[str, bytes]], None]  # noqa: UP007

@@ -1,7 +1,7 @@
 """Bare git repositories on disk, driven through the git CLI.
 
-Every call uses an argument list (never a shell string) and a fixed environment, so the
-user's git config cannot change what the forge stores. Hot reads go through `git/cache.py`
+Every call goes through `git/runner.py` (argument lists, a fixed environment); reading
+history (diffs, commit lists, grep) is in `git/history.py`. Hot reads go through `git/cache.py`
 first (a long-lived cat-file process, caches keyed by object id, refs read from their
 files); anything it is unsure of falls through to the plain git commands below.
 """
@@ -16,7 +16,8 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from sandbox_forge.git.cache import UNKNOWN, FastGit, ReaderError
+from sandbox_forge.git.cache import UNKNOWN, ReaderError
+from sandbox_forge.git.history import GitHistory
 from sandbox_forge.git.objects import (
     FORGE_SIGNATURE,
     ZERO_SHA,
@@ -26,63 +27,14 @@ from sandbox_forge.git.objects import (
     TreeChange,
     TreeEntry,
     parse_commit,
-    parse_numstat,
-    parse_raw_diff,
 )
-
-EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-SHA_RE = re.compile(r"^[0-9a-f]{40}$")
-
-_BASE_ENV = {
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "GIT_TERMINAL_PROMPT": "0",
-    "LC_ALL": "C",
-    # Paths from API callers are literal; grep opts back in to glob magic explicitly.
-    "GIT_LITERAL_PATHSPECS": "1",
-}
+from sandbox_forge.git.runner import BASE_ENV, EMPTY_TREE, SHA_RE, GitError
 
 
-class GitError(RuntimeError):
-    def __init__(self, args: list[str], returncode: int, stderr: bytes):
-        self.returncode = returncode
-        self.stderr = stderr.decode("utf-8", "replace")
-        super().__init__(f"git {' '.join(args[:3])} failed ({returncode}): {self.stderr.strip()}")
-
-
-class GitRepo:
-    """One bare repository. Methods are blocking: call them from worker threads."""
-
-    def __init__(self, path: Path):
-        self.path = Path(path)
-        self.fast = FastGit(self.path, {**os.environ, **_BASE_ENV})
-
-    def close(self) -> None:
-        """Stop the repository's cat-file process (the next read starts another)."""
-        self.fast.reader.close()
-
-    # --- plumbing -------------------------------------------------------------------------
-
-    def run(
-        self,
-        *args: str,
-        input: bytes | None = None,
-        env: dict[str, str] | None = None,
-        check: bool = True,
-    ) -> bytes:
-        full_env = {**os.environ, **_BASE_ENV, **(env or {})}
-        argv = ["git", f"--git-dir={self.path}", *args]
-        proc = subprocess.run(argv, input=input, capture_output=True, env=full_env, check=False)
-        if check and proc.returncode != 0:
-            raise GitError(list(args), proc.returncode, proc.stderr)
-        return proc.stdout
-
-    def ok(self, *args: str) -> bool:
-        return self._returncode(*args) == 0
-
-    def _returncode(self, *args: str) -> int:
-        full_env = {**os.environ, **_BASE_ENV}
-        argv = ["git", f"--git-dir={self.path}", *args]
-        return subprocess.run(argv, capture_output=True, env=full_env, check=False).returncode
+class GitRepo(GitHistory):
+    """One bare repository: its objects, trees and refs; history queries come from
+    GitHistory, how git is run from GitRunner. Methods are blocking: call them from worker
+    threads."""
 
     @classmethod
     def init_bare(cls, path: Path, default_branch: str = "main") -> GitRepo:
@@ -91,7 +43,7 @@ class GitRepo:
             ["git", "init", "--quiet", "--bare", f"--initial-branch={default_branch}", str(path)],
             check=True,
             capture_output=True,
-            env={**os.environ, **_BASE_ENV},
+            env={**os.environ, **BASE_ENV},
         )
         repo = cls(path)
         # Partial clones and lazy blob fetches need the uploadpack settings; pushes need
@@ -357,85 +309,6 @@ class GitRepo:
             ).returncode
             == 0
         )
-
-    # --- history --------------------------------------------------------------------------
-
-    def is_ancestor(self, ancestor: str, descendant: str) -> bool:
-        return self.ok("merge-base", "--is-ancestor", ancestor, descendant)
-
-    def merge_base(self, a: str, b: str) -> str | None:
-        out = self.run("merge-base", a, b, check=False).decode().strip()
-        return out if SHA_RE.match(out) else None
-
-    def rev_list(
-        self,
-        revs: list[str],
-        path: str | None = None,
-        skip: int = 0,
-        max_count: int | None = None,
-        extra: Iterable[str] = (),
-    ) -> list[str]:
-        args = ["rev-list", *extra, f"--skip={skip}"]
-        if max_count is not None:
-            args.append(f"--max-count={max_count}")
-        args += [*revs, "--"]
-        if path:
-            args.append(path)
-        return self.run(*args).decode().split()
-
-    def count(self, revs: list[str], path: str | None = None, extra: Iterable[str] = ()) -> int:
-        args = ["rev-list", "--count", *extra, *revs, "--"]
-        if path:
-            args.append(path)
-        return int(self.run(*args).decode().strip() or 0)
-
-    # --- diffs ----------------------------------------------------------------------------
-
-    def diff(self, base: str | None, head: str) -> list[FileDiff]:
-        """Per-file changes from base (None: the empty tree) to head, with hunks."""
-        old = base or EMPTY_TREE
-        opts = ["-r", "-M", "--no-color", "--no-ext-diff", "--full-index"]
-        raw = self.run("diff-tree", *opts, "-z", "--raw", old, head)
-        files = parse_raw_diff(raw)
-        if not files:
-            return files
-        numstat = self.run("diff-tree", *opts, "-z", "--numstat", old, head)
-        for diff, (add, dele) in zip(files, parse_numstat(numstat), strict=False):
-            diff.binary = add is None
-            diff.additions, diff.deletions = add or 0, dele or 0
-        patch = self.run("diff-tree", *opts, "-p", old, head).decode("utf-8", "replace")
-        sections = re.split(r"^(?=diff --git )", patch, flags=re.M)
-        sections = [s for s in sections if s.startswith("diff --git ")]
-        for diff, section in zip(files, sections, strict=False):
-            hunk_at = section.find("\n@@")
-            if not diff.binary and hunk_at >= 0:
-                diff.patch = section[hunk_at + 1 :].rstrip("\n")
-        return files
-
-    def unified_diff(self, base: str | None, head: str) -> str:
-        old = base or EMPTY_TREE
-        out = self.run("diff-tree", "-r", "-M", "-p", "--no-color", "--no-ext-diff", old, head)
-        return out.decode("utf-8", "replace")
-
-    def format_patch(self, *revs: str) -> str:
-        out = self.run("format-patch", "--stdout", "--no-color", *revs)
-        return out.decode("utf-8", "replace")
-
-    # --- search ---------------------------------------------------------------------------
-
-    def grep_files(self, commit: str, terms: list[str], pathspecs: list[str]) -> list[str]:
-        """Paths in commit containing every term (fixed strings, case-insensitive)."""
-        args = ["grep", "-I", "-l", "-i", "-F", "-z", "--all-match"]
-        for term in terms:
-            args += ["-e", term]
-        args += [commit, "--", *pathspecs]
-        out = self.run(*args, check=False, env={"GIT_LITERAL_PATHSPECS": "0"})
-        prefix = f"{commit}:"
-        paths = []
-        for item in out.decode("utf-8", "surrogateescape").split("\0"):
-            if item:
-                paths.append(item[len(prefix) :] if item.startswith(prefix) else item)
-        return paths
 
 
 __all__ = [

@@ -15,7 +15,7 @@ from sandbox_forge.graphql.context import Context, GQLFailure
 from sandbox_forge.graphql.git_objects import CommitView
 from sandbox_forge.graphql.views import UserView
 from sandbox_forge.kernel.formats import iso
-from sandbox_forge.stores.state import RepoRecord
+from sandbox_forge.stores.records import RepoRecord
 
 BLAME_SDL = """
 scalar GitTimestamp

@@ -10,7 +10,8 @@ from typing import Any
 
 from sandbox_forge.kernel.urls import Urls
 from sandbox_forge.rest.auth import Principal, can_read, can_write
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 MAX_PAGE = 100
 

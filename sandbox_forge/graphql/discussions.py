@@ -13,8 +13,8 @@ from sandbox_forge.graphql.context import Context, GQLFailure, connection
 from sandbox_forge.graphql.views import RepositoryView, actor
 from sandbox_forge.kernel.formats import iso
 from sandbox_forge.stores import discussions as store
-from sandbox_forge.stores.collab import node_id, parse_node_id, repo_by_id
-from sandbox_forge.stores.state import RepoRecord
+from sandbox_forge.stores.lookups import node_id, parse_node_id, repo_by_id
+from sandbox_forge.stores.records import RepoRecord
 
 DISCUSSION_SDL = """
 type DiscussionCategory implements Node {

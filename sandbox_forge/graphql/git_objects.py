@@ -9,7 +9,7 @@ from typing import Any
 
 from sandbox_forge.graphql.context import Context
 from sandbox_forge.kernel.formats import iso
-from sandbox_forge.stores.state import RepoRecord
+from sandbox_forge.stores.records import RepoRecord
 
 # GitHub cuts Blob.text after this many bytes and sets isTruncated.
 BLOB_TEXT_LIMIT = 512_000

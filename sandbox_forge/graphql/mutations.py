@@ -15,10 +15,11 @@ from sandbox_forge.graphql.resolvers import find_thread
 from sandbox_forge.graphql.views import CommentView, RefView, ThreadView, parse_ref_id
 from sandbox_forge.rest.auth import repo_role
 from sandbox_forge.rules.enforce import check_update, refusal
-from sandbox_forge.stores.collab import collab, repo_by_id
+from sandbox_forge.stores.collab import collab
+from sandbox_forge.stores.lookups import repo_by_id
 from sandbox_forge.stores.pull_heads import live_head
+from sandbox_forge.stores.records import RefUpdate, RepoRecord
 from sandbox_forge.stores.reviews import reply, set_resolved, thread_outdated
-from sandbox_forge.stores.state import RefUpdate, RepoRecord
 
 
 def _set_thread(info: Any, input: dict[str, Any], resolved: bool, mutation: str) -> dict[str, Any]:

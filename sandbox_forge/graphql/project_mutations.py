@@ -11,7 +11,8 @@ from typing import Any
 from sandbox_forge.graphql.context import Context, GQLFailure
 from sandbox_forge.graphql.projects import ItemView, access, require_write
 from sandbox_forge.stores import projects as store
-from sandbox_forge.stores.collab import collab, parse_node_id, repo_by_id
+from sandbox_forge.stores.collab import collab
+from sandbox_forge.stores.lookups import parse_node_id, repo_by_id
 from sandbox_forge.stores.projects import Item, Project, ProjectField
 
 

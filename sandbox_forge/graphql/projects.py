@@ -16,9 +16,10 @@ from typing import Any
 from sandbox_forge.graphql.context import Context, GQLFailure, connection
 from sandbox_forge.graphql.views import PullRequestView, RepositoryView, UserView
 from sandbox_forge.rest.auth import can_write
-from sandbox_forge.stores.collab import collab, node_id, repo_by_id
+from sandbox_forge.stores.collab import collab
+from sandbox_forge.stores.lookups import node_id, repo_by_id
 from sandbox_forge.stores.projects import Item, Project, ProjectField, owned_by
-from sandbox_forge.stores.state import RepoRecord
+from sandbox_forge.stores.records import RepoRecord
 
 
 def access(ctx: Context, project: Project) -> str | None:

@@ -10,9 +10,10 @@ from sandbox_forge.graphql.context import Context, GQLFailure
 from sandbox_forge.graphql.resolvers import find_node
 from sandbox_forge.graphql.views import PullRequestView, ThreadView
 from sandbox_forge.kernel.errors import ApiError
-from sandbox_forge.stores.collab import Issue, Review, collab, now
+from sandbox_forge.stores.collab import Issue, Review, collab
+from sandbox_forge.stores.lookups import now
+from sandbox_forge.stores.records import RepoRecord
 from sandbox_forge.stores.reviews import new_thread_comment
-from sandbox_forge.stores.state import RepoRecord
 
 
 def _find_pull(ctx: Context, value: str) -> tuple[RepoRecord, Issue]:

@@ -12,8 +12,9 @@ from sandbox_forge.graphql.git_objects import CommitView
 from sandbox_forge.graphql.views import PullRequestView, ReviewView
 from sandbox_forge.rules.mergeability import live_ends
 from sandbox_forge.stores.checks import PASSING, latest_by_name, latest_statuses
-from sandbox_forge.stores.collab import collab, node_id
-from sandbox_forge.stores.state import RepoRecord
+from sandbox_forge.stores.collab import collab
+from sandbox_forge.stores.lookups import node_id
+from sandbox_forge.stores.records import RepoRecord
 
 # git's diff status -> GitHub's PatchStatus
 PATCH_STATUS = {

@@ -16,10 +16,11 @@ from sandbox_forge.graphql.views import (
 )
 from sandbox_forge.kernel.formats import iso
 from sandbox_forge.rest.moved import moved_names
-from sandbox_forge.stores.collab import Thread, collab, parse_node_id, repo_by_id
+from sandbox_forge.stores.collab import Thread, collab
+from sandbox_forge.stores.lookups import parse_node_id, repo_by_id
 from sandbox_forge.stores.pull_heads import live_head
+from sandbox_forge.stores.records import RepoRecord
 from sandbox_forge.stores.reviews import thread_outdated
-from sandbox_forge.stores.state import RepoRecord
 
 
 def find_node(ctx: Context, value: str) -> tuple[str, RepoRecord, int]:

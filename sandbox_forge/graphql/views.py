@@ -15,17 +15,11 @@ from sandbox_forge.kernel.formats import node_id as legacy_node_id
 from sandbox_forge.rest.auth import can_write
 from sandbox_forge.rules.mergeability import merge_state
 from sandbox_forge.rules.protection import protection_for
-from sandbox_forge.stores.collab import (
-    Issue,
-    ReviewComment,
-    Thread,
-    author_association,
-    collab,
-    node_id,
-)
+from sandbox_forge.stores.collab import Issue, ReviewComment, Thread, collab
+from sandbox_forge.stores.lookups import author_association, node_id
 from sandbox_forge.stores.pull_heads import live_base, live_head
+from sandbox_forge.stores.records import RepoRecord, UserRecord
 from sandbox_forge.stores.reviews import review_summary, thread_outdated
-from sandbox_forge.stores.state import RepoRecord, UserRecord
 
 
 class UserView:

@@ -11,7 +11,7 @@ from sandbox_forge.kernel.urls import Urls
 
 
 class Account(Protocol):
-    """What the short user object needs of a user record (stores.state.UserRecord)."""
+    """What the short user object needs of a user record (stores.records.UserRecord)."""
 
     @property
     def login(self) -> str: ...

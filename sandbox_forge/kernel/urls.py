@@ -1,10 +1,13 @@
-"""Absolute URLs as the forge is reached, from the request's Host header."""
+"""Absolute URLs as the forge is reached, from the request's Host header, and the `refpath`
+path parameter that routes naming a branch use."""
 
 from __future__ import annotations
 
 from collections.abc import MutableMapping
 from dataclasses import dataclass
 from typing import Any
+
+from starlette.convertors import Convertor, register_url_convertor
 
 
 @dataclass(frozen=True)
@@ -32,3 +35,19 @@ def urls_for_scope(scope: MutableMapping[str, Any]) -> Urls:
         host = f"{server[0]}:{server[1]}"
     web = f"{scope.get('scheme', 'http')}://{host}"
     return Urls(api=web + scope.get("forge.api_prefix", ""), web=web)
+
+
+class RefPathConvertor(Convertor[str]):
+    """A path parameter that may hold slashes (a branch like feature/x) but, unlike
+    `:path`, is not sorted behind every catch-all route by the app assembly."""
+
+    regex = ".+"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("refpath", RefPathConvertor())

@@ -20,7 +20,8 @@ from starlette.responses import Response
 from sandbox_forge.kernel.errors import ApiError, json_response
 from sandbox_forge.kernel.urls import Urls, urls_for_scope
 from sandbox_forge.rest.auth import Principal, check_repo
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 DEFAULT_PER_PAGE = 30
 MAX_PER_PAGE = 100

@@ -12,7 +12,8 @@ import jwt
 
 from sandbox_forge.kernel.errors import ApiError
 from sandbox_forge.stores.access import at_least, lowest, user_role
-from sandbox_forge.stores.state import AppRecord, ForgeState, RepoRecord, TokenRecord
+from sandbox_forge.stores.records import AppRecord, RepoRecord, TokenRecord
+from sandbox_forge.stores.state import ForgeState
 
 BAD_CREDENTIALS = "Bad credentials"
 JWT_UNDECODABLE = "A JSON web token could not be decoded"

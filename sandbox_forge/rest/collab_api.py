@@ -11,7 +11,7 @@ from starlette.responses import Response
 from sandbox_forge.kernel.errors import json_response, not_found
 from sandbox_forge.kernel.formats import iso
 from sandbox_forge.rest.api import Ctx
-from sandbox_forge.stores.collab import page_window
+from sandbox_forge.stores.lookups import page_window
 
 K = TypeVar("K")
 V = TypeVar("V")

@@ -16,7 +16,8 @@ from typing import Any
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sandbox_forge.kernel.errors import JSON_TYPE
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 REPO_PATH = re.compile(r"^/repos/(?P<owner>[^/]+)/(?P<name>[^/]+)(?P<rest>/.*)?$")
 BY_ID_PATH = re.compile(r"^/repositories/(?P<id>[0-9]+)(?P<rest>/.*)?$")

@@ -20,8 +20,8 @@ from sandbox_forge.kernel.errors import ApiError
 from sandbox_forge.stores.access import at_least
 from sandbox_forge.stores.checks import check_states
 from sandbox_forge.stores.collab import Protection, collab
+from sandbox_forge.stores.records import RepoRecord
 from sandbox_forge.stores.rulesets import Ruleset, rules_for_ref
-from sandbox_forge.stores.state import RepoRecord
 
 RULE_VIOLATIONS = "Repository rule violations found"
 FRESH_LIMIT = 1000  # commits a single update may bring; GitHub caps push evaluation too

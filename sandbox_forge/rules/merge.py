@@ -16,9 +16,9 @@ from sandbox_forge.rules.enforce import (
 from sandbox_forge.stores.access import at_least
 from sandbox_forge.stores.checks import check_states
 from sandbox_forge.stores.collab import Issue
+from sandbox_forge.stores.records import RepoRecord
 from sandbox_forge.stores.reviews import review_summary, unresolved_threads
 from sandbox_forge.stores.rulesets import rules_for_ref
-from sandbox_forge.stores.state import RepoRecord
 
 MERGE_DOCS = "https://docs.github.com/rest/pulls/pulls#merge-a-pull-request"
 

@@ -13,7 +13,8 @@ from sandbox_forge.git.pulls import merge_tree, web_flow_signature
 from sandbox_forge.rules.protection import evaluate, unstable
 from sandbox_forge.stores.collab import Issue, Pull, settings
 from sandbox_forge.stores.pull_heads import branch_tips, live_base, live_head
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 
 def live_ends(repo: RepoRecord, issue: Issue) -> tuple[str, str]:

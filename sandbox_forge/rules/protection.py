@@ -10,8 +10,9 @@ from sandbox_forge.kernel.errors import ApiError, missing_field
 from sandbox_forge.rules.enforce import required_checks_reason
 from sandbox_forge.stores.checks import check_states
 from sandbox_forge.stores.collab import Issue, Protection, collab
+from sandbox_forge.stores.records import RepoRecord
 from sandbox_forge.stores.reviews import review_summary, unresolved_threads
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 PROTECTION_DOCS = "https://docs.github.com/articles/about-protected-branches"
 PUT_KEYS = (

@@ -27,8 +27,9 @@ from sandbox_forge.git.store import SHA_RE
 from sandbox_forge.kernel.errors import json_response
 from sandbox_forge.rules.enforce import MESSAGES, PROTECTED, Violations, check_update
 from sandbox_forge.stores.collab import collab
+from sandbox_forge.stores.records import RepoRecord
 from sandbox_forge.stores.rulesets import rulesets
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 EXTENSION = "push_checks"
 CHECK_PATH = "/_sandbox/push-check"

@@ -6,8 +6,9 @@ import time
 
 from sandbox_forge.kernel.errors import validation_failed
 from sandbox_forge.rules.enforce import check_update, rules_message
+from sandbox_forge.stores.records import RepoRecord
 from sandbox_forge.stores.releases import Release, tag_commit
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 
 def publish(

@@ -10,8 +10,10 @@ from typing import Any
 from sandbox_forge.kernel.errors import ApiError
 from sandbox_forge.stores.actions_logs import job_log
 from sandbox_forge.stores.checks import add_check_run, add_check_suite, refresh_suite
-from sandbox_forge.stores.collab import Job, Run, Step, Workflow, collab, now
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.collab import Job, Run, Step, Workflow, collab
+from sandbox_forge.stores.lookups import now
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 WORKFLOW_DIR = ".github/workflows"
 FAILED = ("failure", "cancelled", "timed_out", "startup_failure", "action_required")

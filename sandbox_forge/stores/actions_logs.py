@@ -9,7 +9,7 @@ import time
 from datetime import UTC, datetime
 
 from sandbox_forge.kernel.urls import Urls
-from sandbox_forge.stores.collab import now
+from sandbox_forge.stores.lookups import now
 from sandbox_forge.stores.state import ForgeState
 
 LOG_PREFIX = "/_sandbox/blobs/actions"

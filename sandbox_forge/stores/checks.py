@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
-from sandbox_forge.stores.collab import CheckRun, CheckSuite, CommitStatus, collab, now
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.collab import CheckRun, CheckSuite, CommitStatus, collab
+from sandbox_forge.stores.lookups import now
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 RUN_STATUSES = ("queued", "in_progress", "completed", "waiting", "requested", "pending")
 CONCLUSIONS = (

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sandbox_forge.stores import access
-from sandbox_forge.stores.state import ForgeState, RepoRecord, UserRecord
+from sandbox_forge.stores.records import RepoRecord, UserRecord
+from sandbox_forge.stores.state import ForgeState
 
 EXTENSION = "copilot"
 AGENT = "Copilot"

@@ -6,7 +6,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 EXTENSION = "discussions"
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sandbox_forge.kernel.formats import iso
-from sandbox_forge.stores.collab import now
+from sandbox_forge.stores.lookups import now
 from sandbox_forge.stores.state import ForgeState
 
 EXTENSION = "issue_meta"

@@ -5,15 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from sandbox_forge.stores.collab import (
-    Issue,
-    IssueComment,
-    collab,
-    ensure_label,
-    now,
-    sync_open_count,
-)
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.collab import Issue, IssueComment, collab
+from sandbox_forge.stores.lookups import ensure_label, now, sync_open_count
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 
 def new_issue(

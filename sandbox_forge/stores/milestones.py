@@ -9,8 +9,10 @@ from typing import Any
 from sandbox_forge.kernel.errors import validation_failed
 from sandbox_forge.kernel.formats import iso
 from sandbox_forge.kernel.urls import Urls
-from sandbox_forge.stores.collab import collab, iso_or_none, node_id, now, user_json
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.collab import collab
+from sandbox_forge.stores.lookups import iso_or_none, node_id, now, user_json
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 EXTENSION = "milestones"
 

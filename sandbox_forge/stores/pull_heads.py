@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sandbox_forge.git.pulls import diff_base
 from sandbox_forge.stores.collab import Issue
-from sandbox_forge.stores.state import RepoRecord
+from sandbox_forge.stores.records import RepoRecord
 
 
 def branch_tips(repo: RepoRecord) -> dict[str, str]:

@@ -4,10 +4,12 @@ closes, marking it merged, and following pushes to its branches."""
 from __future__ import annotations
 
 from sandbox_forge.kernel.errors import ApiError, validation_failed
-from sandbox_forge.stores.collab import Issue, Pull, collab, now, sync_open_count
+from sandbox_forge.stores.collab import Issue, Pull, collab
 from sandbox_forge.stores.issues import new_issue
+from sandbox_forge.stores.lookups import now, sync_open_count
 from sandbox_forge.stores.pull_heads import branch_tips
-from sandbox_forge.stores.state import ForgeState, RefUpdate, RepoRecord
+from sandbox_forge.stores.records import RefUpdate, RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 
 def pull_error(message: str) -> ApiError:

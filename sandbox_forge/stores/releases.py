@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from sandbox_forge.kernel.errors import not_found, validation_failed
 from sandbox_forge.stores.collab import collab
-from sandbox_forge.stores.state import RepoRecord
+from sandbox_forge.stores.records import RepoRecord
 
 EXTENSION = "releases"
 

@@ -8,9 +8,11 @@ from typing import Any
 
 from sandbox_forge.git.pulls import locate, patch_lines
 from sandbox_forge.kernel.errors import ApiError, missing_field, not_found, validation_failed
-from sandbox_forge.stores.collab import Issue, Review, ReviewComment, Thread, collab, now
+from sandbox_forge.stores.collab import Issue, Review, ReviewComment, Thread, collab
+from sandbox_forge.stores.lookups import now
 from sandbox_forge.stores.pull_heads import file_patch, live_head
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 EVENTS = {"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED", "COMMENT": "COMMENTED"}
 SIDES = ("LEFT", "RIGHT")

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sandbox_forge.kernel.errors import invalid_request, validation_failed
-from sandbox_forge.stores.collab import now
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.lookups import now
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 EXTENSION = "rulesets"
 _IDS = itertools.count(1000)

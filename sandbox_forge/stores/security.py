@@ -12,7 +12,8 @@ import time
 from dataclasses import dataclass, field
 from operator import eq, ge, gt, le, lt
 
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 ALERTS = "security_alerts"
 ADVISORIES = "security_advisories"

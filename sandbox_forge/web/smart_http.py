@@ -22,7 +22,8 @@ from starlette.types import Receive, Scope, Send
 from sandbox_forge.rest.auth import credential_from_header, repo_role, token_principal
 from sandbox_forge.rules.push import PendingPush, forget, has_rules, own_address, push_env
 from sandbox_forge.stores.access import at_least
-from sandbox_forge.stores.state import ForgeState, RefUpdate, RepoRecord, TokenRecord
+from sandbox_forge.stores.records import RefUpdate, RepoRecord, TokenRecord
+from sandbox_forge.stores.state import ForgeState
 
 log = logging.getLogger("sandbox_forge")
 

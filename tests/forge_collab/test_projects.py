@@ -7,7 +7,8 @@ import httpx2
 
 from sandbox_forge.admin.seed import seed_demo
 from sandbox_forge.stores import projects as store
-from sandbox_forge.stores.collab import Issue, collab, now
+from sandbox_forge.stores.collab import Issue, collab
+from sandbox_forge.stores.lookups import now
 
 from .conftest import graphql
 

@@ -25,7 +25,8 @@ from sandbox_forge.stores.access import (
     collaborator_logins,
     user_role,
 )
-from sandbox_forge.stores.state import ForgeState, RepoRecord, UserRecord
+from sandbox_forge.stores.records import RepoRecord, UserRecord
+from sandbox_forge.stores.state import ForgeState
 
 NEEDS_PUSH = "Must have push access to view repository collaborators."
 

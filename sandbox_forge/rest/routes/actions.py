@@ -43,8 +43,10 @@ from sandbox_forge.stores.actions_logs import (
     signature_ok,
     signed_url,
 )
-from sandbox_forge.stores.collab import Job, Run, Workflow, actor_login, collab
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.collab import Job, Run, Workflow, collab
+from sandbox_forge.stores.lookups import actor_login
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 RUN_STATUS_FILTERS = {"completed", "in_progress", "queued", "requested", "waiting", "pending"}
 

@@ -36,8 +36,10 @@ from sandbox_forge.stores.checks import (
     latest_statuses,
     refresh_suite,
 )
-from sandbox_forge.stores.collab import CheckRun, actor_login, collab, page_window
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.collab import CheckRun, collab
+from sandbox_forge.stores.lookups import actor_login, page_window
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 
 def _commit_for(ctx: Ctx, repo: RepoRecord, status: int = 422) -> str:

@@ -17,8 +17,9 @@ from starlette.routing import Route
 from sandbox_forge.kernel.errors import ApiError, json_response, not_found
 from sandbox_forge.kernel.formats import iso
 from sandbox_forge.rest.api import Ctx, endpoint
-from sandbox_forge.stores.collab import now
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.lookups import now
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 EXTENSION = "code_quality"
 

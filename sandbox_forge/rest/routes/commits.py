@@ -9,7 +9,8 @@ from sandbox_forge.kernel.errors import ApiError, json_response, not_found
 from sandbox_forge.kernel.formats import http_date
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.shapes.git import diff_entry, rest_commit
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 COMPARE_MAX_COMMITS = 250
 

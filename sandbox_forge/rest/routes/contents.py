@@ -23,7 +23,8 @@ from sandbox_forge.rest.routes.gitdata import (
 )
 from sandbox_forge.rest.shapes.git import git_commit
 from sandbox_forge.rules.enforce import check_update, refuse_if
-from sandbox_forge.stores.state import ForgeState, RefUpdate, RepoRecord
+from sandbox_forge.stores.records import RefUpdate, RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 INLINE_LIMIT = 1024 * 1024  # above this GitHub returns encoding "none" and no content
 CAS_ATTEMPTS = 10

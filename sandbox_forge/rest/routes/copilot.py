@@ -26,8 +26,10 @@ from sandbox_forge.kernel.errors import (
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.shapes.issues import issue_json
 from sandbox_forge.stores import copilot
-from sandbox_forge.stores.collab import Issue, get_issue, now
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.collab import Issue
+from sandbox_forge.stores.lookups import get_issue, now
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 MAX_ASSIGNEES = 10
 AGENT_FIELDS = ("target_repo", "base_branch", "custom_instructions", "custom_agent", "model")

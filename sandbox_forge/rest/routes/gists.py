@@ -16,7 +16,7 @@ from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.auth import require_user
 from sandbox_forge.rest.collab_api import created_response
 from sandbox_forge.stores import gists as store
-from sandbox_forge.stores.collab import user_json
+from sandbox_forge.stores.lookups import user_json
 from sandbox_forge.stores.state import ForgeState
 
 TRUNCATE_AT = 1024 * 1024  # GitHub truncates file content in the API past about a megabyte

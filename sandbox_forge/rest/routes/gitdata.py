@@ -15,7 +15,8 @@ from sandbox_forge.git.store import SHA_RE, GitRepo, Signature, TreeChange, Tree
 from sandbox_forge.kernel.errors import ApiError, json_response, missing_field, not_found
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.shapes.git import git_commit
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 RAW_TYPE = "application/vnd.github.raw"
 VALID_MODES = {

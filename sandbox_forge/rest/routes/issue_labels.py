@@ -17,8 +17,10 @@ from sandbox_forge.kernel.errors import (
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.collab_api import created_response
 from sandbox_forge.rest.routes.issues import label_names
-from sandbox_forge.stores.collab import Issue, collab, ensure_label, get_issue, label_json, now
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.collab import Issue, collab
+from sandbox_forge.stores.lookups import ensure_label, get_issue, label_json, now
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 
 def _issue_labels_response(ctx: Ctx, repo: RepoRecord, issue: Issue) -> Response:

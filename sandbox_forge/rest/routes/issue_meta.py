@@ -20,8 +20,10 @@ from starlette.routing import Route
 from sandbox_forge.kernel.errors import invalid_request, json_response, not_found, validation_failed
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.stores import issue_meta as meta
-from sandbox_forge.stores.collab import Issue, get_issue, node_id, now
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.collab import Issue
+from sandbox_forge.stores.lookups import get_issue, node_id, now
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 MAX_VALUES = 25  # the requestBody's maxItems
 MAX_TEXT = 1024

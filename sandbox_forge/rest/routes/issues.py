@@ -19,19 +19,12 @@ from sandbox_forge.rest.routes.issue_meta import apply_type
 from sandbox_forge.rest.routes.issues_search import search_issues
 from sandbox_forge.rest.shapes.issues import comment_count, comment_json, issue_json
 from sandbox_forge.stores import copilot
-from sandbox_forge.stores.collab import (
-    Issue,
-    IssueComment,
-    actor_login,
-    collab,
-    ensure_label,
-    get_issue,
-    now,
-    sync_open_count,
-)
+from sandbox_forge.stores.collab import Issue, IssueComment, collab
 from sandbox_forge.stores.issues import add_comment, create_issue, set_state
+from sandbox_forge.stores.lookups import actor_login, ensure_label, get_issue, now, sync_open_count
 from sandbox_forge.stores.milestones import milestone_field
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 STATE_REASONS = ("completed", "not_planned", "reopened", "duplicate")
 MAX_TITLE = 256

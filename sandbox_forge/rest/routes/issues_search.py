@@ -7,8 +7,9 @@ from __future__ import annotations
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.routes.search import SearchQuery, repos_in_scope, require_q
 from sandbox_forge.rest.shapes.issues import comment_count, issue_json
-from sandbox_forge.stores.collab import Issue, collab, page_window
-from sandbox_forge.stores.state import RepoRecord
+from sandbox_forge.stores.collab import Issue, collab
+from sandbox_forge.stores.lookups import page_window
+from sandbox_forge.stores.records import RepoRecord
 
 
 def _is_values(query: SearchQuery) -> set[str]:

@@ -14,8 +14,10 @@ from starlette.routing import Route
 
 from sandbox_forge.kernel.errors import invalid_request, json_response, not_found, validation_failed
 from sandbox_forge.rest.api import Ctx, endpoint
-from sandbox_forge.stores.collab import Label, collab, label_json, now
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.collab import Label, collab
+from sandbox_forge.stores.lookups import label_json, now
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 HEX = set("0123456789abcdef")
 MAX_DESCRIPTION = 100  # GitHub refuses longer label descriptions

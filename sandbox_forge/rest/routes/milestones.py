@@ -11,14 +11,16 @@ from starlette.routing import Route
 from sandbox_forge.kernel.errors import invalid_request, json_response, missing_field
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.collab_api import created_response, found_or_404
-from sandbox_forge.stores.collab import actor_login, collab
+from sandbox_forge.stores.collab import collab
+from sandbox_forge.stores.lookups import actor_login
 from sandbox_forge.stores.milestones import (
     Milestone,
     create_milestone,
     milestone_json,
     milestones,
 )
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 STATES = ("open", "closed", "all")
 SORTS = ("due_on", "completeness")

@@ -18,7 +18,8 @@ from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.auth import check_repo, require_user
 from sandbox_forge.rest.shapes.users_repos import minimal_repo
 from sandbox_forge.stores import notifications as store
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 SUBJECT_PATHS = {"Issue": "issues", "PullRequest": "pulls", "Release": "releases"}
 

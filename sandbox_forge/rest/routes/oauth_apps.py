@@ -12,7 +12,8 @@ from starlette.routing import Route
 from sandbox_forge.kernel.errors import json_response, missing_field, not_found
 from sandbox_forge.kernel.formats import iso, simple_user
 from sandbox_forge.rest.api import Ctx, endpoint
-from sandbox_forge.stores.state import ForgeState, TokenRecord
+from sandbox_forge.stores.records import TokenRecord
+from sandbox_forge.stores.state import ForgeState
 
 
 def _app_token(ctx: Ctx) -> tuple[str, TokenRecord | None]:

@@ -9,9 +9,11 @@ from starlette.routing import Route
 from sandbox_forge.kernel.errors import ApiError, json_response, not_found, validation_failed
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.shapes.reviews import review_json
-from sandbox_forge.stores.collab import Review, actor_login, collab, get_pull, now
+from sandbox_forge.stores.collab import Review, collab
+from sandbox_forge.stores.lookups import actor_login, get_pull, now
+from sandbox_forge.stores.records import RepoRecord
 from sandbox_forge.stores.reviews import EVENTS, ReviewRefused
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 
 def _own_review(ctx: Ctx) -> tuple[RepoRecord, Review]:

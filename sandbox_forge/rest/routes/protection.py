@@ -14,7 +14,8 @@ from sandbox_forge.kernel.urls import Urls
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rules.protection import clear_protection, parse_protection, protection_for
 from sandbox_forge.stores.collab import Protection, collab
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 # --- shapes ---------------------------------------------------------------------------------
 

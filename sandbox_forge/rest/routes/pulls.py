@@ -28,7 +28,8 @@ from sandbox_forge.rules.mergeability import (
     merge_state,
     mergeability,
 )
-from sandbox_forge.stores.collab import Issue, actor_login, collab, get_pull, now
+from sandbox_forge.stores.collab import Issue, collab
+from sandbox_forge.stores.lookups import actor_login, get_pull, now
 from sandbox_forge.stores.pulls import (
     create_pull,
     freeze,

@@ -16,9 +16,11 @@ from sandbox_forge.rest.routes.pulls import mark_merged
 from sandbox_forge.rules.enforce import check_update, refusal
 from sandbox_forge.rules.merge import MERGE_DOCS, merge_reasons, refuse_merge
 from sandbox_forge.rules.protection import PROTECTION_DOCS, evaluate
-from sandbox_forge.stores.collab import Issue, actor_login, get_pull
+from sandbox_forge.stores.collab import Issue
+from sandbox_forge.stores.lookups import actor_login, get_pull
 from sandbox_forge.stores.pull_heads import branch_tips
-from sandbox_forge.stores.state import ForgeState, RefUpdate, RepoRecord
+from sandbox_forge.stores.records import RefUpdate, RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 METHODS = ("merge", "squash", "rebase")
 NOT_MERGEABLE = "Pull Request is not mergeable"

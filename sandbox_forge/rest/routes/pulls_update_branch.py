@@ -13,9 +13,10 @@ from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.auth import repo_role
 from sandbox_forge.rest.routes.pulls_merge import _person
 from sandbox_forge.rules.enforce import check_update, refuse_if
-from sandbox_forge.stores.collab import actor_login, get_pull
+from sandbox_forge.stores.lookups import actor_login, get_pull
 from sandbox_forge.stores.pull_heads import branch_tips
-from sandbox_forge.stores.state import ForgeState, RefUpdate
+from sandbox_forge.stores.records import RefUpdate
+from sandbox_forge.stores.state import ForgeState
 
 HEAD_MOVED = "expected head sha didn't match current head ref."
 UP_TO_DATE = "There are no new commits on the base branch."

@@ -15,8 +15,10 @@ from starlette.routing import Route
 from sandbox_forge.kernel.errors import invalid_request, json_response, missing_field, not_found
 from sandbox_forge.kernel.formats import iso, node_id
 from sandbox_forge.rest.api import Ctx, endpoint
-from sandbox_forge.stores.collab import actor_login, collab, get_issue, user_json
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.collab import collab
+from sandbox_forge.stores.lookups import actor_login, get_issue, user_json
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 CONTENTS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes")
 EXTENSION = "reactions"

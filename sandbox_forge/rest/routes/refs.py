@@ -11,7 +11,7 @@ from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.auth import repo_role
 from sandbox_forge.rest.shapes.git import git_ref
 from sandbox_forge.rules.enforce import check_update, refuse_if
-from sandbox_forge.stores.state import RefUpdate, RepoRecord
+from sandbox_forge.stores.records import RefUpdate, RepoRecord
 
 CAS_ATTEMPTS = 20
 DOCS = "https://docs.github.com/rest/git/refs"

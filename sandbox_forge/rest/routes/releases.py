@@ -27,8 +27,9 @@ from sandbox_forge.rest.auth import check_repo, repo_role
 from sandbox_forge.rest.collab_api import created_response
 from sandbox_forge.rules.releases import publish
 from sandbox_forge.stores import releases as store
-from sandbox_forge.stores.collab import actor_login, node_id, user_json
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.lookups import actor_login, node_id, user_json
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 TEXT_FIELDS = ("tag_name", "target_commitish", "name", "body", "previous_tag_name")
 FLAGS = ("draft", "prerelease", "generate_release_notes")

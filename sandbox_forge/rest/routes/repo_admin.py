@@ -28,7 +28,8 @@ from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.auth import NEEDS_ADMIN, Principal, require_user
 from sandbox_forge.rest.moved import moved_names
 from sandbox_forge.rest.shapes.users_repos import FORK_PARENT, repo_json
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 MAX_NAME = 100
 _NOT_KEPT = re.compile(r"[^A-Za-z0-9_.-]")

@@ -12,7 +12,8 @@ from sandbox_forge.kernel.formats import http_date
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.shapes.git import rest_commit
 from sandbox_forge.rest.shapes.users_repos import repo_json
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 UNPROTECTED = {
     "enabled": False,

@@ -12,10 +12,12 @@ from sandbox_forge.kernel.errors import invalid_request, json_response, validati
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.shapes.pulls import pull_json, requested_teams
 from sandbox_forge.stores import copilot
-from sandbox_forge.stores.collab import Issue, Pull, get_pull, user_json
+from sandbox_forge.stores.collab import Issue, Pull
+from sandbox_forge.stores.lookups import get_pull, user_json
 from sandbox_forge.stores.pulls import pull_error
+from sandbox_forge.stores.records import RepoRecord
 from sandbox_forge.stores.social import org_teams
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 
 def _not_collaborator(repo: RepoRecord) -> Exception:

@@ -22,16 +22,10 @@ from sandbox_forge.kernel.errors import (
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.collab_api import created_response, found_or_404, updated_since
 from sandbox_forge.rest.shapes.reviews import comment_json, review_json
-from sandbox_forge.stores.collab import (
-    Issue,
-    Review,
-    ReviewComment,
-    actor_login,
-    collab,
-    get_pull,
-    now,
-)
+from sandbox_forge.stores.collab import Issue, Review, ReviewComment, collab
+from sandbox_forge.stores.lookups import actor_login, get_pull, now
 from sandbox_forge.stores.pull_heads import live_head
+from sandbox_forge.stores.records import RepoRecord
 from sandbox_forge.stores.reviews import (
     EVENTS,
     LINE_NOT_IN_DIFF,
@@ -47,7 +41,7 @@ from sandbox_forge.stores.reviews import (
     thread_outdated,
     unresolved_threads,
 )
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 
 def _visible_reviews(ctx: Ctx, repo: RepoRecord, issue: Issue) -> list[Review]:

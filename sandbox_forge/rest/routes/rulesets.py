@@ -15,7 +15,8 @@ from sandbox_forge.kernel.urls import Urls
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.auth import repo_role
 from sandbox_forge.stores.access import at_least
-from sandbox_forge.stores.collab import node_id
+from sandbox_forge.stores.lookups import node_id
+from sandbox_forge.stores.records import RepoRecord
 from sandbox_forge.stores.rulesets import (
     Ruleset,
     create_ruleset,
@@ -23,7 +24,7 @@ from sandbox_forge.stores.rulesets import (
     rulesets,
     update_ruleset,
 )
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 
 def can_bypass(ruleset: Ruleset, role: str | None) -> str:

@@ -20,7 +20,8 @@ from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.auth import can_read
 from sandbox_forge.rest.shapes.git import rest_commit
 from sandbox_forge.rest.shapes.users_repos import minimal_repo, repo_json
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 LANGUAGE_EXTENSIONS = {
     "python": ["py", "pyi"],

@@ -22,7 +22,8 @@ from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.auth import check_repo
 from sandbox_forge.rest.shapes import security as shapes
 from sandbox_forge.stores import security as store
-from sandbox_forge.stores.state import ForgeState, RefUpdate, RepoRecord
+from sandbox_forge.stores.records import RefUpdate, RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 SEVERITIES = ("low", "medium", "high", "critical")
 # PATCH: the closed state each kind uses and the reasons GitHub accepts for it.

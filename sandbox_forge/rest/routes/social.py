@@ -17,7 +17,8 @@ from sandbox_forge.rest.routes.access import org_json
 from sandbox_forge.rest.routes.search import require_q, search_response
 from sandbox_forge.rest.shapes.users_repos import repo_json
 from sandbox_forge.stores import social
-from sandbox_forge.stores.state import ForgeState, RepoRecord, UserRecord
+from sandbox_forge.stores.records import RepoRecord, UserRecord
+from sandbox_forge.stores.state import ForgeState
 
 ROLES = ("member", "maintainer", "all")
 

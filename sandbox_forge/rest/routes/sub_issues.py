@@ -25,8 +25,10 @@ from sandbox_forge.kernel.errors import (
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.auth import check_repo
 from sandbox_forge.rest.shapes.issues import issue_json
-from sandbox_forge.stores.collab import Issue, collab, get_issue
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.collab import Issue, collab
+from sandbox_forge.stores.lookups import get_issue
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 SUB_ISSUES = "sub_issues"
 BLOCKED_BY = "blocked_by"

@@ -13,7 +13,8 @@ from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.auth import can_read, require_user, token_covers
 from sandbox_forge.rest.shapes.users_repos import full_user, repo_json
 from sandbox_forge.stores.ratelimit import RESOURCES
-from sandbox_forge.stores.state import ForgeState, InstallationRecord, RepoRecord
+from sandbox_forge.stores.records import InstallationRecord, RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 INSTALLATION_PERMISSIONS = {
     "actions": "read",

@@ -9,8 +9,10 @@ from sandbox_forge.kernel.formats import iso
 from sandbox_forge.kernel.urls import Urls
 from sandbox_forge.rest.shapes.checks import open_pulls_for, simple_commit
 from sandbox_forge.rest.shapes.users_repos import minimal_repo
-from sandbox_forge.stores.collab import Job, Run, Workflow, collab, iso_or_none, node_id, user_json
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.collab import Job, Run, Workflow, collab
+from sandbox_forge.stores.lookups import iso_or_none, node_id, user_json
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 
 def workflow_json(urls: Urls, repo: RepoRecord, workflow: Workflow) -> dict[str, Any]:

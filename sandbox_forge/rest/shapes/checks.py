@@ -10,16 +10,10 @@ from typing import Any
 from sandbox_forge.kernel.formats import iso, simple_user
 from sandbox_forge.kernel.urls import Urls
 from sandbox_forge.rest.shapes.users_repos import minimal_repo
-from sandbox_forge.stores.collab import (
-    CheckRun,
-    CheckSuite,
-    CommitStatus,
-    collab,
-    iso_or_none,
-    node_id,
-    user_json,
-)
-from sandbox_forge.stores.state import ForgeState, RepoRecord, UserRecord
+from sandbox_forge.stores.collab import CheckRun, CheckSuite, CommitStatus, collab
+from sandbox_forge.stores.lookups import iso_or_none, node_id, user_json
+from sandbox_forge.stores.records import RepoRecord, UserRecord
+from sandbox_forge.stores.state import ForgeState
 
 # The apps that report checks: GitHub Actions, plus any slug an admin names.
 KNOWN_APPS = {"github-actions": (15368, "GitHub Actions")}

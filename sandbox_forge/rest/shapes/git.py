@@ -10,7 +10,8 @@ from sandbox_forge.git.objects import forge_signed
 from sandbox_forge.git.store import CommitInfo, FileDiff, Signature
 from sandbox_forge.kernel.formats import iso, simple_user
 from sandbox_forge.kernel.urls import Urls
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 
 def commit_node_id(repo: RepoRecord, sha: str) -> str:

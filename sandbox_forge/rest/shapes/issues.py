@@ -8,11 +8,9 @@ from typing import Any
 from sandbox_forge.kernel.formats import iso
 from sandbox_forge.kernel.urls import Urls
 from sandbox_forge.stores import issue_meta
-from sandbox_forge.stores.collab import (
-    Issue,
-    IssueComment,
+from sandbox_forge.stores.collab import Issue, IssueComment, collab
+from sandbox_forge.stores.lookups import (
     author_association,
-    collab,
     ensure_label,
     iso_or_none,
     label_json,
@@ -21,7 +19,8 @@ from sandbox_forge.stores.collab import (
     user_or_none,
 )
 from sandbox_forge.stores.milestones import milestone_json, milestones
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 
 def comment_count(repo: RepoRecord, number: int) -> int:

@@ -13,10 +13,9 @@ from sandbox_forge.rest.api import Ctx
 from sandbox_forge.rest.auth import Principal
 from sandbox_forge.rest.shapes.users_repos import repo_json
 from sandbox_forge.rules.mergeability import live_ends, mergeability
-from sandbox_forge.stores.collab import (
-    Issue,
+from sandbox_forge.stores.collab import Issue, collab
+from sandbox_forge.stores.lookups import (
     author_association,
-    collab,
     ensure_label,
     iso_or_none,
     label_json,
@@ -24,8 +23,9 @@ from sandbox_forge.stores.collab import (
     user_json,
     user_or_none,
 )
+from sandbox_forge.stores.records import RepoRecord
 from sandbox_forge.stores.social import Team, org_teams
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 
 def _branch_end(

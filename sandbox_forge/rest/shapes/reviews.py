@@ -6,14 +6,10 @@ from typing import Any
 
 from sandbox_forge.kernel.formats import iso
 from sandbox_forge.kernel.urls import Urls
-from sandbox_forge.stores.collab import (
-    Review,
-    ReviewComment,
-    author_association,
-    node_id,
-    user_json,
-)
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.collab import Review, ReviewComment
+from sandbox_forge.stores.lookups import author_association, node_id, user_json
+from sandbox_forge.stores.records import RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 
 def review_json(state: ForgeState, urls: Urls, repo: RepoRecord, review: Review) -> dict[str, Any]:

@@ -6,8 +6,9 @@ from typing import Any
 
 from sandbox_forge.kernel.formats import iso, simple_user
 from sandbox_forge.kernel.urls import Urls
+from sandbox_forge.stores.records import RepoRecord
 from sandbox_forge.stores.security import Advisory, Alert
-from sandbox_forge.stores.state import ForgeState, RepoRecord
+from sandbox_forge.stores.state import ForgeState
 
 
 def _when(ts: float | None) -> str | None:

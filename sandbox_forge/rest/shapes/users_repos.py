@@ -9,8 +9,9 @@ from sandbox_forge.kernel.formats import iso, node_id, simple_user
 from sandbox_forge.kernel.urls import Urls
 from sandbox_forge.rest.auth import Principal, can_read, repo_role
 from sandbox_forge.stores.access import at_least
+from sandbox_forge.stores.records import RepoRecord, UserRecord
 from sandbox_forge.stores.social import star_count
-from sandbox_forge.stores.state import ForgeState, RepoRecord, UserRecord
+from sandbox_forge.stores.state import ForgeState
 
 # RepoRecord.extra: the id of the repository this one was forked from
 FORK_PARENT = "fork_parent"

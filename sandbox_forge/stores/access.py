@@ -126,8 +126,8 @@ class AccessStore:
         }
 
 
-# What the role lookups read of state.py's ForgeState, RepoRecord and UserRecord; Protocols
-# because state.py builds on this module and is not imported back.
+# What the role lookups read of ForgeState (state.py) and the RepoRecord and UserRecord it
+# holds (records.py); Protocols because state.py builds on this module and is not imported back.
 class _User(Protocol):
     @property
     def login(self) -> str: ...

@@ -4,7 +4,7 @@ allow-list, and every response checked against GitHub's OpenAPI description."""
 
 from __future__ import annotations
 
-from sandbox_forge.rest.routes.code_quality import add_finding
+from sandbox_forge.stores.code_quality import add_finding
 from tests.conftest import DEMO_REPO, call_tool, error_code, mcp_client, settled_requests
 from tests.forge.contract import validate_records
 from tests.test_tools_write import new_repo

@@ -5,7 +5,7 @@ requests and responses checked against GitHub's OpenAPI description."""
 from __future__ import annotations
 
 from sandbox_forge.admin.seed_collab import create_issue
-from sandbox_forge.rest.routes.sub_issues import BLOCKED_BY, SUB_ISSUES, links
+from sandbox_forge.stores.sub_issues import BLOCKED_BY, SUB_ISSUES, links
 from tests.conftest import DEMO_REPO, call_tool, error_code, mcp_client
 from tests.forge.contract import validate_records, validate_request_bodies
 from tests.test_tools_write import new_repo, write_requests

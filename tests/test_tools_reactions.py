@@ -6,7 +6,7 @@ description."""
 from __future__ import annotations
 
 from sandbox_forge.admin.seed_collab import add_issue_comment, create_issue
-from sandbox_forge.rest.routes.reactions import reactions_of
+from sandbox_forge.stores.reactions import reactions_of
 from tests.conftest import DEMO_REPO, call_tool, error_code, mcp_client
 from tests.forge.contract import validate_records, validate_request_bodies
 from tests.test_tools_write import new_repo, write_requests

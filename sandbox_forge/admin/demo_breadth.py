@@ -18,7 +18,6 @@ from __future__ import annotations
 from typing import Any
 
 from sandbox_forge.admin.collab_seeding import ForgeTarget, forge_state, repo_named
-from sandbox_forge.rest.routes.reactions import Reaction, reactions_of
 from sandbox_forge.rules.releases import publish
 from sandbox_forge.stores import gists as gists_store
 from sandbox_forge.stores import issues as issues_store
@@ -27,6 +26,7 @@ from sandbox_forge.stores import releases as releases_store
 from sandbox_forge.stores import social
 from sandbox_forge.stores.collab import Pull, collab
 from sandbox_forge.stores.lookups import ensure_label
+from sandbox_forge.stores.reactions import Reaction, reactions_of
 from sandbox_forge.stores.records import RepoRecord
 from sandbox_forge.stores.state import ForgeState
 

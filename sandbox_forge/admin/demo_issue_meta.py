@@ -15,9 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 from sandbox_forge.admin.collab_seeding import ForgeTarget, forge_state, repo_named
-from sandbox_forge.rest.routes.code_quality import add_finding
 from sandbox_forge.stores import copilot
 from sandbox_forge.stores import issue_meta as meta
+from sandbox_forge.stores.code_quality import add_finding
 from sandbox_forge.stores.collab import collab
 
 DEMO_REPO = "octo-org/demo-app"

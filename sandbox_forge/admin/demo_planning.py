@@ -8,10 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 from sandbox_forge.admin.collab_seeding import ForgeTarget, forge_state, repo_named
-from sandbox_forge.rest.routes.sub_issues import BLOCKED_BY, SUB_ISSUES, links
 from sandbox_forge.stores import issues as issues_store
 from sandbox_forge.stores.collab import collab
 from sandbox_forge.stores.milestones import create_milestone
+from sandbox_forge.stores.sub_issues import BLOCKED_BY, SUB_ISSUES, links
 
 DEMO_REPO = "octo-org/demo-app"
 

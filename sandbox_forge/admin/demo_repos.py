@@ -18,11 +18,11 @@ from typing import Any
 
 from sandbox_forge.admin.collab_seeding import ForgeTarget, forge_state, repo_named
 from sandbox_forge.git.objects import Signature, TreeChange
-from sandbox_forge.rest.routes.reactions import Reaction, reactions_of
 from sandbox_forge.rest.routes.repo_admin import fork_into
 from sandbox_forge.stores import issues as issues_store
 from sandbox_forge.stores import pulls as pulls_store
 from sandbox_forge.stores.collab import collab
+from sandbox_forge.stores.reactions import Reaction, reactions_of
 from sandbox_forge.stores.records import RepoRecord
 
 DEMO_REPO = "octo-org/demo-app"

@@ -1,12 +1,11 @@
 """Reactions on issues (and pull requests), issue comments and review comments, by GitHub's
 REST description: one reaction per user, subject and content; adding it again answers 200
 with the existing one, a new one 201. Listing pages them oldest first, optionally of one
-content."""
+content. The records are in stores/reactions.py."""
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from starlette.responses import Response
@@ -17,25 +16,9 @@ from sandbox_forge.kernel.formats import iso, node_id
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.stores.collab import collab
 from sandbox_forge.stores.lookups import actor_login, get_issue, user_json
+from sandbox_forge.stores.reactions import CONTENTS, Reaction, reactions_of
 from sandbox_forge.stores.records import RepoRecord
 from sandbox_forge.stores.state import ForgeState
-
-CONTENTS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes")
-EXTENSION = "reactions"
-
-
-@dataclass
-class Reaction:
-    id: int
-    user: str
-    content: str
-    created_at: float
-
-
-def reactions_of(repo: RepoRecord, subject: str) -> list[Reaction]:
-    """The reactions on one subject, keyed like "issue:3" or "review_comment:42"."""
-    found: dict[str, list[Reaction]] = repo.extra.setdefault(EXTENSION, {})
-    return found.setdefault(subject, [])
 
 
 def _subject(ctx: Ctx, repo: RepoRecord, kind: str) -> str:

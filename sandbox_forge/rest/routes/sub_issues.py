@@ -1,9 +1,7 @@
 """Sub-issues and "blocked by" dependencies, by GitHub's REST description.
 
-Both link issues by their id (not number) within one owner's repositories. The links live
-forge-wide in `ForgeState.extensions` as plain id lists, so snapshots dump them:
-`sub_issues` maps a parent id to its children in priority order, `blocked_by` an issue id
-to the ids blocking it. GitHub's limits are modelled: one parent per issue (unless
+Both link issues by their id (not number) within one owner's repositories; the links are
+kept in stores/sub_issues.py. GitHub's limits are modelled: one parent per issue (unless
 `replace_parent`), no issue its own ancestor, 100 sub-issues per parent, 50 blockers.
 """
 
@@ -25,39 +23,19 @@ from sandbox_forge.kernel.errors import (
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.auth import check_repo
 from sandbox_forge.rest.shapes.issues import issue_json
-from sandbox_forge.stores.collab import Issue, collab
+from sandbox_forge.stores.collab import Issue
 from sandbox_forge.stores.lookups import get_issue
 from sandbox_forge.stores.records import RepoRecord
 from sandbox_forge.stores.state import ForgeState
-
-SUB_ISSUES = "sub_issues"
-BLOCKED_BY = "blocked_by"
-MAX_SUB_ISSUES = 100
-MAX_BLOCKERS = 50
-
-
-def links(state: ForgeState, kind: str) -> dict[int, list[int]]:
-    """The forge-wide id lists of one kind of link (SUB_ISSUES or BLOCKED_BY)."""
-    found: dict[int, list[int]] = state.extensions.setdefault(kind, {})
-    return found
-
-
-def find_by_id(state: ForgeState, owner: str, issue_id: int) -> tuple[RepoRecord, Issue] | None:
-    """The issue with this id in one of `owner`'s repositories."""
-    for repo in state.all_repos():
-        if repo.owner.lower() != owner.lower():
-            continue
-        for issue in collab(repo).issues.values():
-            if issue.id == issue_id:
-                return repo, issue
-    return None
-
-
-def parent_of(state: ForgeState, issue_id: int) -> int | None:
-    for parent, children in links(state, SUB_ISSUES).items():
-        if issue_id in children:
-            return parent
-    return None
+from sandbox_forge.stores.sub_issues import (
+    BLOCKED_BY,
+    MAX_BLOCKERS,
+    MAX_SUB_ISSUES,
+    SUB_ISSUES,
+    find_by_id,
+    links,
+    parent_of,
+)
 
 
 def _optional_int(body: dict[str, Any], name: str) -> int | None:

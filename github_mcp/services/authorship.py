@@ -15,7 +15,7 @@ untrusted text instead (see the commit tools).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 __all__ = [
     "ASSOCIATIONS",
@@ -52,6 +52,13 @@ def withheld_note(login: str | None, association: str | None) -> str:
     return f"[withheld in lockdown mode: written by {who} ({role}), who has no push access]"
 
 
+class AuthorFields(TypedDict):
+    """The fields an item's answer takes from its `Authored`."""
+
+    author_association: str | None
+    withheld: NotRequired[bool]
+
+
 class Authored:
     """One item's author, association and the lockdown verdict on its text."""
 
@@ -66,9 +73,9 @@ class Authored:
         """`body` as shown: the note instead when withheld."""
         return withheld_note(self.login, self.association) if self.withheld else body
 
-    def fields(self) -> dict[str, Any]:
+    def fields(self) -> AuthorFields:
         """`author_association`, and `withheld: True` when the text was withheld."""
-        out: dict[str, Any] = {"author_association": self.association}
+        out = AuthorFields(author_association=self.association)
         if self.withheld:
             out["withheld"] = True
         return out

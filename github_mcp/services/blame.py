@@ -5,7 +5,7 @@ ranges to the lines asked for."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from pydantic import BaseModel, Field
 
@@ -34,6 +34,27 @@ query($owner: String!, $name: String!, $expression: String!, $path: String!) {
   }
 }
 """
+
+
+class RawAuthor(TypedDict, total=False):
+    name: str | None
+    date: str | None
+    user: dict[str, Any] | None
+
+
+class RawCommit(TypedDict):
+    oid: str
+    messageHeadline: NotRequired[str | None]
+    author: NotRequired[RawAuthor | None]
+
+
+class RawRange(TypedDict):
+    """One range of GitHub's `Commit.blame(path:)` answer, as QUERY asks for it."""
+
+    startingLine: int
+    endingLine: int
+    age: int
+    commit: RawCommit
 
 
 class BlameCommit(BaseModel):
@@ -88,13 +109,11 @@ async def blame(
             f"No commit {ref or 'HEAD'!r} in {full_name}.",
             hint="Pass a branch, tag or commit SHA that exists (list_branches).",
         )
-    raw = found["blame"]["ranges"]
+    raw: list[RawRange] = found["blame"]["ranges"]
     return compact(path, found["oid"], raw, window)
 
 
-def compact(
-    path: str, oid: str, raw: list[dict[str, Any]], window: tuple[int, int | None]
-) -> Blame:
+def compact(path: str, oid: str, raw: list[RawRange], window: tuple[int, int | None]) -> Blame:
     first, last = window
     merged = _merge(_clip(raw, first, last))
     keys = _short_keys({r["commit"]["oid"] for r in merged})
@@ -118,20 +137,20 @@ def compact(
     )
 
 
-def _clip(raw: list[dict[str, Any]], first: int, last: int | None) -> list[dict[str, Any]]:
-    kept = []
+def _clip(raw: list[RawRange], first: int, last: int | None) -> list[RawRange]:
+    kept: list[RawRange] = []
     for item in raw:
         start, end = max(item["startingLine"], first), item["endingLine"]
         if last is not None:
             end = min(end, last)
         if start <= end:
-            kept.append(item | {"startingLine": start, "endingLine": end})
+            kept.append({**item, "startingLine": start, "endingLine": end})
     return kept
 
 
-def _merge(ranges: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _merge(ranges: list[RawRange]) -> list[RawRange]:
     """Adjacent ranges of one commit become one (git splits them by where lines came from)."""
-    merged: list[dict[str, Any]] = []
+    merged: list[RawRange] = []
     for item in sorted(ranges, key=lambda r: r["startingLine"]):
         before = merged[-1] if merged else None
         if (
@@ -141,7 +160,7 @@ def _merge(ranges: list[dict[str, Any]]) -> list[dict[str, Any]]:
         ):
             before["endingLine"] = item["endingLine"]
         else:
-            merged.append(dict(item))
+            merged.append(item.copy())
     return merged
 
 
@@ -156,7 +175,7 @@ def _short_keys(oids: set[str]) -> dict[str, str]:
     return keys
 
 
-def _commit(raw: dict[str, Any]) -> BlameCommit:
+def _commit(raw: RawCommit) -> BlameCommit:
     author = raw.get("author") or {}
     login = (author.get("user") or {}).get("login")
     message = cut_text(strip_invisible(raw.get("messageHeadline") or ""), 480)[0][:120]

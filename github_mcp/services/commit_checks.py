@@ -11,9 +11,16 @@ from typing import Any
 
 from github_mcp.github.client import GitHubClient, encode_path
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, conflict
-from github_mcp.services.commit_types import NO_CHANGE, Change, CommitOutcome, Head
+from github_mcp.services.commit_types import (
+    NO_CHANGE,
+    Change,
+    CommitOutcome,
+    Head,
+    Verification,
+    WrittenFile,
+)
 from github_mcp.services.content import git_blob_sha
-from github_mcp.services.github_json import GitRef
+from github_mcp.services.github_json import GitRef, GitTreeItem
 from github_mcp.services.repos import repo_path
 
 
@@ -28,10 +35,12 @@ async def _tree(github: GitHubClient, full_name: str, tree_sha: str, recursive: 
 
 async def tree_listing(
     github: GitHubClient, full_name: str, tree_sha: str, paths: set[str]
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, GitTreeItem]:
     """The tree entries (path, mode, type, sha) of `paths` in a tree; absent ones left out."""
     data = await _tree(github, full_name, tree_sha, True)
-    found = {e["path"]: e for e in data.get("tree", []) if e["path"] in paths}
+    found: dict[str, GitTreeItem] = {
+        e["path"]: e for e in data.get("tree", []) if e["path"] in paths
+    }
     if data.get("truncated"):
         # A truncated listing may miss them: walk down to each, one level at a time.
         missing = sorted(paths - set(found))
@@ -50,11 +59,13 @@ async def blob_shas(
 
 async def _walk(
     github: GitHubClient, full_name: str, tree_sha: str, path: str
-) -> dict[str, Any] | None:
+) -> GitTreeItem | None:
     *dirs, name = path.split("/")
-    entry: dict[str, Any] | None = None
+    entry: GitTreeItem | None = None
     for last, segment in [*((False, d) for d in dirs), (True, name)]:
-        entries = (await _tree(github, full_name, tree_sha, False)).get("tree", [])
+        entries: list[GitTreeItem] = (await _tree(github, full_name, tree_sha, False)).get(
+            "tree", []
+        )
         entry = next((e for e in entries if e["path"] == segment), None)
         if entry is None or (not last and entry.get("type") != "tree"):
             return None
@@ -104,7 +115,7 @@ async def verify_commit(
     branch_sha: str | None,
     actual: dict[str, str],
     changes: list[Change],
-) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+) -> tuple[Verification, list[WrittenFile]]:
     """Check the branch points at the commit (or has moved on from it) and each blob hash
     in the commit's tree matches the git hash of what we sent.
 
@@ -122,19 +133,14 @@ async def verify_commit(
         ok = got == expected
         all_ok &= ok
         files.append(
-            {
-                "path": change.path,
-                "status": "deleted" if data is None else "written",
-                "sha": got,
-                "ok": ok,
-            }
+            WrittenFile(
+                path=change.path, status="deleted" if data is None else "written", sha=got, ok=ok
+            )
         )
-    return {
-        "verified": all_ok,
-        "commit_sha": commit_sha,
-        "branch_sha": ref_sha,
-        "files_checked": len(files),
-    }, files
+    verification = Verification(
+        verified=all_ok, commit_sha=commit_sha, branch_sha=ref_sha, files_checked=len(files)
+    )
+    return verification, files
 
 
 async def read_head(github: GitHubClient, full_name: str, branch: str) -> Head:
@@ -182,7 +188,7 @@ async def unchanged_outcome(
         github, full_name, head.branch, head.commit_sha, head.commit_sha, blobs, changes
     )
     for entry in files:
-        entry["status"] = "unchanged"
+        entry.status = "unchanged"
     return CommitOutcome(
         commit_sha=head.commit_sha,
         branch=head.branch,

@@ -4,8 +4,11 @@ each other."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
 
 MAX_REBASES = 8
 TEXT_MODE = "100644"
@@ -37,14 +40,46 @@ class Head:
     protected: bool = False
 
 
+Via = Literal["createCommitOnBranch", "git_data"]
+
+
+class CommitSignature(BaseModel):  # GitHub's verdict on a commit's signature, and the path
+    verified: bool = Field(
+        description="GitHub's verification of the commit's signature (its "
+        "`verification.verified`): true for a commit GitHub signed (createCommitOnBranch)."
+    )
+    reason: str | None = None
+    via: Via
+
+    @classmethod
+    def of(cls, verification: Mapping[str, Any], via: Via) -> CommitSignature:
+        """GitHub's `verification` of a commit, as the answer's `signature`."""
+        verified = verification.get("verified") is True
+        return cls(verified=verified, reason=verification.get("reason"), via=via)
+
+
+class Verification(BaseModel):
+    verified: bool
+    commit_sha: str
+    branch_sha: str | None = None
+    files_checked: int
+
+
+class WrittenFile(BaseModel):
+    path: str
+    status: str
+    sha: str | None = None
+    ok: bool
+
+
 @dataclass
 class CommitOutcome:
     commit_sha: str
     branch: str
     parent_sha: str
+    verification: Verification
     rebased_onto: list[str] = field(default_factory=list)
-    verification: dict[str, Any] = field(default_factory=dict)
-    files: list[dict[str, Any]] = field(default_factory=list)
+    files: list[WrittenFile] = field(default_factory=list)
     created_branch: bool = False
     status: str = "committed"  # or NO_CHANGE: the branch already held this content
-    signature: dict[str, Any] | None = None  # GitHub's verdict on its signature, and the path
+    signature: CommitSignature | None = None

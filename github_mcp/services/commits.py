@@ -19,7 +19,7 @@ import base64
 import contextlib
 import random
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from github_mcp.github.client import GitHubClient, encode_path
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, conflict
@@ -37,19 +37,30 @@ from github_mcp.services.commit_types import (
     MAX_REBASES,
     Change,
     CommitOutcome,
+    CommitSignature,
     Head,
 )
 from github_mcp.services.github_json import GitTree
 from github_mcp.services.repos import repo_path
 
 
+class _NewEntry(TypedDict):
+    """An entry of POST /repos/{owner}/{repo}/git/trees: `sha` None deletes the path."""
+
+    path: str
+    mode: str
+    type: str
+    sha: NotRequired[str | None]
+    content: NotRequired[str]
+
+
 async def _tree_entries(
     github: GitHubClient, full_name: str, changes: list[Change]
-) -> list[dict[str, Any]]:
+) -> list[_NewEntry]:
     base = repo_path(full_name)
 
-    async def entry(change: Change) -> dict[str, Any]:
-        item: dict[str, Any] = {"path": change.path, "mode": change.mode, "type": "blob"}
+    async def entry(change: Change) -> _NewEntry:
+        item = _NewEntry(path=change.path, mode=change.mode, type="blob")
         data = change.data
         if data is None:
             item["sha"] = None
@@ -70,7 +81,7 @@ async def _tree_entries(
 
 
 async def _build_tree(
-    github: GitHubClient, full_name: str, head: Head, entries: list[dict[str, Any]]
+    github: GitHubClient, full_name: str, head: Head, entries: list[_NewEntry]
 ) -> str:
     # Trees are content-addressed: creating one twice yields the same object, so a
     # 5xx or a dropped connection is retried like a read.
@@ -90,9 +101,9 @@ async def _build_commit(
     message: str,
     tree_sha: str,
     paths: set[str],
-) -> tuple[str, dict[str, str], dict[str, Any]]:
+) -> tuple[str, dict[str, str], CommitSignature]:
     """Create the commit of `tree_sha` on the head; returns (commit_sha, blob shas of
-    `paths` in the tree, GitHub's verification of its signature). The blob check runs
+    `paths` in the tree, GitHub's verdict on its signature). The blob check runs
     alongside the commit creation, so verification costs no round trip of its own."""
     commit, blobs = await asyncio.gather(
         # A repeated creation at worst leaves an unreferenced commit object behind:
@@ -105,7 +116,7 @@ async def _build_commit(
         ),
         blob_shas(github, full_name, tree_sha, paths),
     )
-    return commit["sha"], blobs, commit.get("verification") or {}
+    return commit["sha"], blobs, CommitSignature.of(commit.get("verification") or {}, "git_data")
 
 
 def _ref_sha(answer: Any) -> str | None:
@@ -215,7 +226,7 @@ async def commit_changes(
         verification=verification,
         files=files,
         created_branch=not head.exists,
-        signature=signed_commits.signature_of(signed, signed_commits.VIA_GIT_DATA),
+        signature=signed,
     )
 
 

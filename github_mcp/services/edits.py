@@ -282,7 +282,7 @@ async def commit_and_open_pr(
     else:
         head = head_or_error
     outcome = await commit_changes(github, full_name, branch, message, changes, head=head)
-    if not outcome.verification.get("verified"):
+    if not outcome.verification.verified:
         return Proposal(outcome, note="Commit did not verify; no PR was opened.")
     if outcome.status == NO_CHANGE and outcome.commit_sha == base_head.commit_sha:
         return Proposal(

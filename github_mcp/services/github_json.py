@@ -25,6 +25,16 @@ class GitTree(TypedDict):
     sha: str
 
 
+class GitTreeItem(TypedDict):
+    """An entry of GET /repos/{owner}/{repo}/git/trees/{sha}."""
+
+    path: str
+    mode: str
+    type: str
+    sha: str
+    size: NotRequired[int]
+
+
 class RepoPermissions(TypedDict, total=False):
     admin: bool
     maintain: bool

@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import base64
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from github_mcp.github.client import GitHubClient, encode_path
 from github_mcp.github.retries import graphql_error
@@ -36,12 +36,18 @@ from github_mcp.services.commit_checks import (
     unchanged_outcome,
     verify_commit,
 )
-from github_mcp.services.commit_types import MAX_REBASES, TEXT_MODE, Change, CommitOutcome, Head
+from github_mcp.services.commit_types import (
+    MAX_REBASES,
+    TEXT_MODE,
+    Change,
+    CommitOutcome,
+    CommitSignature,
+    Head,
+)
 from github_mcp.services.content import git_blob_sha
+from github_mcp.services.github_json import GitTreeItem
 from github_mcp.services.repos import repo_path
 
-VIA_GRAPHQL = "createCommitOnBranch"
-VIA_GIT_DATA = "git_data"
 # What createCommitOnBranch cannot express, by the mode of the path it would change.
 _MODE_NAMES = {"100755": "an executable file", "120000": "a symlink", "160000": "a submodule"}
 
@@ -101,12 +107,12 @@ async def signatures_required(github: GitHubClient, full_name: str, head: Head) 
 
 async def current_entries(
     github: GitHubClient, full_name: str, tree_sha: str, paths: set[str]
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, GitTreeItem]:
     """The tree entries (mode, type, sha) at `paths` in a tree; absent paths left out."""
     return await tree_listing(github, full_name, tree_sha, paths)
 
 
-def cannot_express(changes: list[Change], current: dict[str, dict[str, Any]]) -> list[str]:
+def cannot_express(changes: list[Change], current: dict[str, GitTreeItem]) -> list[str]:
     """Why createCommitOnBranch cannot make these changes (empty when it can)."""
     reasons = []
     for change in changes:
@@ -155,20 +161,33 @@ def _message(text: str) -> dict[str, str]:
     return message
 
 
-def _input(full_name: str, head: Head, message: str, changes: list[Change]) -> dict[str, Any]:
-    additions, deletions = [], []
+class _FileChanges(TypedDict):
+    additions: list[dict[str, str]]  # {path, contents (base64)}
+    deletions: list[dict[str, str]]  # {path}
+
+
+class _CommitInput(TypedDict):  # GraphQL's CreateCommitOnBranchInput, as sent
+    branch: dict[str, str]
+    message: dict[str, str]
+    expectedHeadOid: str
+    fileChanges: _FileChanges
+
+
+def _input(full_name: str, head: Head, message: str, changes: list[Change]) -> _CommitInput:
+    additions: list[dict[str, str]] = []
+    deletions: list[dict[str, str]] = []
     for change in changes:
         data = change.data
         if data is None:
             deletions.append({"path": change.path})
         else:
             additions.append({"path": change.path, "contents": base64.b64encode(data).decode()})
-    return {
-        "branch": {"repositoryNameWithOwner": full_name, "branchName": head.branch},
-        "message": _message(message),
-        "expectedHeadOid": head.commit_sha,
-        "fileChanges": {"additions": additions, "deletions": deletions},
-    }
+    return _CommitInput(
+        branch={"repositoryNameWithOwner": full_name, "branchName": head.branch},
+        message=_message(message),
+        expectedHeadOid=head.commit_sha,
+        fileChanges=_FileChanges(additions=additions, deletions=deletions),
+    )
 
 
 @dataclass(frozen=True)
@@ -180,7 +199,7 @@ class Made:
     branch_sha: str | None
 
 
-async def _mutate(github: GitHubClient, variables: dict[str, Any]) -> Made | None:
+async def _mutate(github: GitHubClient, variables: dict[str, _CommitInput]) -> Made | None:
     """Run the mutation: the commit it made, or None when the branch moved (STALE_DATA)."""
     body = await github.request_json(
         "POST",
@@ -231,7 +250,7 @@ async def _drop_branch(github: GitHubClient, full_name: str, branch: str) -> Non
         pass
 
 
-def _holds(changes: list[Change], current: dict[str, dict[str, Any]]) -> bool:
+def _holds(changes: list[Change], current: dict[str, GitTreeItem]) -> bool:
     """Whether the tree already holds every change (a retry whose answer was lost)."""
     for change in changes:
         data, entry = change.data, current.get(change.path)
@@ -359,11 +378,12 @@ async def _outcome(
         github, full_name, head.branch, oid, made.branch_sha, blobs, changes
     )
     for entry in files:
-        if entry["status"] == "written" and entries.get(entry["path"], {}).get("mode") != TEXT_MODE:
-            entry["ok"] = verification["verified"] = False
+        found = entries.get(entry.path)
+        if entry.status == "written" and (found is None or found["mode"] != TEXT_MODE):
+            entry.ok = verification.verified = False
     parents = [p.get("sha") for p in commit.get("parents", [])]
     if parents != [head.commit_sha] or commit["tree"]["sha"] != made.tree:
-        verification["verified"] = False
+        verification.verified = False
     signed = commit.get("verification") or {}
     return CommitOutcome(
         commit_sha=oid,
@@ -373,14 +393,5 @@ async def _outcome(
         verification=verification,
         files=files,
         created_branch=created,
-        signature=signature_of(signed, VIA_GRAPHQL),
+        signature=CommitSignature.of(signed, "createCommitOnBranch"),
     )
-
-
-def signature_of(verification: dict[str, Any], via: str) -> dict[str, Any]:
-    """The answer's `signature`: GitHub's verdict on the commit's signature, and the path."""
-    return {
-        "verified": verification.get("verified") is True,
-        "reason": verification.get("reason"),
-        "via": via,
-    }

@@ -17,7 +17,6 @@ without a rule) it is pushed with git as before.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from github_mcp.github.client import GitHubClient
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, conflict
@@ -26,9 +25,9 @@ from github_mcp.services.commit_types import TEXT_MODE, Change
 from github_mcp.services.content import git_blob_sha
 from github_mcp.services.repos import repo_path
 from github_mcp.services.signed_commits import commit_signed, signatures_required
-from github_mcp.services.workspace import RepoOps, Workspace, push_commit
+from github_mcp.services.workspace import Pushed, RepoOps, Workspace, push_commit
 
-Pusher = Callable[[RepoOps, Workspace, str], Awaitable[dict[str, Any]]]
+Pusher = Callable[[RepoOps, Workspace, str], Awaitable[Pushed]]
 MAX_REPLAY_BYTES = 2 * 1024 * 1024
 _LITERAL = {"GIT_LITERAL_PATHSPECS": "1"}
 _ABSENT = "000000"
@@ -60,7 +59,7 @@ async def pusher_for(
             hint="Rebase the workspace onto the remote branch and push without force.",
         )
 
-    async def push(ops: RepoOps, ws: Workspace, sha: str) -> dict[str, Any]:
+    async def push(ops: RepoOps, ws: Workspace, sha: str) -> Pushed:
         return await replay(github, full_name, ops, ws, sha, message, required)
 
     return push
@@ -128,7 +127,7 @@ async def replay(
     sha: str,
     message: str,
     required: bool,
-) -> dict[str, Any]:
+) -> Pushed:
     """Push `sha` as a signed commit onto the remote head the workspace last fetched."""
     tracking = f"refs/remotes/origin/{ws.ref}"
     found = await ops.run(ws, ["rev-parse", "--verify", "--quiet", tracking])
@@ -142,7 +141,7 @@ async def replay(
         )
     changes, reasons = await _changes(ops, ws, base, sha)
     if reasons and not required:
-        return {"forced": await push_commit(ops, ws, sha)}
+        return Pushed(forced=await push_commit(ops, ws, sha))
     if reasons or not changes:
         raise _refuse(reasons or ["the commit changes nothing against the remote head"], ws.ref)
     head = await read_head(github, full_name, ws.ref)
@@ -158,12 +157,9 @@ async def replay(
     await _same_tree(github, full_name, ops, ws, sha, outcome.commit_sha)
     await ops.fetch(ws, None)
     await ops.out(ws, ["reset", "-q", "--soft", outcome.commit_sha], "reset")
-    return {
-        "commit_sha": outcome.commit_sha,
-        "forced": False,
-        "replayed_from": sha,
-        "signature": outcome.signature,
-    }
+    return Pushed(
+        forced=False, commit_sha=outcome.commit_sha, replayed_from=sha, signature=outcome.signature
+    )
 
 
 async def _same_tree(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import BaseModel, Field
 
@@ -11,54 +11,12 @@ from github_mcp.kernel.params import MAX_BATCH_PATHS, FullName, Ref, RepoPath, v
 from github_mcp.pipeline.registry import Call, tool
 from github_mcp.services import files as file_service
 from github_mcp.services.content import slice_lines
-from github_mcp.services.tree import list_tree
+from github_mcp.services.tree import TreeResult, list_tree
 
 TOOLSET = "files"
 MaxBytes = Annotated[int, Field(ge=1, le=1024 * 1024, description="Byte cap (max 1 MiB).")]
 # Checked in the schema, so a bad pattern never costs a GitHub request.
 IgnorePattern = Annotated[str, Field(max_length=1024, pattern=r"^[^\r\n\x00]*$")]
-
-
-class TreeFile(BaseModel):
-    path: str
-    size: int | None = None
-    sha: str
-    type: str | None = None
-
-
-class Excluded(BaseModel):
-    path: str
-    reason: Literal["platform", "gitignore", "user", "size"]
-    size: int | None = None
-    pattern: str | None = None
-    source: str | None = None
-    type: str | None = None
-
-
-class ExcludedDirectory(BaseModel):
-    path: str
-    reason: str
-    pattern: str
-    source: str | None = None
-    files: int
-
-
-class TreeResult(BaseModel):
-    full_name: str
-    ref: str
-    resolved_sha: str
-    path: str
-    recursive: bool
-    file_tree: list[TreeFile]
-    excluded: list[Excluded]
-    excluded_dirs: list[ExcludedDirectory] | None = None
-    submodules: list[TreeFile] | None = None
-    counts: dict[str, int]
-    total: int
-    next_cursor: str | None = None
-    completion: dict | None = None
-    truncated: bool = False
-    cache_hit: bool
 
 
 @tool(toolset=TOOLSET, ref_arg="ref")
@@ -75,7 +33,7 @@ async def list_repository_tree(
 ) -> TreeResult:
     """Filtered file tree at a ref (platform, .gitignore, your patterns, 200 KB size gate)."""
     assert ref is not None
-    sha, listing, hit = await list_tree(
+    return await list_tree(
         call.rt.github,
         full_name,
         ref,
@@ -86,19 +44,6 @@ async def list_repository_tree(
         limit=limit,
         cursor=cursor,
     )
-    data = listing.as_dict()
-    return TreeResult(full_name=full_name, ref=ref, resolved_sha=sha, cache_hit=hit, **data)
-
-
-class FileContents(BaseModel):
-    path: str
-    ref: str
-    content: str
-    encoding: Literal["utf-8", "base64"]
-    truncated: bool
-    total_bytes: int
-    sha: str | None = None
-    size: int
 
 
 @tool(toolset=TOOLSET, ref_arg="ref", lazy_default_ref=True)
@@ -109,12 +54,12 @@ async def get_file_contents(
     ref: Ref | None = None,
     max_bytes: MaxBytes = file_service.DEFAULT_READ_BYTES,
     allow_binary: bool = False,
-) -> FileContents:
+) -> file_service.FileContents:
     """Read a text file at a ref, cut at max_bytes (never mid-character)."""
     read = await file_service.read_file(
         call.rt.github, full_name, path, ref, max_bytes=max_bytes, allow_binary=allow_binary
     )
-    return FileContents(ref=read.ref, **file_service.file_payload(read))
+    return file_service.FileContents.of(read)
 
 
 class FileSlice(BaseModel):

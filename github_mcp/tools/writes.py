@@ -22,7 +22,15 @@ from github_mcp.kernel.params import (
 )
 from github_mcp.pipeline.registry import Call, tool
 from github_mcp.services import approved_state, branches, edits
-from github_mcp.services.commit_types import NO_CHANGE, Change, CommitOutcome, Head
+from github_mcp.services.commit_types import (
+    NO_CHANGE,
+    Change,
+    CommitOutcome,
+    CommitSignature,
+    Head,
+    Verification,
+    WrittenFile,
+)
 from github_mcp.services.commits import commit_changes
 from github_mcp.services.pulls import compact_pr
 
@@ -48,29 +56,6 @@ async def create_branch(
     assert from_ref is not None  # the registry applied the effective ref
     result = await branches.create_branch(call.rt.github, full_name, branch, from_ref)
     return BranchCreated(**result)
-
-
-class Verification(BaseModel):
-    verified: bool
-    commit_sha: str
-    branch_sha: str | None = None
-    files_checked: int
-
-
-class CommitSignature(BaseModel):
-    verified: bool = Field(
-        description="GitHub's verification of the commit's signature (its "
-        "`verification.verified`): true for a commit GitHub signed (createCommitOnBranch)."
-    )
-    reason: str | None = None
-    via: Literal["createCommitOnBranch", "git_data"]
-
-
-class WrittenFile(BaseModel):
-    path: str
-    status: str
-    sha: str | None = None
-    ok: bool
 
 
 class CommitResult(BaseModel):
@@ -101,9 +86,9 @@ def commit_result(outcome: CommitOutcome, diff: str | None = None) -> CommitResu
         commit_sha=outcome.commit_sha,
         branch=outcome.branch,
         parent_sha=outcome.parent_sha,
-        files=[WrittenFile(**f) for f in outcome.files],
-        verification=Verification(**outcome.verification),
-        signature=CommitSignature(**outcome.signature) if outcome.signature else None,
+        files=outcome.files,
+        verification=outcome.verification,
+        signature=outcome.signature,
         rebased_onto=outcome.rebased_onto or None,
         created_branch=outcome.created_branch or None,
         diff=None if diff is None else diff[:DIFF_MAX_CHARS],

@@ -11,9 +11,11 @@ from pathlib import Path
 
 import pytest
 from pathspec import GitIgnoreSpec
+from pydantic import BaseModel
 
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.services.tree._patterns import RuleSet, compile_line, compile_rules
+from github_mcp.services.tree._result import Excluded, TreeFile, TreeListing
 from github_mcp.services.tree._service import (
     PLATFORM_PATTERNS,
     SIZE_LIMIT_BYTES,
@@ -27,6 +29,13 @@ from github_mcp.services.tree._service import (
 )
 
 # --------------------------------------------------------------------------- helpers
+
+
+def wire(item: BaseModel | TreeListing) -> dict:
+    """What the tool answers for `item` (a listing as list_repository_tree gives it)."""
+    if isinstance(item, TreeListing):
+        item = item.result("o/r", "main", "0" * 40, cache_hit=False)
+    return item.model_dump(mode="json", exclude_none=True)
 
 
 def sha1(data: bytes) -> str:
@@ -123,7 +132,7 @@ class FakeSource:
 def test_negation_reincludes_a_file():
     r = run(["a.log", "keep.log", "b.txt"], {"": "*.log\n!keep.log\n"})
     assert kept(r) == ["b.txt", "keep.log"]
-    assert r.excluded[0].as_dict() == {
+    assert wire(Excluded.of(r.excluded[0])) == {
         "path": "a.log",
         "reason": "gitignore",
         "size": 10,
@@ -315,7 +324,11 @@ def test_size_gate_and_force():
     r = filter_entries(entries)
     assert SIZE_LIMIT_BYTES == 204_800
     assert kept(r) == ["limit.txt"]
-    assert r.excluded[0].as_dict() == {"path": "over.txt", "reason": "size", "size": 204_801}
+    assert wire(Excluded.of(r.excluded[0])) == {
+        "path": "over.txt",
+        "reason": "size",
+        "size": 204_801,
+    }
     forced = filter_entries([*entries, blob("x.png", 1)], force=True)
     assert kept(forced) == ["limit.txt", "over.txt"]
     assert reasons(forced) == {"x.png": "platform"}
@@ -337,7 +350,7 @@ def test_submodules_and_trees_in_recursive_input():
     ]
     r = filter_entries(entries)
     assert kept(r) == ["lib/a.py"]
-    assert [s.as_dict() for s in r.submodules] == [
+    assert [wire(TreeFile.of(s)) for s in r.submodules] == [
         {"path": "lib/vendor", "sha": "c" * 40, "type": "commit"}
     ]
 
@@ -619,7 +632,7 @@ async def test_build_tree_root_recursive():
     assert t.total == 9 and t.next_cursor is None
     assert t.requests == 1
     assert len(src.blob_calls) == 4
-    d = t.as_dict()
+    d = wire(t)
     assert d["file_tree"][0] == {"path": ".gitignore", "size": 6, "sha": t.file_tree[0].sha}
     assert "completion" not in d and "next_cursor" not in d
 
@@ -660,7 +673,7 @@ async def test_build_tree_non_recursive_lists_directories():
         ("node_modules", "platform", "tree"),
     }
     assert all(rec is False for _, rec in src.tree_calls)
-    assert t.as_dict()["file_tree"][2] == {
+    assert wire(t)["file_tree"][2] == {
         "path": "docs",
         "sha": t.file_tree[2].sha,
         "type": "tree",
@@ -681,7 +694,7 @@ async def test_build_tree_completes_a_truncated_listing():
     assert t.completion is not None and t.completion["method"] == "subtree_walk"
     calls = len(cut.tree_calls)
     assert t.completion["extra_requests"] == calls - 1 > 0
-    assert t.as_dict()["completion"] == t.completion
+    assert wire(t)["completion"] == t.completion
 
 
 async def test_truncated_completion_splits_deeper_when_needed():
@@ -791,4 +804,4 @@ async def test_large_listing_is_filtered_off_the_event_loop():
     src = FakeSource(files)
     t = await build_tree(src, src.root, limit=100)
     assert t.total == 21_001 and len(t.file_tree) == 100 and t.counts["gitignore"] == 500
-    assert t.as_dict()["gitignores"] == [".gitignore"]
+    assert t.gitignores == [".gitignore"]

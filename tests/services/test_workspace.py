@@ -137,11 +137,11 @@ async def test_changes_summary(manager, remote):
     (path / ".venv-mcp").mkdir()
     (path / ".venv-mcp" / "x").write_text("x")
     summary = await manager.changes_summary(REPO, "main")
-    assert summary["branch"] == "main" and summary["dirty"]
-    assert summary["head_sha"] == remote.head()
-    status = {s["path"]: s["status"] for s in summary["status"]}
+    assert summary.branch == "main" and summary.dirty
+    assert summary.head_sha == remote.head()
+    status = {s["path"]: s["status"] for s in summary.status}
     assert status == {"README.md": "modified", "src/app.py": "deleted", "new.txt": "untracked"}
-    assert summary["diffstat"] == {"files": 3, "insertions": 4, "deletions": 1}
+    assert summary.diffstat == {"files": 3, "insertions": 4, "deletions": 1}
 
 
 async def test_changes_summary_without_clone(manager):
@@ -159,13 +159,13 @@ async def test_commit_all_excludes_venv_and_pushes(manager, remote):
     (path / "feature.py").write_text("print('hi')\n")
     await manager.run(REPO, "main", "git add -f .venv-mcp")  # a user command staging it
     result = await manager.commit(REPO, "main", "Add feature", push=True)
-    paths = {f["path"] for f in result["files"]}
+    paths = {f.path for f in result.files}
     assert paths == {".gitignore", "feature.py"}
-    assert result["pushed"] and not result["forced"]
-    assert remote.head() == result["commit_sha"]
-    tree = git("ls-tree", "-r", "--name-only", result["commit_sha"], cwd=remote.bare)
+    assert result.pushed and not result.forced
+    assert remote.head() == result.commit_sha
+    tree = git("ls-tree", "-r", "--name-only", result.commit_sha, cwd=remote.bare)
     assert ".venv-mcp/pyvenv.cfg" not in tree and "feature.py" in tree
-    author = git("log", "-1", "--format=%an <%ae>|%cn", result["commit_sha"], cwd=remote.bare)
+    author = git("log", "-1", "--format=%an <%ae>|%cn", result.commit_sha, cwd=remote.bare)
     assert author.strip() == "GitHub MCP <github-mcp@users.noreply.github.com>|GitHub MCP"
     state = await manager.ensure_clone(REPO, "main")
     assert (state.ahead, state.behind) == (0, 0)
@@ -179,13 +179,13 @@ async def test_commit_selected_paths_only(manager, remote):
     (path / "README.md").write_text("changed\n")
     git("add", "README.md", cwd=path)  # staged by the user, but not in `paths`
     result = await manager.commit(REPO, "main", "only one", paths=["one.txt"])
-    assert [f["path"] for f in result["files"]] == ["one.txt"] and not result["pushed"]
-    assert remote.head() != result["commit_sha"]  # not pushed
-    changed = git("show", "--name-only", "--format=", result["commit_sha"], cwd=path).split()
+    assert [f.path for f in result.files] == ["one.txt"] and not result.pushed
+    assert remote.head() != result.commit_sha  # not pushed
+    changed = git("show", "--name-only", "--format=", result.commit_sha, cwd=path).split()
     assert changed == ["one.txt"]
     summary = await manager.changes_summary(REPO, "main")
-    assert {s["path"] for s in summary["status"]} == {"two.txt", "README.md"}
-    assert summary["ahead"] == 1
+    assert {s["path"] for s in summary.status} == {"two.txt", "README.md"}
+    assert summary.ahead == 1
 
 
 @pytest.mark.parametrize(
@@ -241,16 +241,16 @@ async def test_push_after_local_rewrite_needs_force_and_is_leased(manager, remot
     path = Path(state.path)
     (path / "x.txt").write_text("x\n")
     first = await manager.commit(REPO, "main", "x", push=True)
-    assert first["pushed"] and not first["forced"] and remote.head() == first["commit_sha"]
+    assert first.pushed and not first.forced and remote.head() == first.commit_sha
     await manager.run(REPO, "main", "git commit -q --amend -m 'x, reworded'")
     (path / "y.txt").write_text("y\n")
     with pytest.raises(GitHubMCPError) as err:
         await manager.commit(REPO, "main", "y", push=True)
     assert err.value.code == ErrorCode.CONFLICT and "force" in err.value.hint
-    assert remote.head() == first["commit_sha"]  # nothing was pushed
+    assert remote.head() == first.commit_sha  # nothing was pushed
     (path / "z.txt").write_text("z\n")
     result = await manager.commit(REPO, "main", "z", push=True, force=True)
-    assert result["forced"] and remote.head() == result["commit_sha"]
+    assert result.forced and remote.head() == result.commit_sha
     with pytest.raises(GitHubMCPError) as err:
         await manager.commit(REPO, "main", "no push", force=True)
     assert err.value.code == ErrorCode.INVALID_INPUT
@@ -344,4 +344,4 @@ async def test_start_up_removes_locks_left_by_a_killed_run(tmp_path, remote, cap
     assert "workspace_stale_lock_removed" in caplog.text
     (Path(state.path) / "n.txt").write_text("n\n")
     result = await restarted.commit(REPO, "main", "after restart", push=True)
-    assert remote.head() == result["commit_sha"]
+    assert remote.head() == result.commit_sha

@@ -288,7 +288,7 @@ async def test_venv_created_once_put_first_and_excluded(manager, remote):
     exclude = (venv.parent / ".git" / "info" / "exclude").read_text()
     assert "/.venv-mcp/" in exclude.splitlines()
     summary = await manager.changes_summary(REPO, "main")
-    assert not summary["dirty"]
+    assert not summary.dirty
 
 
 async def test_run_tests_pytest_through_junit(tmp_path):
@@ -298,13 +298,13 @@ async def test_run_tests_pytest_through_junit(tmp_path):
     assert res.parsed_from == "junit"
     assert (res.passed, res.failed, res.errors, res.skipped) == (1, 1, 0, 1)
     assert res.exit_code == 1 and not res.timed_out
-    assert [f["name"] for f in res.failing] == ["test_calc.py::test_breaks"]
-    assert "math is broken" in res.failing[0]["message"]
+    assert [f.name for f in res.failing] == ["test_calc.py::test_breaks"]
+    assert "math is broken" in res.failing[0].message
     assert "1 failed" in res.output_tail
     ws = mgr.workspace_dir(REPO, "main")
     assert list((ws / "tmp").glob("junit-*")) == []  # scratch report removed
     summary = await mgr.changes_summary(REPO, "main")
-    assert not summary["dirty"], summary["status"]  # nothing written into the tree
+    assert not summary.dirty, summary.status  # nothing written into the tree
 
 
 async def test_run_tests_other_runner_through_summary_lines(tmp_path):
@@ -314,7 +314,7 @@ async def test_run_tests_other_runner_through_summary_lines(tmp_path):
     assert res.parsed_from == "summary"
     assert res.failed == 1 and res.passed == 1
     assert res.exit_code == 1
-    assert any("test_no" in f["name"] for f in res.failing)
+    assert any("test_no" in f.name for f in res.failing)
 
 
 async def test_run_tests_pytest_in_a_pipeline_uses_summary(tmp_path):

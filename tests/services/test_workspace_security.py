@@ -108,7 +108,7 @@ async def test_credentials_are_per_command_and_never_stored(tmp_path, remote, ht
         stop.set()
         watcher.join()
     http_server.delay_s = 0
-    assert remote.head() == pushed["commit_sha"]
+    assert remote.head() == pushed.commit_sha
     assert http_server.seen_auth and set(http_server.seen_auth) == {AUTH_HEADER}
     needles = [TOKEN.encode(), HEADER_B64.encode()]
     assert all(n not in c for c in seen_cmdlines for n in needles), "token on a command line"
@@ -179,7 +179,7 @@ async def test_tampered_git_dir_cannot_steal_the_token(tmp_path, remote, http_se
         res = await mgr.run(REPO, "main", plant)
         assert res.exit_code == 0, res.stderr
         result = await mgr.commit(REPO, "main", "after tampering", push=True)
-        assert result["pushed"] and remote.head() == result["commit_sha"]
+        assert result.pushed and remote.head() == result.commit_sha
         await mgr.ensure_clone(REPO, "main", reset=True)
         await mgr.refresh_after_api_commit(REPO, "main")
         await mgr.changes_summary(REPO, "main")
@@ -248,7 +248,7 @@ async def test_fork_bomb_is_contained_and_others_keep_working(open_tmp, mode):
     make_remote(open_tmp)
     make_remote(open_tmp, "octo/other")
     mgr = new_manager(open_tmp, max_processes=40, kill_grace_s=0.5, progress_interval_s=0.2, **mode)
-    if "none" in mgr.describe()["process_limit"]:
+    if "none" in mgr.describe().process_limit:
         pytest.fail("no process limit available: run the suite as root with a writable cgroup")
     mark = f"{secrets.randbelow(10**6) + 1000}.{secrets.randbelow(10**6)}"
     peak = [0]
@@ -296,7 +296,7 @@ async def test_memory_hog_is_stopped(open_tmp, mode):
 async def test_memory_cgroup_kills_without_address_space_limit(tmp_path):
     make_remote(tmp_path)
     mgr = new_manager(tmp_path, memory_mb=200, address_space_mb=0)
-    if "cgroup" not in mgr.describe()["memory_limit"]:
+    if "cgroup" not in mgr.describe().memory_limit:
         pytest.fail("no writable memory cgroup here: the sandbox memory limit goes untested")
     res = await mgr.run(REPO, "main", "python3 -c \"b = b'x' * (4 << 30); print('survived')\"")
     assert res.killed_by == "memory_limit" and "survived" not in res.stdout
@@ -341,14 +341,14 @@ async def test_uid_drop_hands_the_tree_over_and_hides_the_server(open_tmp, monke
     monkeypatch.setenv("GITHUB_TOKEN", "ghp_in_server_environ")
     remote = make_remote(open_tmp)
     mgr = new_manager(open_tmp, run_as_user="nobody", sandbox="none")
-    assert mgr.describe()["run_as"] == "nobody"
+    assert mgr.describe().run_as == "nobody"
     res = await mgr.run(REPO, "main", f"id -u; cat /proc/{os.getpid()}/environ; echo x > mine.txt")
     assert res.stdout.splitlines()[0] == "65534"
     assert "ghp_in_server_environ" not in res.stdout and "Permission denied" in res.stderr
     path = mgr.workspace_dir(REPO, "main") / "repo"
     assert (path / "mine.txt").stat().st_uid == 65534
     result = await mgr.commit(REPO, "main", "by nobody", push=True)
-    assert remote.head() == result["commit_sha"]
+    assert remote.head() == result.commit_sha
     # After the server's git ran, the command user still owns and can use the clone.
     res = await mgr.run(
         REPO,
@@ -413,7 +413,7 @@ async def test_bwrap_jail(open_tmp, monkeypatch, user):
         res = await mgr.run(REPO, "main", f"setsid sleep {mark} & sleep {mark}", timeout_s=1)
         assert res.timed_out and processes_matching(mark) == []
         summary = await mgr.changes_summary(REPO, "main")
-        assert {s["path"] for s in summary["status"]} == {"out.txt"}
+        assert {s["path"] for s in summary.status} == {"out.txt"}
     finally:
         sock.close()
 
@@ -443,13 +443,13 @@ async def test_auto_identity_without_cgroups(tmp_path, open_tmp):
     if os.geteuid() != 0:
         pytest.fail("only root switches users: run the suite as root, as CI does")
     reachable = new_manager(open_tmp, use_cgroups=False, sandbox="none")
-    assert reachable.describe()["run_as"] == "nobody"
-    assert reachable.describe()["process_limit"].startswith("RLIMIT_NPROC")
+    assert reachable.describe().run_as == "nobody"
+    assert reachable.describe().process_limit.startswith("RLIMIT_NPROC")
     private_root = tmp_path / "private"  # pytest's tmp_path is 0700
     config = WorkspaceConfig(private_root, use_cgroups=False, sandbox="none")
     private = WorkspaceManager(config, FileCredentials(tmp_path))
-    assert private.describe()["run_as"] == "root"
-    assert private.describe()["process_limit"].startswith("none")
+    assert private.describe().run_as == "root"
+    assert private.describe().process_limit.startswith("none")
     # Sandboxed, a root server never runs commands as root.
     sandboxed = new_manager(open_tmp, use_cgroups=False, run_as_user=None)
-    assert sandboxed.describe()["run_as"] == "nobody"
+    assert sandboxed.describe().run_as == "nobody"

@@ -8,21 +8,20 @@ from pathlib import Path
 import pytest
 
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.services.workspace._capture import OutputCapture
 from github_mcp.services.workspace._cgroups import parse_mountinfo, plan_cgroups
-from github_mcp.services.workspace._git import (
-    check_clone_url,
-    redact,
-    render_config,
-    validate_ref,
-    validate_repo_path,
-)
-from github_mcp.services.workspace._procs import OutputCapture
+from github_mcp.services.workspace._git import redact, render_config
 from github_mcp.services.workspace._sandbox import bwrap_argv, is_secret_name, scrub_env
 from github_mcp.services.workspace._status import (
     is_pytest_command,
     parse_numstat_z,
     parse_porcelain_z,
     runner_hint,
+)
+from github_mcp.services.workspace._validate import (
+    check_clone_url,
+    validate_ref,
+    validate_repo_path,
 )
 
 

@@ -4,7 +4,7 @@ the platform layer's patterns and the size gate."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, NamedTuple
+from typing import Literal, NamedTuple
 
 __all__ = [
     "MAX_IGNORE_PATTERNS",
@@ -73,15 +73,6 @@ class TreeEntry(NamedTuple):
     size: int | None = None
     mode: str = "100644"
 
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"path": self.path}
-        if self.size is not None:
-            out["size"] = self.size
-        out["sha"] = self.sha
-        if self.type != "blob":
-            out["type"] = self.type
-        return out
-
 
 class ExcludedItem(NamedTuple):
     path: str
@@ -90,18 +81,6 @@ class ExcludedItem(NamedTuple):
     pattern: str | None = None
     source: str | None = None  # the .gitignore that holds `pattern`
     type: EntryType = "blob"
-
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"path": self.path, "reason": self.reason}
-        if self.size is not None:
-            out["size"] = self.size
-        if self.pattern is not None:
-            out["pattern"] = self.pattern
-        if self.source is not None:
-            out["source"] = self.source
-        if self.type != "blob":
-            out["type"] = self.type
-        return out
 
 
 @dataclass(slots=True)
@@ -117,13 +96,6 @@ class ExcludedDir:
 
     def __post_init__(self) -> None:
         self.verdict = (self.reason, self.pattern, self.source)
-
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"path": self.path, "reason": self.reason, "pattern": self.pattern}
-        if self.source is not None:
-            out["source"] = self.source
-        out["files"] = self.files
-        return out
 
 
 @dataclass(slots=True)

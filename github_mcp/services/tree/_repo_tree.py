@@ -16,7 +16,8 @@ from github_mcp.services.repos import (
     repo_path,
     resolve_commit_sha,
 )
-from github_mcp.services.tree._service import TreeEntry, TreeListing, build_tree
+from github_mcp.services.tree._result import TreeListing, TreeResult
+from github_mcp.services.tree._service import TreeEntry, build_tree
 
 
 class GitHubTreeSource:
@@ -72,8 +73,8 @@ async def list_tree(
     force: bool = False,
     limit: int | None = None,
     cursor: str | None = None,
-) -> tuple[str, TreeListing, bool]:
-    """Returns (resolved_sha, listing, cache_hit)."""
+) -> TreeResult:
+    """The filtered listing at the commit `ref` resolves to, cached by that commit."""
     commit_sha = await resolve_commit_sha(github, full_name, ref)
     canonical = json.dumps(
         [path, recursive, list(ignore_patterns or []), force, limit, cursor], sort_keys=True
@@ -81,7 +82,8 @@ async def list_tree(
     key = f"{full_name.lower()}:{commit_sha}:{hashlib.sha256(canonical.encode()).hexdigest()}"
     hit, cached = github.cache.lookup("tree", key)
     if hit:
-        return commit_sha, cached, True
+        listing: TreeListing = cached
+        return listing.result(full_name, ref, commit_sha, cache_hit=True)
     commit = await github.get_json(
         f"{repo_path(full_name)}/git/commits/{commit_sha}", immutable=True, repo=full_name
     )
@@ -96,4 +98,4 @@ async def list_tree(
         cursor=cursor,
     )
     github.cache.set("tree", key, listing, ttl=None, repo=full_name)
-    return commit_sha, listing, False
+    return listing.result(full_name, ref, commit_sha, cache_hit=False)

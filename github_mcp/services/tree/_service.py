@@ -26,7 +26,6 @@ import base64
 import binascii
 import bisect
 from collections.abc import Awaitable, Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, invalid_input, not_found
@@ -43,6 +42,7 @@ from github_mcp.services.tree._filter import (
     gitignore_paths_needed,
     validate_ignore_patterns,
 )
+from github_mcp.services.tree._result import TreeListing
 
 __all__ = [
     "MAX_IGNORE_PATTERNS",
@@ -83,43 +83,6 @@ class TreeSource(Protocol):
     async def get_blob_text(self, blob_sha: str) -> str:
         """Return a blob decoded as text (the caller caches by blob SHA)."""
         ...
-
-
-@dataclass(slots=True)
-class TreeListing:
-    path: str
-    recursive: bool
-    file_tree: list[TreeEntry]
-    excluded: list[ExcludedItem]
-    excluded_dirs: list[ExcludedDir]
-    submodules: list[TreeEntry]
-    counts: dict[str, int]
-    total: int
-    next_cursor: str | None = None
-    completion: dict[str, Any] | None = None
-    gitignores: list[str] = field(default_factory=list)
-    requests: int = 0
-
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "path": self.path,
-            "recursive": self.recursive,
-            "file_tree": [f.as_dict() for f in self.file_tree],
-            "excluded": [x.as_dict() for x in self.excluded],
-        }
-        if self.excluded_dirs:
-            out["excluded_dirs"] = [d.as_dict() for d in self.excluded_dirs]
-        if self.submodules:
-            out["submodules"] = [s.as_dict() for s in self.submodules]
-        if self.gitignores:
-            out["gitignores"] = list(self.gitignores)
-        out["counts"] = dict(self.counts)
-        out["total"] = self.total
-        if self.next_cursor is not None:
-            out["next_cursor"] = self.next_cursor
-        if self.completion is not None:
-            out["completion"] = dict(self.completion)
-        return out
 
 
 def normalize_tree_path(path: str | None) -> str:

@@ -11,13 +11,39 @@ from github_mcp.services.workspace._manager import WorkspaceConfig, WorkspaceMan
 from github_mcp.services.workspace._procs import terminate_running
 from github_mcp.services.workspace._rebase import RebaseOutcome, ScratchRepos
 from github_mcp.services.workspace._repo import RepoOps
+from github_mcp.services.workspace._results import (
+    ChangesSummary,
+    CloneState,
+    CommandResult,
+    CommittedPath,
+    Containment,
+    FailingTest,
+    PendingCommit,
+    PendingFile,
+    Pushed,
+    RemovedClone,
+    TestRunResult,
+    WorkspaceCommit,
+)
 from github_mcp.services.workspace._types import Workspace, basic_auth_header
 
 __all__ = [
+    "ChangesSummary",
+    "CloneState",
+    "CommandResult",
+    "CommittedPath",
+    "Containment",
+    "FailingTest",
+    "PendingCommit",
+    "PendingFile",
+    "Pushed",
     "RebaseOutcome",
+    "RemovedClone",
     "RepoOps",
     "ScratchRepos",
+    "TestRunResult",
     "Workspace",
+    "WorkspaceCommit",
     "WorkspaceConfig",
     "WorkspaceManager",
     "basic_auth_header",

@@ -8,10 +8,9 @@ after the approval must have both, or it is undone before anything is pushed."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.services.workspace._repo import RepoOps
+from github_mcp.services.workspace._results import PendingCommit, PendingFile
 from github_mcp.services.workspace._status import VENV_DIR
 from github_mcp.services.workspace._types import Workspace
 
@@ -19,8 +18,8 @@ MAX_DIFF_CHARS = 1_000_000  # past this the page shows the counts without the di
 _INDEX = "mcp-approval-index"
 
 
-async def pending_commit(ops: RepoOps, ws: Workspace, paths: list[str] | None) -> dict[str, Any]:
-    """{tree, parent, files: [{path, additions, deletions, patch}]} of the commit to come."""
+async def pending_commit(ops: RepoOps, ws: Workspace, paths: list[str] | None) -> PendingCommit:
+    """The tree, parent and files (with their line counts and diffs) of the commit to come."""
     index = ws.repo / ".git" / _INDEX
     env = {"GIT_LITERAL_PATHSPECS": "1", "GIT_INDEX_FILE": str(index)}
     try:
@@ -37,11 +36,13 @@ async def pending_commit(ops: RepoOps, ws: Workspace, paths: list[str] | None) -
     files = []
     for entry in (e for e in numstat.split("\0") if e):
         added, removed, path = entry.split("\t", 2)
-        files.append({
-            "path": path, "additions": int(added) if added.isdigit() else 0,
-            "deletions": int(removed) if removed.isdigit() else 0, "patch": patches.get(path),
-        })  # fmt: skip
-    return {"tree": tree, "parent": parent, "files": files}
+        files.append(
+            PendingFile(
+                path, int(added) if added.isdigit() else 0,
+                int(removed) if removed.isdigit() else 0, patches.get(path),
+            )
+        )  # fmt: skip
+    return PendingCommit(tree, parent, files)
 
 
 async def require_commit(ops: RepoOps, ws: Workspace, sha: str, approved: dict[str, str]) -> None:

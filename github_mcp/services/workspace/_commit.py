@@ -4,21 +4,27 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
-from typing import Any
 
 from github_mcp.github.rule_violations import rule_violation, rules_in_push
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.services.workspace._approved import require_commit
-from github_mcp.services.workspace._git import git_error, validate_repo_path
+from github_mcp.services.workspace._git import git_error
 from github_mcp.services.workspace._repo import RepoOps
+from github_mcp.services.workspace._results import (
+    CommittedPath,
+    Pushed,
+    Refresh,
+    WorkspaceCommit,
+)
 from github_mcp.services.workspace._status import VENV_DIR
 from github_mcp.services.workspace._types import Workspace
+from github_mcp.services.workspace._validate import validate_repo_path
 
 MAX_MESSAGE_CHARS = 10000
 MAX_COMMIT_PATHS = 100
 _LITERAL = {"GIT_LITERAL_PATHSPECS": "1"}
 # A replacement for git's push: (ops, workspace, commit sha) -> fields of the result.
-Pusher = Callable[[RepoOps, Workspace, str], Awaitable[dict[str, Any]]]
+Pusher = Callable[[RepoOps, Workspace, str], Awaitable[Pushed]]
 _NAME_STATUS = {"A": "added", "M": "modified", "D": "deleted", "T": "type_changed"}
 
 
@@ -63,7 +69,7 @@ async def commit_changes(
     force: bool = False,
     approved: dict[str, str] | None = None,
     pusher: Pusher | None = None,
-) -> dict[str, Any]:
+) -> WorkspaceCommit:
     """Stage (the paths, or everything but .venv-mcp), commit, and push on request. With
     `approved` (a gated commit: its tree and parent), the commit must be that one.
     `pusher` replaces git's push (a replay GitHub signs); its answer updates the result."""
@@ -77,18 +83,16 @@ async def commit_changes(
     sha = await ops.head(ws)
     if approved is not None:
         await require_commit(ops, ws, sha, approved)
-    result: dict[str, Any] = {
-        "commit_sha": sha,
-        "pushed": False,
-        "forced": False,
-        "files": files,
-        "branch": await ops.branch(ws),
-    }
+    result = WorkspaceCommit(
+        commit_sha=sha, pushed=False, forced=False, files=files, branch=await ops.branch(ws)
+    )
     if push and pusher is not None:
-        result.update(await pusher(ops, ws, sha), pushed=True)
+        pushed = await pusher(ops, ws, sha)
+        result.pushed, result.forced, result.signature = True, pushed.forced, pushed.signature
+        result.commit_sha, result.replayed_from = pushed.commit_sha or sha, pushed.replayed_from
     elif push:
-        result["forced"] = await push_commit(ops, ws, sha, force=force)
-        result["pushed"] = True
+        result.forced = await push_commit(ops, ws, sha, force=force)
+        result.pushed = True
     return result
 
 
@@ -143,7 +147,7 @@ async def _stage(ops: RepoOps, ws: Workspace, paths: list[str] | None) -> None:
 
 async def _staged_files(
     ops: RepoOps, ws: Workspace, paths: list[str] | None
-) -> list[dict[str, str]]:
+) -> list[CommittedPath]:
     """The staged files (in `paths` when given) with their status; none is an error."""
     scope = ["--", *paths] if paths is not None else []
     names = await ops.out(
@@ -154,7 +158,7 @@ async def _staged_files(
     )
     parts = [x for x in names.split("\0") if x]
     files = [
-        {"path": parts[i + 1], "status": _NAME_STATUS.get(parts[i][:1], "modified")}
+        CommittedPath(path=parts[i + 1], status=_NAME_STATUS.get(parts[i][:1], "modified"))
         for i in range(0, len(parts) - 1, 2)
     ]
     if not files:
@@ -226,7 +230,7 @@ class CatchUp:
     """How a reused clone met its branch's fetched head: `state` is fast_forwarded,
     up_to_date, or a left-behind state with `reason` saying why it was left behind."""
 
-    state: str
+    state: Refresh
     old_sha: str | None = None
     new_sha: str | None = None
     commits: int = 0  # commits the fast-forward brought in (or the clone is behind)
@@ -255,7 +259,7 @@ async def catch_up(ops: RepoOps, ws: Workspace) -> CatchUp:
     ahead, behind = await ops.ahead_behind(ws, remote)
     if behind == 0:
         return CatchUp("up_to_date", head, head)  # the remote head is in HEAD already
-    stale = CatchUp("", head, remote, behind)
+    stale = CatchUp("up_to_date", head, remote, behind)  # its state is set below
     if changes := await ops.status(ws):
         why = f"{len(changes)} uncommitted change(s) in the clone"
         return replace(stale, state="dirty_left_behind", reason=why)

@@ -7,7 +7,6 @@ import os
 import pwd
 import shutil
 from pathlib import Path
-from typing import Any
 
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.services.ci import parse_counts, parse_failures, parse_junit_xml
@@ -22,6 +21,7 @@ from github_mcp.services.workspace._procs import (
     run_contained,
     signal_cause,
 )
+from github_mcp.services.workspace._results import FailingTest, TestRunResult
 from github_mcp.services.workspace._sandbox import (
     SANDBOX_NONE_HINT,
     bwrap_argv,
@@ -32,7 +32,7 @@ from github_mcp.services.workspace._sandbox import (
     untraversable,
 )
 from github_mcp.services.workspace._status import VENV_DIR
-from github_mcp.services.workspace._types import Progress, TestRunResult, Workspace, WorkspaceConfig
+from github_mcp.services.workspace._types import Progress, Workspace, WorkspaceConfig
 
 log = logging.getLogger(__name__)
 
@@ -304,14 +304,12 @@ def build_test_result(
             counts = parse_counts(text, runner=runner)
             failures = parse_failures(text, runner=runner)
         source = "summary" if counts is not None or failures else None
-    failing = []
-    for f in failures[:MAX_FAILING]:
-        item: dict[str, Any] = {"name": f.test, "message": (f.message or "")[:2000]}
-        if f.file:
-            item["file"] = f.file
-        if f.line:
-            item["line"] = f.line
-        failing.append(item)
+    failing = [
+        FailingTest(
+            name=f.test, message=(f.message or "")[:2000], file=f.file or None, line=f.line or None
+        )
+        for f in failures[:MAX_FAILING]
+    ]
     tail = (res.stdout_tail or res.stdout)[-4000:]
     if res.stderr.strip():
         tail += "\n--- stderr ---\n" + res.stderr[-2000:]

@@ -32,15 +32,14 @@ import logging
 import os
 import pwd
 import re
-import secrets
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import Any
 
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.services.workspace._approved import pending_commit
 from github_mcp.services.workspace._cgroups import detect_cgroups
 from github_mcp.services.workspace._clones import CloneKeeper
+from github_mcp.services.workspace._commands import Commands, Where
 from github_mcp.services.workspace._commit import (
     CatchUp,
     Pusher,
@@ -51,25 +50,15 @@ from github_mcp.services.workspace._commit import (
 )
 from github_mcp.services.workspace._exec import (
     CommandRunner,
-    build_test_result,
-    check_command,
-    resolve_workdir,
-    take_file,
 )
-from github_mcp.services.workspace._git import (
-    GitRunner,
-    validate_full_name,
-    validate_ref,
-)
+from github_mcp.services.workspace._git import GitRunner
 from github_mcp.services.workspace._gitfiles import read_nofollow
 from github_mcp.services.workspace._locks import (
     SharedWorkspaceLock,
     WorkspaceBusy,
     heal_all,
-    heal_stale_locks,
     hold_workspace,
 )
-from github_mcp.services.workspace._procs import ProcResult
 from github_mcp.services.workspace._quota import (
     QuotaLimits,
     WorkspaceQuota,
@@ -78,25 +67,31 @@ from github_mcp.services.workspace._quota import (
 )
 from github_mcp.services.workspace._rebase import ScratchRepos, scratch_repos
 from github_mcp.services.workspace._repo import RepoOps
+from github_mcp.services.workspace._results import (
+    ChangesSummary,
+    CloneState,
+    CommandResult,
+    Containment,
+    PendingCommit,
+    RemovedClone,
+    TestRunResult,
+    WorkspaceCommit,
+)
 from github_mcp.services.workspace._sandbox import resolve_identity, untraversable
 from github_mcp.services.workspace._status import (
     VENV_DIR,
     count_text_lines,
-    is_pytest_command,
     parse_numstat_z,
-    runner_hint,
 )
 from github_mcp.services.workspace._types import (
     MAX_LISTED,
-    CloneState,
-    CommandResult,
     GitCredentials,
     Progress,
-    TestRunResult,
     TokenCredentials,
     Workspace,
     WorkspaceConfig,
 )
+from github_mcp.services.workspace._validate import validate_full_name, validate_ref
 
 log = logging.getLogger(__name__)
 
@@ -159,8 +154,9 @@ class WorkspaceManager:
             config.root, QuotaLimits(max_clones=config.max_clones, max_bytes=config.max_bytes)
         )
         self._clones = CloneKeeper(self._ops, self.quota)
+        self._commands = Commands(self._runner, self._clones, self.quota, self._hold)
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> Containment:
         """How user commands are contained on this host (for diagnostics tools)."""
         limits = self._runner.limits
         if self._cgroups is not None:
@@ -172,14 +168,14 @@ class WorkspaceManager:
         memory = f"RLIMIT_AS={limits.address_space_mb} MB per process"
         if self._cgroups is not None and "pids only" not in self._cgroups.describe():
             memory = f"cgroup {limits.memory_mb} MB per command; {memory}"
-        return {
-            "sandbox": self.config.sandbox,
-            "run_as": self._identity.name if self._identity else pwd.getpwuid(os.geteuid())[0],
-            "process_limit": procs,
-            "memory_limit": memory,
-            "cpu_seconds": limits.cpu_seconds,
-            "max_file_mb": limits.max_file_mb,
-        }
+        return Containment(
+            sandbox=self.config.sandbox,
+            run_as=self._identity.name if self._identity else pwd.getpwuid(os.geteuid())[0],
+            process_limit=procs,
+            memory_limit=memory,
+            cpu_seconds=limits.cpu_seconds,
+            max_file_mb=limits.max_file_mb,
+        )
 
     def workspace_dir(self, full_name: str, ref: str) -> Path:
         """`<root>/<owner>__<repo>/<ref, sanitised>-<hash of repo and ref>`."""
@@ -217,9 +213,7 @@ class WorkspaceManager:
             created = await self._clones.bring_up(ws, reset=reset, on_progress=on_progress)
             caught = None if (created or reset) else await self._catch_up(ws)
             state = await self._ops.state(ws, created=created, reset=reset)
-        if caught is None:
-            state.refresh = "cloned" if created else "reset"
-        else:
+        if caught is not None:
             state.refresh, state.stale_reason = caught.state, caught.reason
             state.previous_head_sha, state.new_commits = caught.old_sha, caught.commits
         return state
@@ -236,7 +230,7 @@ class WorkspaceManager:
             self._ops.hand_over(ws)  # the merge wrote files as the server
         return caught
 
-    async def changes_summary(self, full_name: str, ref: str) -> dict[str, Any]:
+    async def changes_summary(self, full_name: str, ref: str) -> ChangesSummary:
         """Branch, ahead/behind, per-file status and a diffstat of the uncommitted work."""
         ws = self._ws(full_name, ref)
         await self._runner.require_sandbox()
@@ -256,22 +250,22 @@ class WorkspaceManager:
             untracked = [e for e in status if e.status == "untracked"]
             for entry in untracked[:200]:
                 insertions += count_text_lines(read_nofollow(ws.repo / entry.path, 1 << 20))
-            return {
-                "branch": await ops.branch(ws),
-                "head_sha": head,
-                "ahead": ahead,
-                "behind": behind,
-                "status": [e.to_dict() for e in status[:MAX_LISTED]],
-                "status_truncated": len(status) > MAX_LISTED,
-                "diffstat": {
+            return ChangesSummary(
+                branch=await ops.branch(ws),
+                head_sha=head,
+                ahead=ahead,
+                behind=behind,
+                status=[e.to_dict() for e in status[:MAX_LISTED]],
+                status_truncated=len(status) > MAX_LISTED,
+                diffstat={
                     "files": files + len(untracked),
                     "insertions": insertions,
                     "deletions": deletions,
                 },
-                "dirty": bool(status),
-            }
+                dirty=bool(status),
+            )
 
-    # --- commands ---------------------------------------------------------------------
+    # --- commands (_commands.py) ----------------------------------------------------------
 
     async def run(
         self,
@@ -286,23 +280,8 @@ class WorkspaceManager:
         on_progress: Progress | None = None,
     ) -> CommandResult:
         """Run `bash -c command` in the clone (cloned on first use, never fetched here)."""
-        ws = self._ws(full_name, ref)
-        timeout = self._runner.timeout(timeout_s)
-        res, _ = await self._run(
-            ws, check_command(command), timeout, workdir, use_venv, installing_dependencies,
-            on_progress, None, keep_tail=0,
-        )  # fmt: skip
-        return CommandResult(
-            exit_code=res.exit_code,
-            timed_out=res.timed_out,
-            stdout=res.stdout,
-            stderr=res.stderr,
-            stdout_truncated=res.stdout_truncated,
-            stderr_truncated=res.stderr_truncated,
-            duration_s=res.duration_s,
-            killed_by=res.killed_by,
-            timeout_s=timeout,
-        )
+        where = Where(self._ws(full_name, ref), workdir, use_venv, on_progress)
+        return await self._commands.run(where, command, timeout_s, installing_dependencies)
 
     async def run_tests(
         self,
@@ -316,57 +295,8 @@ class WorkspaceManager:
         on_progress: Progress | None = None,
     ) -> TestRunResult:
         """Run tests: pytest reports through a JUnit file in tmp/, others by summary lines."""
-        ws = self._ws(full_name, ref)
-        command = check_command(test_command)
-        timeout = self._runner.timeout(timeout_s)
-        junit = None
-        if is_pytest_command(command):
-            junit = ws.tmp / f"junit-{secrets.token_hex(6)}.xml"
-            command = f"{command} --junitxml={junit}"
-        res, report = await self._run(
-            ws, command, timeout, workdir, use_venv, False, on_progress, junit, keep_tail=400_000
-        )
-        return build_test_result(res, report, runner_hint(test_command))
-
-    async def _run(
-        self,
-        ws: Workspace,
-        command: str,
-        limit_s: float,
-        workdir: str | None,
-        use_venv: bool,
-        allow_network: bool,
-        on_progress: Progress | None,
-        report: Path | None,
-        *,
-        keep_tail: int,
-    ) -> tuple[ProcResult, bytes | None]:
-        await self._runner.require_sandbox()
-        async with self._hold(ws):
-            await self._clones.clone_if_missing(ws, on_progress)
-            await self.quota.admit_command()
-            heal_stale_locks(ws.repo, reason="before a command")
-            self._runner.prepare_dirs(ws)
-            cwd = resolve_workdir(ws, workdir)
-            env = self._runner.user_env(ws, use_venv)
-            if use_venv:
-                await self._runner.ensure_venv(ws, env, on_progress)
-            take_file(report)  # a stale report must not pass for this run's
-            try:
-                res = await self._runner.execute(
-                    ws,
-                    [self._runner.bash, "-c", command],
-                    cwd=cwd,
-                    env=env,
-                    timeout_s=limit_s,
-                    allow_network=allow_network,
-                    on_progress=on_progress,
-                    label="command",
-                    keep_tail_chars=keep_tail,
-                )
-            finally:
-                self.quota.touched(ws.dir)
-            return res, take_file(report)
+        where = Where(self._ws(full_name, ref), workdir, use_venv, on_progress)
+        return await self._commands.run_tests(where, test_command, timeout_s)
 
     def scratch(self) -> ScratchRepos:
         """Server-private scratch repos for trial merges and stacked-branch rebases."""
@@ -386,7 +316,7 @@ class WorkspaceManager:
         force: bool = False,
         approved: dict[str, str] | None = None,
         pusher: Pusher | None = None,
-    ) -> dict[str, Any]:
+    ) -> WorkspaceCommit:
         """Commit the clone's changes (never .venv-mcp or scratch files); push when asked.
 
         The push is a fast-forward of the branch: if the branch moved upstream, or the local
@@ -411,7 +341,7 @@ class WorkspaceManager:
 
     async def pending_commit(
         self, full_name: str, ref: str, paths: list[str] | None
-    ) -> dict[str, Any]:
+    ) -> PendingCommit:
         """What commit() of `paths` would commit (tree, parent, files with their diffs),
         for a human to approve; the clone is not changed."""
         checked = validate_commit_args("approval", paths)
@@ -447,7 +377,7 @@ class WorkspaceManager:
         except WorkspaceBusy:
             return "busy_left_behind"
 
-    async def remove(self, full_name: str, ref: str) -> dict[str, Any]:
+    async def remove(self, full_name: str, ref: str) -> RemovedClone:
         """Delete the workspace of (repo, ref): its clone, uncommitted work, venv, HOME and
         scratch files. Waits for a command running in it. Frees its clone slot and disk."""
         ws = self._ws(full_name, ref)
@@ -464,4 +394,4 @@ class WorkspaceManager:
             self.quota.forget(ws.dir)
             ws.kind = None
         self._workspaces.pop(ws.dir, None)
-        return {"full_name": ws.full_name, "ref": ws.ref, "freed_bytes": freed}
+        return RemovedClone(full_name=ws.full_name, ref=ws.ref, freed_bytes=freed)

@@ -19,15 +19,13 @@ from pathlib import Path
 
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.kernel.refnames import require_remote_ref
-from github_mcp.services.workspace._git import (
-    GitResult,
-    GitRunner,
+from github_mcp.services.workspace._git import GitResult, GitRunner, git_error
+from github_mcp.services.workspace._types import GitCredentials
+from github_mcp.services.workspace._validate import (
     check_clone_url,
-    git_error,
     validate_full_name,
     validate_ref,
 )
-from github_mcp.services.workspace._types import GitCredentials
 
 MAX_CONFLICT_FILES = 100
 MAX_PREVIEWS = 20

@@ -8,28 +8,32 @@ import secrets
 import shutil
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.monitoring import client_log
-from github_mcp.services.workspace._git import (
-    HEX_SHA,
-    GitResult,
-    GitRunner,
-    check_clone_url,
-)
+from github_mcp.services.workspace._git import HEX_SHA, GitResult, GitRunner
 from github_mcp.services.workspace._gitfiles import atomic_write, read_nofollow
 from github_mcp.services.workspace._locks import heal_stale_locks
 from github_mcp.services.workspace._procs import Identity, report_progress
+from github_mcp.services.workspace._results import CloneState
 from github_mcp.services.workspace._status import VENV_DIR, StatusEntry, parse_porcelain_z
 from github_mcp.services.workspace._types import (
     MAX_LISTED,
-    CloneState,
     GitCredentials,
     Progress,
     RefKind,
     Workspace,
 )
+from github_mcp.services.workspace._validate import check_clone_url
+
+
+class GitAuth(TypedDict):
+    """Keyword arguments that give one git call the credentials, scoped to the repo URL."""
+
+    auth_header: str | None
+    url: str
+    network: bool
 
 
 class RepoOps:
@@ -52,13 +56,10 @@ class RepoOps:
     def url(self, ws: Workspace) -> str:
         return check_clone_url(self.credentials.clone_url(ws.full_name))
 
-    async def auth(self, ws: Workspace) -> dict[str, Any]:
-        """Keyword arguments that give one git call the credentials, scoped to the repo URL."""
-        return {
-            "auth_header": await self.credentials.auth_header(),
-            "url": self.url(ws),
-            "network": True,
-        }
+    async def auth(self, ws: Workspace) -> GitAuth:
+        return GitAuth(
+            auth_header=await self.credentials.auth_header(), url=self.url(ws), network=True
+        )
 
     async def run(self, ws: Workspace, args: list[str], **kw: Any) -> GitResult:
         return await self.git(args, cwd=ws.repo, **kw)
@@ -305,4 +306,5 @@ class RepoOps:
             changed_files_total=len(status),
             created=created,
             reset=reset,
+            refresh="cloned" if created else "reset",  # a reused clone's is set by its caller
         )

@@ -1,13 +1,14 @@
-"""Configuration, credentials protocol and result shapes of the workspace service."""
+"""Configuration, credentials protocol and workspaces of the workspace service (what it
+answers is in _results.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import base64
 from collections.abc import Awaitable, Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.services.workspace._sandbox import DEFAULT_ENV_ALLOWLIST
@@ -89,70 +90,6 @@ class TokenCredentials:
 
     def clone_url(self, full_name: str) -> str:
         return f"{self.base_url.rstrip('/')}/{full_name}.git"
-
-
-@dataclass
-class CloneState:
-    full_name: str
-    ref: str
-    kind: RefKind
-    path: str
-    branch: str | None
-    head_sha: str
-    remote_sha: str | None
-    ahead: int
-    behind: int
-    dirty: bool
-    changed_files: list[str]
-    changed_files_total: int
-    created: bool = False
-    reset: bool = False
-    # A reused clone, fetched: `refresh` is fast_forwarded, up_to_date, dirty_left_behind
-    # or diverged_left_behind (with `stale_reason`); cloned or reset otherwise.
-    refresh: str = "cloned"
-    previous_head_sha: str | None = None
-    new_commits: int = 0
-    stale_reason: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass
-class CommandResult:
-    exit_code: int | None  # None when timed out; 128+N when killed by signal N
-    timed_out: bool
-    stdout: str
-    stderr: str
-    stdout_truncated: bool
-    stderr_truncated: bool
-    duration_s: float
-    killed_by: str | None  # timeout | memory_limit | cpu_limit | file_size_limit | signal:NAME
-    timeout_s: float = 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass
-class TestRunResult:
-    __test__ = False  # not a pytest class
-
-    passed: int
-    failed: int
-    errors: int
-    skipped: int
-    failing: list[dict[str, Any]]
-    duration_s: float
-    exit_code: int | None
-    timed_out: bool
-    output_tail: str
-    parsed_from: str | None = None  # "junit" | "summary" | None
-    killed_by: str | None = None
-    failing_truncated: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass

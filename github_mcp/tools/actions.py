@@ -19,7 +19,6 @@ from github_mcp.services.ci import (
     JobSummary,
     OpenPull,
     RunSummary,
-    select,
 )
 from github_mcp.services.pulls import call_text
 
@@ -98,42 +97,6 @@ async def get_workflow_run_overview(call: Call, full_name: FullName, run_id: Run
     return RunOverview(run=ci.compact_run(run), jobs=jobs, next=nxt or None)
 
 
-class JobLogs(BaseModel):
-    job_id: int
-    job: str | None = None
-    status: str | None = None
-    conclusion: str | None = None
-    log: str
-    lines_shown: int
-    total_lines: int
-    omitted_lines: int
-    truncated: bool
-    bytes: int
-    cut: str | None = None
-
-
-def _cut_note(
-    excerpt: Any, failed_only: bool, tail: int | None, grep: str | None, head_cut: bool
-) -> str | None:
-    parts = []
-    if head_cut:
-        parts.append("the log was longer than the download cap: its beginning is not included")
-    if failed_only:
-        parts.append("only failed steps are shown" + ("" if excerpt.lines else " (none failed)"))
-    if grep is not None:
-        parts.append(f"only lines matching {grep!r} (±2 lines)")
-    if tail is not None:
-        parts.append(f"only the last {tail} selected lines")
-    if excerpt.truncated:
-        parts.append(
-            "the byte budget cut lines, marked '[… N lines omitted …]': raise max_bytes or "
-            "narrow with grep/tail_lines"
-        )
-    if not parts and excerpt.omitted_lines:
-        parts.append("runner set-up noise was dropped")
-    return "; ".join(parts) or None
-
-
 @tool(toolset=TOOLSET)
 async def get_job_logs(
     call: Call,
@@ -143,30 +106,14 @@ async def get_job_logs(
     failed_steps_only: bool = False,
     grep: Annotated[str, Field(min_length=1, max_length=256)] | None = None,
     max_bytes: Annotated[int, Field(ge=MIN_MAX_BYTES, le=200_000)] = DEFAULT_MAX_BYTES,
-) -> JobLogs:
+) -> ci.JobLogs:
     """A job's log, narrowed to failed steps, a grep and/or the last lines; says what was cut.
 
     Timestamps and group markers are dropped (errors kept), within max_bytes."""
-    github = call.rt.github
-    job = await ci.get_job(github, full_name, job_id)
-    log = await ci.fetch_job_log(github, full_name, job_id)
-    excerpt = select(
-        log.text, failed_steps_only=failed_steps_only, tail_lines=tail_lines, grep=grep,
-        max_bytes=max_bytes,
-    )  # fmt: skip
-    return JobLogs(
-        job_id=job_id,
-        job=job.get("name"),
-        status=job.get("status") if job.get("status") != "completed" else None,
-        conclusion=job.get("conclusion"),
-        log=excerpt.text,
-        lines_shown=len(excerpt.lines),
-        total_lines=excerpt.total_lines,
-        omitted_lines=excerpt.omitted_lines,
-        truncated=excerpt.truncated or log.head_cut,
-        bytes=excerpt.bytes,
-        cut=_cut_note(excerpt, failed_steps_only, tail_lines, grep, log.head_cut),
+    narrowing = ci.Narrowing(
+        failed_steps_only=failed_steps_only, tail_lines=tail_lines, grep=grep, max_bytes=max_bytes
     )
+    return await ci.job_logs(call.rt.github, full_name, job_id, narrowing)
 
 
 class CheckBrief(BaseModel):

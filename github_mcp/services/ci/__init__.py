@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from github_mcp.services.ci._checks import Check, CheckCounts, commit_checks, count_checks
 from github_mcp.services.ci._failures import collect_failures, job_summary
+from github_mcp.services.ci._job_excerpt import JobLogs, Narrowing, job_logs
 from github_mcp.services.ci._joblogs import DEFAULT_MAX_BYTES, MIN_MAX_BYTES, select
 from github_mcp.services.ci._models import (
     CheckCountsOut,
@@ -45,7 +46,9 @@ __all__ = [
     "CheckCountsOut",
     "Dispatched",
     "FailedJob",
+    "JobLogs",
     "JobSummary",
+    "Narrowing",
     "OpenPull",
     "RunSummary",
     "StepRef",
@@ -59,6 +62,7 @@ __all__ = [
     "fetch_job_log",
     "get_job",
     "get_run",
+    "job_logs",
     "job_summary",
     "list_runs",
     "open_pull_for_branch",

@@ -43,13 +43,36 @@ class OverviewPull(TypedDict):
     deletions: int
 
 
+class OverviewFile(TypedDict):
+    filename: str
+    status: str
+    additions: int
+    deletions: int
+
+
+class OverviewReview(TypedDict):
+    user: dict[str, Any]
+    state: str
+
+
+class CheckRunState(TypedDict):
+    name: str
+    status: str
+    conclusion: str | None
+
+
+class StatusState(TypedDict):
+    context: str
+    state: str
+
+
 @dataclass
 class PullOverview:
     pull: OverviewPull
-    files: list[dict[str, Any]]
-    reviews: list[dict[str, Any]]
-    check_runs: list[dict[str, Any]]
-    statuses: list[dict[str, Any]]
+    files: list[OverviewFile]
+    reviews: list[OverviewReview]
+    check_runs: list[CheckRunState]
+    statuses: list[StatusState]
 
 
 async def pull_overview(github: GitHubClient, full_name: str, number: int) -> PullOverview:

@@ -4,7 +4,6 @@ here as the models that are the tools' output schemas, so data and schema cannot
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from pydantic import BaseModel
 
@@ -20,7 +19,13 @@ from github_mcp.services.issue_views import (
     clean,
     comment_model,
 )
-from github_mcp.services.pulls._overview import PullOverview, pull_overview
+from github_mcp.services.pulls._overview import (
+    CheckRunState,
+    OverviewReview,
+    PullOverview,
+    StatusState,
+    pull_overview,
+)
 from github_mcp.services.pulls._service import compact_pr, pull_files, review_comments
 
 SHOWN_FILES = 10
@@ -72,7 +77,7 @@ class PrOverview(BaseModel):
     reviews: list[ReviewState]
 
 
-def summarize_checks(runs: list[dict[str, Any]], statuses: list[dict[str, Any]]) -> ChecksSummary:
+def summarize_checks(runs: list[CheckRunState], statuses: list[StatusState]) -> ChecksSummary:
     passed = failed = pending = 0
     failing: list[str] = []
     for run in runs:
@@ -101,7 +106,7 @@ def summarize_checks(runs: list[dict[str, Any]], statuses: list[dict[str, Any]])
     )
 
 
-def review_states(reviews: list[dict[str, Any]]) -> list[ReviewState]:
+def review_states(reviews: list[OverviewReview]) -> list[ReviewState]:
     """Each reviewer's latest deciding review, else their latest one."""
     latest: dict[str, str] = {}
     for review in reviews:

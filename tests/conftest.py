@@ -82,6 +82,15 @@ def forge():
     instance.stop()
 
 
+@pytest.fixture(scope="session", autouse=True)
+async def _close_shared_chromium():
+    """The worker's shared Chromium (tests/shared_browser.py) ends with the session."""
+    yield
+    shared = sys.modules.get("tests.shared_browser")  # imported only where a test used it
+    if shared is not None:
+        await shared.close_shared_chromium()
+
+
 @pytest.fixture(autouse=True)
 def _clean_forge_faults(request):
     yield

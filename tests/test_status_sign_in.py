@@ -14,11 +14,11 @@ import httpx2 as httpx
 import pytest
 from fastmcp import Client
 
-from github_mcp.serving.loopback import CHROMIUM_FLAGS, serve_in_thread
+from github_mcp.serving.loopback import serve_in_thread
 from github_mcp.serving.server import build_http_app
 from github_mcp.status.auth import CSRF_COOKIE, SESSION_COOKIE
 from tests.conftest import call_tool
-from tests.oauth.signin import chromium_path
+from tests.shared_browser import fresh_context
 
 TOKEN = "status-sign-in-token-0123456789"
 REPO = "octo-org/status-sign-in"
@@ -42,42 +42,33 @@ async def _some_calls(url: str) -> None:
 
 
 async def test_a_browser_signs_in_with_the_token_and_out_again(served, tmp_path):
-    from playwright.async_api import async_playwright
-
     await _some_calls(served)
     shot = Path(os.environ.get("STATUS_SCREENSHOT") or tmp_path / "status.png")
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(
-            executable_path=chromium_path(), headless=True, args=list(CHROMIUM_FLAGS)
-        )
-        try:
-            context = await browser.new_context(viewport={"width": 1280, "height": 1300})
-            page = await context.new_page()
-            first = await page.goto(served + "/status")
-            assert first is not None and first.status == 401  # the form, not a Basic prompt
-            assert "www-authenticate" not in first.headers
-            await page.fill("#token", "not-the-token")
-            await page.click("#submit")
-            assert "not valid" in (await page.text_content("#error") or "")
-            assert SESSION_COOKIE not in {c["name"] for c in await context.cookies()}
+    async with fresh_context(viewport={"width": 1280, "height": 1300}) as context:
+        page = await context.new_page()
+        first = await page.goto(served + "/status")
+        assert first is not None and first.status == 401  # the form, not a Basic prompt
+        assert "www-authenticate" not in first.headers
+        await page.fill("#token", "not-the-token")
+        await page.click("#submit")
+        assert "not valid" in (await page.text_content("#error") or "")
+        assert SESSION_COOKIE not in {c["name"] for c in await context.cookies()}
 
-            await page.fill("#token", TOKEN)
-            await page.click("#submit")
-            await page.wait_for_selector("#total-calls")
-            assert int(await page.text_content("#total-calls") or 0) >= 2
-            assert TOKEN not in await page.content()
-            (cookie,) = [c for c in await context.cookies() if c["name"] == SESSION_COOKIE]
-            assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
-            assert cookie["path"] == "/status" and cookie["secure"] is False  # plain http
-            assert TOKEN not in cookie["value"]
-            await page.screenshot(path=str(shot), full_page=True)
+        await page.fill("#token", TOKEN)
+        await page.click("#submit")
+        await page.wait_for_selector("#total-calls")
+        assert int(await page.text_content("#total-calls") or 0) >= 2
+        assert TOKEN not in await page.content()
+        (cookie,) = [c for c in await context.cookies() if c["name"] == SESSION_COOKIE]
+        assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+        assert cookie["path"] == "/status" and cookie["secure"] is False  # plain http
+        assert TOKEN not in cookie["value"]
+        await page.screenshot(path=str(shot), full_page=True)
 
-            async with page.expect_navigation():
-                await page.click("#sign-out button")
-            await page.wait_for_selector("#sign-in")
-            assert SESSION_COOKIE not in {c["name"] for c in await context.cookies()}
-        finally:
-            await browser.close()
+        async with page.expect_navigation():
+            await page.click("#sign-out button")
+        await page.wait_for_selector("#sign-in")
+        assert SESSION_COOKIE not in {c["name"] for c in await context.cookies()}
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

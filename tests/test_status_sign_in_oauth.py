@@ -7,11 +7,11 @@ from __future__ import annotations
 import httpx2 as httpx
 import pytest
 
-from github_mcp.serving.loopback import CHROMIUM_FLAGS
 from github_mcp.status.auth import SESSION_COOKIE
 from tests.conftest import call_tool
 from tests.oauth.conftest import oauth_server as oauth_server
-from tests.oauth.signin import chromium_path, signed_in_client
+from tests.oauth.signin import signed_in_client
+from tests.shared_browser import fresh_context
 
 ORG = "status-oauth-org"
 PASSWORDS = {"stat-ann": "stat-ann-pass-5512", "stat-ben": "stat-ben-pass-8830"}
@@ -37,29 +37,20 @@ async def _branch(mcp_url: str, login: str, branch: str) -> None:
 
 
 async def _sign_in_on_status(url: str, login: str) -> tuple[str, list[dict]]:
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(
-            executable_path=chromium_path(), headless=True, args=list(CHROMIUM_FLAGS)
-        )
-        try:
-            context = await browser.new_context()
-            page = await context.new_page()
-            await page.goto(url + "/status")
+    async with fresh_context() as context:
+        page = await context.new_page()
+        await page.goto(url + "/status")
+        async with page.expect_navigation():
+            await page.click("#sign-in-github")
+        await page.fill("#login_field", login)
+        await page.fill("#password", PASSWORDS[login])
+        async with page.expect_navigation():
+            await page.click("button[name=commit]")
+        if await page.locator("#js-oauth-authorize-btn").count():
             async with page.expect_navigation():
-                await page.click("#sign-in-github")
-            await page.fill("#login_field", login)
-            await page.fill("#password", PASSWORDS[login])
-            async with page.expect_navigation():
-                await page.click("button[name=commit]")
-            if await page.locator("#js-oauth-authorize-btn").count():
-                async with page.expect_navigation():
-                    await page.click("#js-oauth-authorize-btn")
-            await page.wait_for_selector("#own-audit")
-            return await page.inner_text("body"), list(await context.cookies())
-        finally:
-            await browser.close()
+                await page.click("#js-oauth-authorize-btn")
+        await page.wait_for_selector("#own-audit")
+        return await page.inner_text("body"), list(await context.cookies())
 
 
 async def test_a_github_user_sees_only_their_own_activity(oauth_server, people):

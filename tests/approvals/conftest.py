@@ -18,9 +18,9 @@ from fastmcp.client.transports import StreamableHttpTransport
 from github_mcp.approvals.requests import PendingApprovals
 from github_mcp.pipeline.runtime import Runtime
 from github_mcp.policy.gate import WriteGate
-from github_mcp.serving.loopback import CHROMIUM_FLAGS, serve_in_thread
+from github_mcp.serving.loopback import serve_in_thread
 from github_mcp.serving.server import build_http_app
-from tests.oauth.signin import chromium_path
+from tests.shared_browser import fresh_context
 
 TOKEN_A = "approver-alpha-0123456789"
 TOKEN_B = "approver-bravo-0123456789"
@@ -122,52 +122,42 @@ async def visit_approval_page(
     """Open `link` in headless Chromium (HTTP Basic with `basic_token`, or signing in to
     the forge as `sign_in` when the page sends the browser there) and click `choice`
     (approve, approve-window, deny), or only look when `choice` is None."""
-    from playwright.async_api import async_playwright
-
     visit = PageVisit()
     credentials = {"username": "human", "password": basic_token} if basic_token else None
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(
-            executable_path=chromium_path(), headless=True, args=list(CHROMIUM_FLAGS)
-        )
-        try:
-            context = await browser.new_context(http_credentials=credentials)  # type: ignore[arg-type]
-            page = await context.new_page()
-            pages: list[Any] = []  # each document the browser landed on (not redirects)
-            page.on("response", lambda r: _landed(page, r, pages))
-            await page.goto(link)
-            # the link's page posts the fragment's key, then shows the approval itself
+    # the worker's Chromium; this visit in a context of its own
+    async with fresh_context(http_credentials=credentials) as context:
+        page = await context.new_page()
+        pages: list[Any] = []  # each document the browser landed on (not redirects)
+        page.on("response", lambda r: _landed(page, r, pages))
+        await page.goto(link)
+        # the link's page posts the fragment's key, then shows the approval itself
+        with contextlib.suppress(Exception):
+            await page.wait_for_selector("form#f input#k", state="detached", timeout=10_000)
+        await page.wait_for_load_state()
+        if sign_in is not None:  # the page moves on to the forge's sign-in by itself
             with contextlib.suppress(Exception):
-                await page.wait_for_selector("form#f input#k", state="detached", timeout=10_000)
-            await page.wait_for_load_state()
-            if sign_in is not None:  # the page moves on to the forge's sign-in by itself
-                with contextlib.suppress(Exception):
-                    await page.wait_for_selector("#login_field, #write", timeout=10_000)
-            response = pages[-1] if pages else None
-            if sign_in is not None and await page.locator("#login_field").count():
-                await page.fill("#login_field", sign_in[0])
-                await page.fill("#password", sign_in[1])
+                await page.wait_for_selector("#login_field, #write", timeout=10_000)
+        response = pages[-1] if pages else None
+        if sign_in is not None and await page.locator("#login_field").count():
+            await page.fill("#login_field", sign_in[0])
+            await page.fill("#password", sign_in[1])
+            async with page.expect_navigation():
+                await page.click("button[name=commit]")
+            if await page.locator("#js-oauth-authorize-btn").count():
                 async with page.expect_navigation():
-                    await page.click("button[name=commit]")
-                if await page.locator("#js-oauth-authorize-btn").count():
-                    async with page.expect_navigation():
-                        await page.click("#js-oauth-authorize-btn")
-                response = None
-            await page.wait_for_load_state()
-            visit.status = response.status if response is not None else None
-            visit.text = await page.inner_text("body")
-            visit.files = [
-                await item.inner_text() for item in await page.locator("#files li").all()
-            ]
-            if choice is not None and await page.locator(f"#{choice}").count():
-                async with page.expect_navigation() as navigation:
-                    await page.click(f"#{choice}")
-                answer = await navigation.value
-                visit.outcome_status = answer.status if answer is not None else None
-                if await page.locator("#outcome").count():
-                    visit.outcome = await page.get_attribute("#outcome", "data-status")
-        finally:
-            await browser.close()
+                    await page.click("#js-oauth-authorize-btn")
+            response = None
+        await page.wait_for_load_state()
+        visit.status = response.status if response is not None else None
+        visit.text = await page.inner_text("body")
+        visit.files = [await item.inner_text() for item in await page.locator("#files li").all()]
+        if choice is not None and await page.locator(f"#{choice}").count():
+            async with page.expect_navigation() as navigation:
+                await page.click(f"#{choice}")
+            answer = await navigation.value
+            visit.outcome_status = answer.status if answer is not None else None
+            if await page.locator("#outcome").count():
+                visit.outcome = await page.get_attribute("#outcome", "data-status")
     return visit
 
 

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from github_mcp.pipeline.runtime import Runtime
-from github_mcp.serving.loopback import CHROMIUM_FLAGS, serve_in_thread
+from github_mcp.serving.loopback import serve_in_thread
 from github_mcp.serving.server import build_http_app
-from tests.oauth.signin import chromium_path
+from tests.shared_browser import fresh_context
 
 ROOT = Path(__file__).resolve().parents[2]
 HOST_FILES = {"index.html": "text/html", "sandbox.html": "text/html", "host.js": "text/javascript"}
@@ -143,19 +143,12 @@ class HostPage:
 
 @contextlib.asynccontextmanager
 async def open_host(url: str, token: str, theme: str = "light") -> AsyncIterator[HostPage]:
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(
-            executable_path=chromium_path(), headless=True, args=list(CHROMIUM_FLAGS)
-        )
-        try:
-            page = await browser.new_page(viewport={"width": 860, "height": 900})
-            host = HostPage(page, url)
-            page.on("console", lambda m: host.console.append(f"{m.type}: {m.text}"))
-            fragment = json.dumps(token)[1:-1]
-            await page.goto(f"{url}/host/index.html#token={fragment}&theme={theme}")
-            await page.evaluate("() => window.cardHost.ready.then(() => true)")
-            yield host
-        finally:
-            await browser.close()
+    # the worker's Chromium; this host page in a context of its own
+    async with fresh_context(viewport={"width": 860, "height": 900}) as context:
+        page = await context.new_page()
+        host = HostPage(page, url)
+        page.on("console", lambda m: host.console.append(f"{m.type}: {m.text}"))
+        fragment = json.dumps(token)[1:-1]
+        await page.goto(f"{url}/host/index.html#token={fragment}&theme={theme}")
+        await page.evaluate("() => window.cardHost.ready.then(() => true)")
+        yield host

@@ -7,7 +7,6 @@ import base64
 import hashlib
 import os
 import secrets
-import shutil
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from playwright.sync_api import Error as PlaywrightError
 from github_mcp.serving.loopback import CHROMIUM_FLAGS
 from sandbox_forge import Forge
 from sandbox_forge.admin.seed import seed_demo_people, seed_demo_repo
+from tests.shared_browser import chromium_path
 
 # Never listened on: the browser's request there is observed and its URL kept.
 CALLBACK = "http://127.0.0.1:48123/oauth/callback"
@@ -55,13 +55,6 @@ def pkce_pair() -> tuple[str, str]:
     verifier = secrets.token_urlsafe(48)
     digest = hashlib.sha256(verifier.encode()).digest()
     return verifier, base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
-
-
-def chromium_path() -> str:
-    binary = shutil.which("chromium") or shutil.which("chromium-browser")
-    if binary is None:  # a missing browser fails the suite, never skips it
-        pytest.fail("chromium is not installed: run `bash tests/install_system_packages.sh`")
-    return binary
 
 
 @pytest.fixture(scope="module")

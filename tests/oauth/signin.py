@@ -4,7 +4,6 @@ the forge's GitHub-style login and authorize pages."""
 
 from __future__ import annotations
 
-import shutil
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -13,7 +12,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-import pytest
 from mcp.client.auth import OAuthClientProvider, TokenStorage
 from mcp.shared.auth import (
     AuthorizationCodeResult,
@@ -23,7 +21,7 @@ from mcp.shared.auth import (
 )
 from pydantic import AnyUrl
 
-from github_mcp.serving.loopback import CHROMIUM_FLAGS
+from tests.shared_browser import fresh_context
 
 
 class _CallbackHandler(BaseHTTPRequestHandler):
@@ -64,13 +62,6 @@ class MemoryTokens(TokenStorage):
         self.client = client_info
 
 
-def chromium_path() -> str:
-    binary = shutil.which("chromium") or shutil.which("chromium-browser")
-    if binary is None:
-        pytest.fail("chromium is not installed: run `bash tests/install_system_packages.sh`")
-    return binary
-
-
 @dataclass
 class BrowserResult:
     redirect: str | None = None  # the final redirect to the client, with code and state
@@ -89,45 +80,38 @@ async def sign_in_in_browser(
     """Open the authorization URL; approve the consent page; sign in on the forge;
     authorize the app. Stops at the redirect to the client (`redirect_prefix`: this
     module's callback server, or another client's own) or at an error page."""
-    from playwright.async_api import async_playwright
-
     result = BrowserResult()
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(
-            executable_path=chromium_path(), headless=True, args=list(CHROMIUM_FLAGS)
+    # the worker's Chromium; this sign-in in a context of its own
+    async with fresh_context() as context:
+        page = await context.new_page()
+        page.on(
+            "request",
+            lambda request: (
+                result.pages.append(f"{request.method} {_elided(request.url)}")
+                if request.is_navigation_request()
+                else None
+            ),
         )
-        try:
-            page = await (await browser.new_context()).new_page()
-            page.on(
-                "request",
-                lambda request: (
-                    result.pages.append(f"{request.method} {_elided(request.url)}")
-                    if request.is_navigation_request()
-                    else None
-                ),
-            )
-            await page.goto(authorization_url)
-            await page.click("button[value=approve]" if approve else "button[value=deny]")
+        await page.goto(authorization_url)
+        await page.click("button[value=approve]" if approve else "button[value=deny]")
+        await page.wait_for_load_state()
+        if await page.locator("#login_field").count():
+            await page.fill("#login_field", login)
+            await page.fill("#password", password)
+            await page.click("button[name=commit]")
             await page.wait_for_load_state()
-            if await page.locator("#login_field").count():
-                await page.fill("#login_field", login)
-                await page.fill("#password", password)
-                await page.click("button[name=commit]")
-                await page.wait_for_load_state()
-            if await page.locator("#js-oauth-authorize-btn").count():
-                await page.click("#js-oauth-authorize-btn")
-            # the flow ends at the client's redirect URI, or on a page that stopped it
-            await page.wait_for_url(
-                lambda url: url.startswith(redirect_prefix) or "/auth/callback" in url,
-                timeout=30_000,
-            )
-            if page.url.startswith(redirect_prefix):
-                result.redirect = page.url
-            else:
-                await page.wait_for_load_state()
-                result.refused_text = await page.inner_text("body")
-        finally:
-            await browser.close()
+        if await page.locator("#js-oauth-authorize-btn").count():
+            await page.click("#js-oauth-authorize-btn")
+        # the flow ends at the client's redirect URI, or on a page that stopped it
+        await page.wait_for_url(
+            lambda url: url.startswith(redirect_prefix) or "/auth/callback" in url,
+            timeout=30_000,
+        )
+        if page.url.startswith(redirect_prefix):
+            result.redirect = page.url
+        else:
+            await page.wait_for_load_state()
+            result.refused_text = await page.inner_text("body")
     return result
 
 

@@ -25,7 +25,8 @@ from tests.oauth.flow import (
     signed_in_tokens,
     token_request,
 )
-from tests.oauth.signin import CLIENT_REDIRECT, chromium_path
+from tests.oauth.signin import CLIENT_REDIRECT
+from tests.shared_browser import fresh_context
 
 # What claude.ai's connector registers (Anthropic documents both callback URLs for remote
 # MCP authentication; the connector asks for its own `claudeai` scope).
@@ -305,23 +306,13 @@ async def test_sign_in_pages_load_nothing_from_elsewhere_and_are_never_cached(oa
         )
     )
     # what the browser itself fetched to show the consent page: this origin only
-    from playwright.async_api import async_playwright
-
-    from github_mcp.serving.loopback import CHROMIUM_FLAGS
-
     fetched: list[str] = []
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(
-            executable_path=chromium_path(), headless=True, args=list(CHROMIUM_FLAGS)
-        )
-        try:
-            page = await browser.new_page()
-            page.on("request", lambda request: fetched.append(request.url))
-            await page.goto(_consent_url(base))
-            await page.wait_for_load_state("networkidle")
-            assert await page.locator("button[value=approve]").count() == 1
-        finally:
-            await browser.close()
+    async with fresh_context() as context:
+        page = await context.new_page()
+        page.on("request", lambda request: fetched.append(request.url))
+        await page.goto(_consent_url(base))
+        await page.wait_for_load_state("networkidle")
+        assert await page.locator("button[value=approve]").count() == 1
     assert fetched and all(
         url.startswith(base + "/") or url.startswith("data:") for url in fetched
     ), fetched

@@ -8,9 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import replace
-from typing import Literal
-
-from pydantic import BaseModel
 
 from github_mcp.github.client import GitHubClient, encode_path
 from github_mcp.github.graphql import FilesAt, files_at
@@ -252,22 +249,3 @@ async def _prime(github: GitHubClient, full_name: str, ref: str) -> None:
         )
     except GitHubMCPError:
         pass
-
-
-class FileContents(BaseModel):
-    path: str
-    ref: str
-    content: str
-    encoding: Literal["utf-8", "base64"]
-    truncated: bool
-    total_bytes: int
-    sha: str | None = None
-    size: int
-
-    @classmethod
-    def of(cls, read: FileRead) -> FileContents:
-        """get_file_contents' answer for a read."""
-        return cls(
-            path=read.path, ref=read.ref, content=read.content, encoding=read.encoding,
-            truncated=read.truncated, total_bytes=read.total_bytes, sha=read.sha, size=read.size,
-        )  # fmt: skip

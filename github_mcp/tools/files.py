@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from github_mcp.kernel.errors import GitHubMCPError
 from github_mcp.kernel.params import MAX_BATCH_PATHS, FullName, Ref, RepoPath, validate_path
 from github_mcp.pipeline.registry import Call, tool
+from github_mcp.services import file_views as views
 from github_mcp.services import files as file_service
-from github_mcp.services.content import slice_lines
 from github_mcp.services.tree import TreeResult, list_tree
 
 TOOLSET = "files"
@@ -54,24 +53,12 @@ async def get_file_contents(
     ref: Ref | None = None,
     max_bytes: MaxBytes = file_service.DEFAULT_READ_BYTES,
     allow_binary: bool = False,
-) -> file_service.FileContents:
+) -> views.FileContents:
     """Read a text file at a ref, cut at max_bytes (never mid-character)."""
     read = await file_service.read_file(
         call.rt.github, full_name, path, ref, max_bytes=max_bytes, allow_binary=allow_binary
     )
-    return file_service.FileContents.of(read)
-
-
-class FileSlice(BaseModel):
-    path: str
-    ref: str
-    sha: str | None = None
-    text: str
-    start_line: int
-    end_line: int
-    total_lines: int
-    next_start_line: int | None = None
-    file_truncated: bool = False
+    return views.FileContents.of(read)
 
 
 @tool(toolset=TOOLSET, ref_arg="ref", lazy_default_ref=True)
@@ -83,39 +70,11 @@ async def get_file_slice(
     start_line: Annotated[int, Field(ge=1)] = 1,
     max_lines: Annotated[int, Field(ge=1, le=2000)] = 200,
     line_numbers: bool = False,
-) -> FileSlice:
+) -> views.FileSlice:
     """Lines [start_line, start_line + max_lines) of a file, with total_lines and the next start."""
-    read = await file_service.read_file(
-        call.rt.github, full_name, path, ref, max_bytes=file_service.MAX_READ_BYTES
+    return await views.file_slice(
+        call.rt.github, full_name, path, ref, (start_line, max_lines), line_numbers
     )
-    part = slice_lines(read.content, start_line, max_lines, line_numbers)
-    return FileSlice(
-        path=path,
-        ref=read.ref,
-        sha=read.sha,
-        text=part.text,
-        start_line=part.start_line,
-        end_line=part.end_line,
-        total_lines=part.total_lines,
-        next_start_line=part.next_start_line,
-        file_truncated=read.truncated,
-    )
-
-
-class BatchItem(BaseModel):
-    path: str
-    content: str | None = None
-    truncated: bool | None = None
-    total_bytes: int | None = None
-    sha: str | None = None
-    error: dict | None = None
-
-
-class BatchResult(BaseModel):
-    ref: str
-    files: list[BatchItem]
-    ok: int
-    failed: int
 
 
 @tool(toolset=TOOLSET, ref_arg="ref", lazy_default_ref=True)
@@ -125,26 +84,8 @@ async def fetch_files(
     paths: Annotated[list[RepoPath], Field(min_length=1, max_length=MAX_BATCH_PATHS)],
     ref: Ref | None = None,
     max_bytes_per_file: MaxBytes = 32 * 1024,
-) -> BatchResult:
+) -> views.BatchResult:
     """Read up to 30 files at once (one request); each reports its content or error."""
     for p in paths:
         validate_path(p)
-    ref, reads = await file_service.read_many(
-        call.rt.github, full_name, list(paths), ref, max_bytes=max_bytes_per_file
-    )
-    items = []
-    for p, read in zip(paths, reads, strict=True):
-        if isinstance(read, GitHubMCPError):
-            items.append(BatchItem(path=p, error=read.envelope()["error"]))
-        else:
-            items.append(
-                BatchItem(
-                    path=p,
-                    content=read.content,
-                    truncated=read.truncated,
-                    total_bytes=read.total_bytes,
-                    sha=read.sha,
-                )
-            )
-    failed = sum(1 for i in items if i.error)
-    return BatchResult(ref=ref, files=items, ok=len(items) - failed, failed=failed)
+    return await views.fetch_batch(call.rt.github, full_name, list(paths), ref, max_bytes_per_file)

@@ -10,9 +10,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from github_mcp.kernel.effects import Written
+
 MAX_REBASES = 8
 TEXT_MODE = "100644"
 NO_CHANGE = "no_change"
+DIFF_MAX_CHARS = 20_000
 
 
 @dataclass
@@ -72,6 +75,27 @@ class WrittenFile(BaseModel):
     ok: bool
 
 
+class CommitResult(BaseModel):  # a verified commit's answer (CommitOutcome.result)
+    status: Literal["committed", "no_change"] = Field(
+        "committed",
+        description="no_change: the branch already held this content; nothing was written "
+        "and commit_sha is the branch head.",
+    )
+    commit_sha: str
+    branch: str
+    parent_sha: str
+    files: list[WrittenFile]
+    verification: Verification
+    signature: CommitSignature | None = None
+    rebased_onto: list[str] | None = None
+    created_branch: bool | None = None
+    diff: str | None = None
+    diff_truncated: bool | None = None
+
+    def written(self, repo: str) -> Written:
+        return Written(repo, self.branch, self.commit_sha)
+
+
 @dataclass
 class CommitOutcome:
     commit_sha: str
@@ -83,3 +107,19 @@ class CommitOutcome:
     created_branch: bool = False
     status: str = "committed"  # or NO_CHANGE: the branch already held this content
     signature: CommitSignature | None = None
+
+    def result(self, diff: str | None = None) -> CommitResult:
+        """The answer for this commit (with its diff, capped, when given)."""
+        return CommitResult(
+            status="no_change" if self.status == NO_CHANGE else "committed",
+            commit_sha=self.commit_sha,
+            branch=self.branch,
+            parent_sha=self.parent_sha,
+            files=self.files,
+            verification=self.verification,
+            signature=self.signature,
+            rebased_onto=self.rebased_onto or None,
+            created_branch=self.created_branch or None,
+            diff=None if diff is None else diff[:DIFF_MAX_CHARS],
+            diff_truncated=(diff is not None and len(diff) > DIFF_MAX_CHARS) or None,
+        )

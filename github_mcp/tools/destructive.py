@@ -17,8 +17,8 @@ from github_mcp.pipeline.registry import Call, tool
 from github_mcp.services.approved_state import RemoteState, branch_state
 from github_mcp.services.branches import branch_head, delete_branch
 from github_mcp.services.commit_checks import read_head
-from github_mcp.services.commit_types import Change
-from github_mcp.tools.writes import CommitResult, Verification, verified_commit
+from github_mcp.services.commit_types import Change, CommitResult, Verification
+from github_mcp.tools.writes import verified_commit
 
 
 @tool(toolset="writes", write=True, target="branch", ref_arg="branch", destructive=True)

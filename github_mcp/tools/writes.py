@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
@@ -23,19 +23,14 @@ from github_mcp.kernel.params import (
 from github_mcp.pipeline.registry import Call, tool
 from github_mcp.services import approved_state, branches, edits
 from github_mcp.services.commit_types import (
-    NO_CHANGE,
     Change,
-    CommitOutcome,
-    CommitSignature,
+    CommitResult,
     Head,
-    Verification,
-    WrittenFile,
 )
 from github_mcp.services.commits import commit_changes
 from github_mcp.services.pulls import compact_pr
 
 TOOLSET = "writes"
-DIFF_MAX_CHARS = 20_000
 Sha = Annotated[str, Field(pattern=r"^[0-9a-f]{40}$")]
 
 
@@ -58,44 +53,6 @@ async def create_branch(
     return BranchCreated(**result)
 
 
-class CommitResult(BaseModel):
-    status: Literal["committed", "no_change"] = Field(
-        "committed",
-        description="no_change: the branch already held this content; nothing was written "
-        "and commit_sha is the branch head.",
-    )
-    commit_sha: str
-    branch: str
-    parent_sha: str
-    files: list[WrittenFile]
-    verification: Verification
-    signature: CommitSignature | None = None
-    rebased_onto: list[str] | None = None
-    created_branch: bool | None = None
-    diff: str | None = None
-    diff_truncated: bool | None = None
-
-    def written(self, repo: str) -> Written:
-        return Written(repo, self.branch, self.commit_sha)
-
-
-def commit_result(outcome: CommitOutcome, diff: str | None = None) -> CommitResult:
-    """The answer for a verified commit (the diff capped)."""
-    return CommitResult(
-        status="no_change" if outcome.status == NO_CHANGE else "committed",
-        commit_sha=outcome.commit_sha,
-        branch=outcome.branch,
-        parent_sha=outcome.parent_sha,
-        files=outcome.files,
-        verification=outcome.verification,
-        signature=outcome.signature,
-        rebased_onto=outcome.rebased_onto or None,
-        created_branch=outcome.created_branch or None,
-        diff=None if diff is None else diff[:DIFF_MAX_CHARS],
-        diff_truncated=(diff is not None and len(diff) > DIFF_MAX_CHARS) or None,
-    )
-
-
 @tool(toolset=TOOLSET, write=True, target="branch", ref_arg="branch")
 async def apply_text_update_and_commit(
     call: Call,
@@ -114,7 +71,7 @@ async def apply_text_update_and_commit(
         call.rt.github, full_name, branch, path, new_content, message,
         expected_sha=expected_sha, allow_large_shrink=allow_large_shrink, with_diff=return_diff,
     )  # fmt: skip
-    return commit_result(edit.outcome, edit.diff)
+    return edit.outcome.result(edit.diff)
 
 
 @tool(toolset=TOOLSET, write=True, target="branch", ref_arg="branch")
@@ -131,7 +88,7 @@ async def apply_patch_and_commit(
     outcome = await edits.commit_patch(
         call.rt.github, full_name, branch, patch, message, expected_head_sha=expected_head_sha
     )
-    return commit_result(outcome)
+    return outcome.result()
 
 
 class Section(BaseModel):
@@ -164,7 +121,7 @@ async def update_file_sections_and_commit(
         expected_sha=expected_sha, with_diff=return_diff,
         expected_head_sha=call.bound.get("head_sha") if call.bound else None,
     )  # fmt: skip
-    return commit_result(edit.outcome, edit.diff)
+    return edit.outcome.result(edit.diff)
 
 
 class FileSpec(BaseModel):
@@ -206,7 +163,7 @@ async def commit_files(
         call.rt.github, full_name, branch, message, _changes(files),
         expected_head_sha=expected_head_sha,
     )  # fmt: skip
-    return commit_result(outcome)
+    return outcome.result()
 
 
 class PullRequestRef(BaseModel):
@@ -251,7 +208,7 @@ async def update_files_and_open_pr(
     )  # fmt: skip
     pull = proposal.pull
     return CommitAndPr(
-        commit=commit_result(proposal.outcome),
+        commit=proposal.outcome.result(),
         pull_request=None if pull is None else pr_ref_model(pull, proposal.already_existed),
         note=proposal.note,
     )
@@ -274,4 +231,4 @@ async def verified_commit(
     here do: the entry point for tools declared elsewhere (extra_tools.py). The pipeline
     then drops the repository's cached reads and refreshes a clean clone of the branch."""
     outcome = await commit_changes(call.rt.github, full_name, branch, message, changes, head=head)
-    return commit_result(outcome)
+    return outcome.result()

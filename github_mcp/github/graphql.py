@@ -206,14 +206,8 @@ async def files_at(
 ) -> FilesAt:
     """Read `paths` at a commit in one request. `oid` wins over `ref`; neither means the
     default branch."""
-    owner, name = full_name.split("/", 1)
-    variables: dict[str, Any] = {"owner": owner, "name": name}
-    variables |= {f"p{i}": path for i, path in enumerate(paths)}
     by = "oid" if oid else "ref" if ref else "default"
-    if oid:
-        variables["oid"] = oid
-    elif ref:
-        variables |= {"head": f"refs/heads/{ref}", "tag": f"refs/tags/{ref}"}
+    variables = _files_variables(full_name, paths, ref=ref, oid=oid)
     data = await github.graphql(files_query(len(paths), by), variables)
     repo = (data or {}).get("repository")
     if repo is None:
@@ -225,24 +219,41 @@ async def files_at(
                 "allow-list and visible to its token."
             ),
         )
-    branch: str | None = None
-    if by == "oid":
-        commit = repo.get("object")
-    elif by == "default":
-        default = repo.get("defaultBranchRef") or {}
-        branch, commit = default.get("name"), default.get("target")
-    else:
-        commit = (repo.get("head") or {}).get("target")
-        if commit is None:
-            tag = (repo.get("tag") or {}).get("target") or None
-            # An annotated tag names a Tag object: its target is the commit (or, rarely,
-            # another tag, which has no file fields and is resolved another way).
-            commit = tag.get("target") if tag and "target" in tag else tag
+    branch, commit = _commit_of(repo, by)
     if not commit:
         return FilesAt(None, branch, [None] * len(paths))
     if "f0" not in commit:
         return FilesAt(None, branch, [None] * len(paths), other_object=True)
     return FilesAt(commit["oid"], branch, [commit.get(f"f{i}") for i in range(len(paths))])
+
+
+def _files_variables(
+    full_name: str, paths: list[str], *, ref: str | None, oid: str | None
+) -> dict[str, Any]:
+    owner, name = full_name.split("/", 1)
+    variables: dict[str, Any] = {"owner": owner, "name": name}
+    variables |= {f"p{i}": path for i, path in enumerate(paths)}
+    if oid:
+        variables["oid"] = oid
+    elif ref:
+        variables |= {"head": f"refs/heads/{ref}", "tag": f"refs/tags/{ref}"}
+    return variables
+
+
+def _commit_of(repo: dict[str, Any], by: str) -> tuple[str | None, dict[str, Any] | None]:
+    """(the default branch's name when asked for, the commit object the files hang on)."""
+    if by == "oid":
+        return None, repo.get("object")
+    if by == "default":
+        default = repo.get("defaultBranchRef") or {}
+        return default.get("name"), default.get("target")
+    commit = (repo.get("head") or {}).get("target")
+    if commit is None:
+        tag = (repo.get("tag") or {}).get("target") or None
+        # An annotated tag names a Tag object: its target is the commit (or, rarely,
+        # another tag, which has no file fields and is resolved another way).
+        commit = tag.get("target") if tag and "target" in tag else tag
+    return None, commit
 
 
 # --- a pull request's overview, in one query ---------------------------------------------

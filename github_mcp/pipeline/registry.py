@@ -67,33 +67,41 @@ def tool(
     resolver, or None for unscoped writes."""
     if write and target is _REQUIRED:
         raise TypeError("write tools must declare target= (an argument name, resolver or None)")
-    group = Toolset.parse(toolset)
+    options: dict[str, Any] = {
+        "toolset": Toolset.parse(toolset),
+        "write": write,
+        "target": None if target is _REQUIRED else target,
+        "ref_arg": ref_arg,
+        "repo_arg": repo_arg,
+        "destructive": destructive,
+        "idempotent": idempotent,
+        "read_only_hint": read_only_hint,
+        "lazy_default_ref": lazy_default_ref,
+        "binds": binds,
+        "approve_each": approve_each,
+    }
 
     def decorate(fn: Callable[..., Awaitable[BaseModel]]) -> Callable[..., Awaitable[BaseModel]]:
-        tool_name = name or fn.__name__
-        if tool_name in REGISTRY and REGISTRY[tool_name].handler is not fn:
-            raise ValueError(f"duplicate tool name {tool_name!r}")
-        description = inspect.cleandoc(fn.__doc__ or "").split("\n\n")[0].replace("\n", " ")
-        REGISTRY[tool_name] = ToolSpec(
-            name=tool_name,
-            handler=fn,
-            description=description,
-            toolset=group,
-            write=write,
-            target=None if target is _REQUIRED else target,
-            ref_arg=ref_arg,
-            repo_arg=repo_arg,
-            pr_arg="pr" in inspect.signature(fn).parameters,
-            destructive=destructive,
-            idempotent=idempotent,
-            read_only_hint=read_only_hint,
-            lazy_default_ref=lazy_default_ref,
-            binds=binds,
-            approve_each=approve_each,
-        )
+        _register(name or fn.__name__, fn, options)
         return fn
 
     return decorate
+
+
+def _register(
+    tool_name: str, fn: Callable[..., Awaitable[BaseModel]], options: dict[str, Any]
+) -> None:
+    """Record the handler's ToolSpec; its first docstring paragraph is the description."""
+    if tool_name in REGISTRY and REGISTRY[tool_name].handler is not fn:
+        raise ValueError(f"duplicate tool name {tool_name!r}")
+    description = inspect.cleandoc(fn.__doc__ or "").split("\n\n")[0].replace("\n", " ")
+    REGISTRY[tool_name] = ToolSpec(
+        name=tool_name,
+        handler=fn,
+        description=description,
+        pr_arg="pr" in inspect.signature(fn).parameters,
+        **options,
+    )
 
 
 def selected_specs(rt: Runtime) -> list[ToolSpec]:

@@ -69,6 +69,54 @@ def workspace_config(settings: Settings) -> WorkspaceConfig:
     )
 
 
+def _server_credentials(settings: Settings, github: GitHubClient) -> Credentials:
+    """The server's own GitHub credentials: a GitHub App's, else a token, else none."""
+    key = _app_key(settings)
+    if settings.github_app_id and settings.github_app_installation_id and key:
+        return AppAuth(
+            settings.github_app_id, settings.github_app_installation_id, key, github.raw_post
+        )
+    if settings.github_token:
+        return TokenAuth(settings.github_token.get_secret_value())
+    return AnonymousAuth()
+
+
+def _replica_state(settings: Settings) -> ReplicaState | None:
+    """GITHUB_MCP_STATE_URL's shared state, or None for a server alone."""
+    if settings.state_url is None or not settings.state_url.get_secret_value():
+        return None
+    # only replicas import the state package (redis-py alone is ~0.4 s of a start)
+    from github_mcp.state import build_replica_state
+
+    return build_replica_state(settings)
+
+
+def _write_gate(
+    settings: Settings, metrics: Metrics, github: GitHubClient, shared: ReplicaState | None
+) -> WriteGate:
+    async def default_branch_of(full_name: str) -> str:
+        return await default_branch(github, full_name)
+
+    return WriteGate(
+        settings,
+        metrics,
+        default_branch_of,
+        shared.approvals if shared else None,
+        requests=shared.requests if shared else None,
+    )
+
+
+def _share_with_replicas(
+    shared: ReplicaState, cache: Cache, github: GitHubClient, audit: AuditLog
+) -> None:
+    """Replicas: the cache, branch locks, rate-limit back-offs and audit stream are shared."""
+    cache.shared = shared.cache
+    github.ref_locks = shared.ref_locks
+    github.rate_limits = shared.rate_limits
+    audit.stream = shared.audit.append
+    log_event("shared_state", replica=shared.replica)
+
+
 @dataclass
 class Runtime:
     settings: Settings
@@ -100,46 +148,18 @@ class Runtime:
     def create(cls, settings: Settings, *, retry_base_delay: float = 0.5) -> Runtime:
         metrics = Metrics()
         cache = Cache(settings.cache_max_entries, metrics)
-        credentials: Credentials = AnonymousAuth()
         github = GitHubClient(
-            settings, metrics, cache, credentials, retry_base_delay=retry_base_delay
+            settings, metrics, cache, AnonymousAuth(), retry_base_delay=retry_base_delay
         )
-        key = _app_key(settings)
-        if settings.github_app_id and settings.github_app_installation_id and key:
-            github.credentials = AppAuth(
-                settings.github_app_id, settings.github_app_installation_id, key, github.raw_post
-            )
-        elif settings.github_token:
-            github.credentials = TokenAuth(settings.github_token.get_secret_value())
+        github.credentials = _server_credentials(settings, github)
         log_event(
-            "github_credentials",
-            kind=github.credentials.kind,
-            api_url=settings.github_api_url,
+            "github_credentials", kind=github.credentials.kind, api_url=settings.github_api_url
         )
-
-        async def default_branch_of(full_name: str) -> str:
-            return await default_branch(github, full_name)
-
-        shared = None
-        if settings.state_url is not None and settings.state_url.get_secret_value():
-            # only replicas import the state package (redis-py alone is ~0.4 s of a start)
-            from github_mcp.state import build_replica_state
-
-            shared = build_replica_state(settings)
-        gate = WriteGate(
-            settings,
-            metrics,
-            default_branch_of,
-            shared.approvals if shared else None,
-            requests=shared.requests if shared else None,
-        )
+        shared = _replica_state(settings)
+        gate = _write_gate(settings, metrics, github, shared)
         audit = AuditLog(settings.audit_log)
         if shared is not None:
-            cache.shared = shared.cache
-            github.ref_locks = shared.ref_locks
-            github.rate_limits = shared.rate_limits
-            audit.stream = shared.audit.append
-            log_event("shared_state", replica=shared.replica)
+            _share_with_replicas(shared, cache, github, audit)
         return cls(
             settings=settings,
             metrics=metrics,

@@ -126,7 +126,7 @@ class ServerProcess:
         )
         self._wait_ready()
 
-    def _wait_ready(self, timeout_s: float = 60) -> None:
+    def _wait_ready(self, timeout_s: float = 240) -> None:
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

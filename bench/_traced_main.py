@@ -1,5 +1,8 @@
-"""Run main.py with tracemalloc on; SIGUSR1 writes a snapshot (after a full collection)
-to the path in BENCH_TRACEMALLOC_SNAPSHOT. Used by bench/memory_retainers.py."""
+"""Run main.py ready for tracemalloc: SIGUSR2 starts tracing, SIGUSR1 writes a snapshot
+(after a full collection) to the path in BENCH_TRACEMALLOC_SNAPSHOT. Used by
+bench/memory_retainers.py, which starts tracing once the server answers /healthz: tracing
+the start-up imports too took minutes on a loaded machine, and what start-up allocates
+is not what a session or a call retains."""
 
 from __future__ import annotations
 
@@ -14,6 +17,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _start(_signum: int, _frame: object) -> None:
+    if not tracemalloc.is_tracing():
+        tracemalloc.start(int(os.environ.get("BENCH_TRACEMALLOC_FRAMES", "12")))
+
+
 def _dump(_signum: int, _frame: object) -> None:
     gc.collect()
     path = os.environ["BENCH_TRACEMALLOC_SNAPSHOT"]
@@ -22,7 +30,7 @@ def _dump(_signum: int, _frame: object) -> None:
 
 
 if __name__ == "__main__":
-    tracemalloc.start(int(os.environ.get("BENCH_TRACEMALLOC_FRAMES", "12")))
+    signal.signal(signal.SIGUSR2, _start)
     signal.signal(signal.SIGUSR1, _dump)
     sys.path.insert(0, str(ROOT))
     sys.argv = [str(ROOT / "main.py"), *sys.argv[1:]]

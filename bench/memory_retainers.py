@@ -1,7 +1,7 @@
 """What the server's memory holds: tracemalloc diffs inside one HTTP server process.
 
-Runs the server of bench/memory.py under bench/_traced_main.py (tracemalloc on, SIGUSR1
-dumps a snapshot), then:
+Runs the server of bench/memory.py under bench/_traced_main.py (SIGUSR2 starts tracemalloc
+once it is up, SIGUSR1 dumps a snapshot), then:
 
 - `sessions`: after a warm-up (one session's calls, and a few abandoned sessions), opens N
   sessions that each initialize, make one call and are abandoned (no DELETE); prints the
@@ -82,6 +82,7 @@ def main() -> None:
             GITHUB_MCP_SESSION_IDLE_TIMEOUT_SECONDS="3600",
         )
         try:
+            os.kill(proc.pid, signal.SIGUSR2)  # start tracing: start-up is not measured
             with httpx.Client() as http:
                 session = Session(http, url)
                 warm = 200 if args.mode == "sessions" else args.warmup

@@ -1,7 +1,8 @@
 """Streamable HTTP sessions: an idle timeout, a cap, and the live count for /status.
 
-A session a client abandons without DELETE keeps its server task and streams (about
-50 KB) until it times out. The protocol library's default is 30 minutes, so a burst of
+A session a client abandons without DELETE keeps its server task and streams until it
+times out (about 30 KB of Python objects; session_context keeps it from also holding the
+requests that reached it). The protocol library's default is 30 minutes, so a burst of
 abandoned sessions held tens of MB. Here the idle timeout comes from
 GITHUB_MCP_SESSION_IDLE_TIMEOUT_SECONDS, and GITHUB_MCP_MAX_SESSIONS bounds how many are
 open at once: past it, the library answers a new session HTTP 503 with a JSON-RPC
@@ -21,6 +22,7 @@ from fastmcp.server.http import StreamableHTTPASGIApp
 from starlette.applications import Starlette
 
 from github_mcp.serving.proxy_session_ids import ProposedSessionId, adopt_proposed_ids
+from github_mcp.serving.session_context import lighten_sessions
 
 
 class SessionLimits:
@@ -49,6 +51,8 @@ class SessionLimits:
         async def lifespan(running: Any) -> AsyncIterator[Any]:
             async with inner_lifespan(running) as state:
                 manager = endpoint.session_manager
+                if manager is not None:
+                    lighten_sessions(manager)  # see session_context
                 if manager is not None and not self.stateless:
                     manager.max_sessions = self.max_sessions  # read at each new session
                     if self.proxy_id_header:

@@ -37,6 +37,7 @@ from mcp.types import TextContent
 from github_mcp.catalog.tool_search import rank
 from github_mcp.config import Toolset, listed_toolsets
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.pipeline.tool_binding import listing_only
 
 if TYPE_CHECKING:
     from github_mcp.pipeline.runtime import Runtime
@@ -140,17 +141,21 @@ class ToolCatalogMiddleware(Middleware):
         self.rt = rt
 
     async def on_list_tools(self, context: MiddlewareContext, call_next: Any) -> Sequence[Any]:
-        tools = await call_next(context)
         view = request_view(self.rt)
         enabled = enabled_toolsets(_session_of(context))
         specs = self.rt.bound_specs
         catalog = _hidden(self.rt, view, enabled)
-        return [
-            t
-            for t in tools
-            if t.name not in specs
-            or (catalog if t.name in CATALOG_TOOLS else view.shows(specs[t.name], enabled))
-        ]
+
+        def shows(name: str) -> bool:
+            if name not in specs:
+                return True
+            return catalog if name in CATALOG_TOOLS else view.shows(specs[name], enabled)
+
+        with listing_only(shows):  # tools are built when first shown: build only these
+            tools = await call_next(context)
+        order = {name: i for i, name in enumerate(specs)}
+        listed = [t for t in tools if shows(t.name)]
+        return sorted(listed, key=lambda t: order.get(t.name, len(order)))
 
     async def on_call_tool(self, context: MiddlewareContext, call_next: Any) -> Any:
         spec = self.rt.bound_specs.get(getattr(context.message, "name", ""))

@@ -132,7 +132,7 @@ def print_client_config(
     host: str, port: int, settings: Settings, token: str | None, notes: list[str]
 ) -> None:
     from github_mcp.hosted import public_base_url
-    from github_mcp.serving.server import is_loopback
+    from github_mcp.serving.exposure import is_loopback
 
     oauth = settings.auth_mode == "oauth"
     base = (

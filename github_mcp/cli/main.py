@@ -10,7 +10,7 @@ import os
 import secrets
 import sys
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr, ValidationError
 
@@ -18,6 +18,10 @@ from github_mcp.config import Settings
 from github_mcp.monitoring import tracing
 from github_mcp.monitoring.observability import configure_logging, log_event
 from github_mcp.serving.secrets_handoff import take_secrets
+from github_mcp.serving.starting_app import StartingApp
+
+if TYPE_CHECKING:
+    from github_mcp.pipeline.runtime import Runtime
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -183,7 +187,7 @@ def _oauth_callback(args: argparse.Namespace, settings: Settings) -> str | None:
     if settings.auth_mode != "oauth" or args.transport != "http":
         return None
     from github_mcp.hosted import CALLBACK_PATH, PublicURLError, public_base_url
-    from github_mcp.serving.server import is_loopback
+    from github_mcp.serving.exposure import is_loopback
 
     try:
         base = public_base_url(settings, args.host, args.port, loopback=is_loopback(args.host))
@@ -221,7 +225,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
             finally:
                 stdio_front.finish()
             return 0
-        from github_mcp.serving.server import build_http_app
+        from github_mcp.serving.exposure import check_http_exposure
         from github_mcp.serving.shutdown import serve_http
 
         token = None
@@ -232,14 +236,31 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
             token = secrets.token_urlsafe(24)
             effective = effective.with_overrides(auth_tokens=SecretStr(token))
             rt = Runtime.create(effective)
-        app = build_http_app(rt, host=args.host, port=args.port, stateless=args.stateless)
+        check_http_exposure(effective, args.host)  # before the port opens
+        app = _http_app(rt, args)
         if args.generate_token or os.environ.get("GITHUB_MCP_PRINT_CONFIG"):
             from github_mcp.cli.banner import print_client_config
 
             print_client_config(args.host, args.port, effective, token, notes)
-        tune_for_serving()
-        serve_http(app, rt, host=args.host, port=args.port)
-    return 0
+        if isinstance(app, StartingApp):
+            app.on_built = tune_for_serving  # once what it builds exists, to freeze it too
+        else:
+            tune_for_serving()
+        return serve_http(app, rt, host=args.host, port=args.port)
+
+
+def _http_app(rt: Runtime, args: argparse.Namespace) -> Any:
+    """The app to serve: built while the port already answers probes (starting_app), or
+    under OAuth before the port opens, since its sign-in set-up checks the configuration."""
+
+    def build() -> Any:
+        from github_mcp.serving.server import build_http_app
+
+        return build_http_app(rt, host=args.host, port=args.port, stateless=args.stateless)
+
+    if rt.settings.auth_mode == "oauth":
+        return build()
+    return StartingApp(build)
 
 
 def _check(settings: Settings) -> int:

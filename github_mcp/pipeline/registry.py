@@ -2,8 +2,8 @@
 
 Every tool is declared with `@tool(...)`. The decorator records a `ToolSpec`
 (pipeline/spec.py): whether it writes, its toolset, annotations and, for writes,
-the argument naming the branch it writes to (`target`). `bind_tools` registers the
-selected specs on a FastMCP server; each call then goes through `run_tool`, which
+the argument naming the branch it writes to (`target`). `tool_binding.bind_tools`
+serves the selected specs on a FastMCP server; each call then goes through `run_tool`, which
 takes the named steps of pipeline/steps.py in order: the allow-list and effective
 ref, the write gate, the handler, the audit log, and the tool result or error
 envelope (shaped in call_outcome.py). Handlers never check permissions.
@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from fastmcp import Context
-from fastmcp.tools import FunctionTool, Tool, ToolResult
+from fastmcp.tools import ToolResult
 from mcp.types import InputRequiredResult
 from pydantic import BaseModel
 
@@ -32,13 +32,10 @@ from github_mcp.pipeline.call_outcome import (
 from github_mcp.pipeline.call_scope import tool_call_scope
 from github_mcp.pipeline.flows import note_reads
 from github_mcp.pipeline.human_approval import ClientInputRequired
-from github_mcp.pipeline.schema_listing import listed_schema, validation_schema
 from github_mcp.pipeline.spec import Call as Call
 from github_mcp.pipeline.tool_spec import StateBinder, TargetResolver, ToolSpec
 
 if TYPE_CHECKING:
-    from fastmcp import FastMCP
-
     from github_mcp.pipeline.runtime import Runtime
 
 _REQUIRED: Any = object()
@@ -111,67 +108,6 @@ def selected_specs(rt: Runtime) -> list[ToolSpec]:
         for spec in REGISTRY.values()
         if spec.toolset in settings.toolset_list and not (settings.read_only and spec.write)
     ]
-
-
-def bind_tools(mcp: FastMCP, rt: Runtime) -> list[ToolSpec]:
-    """Register the selected tools on `mcp`; returns what was registered."""
-    specs = selected_specs(rt)
-    for spec in specs:
-        listed, validation = _fastmcp_tool(spec, rt)
-        output = listed.output_schema
-        if not rt.settings.output_schemas:
-            # no client shows them to a model; describe_tool still gives them (docs/TOOLS.md)
-            listed.output_schema = None
-        registered = mcp.add_tool(listed)
-        rt.tool_schemas[spec.name] = (registered.parameters, output)
-        rt.validation_schemas[spec.name] = validation
-    rt.bound_specs = {spec.name: spec for spec in specs}
-    return specs
-
-
-def _fastmcp_tool(spec: ToolSpec, rt: Runtime) -> tuple[Tool, dict[str, Any]]:
-    """The listed tool (compact schemas), and its whole input schema, long patterns
-    included, for `validate_tool_args` to agree with the call."""
-    params, output_model = spec.signature()
-
-    async def entry(ctx: Context, **kwargs: Any) -> ToolResult | InputRequiredResult:
-        return await run_tool(spec, rt, kwargs, ctx)
-
-    ctx_param = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context)
-    entry.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [ctx_param, *params], return_annotation=output_model
-    )
-    entry.__annotations__ = {p.name: p.annotation for p in params} | {
-        "ctx": Context,
-        "return": output_model,
-    }
-    entry.__name__ = spec.name
-    entry.__doc__ = spec.description
-    tags = {spec.toolset, "write" if spec.write else "read"}
-    registered = _CompactTool.from_function(
-        entry,
-        name=spec.name,
-        description=spec.description,
-        annotations=spec.annotations,
-        tags=tags,
-    )
-    validation = validation_schema(registered.parameters)
-    registered.parameters = listed_schema(registered.parameters)
-    if registered.output_schema is not None:
-        registered.output_schema = listed_schema(registered.output_schema)
-    return registered, validation
-
-
-class _CompactTool(FunctionTool):
-    """Listed without the title derived from the name (the name says it) and without the
-    library's `_meta` (its tags): no MCP client uses either. Only `_meta.ui` (and ChatGPT's
-    `openai/*` status lines) stay, which apps/wiring.py sets for a client that shows cards."""
-
-    def to_mcp_tool(self, **overrides: Any) -> Any:
-        listed = super().to_mcp_tool(**overrides)
-        meta = self.meta or {}
-        kept = {k: v for k, v in meta.items() if k == "ui" or k.startswith("openai/")}
-        return listed.model_copy(update={"title": None, "meta": kept or None})
 
 
 async def run_tool(

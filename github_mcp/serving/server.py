@@ -6,7 +6,6 @@ from __future__ import annotations
 import base64
 import importlib
 import importlib.util
-import ipaddress
 from typing import Any
 
 from fastmcp import FastMCP
@@ -25,16 +24,16 @@ from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.monitoring.observability import log_event
 from github_mcp.pipeline.caller import claim_session
 from github_mcp.pipeline.refused_calls import ArgumentErrorMiddleware
-from github_mcp.pipeline.registry import bind_tools
 from github_mcp.pipeline.runtime import VERSION, Runtime
 from github_mcp.pipeline.schema_listing import SHARED_NOTE
+from github_mcp.pipeline.tool_binding import bind_tools
+from github_mcp.serving.exposure import LOOPBACK_HOSTS, check_http_exposure, is_loopback
 
 INSTRUCTIONS = (
     "GitHub MCP Controller: read repositories cheaply, change code on feature branches with "
     "verified commits, run tests in a workspace, and drive pull requests. Writes to default "
     "or protected branches need approval (see get_server_config). " + SHARED_NOTE
 )
-LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
 
 
 class SessionOwnerMiddleware(Middleware):
@@ -110,15 +109,6 @@ def build_mcp(rt: Runtime, *, http_auth: bool = False, sign_in: Any = None) -> F
 
 
 # -- HTTP ------------------------------------------------------------------
-
-
-def is_loopback(host: str) -> bool:
-    if host in LOOPBACK_HOSTS:
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 class HttpGuard:
@@ -287,25 +277,6 @@ def _capped_receive(receive: Receive, limit: int) -> Receive:
         return message
 
     return wrapped
-
-
-def check_http_exposure(settings: Settings, host: str) -> None:
-    """Refuse to serve off loopback without authentication unless explicitly allowed."""
-    if settings.auth_mode == "none":
-        if is_loopback(host):
-            return
-        raise SystemExit(
-            f"GITHUB_MCP_AUTH=none serves only on loopback, not on {host}: use "
-            "GITHUB_MCP_AUTH=oauth (each user signs in with GitHub) or bearer tokens."
-        )
-    if settings.auth_mode == "oauth":
-        return  # every MCP request needs a signed-in user (the public URL is checked later)
-    if is_loopback(host) or settings.bearer_tokens or settings.allow_unauthenticated:
-        return
-    raise SystemExit(
-        "Refusing to serve HTTP on a non-loopback address without GITHUB_MCP_AUTH_TOKENS. "
-        "Set GITHUB_MCP_ALLOW_UNAUTHENTICATED=true to override (not recommended)."
-    )
 
 
 def build_http_app(

@@ -88,7 +88,10 @@ async def end_workspace_commands_after(delay_s: float) -> None:
         log_event("shutdown_ended_workspace_commands", count=ended)
 
 
-def serve_http(app: Any, rt: Runtime, *, host: str, port: int) -> None:
+def serve_http(app: Any, rt: Runtime, *, host: str, port: int) -> int:
+    """Serve until SIGTERM or SIGINT; the exit status (2: the app could not be built)."""
+    from github_mcp.serving.starting_app import StartingApp
+
     grace = rt.settings.shutdown_grace_seconds
     # By default the event-stream library cuts every stream at SIGTERM, in-flight tool
     # calls' answers included; GracefulServer ends the streams itself once they are done.
@@ -101,7 +104,11 @@ def serve_http(app: Any, rt: Runtime, *, host: str, port: int) -> None:
         timeout_graceful_shutdown=int(grace),
         http="httptools",  # C parser: about 10% less CPU per call than h11 (bench/load.py)
     )
-    GracefulServer(config, rt).run()
+    server = GracefulServer(config, rt)
+    if isinstance(app, StartingApp):
+        app.on_failure = lambda: setattr(server, "should_exit", True)
+    server.run()
+    return 2 if isinstance(app, StartingApp) and app.failed else 0
 
 
 @contextlib.contextmanager

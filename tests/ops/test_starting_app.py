@@ -1,0 +1,112 @@
+"""An HTTP start listens at once (serving/starting_app.py): while the app is built,
+/healthz answers 200 and /readyz 503, other requests wait and are then served by the
+real app; a build that fails stops the server with status 2 and its message."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import httpx2 as httpx
+import pytest
+from sse_starlette.sse import AppStatus
+
+from github_mcp.serving.loopback import serve_in_thread
+from github_mcp.serving.server import build_http_app
+from github_mcp.serving.shutdown import serve_http
+from github_mcp.serving.starting_app import StartingApp
+from tests.ops.test_shutdown import _free_port
+
+
+def test_probes_answer_while_the_app_builds_and_requests_wait_for_it(make_runtime):
+    rt = make_runtime()
+    release = threading.Event()
+    built = threading.Event()
+
+    def build():
+        assert release.wait(60), "the test never released the build"
+        app = build_http_app(rt)
+        built.set()
+        return app
+
+    with serve_in_thread(StartingApp(build)) as url:
+        live = httpx.get(url + "/healthz", timeout=5)
+        assert live.status_code == 200 and live.json() == {"status": "ok", "starting": True}
+        ready = httpx.get(url + "/readyz", timeout=5)
+        assert ready.status_code == 503
+        assert ready.json()["checks"] == {"server": "starting"}
+
+        answers: list[httpx.Response] = []
+        waiter = threading.Thread(
+            target=lambda: answers.append(httpx.get(url + "/metrics", timeout=60))
+        )
+        waiter.start()
+        waiter.join(0.5)
+        assert not answers and not built.is_set()  # held until the app exists
+        release.set()
+        waiter.join(60)
+        assert answers and answers[0].status_code == 200
+        assert "mcp_tool_calls_total" in answers[0].text  # the real app's /metrics answered it
+        full = httpx.get(url + "/healthz", timeout=5).json()
+        assert {"uptime_seconds", "version", "metrics"} <= set(full)
+
+
+def test_an_mcp_session_opened_during_the_build_works(make_runtime):
+    rt = make_runtime()
+
+    def build():
+        time.sleep(0.3)
+        return build_http_app(rt)
+
+    with serve_in_thread(StartingApp(build)) as url:
+        opened = httpx.post(
+            url + "/mcp",
+            json={
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"},
+                },
+            },
+            headers={"Accept": "application/json, text/event-stream"},
+            timeout=60,
+        )
+    assert opened.status_code == 200, opened.text
+    assert "github-mcp-controller" in opened.text
+    assert opened.headers.get("mcp-session-id")  # the session manager's lifespan is running
+
+
+@pytest.fixture
+def event_streams_restored():
+    """serve_http sets the event-stream library's process-wide shutdown flags; put them
+    back so later tests in this process can stream."""
+    before = (AppStatus.should_exit, AppStatus.enable_automatic_graceful_drain)
+    yield
+    AppStatus.should_exit, AppStatus.enable_automatic_graceful_drain = before
+
+
+def test_a_build_that_fails_stops_the_server_with_its_message(
+    make_runtime, capsys, event_streams_restored
+):
+    rt = make_runtime()
+
+    def build():
+        raise SystemExit("the configuration cannot work: because of a test")
+
+    app = StartingApp(build)
+    port = _free_port()
+    done: list[int] = []
+    server = threading.Thread(
+        target=lambda: done.append(serve_http(app, rt, host="127.0.0.1", port=port))
+    )
+    server.start()
+    server.join(60)
+    assert not server.is_alive(), "the server kept running after its app failed to build"
+    assert done == [2]
+    assert app.failed
+    assert "the configuration cannot work: because of a test" in capsys.readouterr().err
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2)

@@ -53,6 +53,8 @@ FAST_MODULES = frozenset(
         "tests/test_every_test_asserts.py",
         "tests/test_architecture_doc.py",
         "tests/test_handler_size.py",
+        "tests/test_typed_services.py",
+        "tests/test_module_size.py",
     }
 )
 

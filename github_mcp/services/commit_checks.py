@@ -7,7 +7,6 @@ outcome of a write the branch already holds."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from github_mcp.github.client import GitHubClient, encode_path
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, conflict
@@ -20,17 +19,20 @@ from github_mcp.services.commit_types import (
     WrittenFile,
 )
 from github_mcp.services.content import git_blob_sha
-from github_mcp.services.github_json import GitRef, GitTreeItem
+from github_mcp.services.github_json import GitRef, GitTreeItem, GitTreeListing
 from github_mcp.services.repos import repo_path
 
 
-async def _tree(github: GitHubClient, full_name: str, tree_sha: str, recursive: bool) -> Any:
-    return await github.get_json(
+async def _tree(
+    github: GitHubClient, full_name: str, tree_sha: str, recursive: bool
+) -> GitTreeListing:
+    listing: GitTreeListing = await github.get_json(
         f"{repo_path(full_name)}/git/trees/{tree_sha}",
         params={"recursive": "1"} if recursive else None,
         immutable=True,
         repo=full_name,
     )
+    return listing
 
 
 async def tree_listing(

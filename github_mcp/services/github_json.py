@@ -35,6 +35,14 @@ class GitTreeItem(TypedDict):
     size: NotRequired[int]
 
 
+class GitTreeListing(TypedDict):
+    """GET /repos/{owner}/{repo}/git/trees/{sha}: its entries, and whether it was cut."""
+
+    sha: str
+    tree: list[GitTreeItem]
+    truncated: bool
+
+
 class RepoPermissions(TypedDict, total=False):
     admin: bool
     maintain: bool

@@ -18,6 +18,7 @@ from github_mcp.services.paging import cursor_for_offset as _cursor
 from github_mcp.services.paging import offset_from_cursor as _offset
 from github_mcp.services.pulls import (
     FailingTestsPage,
+    MergeConflicts,
     StackRun,
     check_readiness,
     detect_conflicts,
@@ -130,27 +131,6 @@ async def get_failing_tests(
 # --- detect_merge_conflicts -----
 
 
-class ConflictFile(BaseModel):
-    path: str
-    kinds: list[str] | None = None
-    preview: str | None = None
-
-
-class MergeConflicts(BaseModel):
-    number: int
-    base: str
-    head: str
-    head_sha: str
-    verdict: Literal["clean", "conflicting"]
-    mergeable: bool | None = None
-    mergeable_state: str | None = None
-    computed_by_github: bool
-    conflicts: list[ConflictFile]
-    resolve: list[str] | None = None
-    then: str | None = None
-    note: str | None = None
-
-
 @tool(toolset=TOOLSET)
 async def detect_merge_conflicts(
     call: Call,
@@ -165,12 +145,11 @@ async def detect_merge_conflicts(
     Waits (bounded) for GitHub to compute it; the files come from a trial merge in a
     scratch clone."""
     assert full_name and number
-    found = await detect_conflicts(
+    found: MergeConflicts = await detect_conflicts(
         call.rt.github, manager(call).scratch(), full_name, number,
         timeout_s=timeout_seconds, interval_s=poll_interval_seconds, on_progress=call.progress,
     )  # fmt: skip
-    found.pop("trial_merge", None)
-    return MergeConflicts(**found)
+    return found
 
 
 # --- check_merge_readiness -----

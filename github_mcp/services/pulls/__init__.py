@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from github_mcp.services.pulls._automation import call_text, pr_label, pull_reviews
 from github_mcp.services.pulls._comments import UnresolvedComments, unresolved_comments
-from github_mcp.services.pulls._conflicts import detect_conflicts
+from github_mcp.services.pulls._conflicts import MergeConflicts, detect_conflicts
 from github_mcp.services.pulls._failing import FailingTestsPage, failing_tests
 from github_mcp.services.pulls._overview import PullOverview, pull_overview
 from github_mcp.services.pulls._readiness import check_readiness
@@ -51,6 +51,7 @@ from github_mcp.services.pulls._views import (
 
 __all__ = [
     "FailingTestsPage",
+    "MergeConflicts",
     "PrComments",
     "PrDiff",
     "PrOverview",

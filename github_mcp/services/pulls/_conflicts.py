@@ -5,11 +5,11 @@ repository that does (`workspace_rebase.ScratchRepos`)."""
 from __future__ import annotations
 
 import shlex
-from typing import Any
+from typing import Literal
 
-from github_mcp.github.client import (
-    GitHubClient,
-)
+from pydantic import BaseModel
+
+from github_mcp.github.client import GitHubClient
 from github_mcp.services.pulls._automation import (
     ProgressFn,
     call_text,
@@ -18,6 +18,27 @@ from github_mcp.services.pulls._automation import (
     wait_mergeable,
 )
 from github_mcp.services.workspace import ScratchRepos
+
+
+class ConflictFile(BaseModel):
+    path: str
+    kinds: list[str] | None = None
+    preview: str | None = None
+
+
+class MergeConflicts(BaseModel):
+    number: int
+    base: str
+    head: str
+    head_sha: str
+    verdict: Literal["clean", "conflicting"]
+    mergeable: bool | None = None
+    mergeable_state: str | None = None
+    computed_by_github: bool
+    conflicts: list[ConflictFile]
+    resolve: list[str] | None = None
+    then: str | None = None
+    note: str | None = None
 
 
 def resolve_commands(
@@ -52,41 +73,43 @@ async def detect_conflicts(
     timeout_s: float,
     interval_s: float,
     on_progress: ProgressFn | None = None,
-) -> dict[str, Any]:
+) -> MergeConflicts:
     pr, computed = await wait_mergeable(
         github, full_name, number, timeout_s=timeout_s, interval_s=interval_s,
         on_progress=on_progress,
     )  # fmt: skip
     require_open(pr, full_name)
     base, head = pr["base"]["ref"], pr["head"]["ref"]
-    result: dict[str, Any] = {
-        "number": number,
-        "base": base,
-        "head": head,
-        "head_sha": pr["head"]["sha"],
-        "mergeable": pr.get("mergeable"),
-        "mergeable_state": pr.get("mergeable_state"),
-        "computed_by_github": computed,
-    }
+    found = MergeConflicts(
+        number=number,
+        base=base,
+        head=head,
+        head_sha=pr["head"]["sha"],
+        mergeable=pr.get("mergeable"),
+        mergeable_state=pr.get("mergeable_state"),
+        computed_by_github=computed,
+        verdict="clean",
+        conflicts=[],
+    )
     if pr.get("mergeable") is True:
-        result.update(conflicts=[], verdict="clean")
-        return result
+        return found
     trial = await scratch.trial_merge(full_name, f"refs/heads/{base}", f"refs/pull/{number}/head")
-    result["trial_merge"] = {"base_sha": trial.base_sha, "head_sha": trial.head_sha}
-    result["conflicts"] = [{k: v for k, v in vars(c).items() if v} for c in trial.conflicts]
+    found.conflicts = [
+        ConflictFile(path=c.path, kinds=c.kinds or None, preview=c.preview or None)
+        for c in trial.conflicts
+    ]
     if trial.clean:
-        result["verdict"] = "clean"
         if pr.get("mergeable") is False:
-            result["note"] = (
+            found.note = (
                 "GitHub reports a conflict the trial merge of the current heads does not "
                 "reproduce; GitHub's answer may be stale."
             )
-        return result
+        return found
     files = [c.path for c in trial.conflicts]
-    result["verdict"] = "conflicting"
+    found.verdict = "conflicting"
     repo = pr["head"].get("repo")  # None once the head's fork was deleted
     head_repo = (repo["full_name"] if repo else full_name).lower()
     fork = number if head_repo != full_name.lower() else None
-    result["resolve"] = resolve_commands(base, head, files, fork)
-    result["then"] = call_text("detect_merge_conflicts", pr=pr_label(full_name, number))
-    return result
+    found.resolve = resolve_commands(base, head, files, fork)
+    found.then = call_text("detect_merge_conflicts", pr=pr_label(full_name, number))
+    return found

@@ -20,6 +20,7 @@ from fastmcp.server.providers import Provider
 from fastmcp.tools import FunctionTool, Tool, ToolResult
 from mcp.types import InputRequiredResult
 
+from github_mcp.monitoring import tracing
 from github_mcp.pipeline.registry import run_tool, selected_specs
 from github_mcp.pipeline.schema_listing import listed_schema, validation_schema
 
@@ -96,6 +97,7 @@ class SpecTools(Provider):
 
 def bind_tools(mcp: FastMCP, rt: Runtime) -> list[ToolSpec]:
     """Serve the selected tools on `mcp`, built on demand; returns the selected specs."""
+    tracing.match_library_spans()
     specs = selected_specs(rt)
     tools = SpecTools(rt, specs)
     mcp.add_provider(tools)

@@ -110,34 +110,59 @@ def bind_tools(mcp: FastMCP, rt: Runtime) -> list[ToolSpec]:
 def _fastmcp_tool(spec: ToolSpec, rt: Runtime) -> tuple[Tool, dict[str, Any]]:
     """The listed tool (compact schemas), and its whole input schema, long patterns
     included, for `validate_tool_args` to agree with the call."""
-    params, output_model = spec.signature()
+    template, validation = _parsed_tool(spec)
 
     async def entry(ctx: Context, **kwargs: Any) -> ToolResult | InputRequiredResult:
         return await run_tool(spec, rt, kwargs, ctx)
 
+    _describe(entry, spec, inspect.signature(template.fn))
+    return template.model_copy(update={"fn": entry}, deep=True), validation
+
+
+# The schemas depend only on the spec: they are generated once per process, so a process
+# that builds many servers (the test suite builds one per test) pays for each tool once.
+# Each runtime gets a deep copy bound to its own entry point.
+_PARSED: dict[str, tuple[ToolSpec, _CompactTool, dict[str, Any]]] = {}
+
+
+def _parsed_tool(spec: ToolSpec) -> tuple[_CompactTool, dict[str, Any]]:
+    cached = _PARSED.get(spec.name)
+    if cached is not None and cached[0] is spec:
+        return cached[1], cached[2]
+    params, output_model = spec.signature()
+
+    async def unbound(ctx: Context, **kwargs: Any) -> None:
+        raise RuntimeError("a parsed tool's template is never called")
+
     ctx_param = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context)
-    entry.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [ctx_param, *params], return_annotation=output_model
+    _describe(
+        unbound, spec, inspect.Signature([ctx_param, *params], return_annotation=output_model)
     )
-    entry.__annotations__ = {p.name: p.annotation for p in params} | {
-        "ctx": Context,
-        "return": output_model,
-    }
-    entry.__name__ = spec.name
-    entry.__doc__ = spec.description
     tags = {spec.toolset, "write" if spec.write else "read"}
-    registered = _CompactTool.from_function(
-        entry,
+    template = _CompactTool.from_function(
+        unbound,
         name=spec.name,
         description=spec.description,
         annotations=spec.annotations,
         tags=tags,
     )
-    validation = validation_schema(registered.parameters)
-    registered.parameters = listed_schema(registered.parameters)
-    if registered.output_schema is not None:
-        registered.output_schema = listed_schema(registered.output_schema)
-    return registered, validation
+    assert isinstance(template, _CompactTool)
+    validation = validation_schema(template.parameters)
+    template.parameters = listed_schema(template.parameters)
+    if template.output_schema is not None:
+        template.output_schema = listed_schema(template.output_schema)
+    _PARSED[spec.name] = (spec, template, validation)
+    return template, validation
+
+
+def _describe(fn: Any, spec: ToolSpec, signature: inspect.Signature) -> None:
+    """What the library reads from a tool function: its signature, hints, name and doc."""
+    fn.__signature__ = signature
+    fn.__annotations__ = {p.name: p.annotation for p in signature.parameters.values()} | {
+        "return": signature.return_annotation
+    }
+    fn.__name__ = spec.name
+    fn.__doc__ = spec.description
 
 
 class _CompactTool(FunctionTool):

@@ -82,9 +82,10 @@ def main() -> None:
             GITHUB_MCP_SESSION_IDLE_TIMEOUT_SECONDS="3600",
         )
         try:
-            os.kill(proc.pid, signal.SIGUSR2)  # start tracing: start-up is not measured
             with httpx.Client() as http:
                 session = Session(http, url)
+                session.read()  # the first request builds the lazily imported app: not traced
+                os.kill(proc.pid, signal.SIGUSR2)  # start tracing
                 warm = 200 if args.mode == "sessions" else args.warmup
                 for _ in range(warm):
                     session.read()

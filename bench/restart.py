@@ -28,6 +28,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.stdio_session import initialize  # noqa: E402
+
 TARGET_S = 1.5
 TOKEN = "bench-restart-token-0123456789"
 
@@ -88,18 +92,7 @@ def _wait_healthy(port: int, proc: subprocess.Popen[bytes], limit_s: float = 60)
 
 def _initialize(port: int, limit_s: float = 60) -> None:
     """POST an MCP initialize and wait for its answer (it waits for the app's build)."""
-    body = json.dumps(
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "bench-restart", "version": "1"},
-            },
-        }
-    ).encode()
+    body = json.dumps(initialize()).encode()
     head = (
         "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
         "Authorization: Bearer " + TOKEN + "\r\n"

@@ -112,20 +112,6 @@ class PullRequest(TypedDict):
     node_id: NotRequired[str]
 
 
-class PullSummary(TypedDict):
-    """A pull request in a line (compact_pr): the fields of the tools' PullRequestRef."""
-
-    number: int
-    title: str
-    state: str
-    draft: bool
-    head: str
-    head_sha: str
-    base: str
-    author: str | None
-    url: str
-
-
 class PullReview(TypedDict):
     """A review of a pull request (GET or POST .../pulls/{number}/reviews)."""
 

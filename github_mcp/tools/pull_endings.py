@@ -13,10 +13,9 @@ from github_mcp.kernel.params import Body, FullName, PrRef, Title
 from github_mcp.pipeline.earlier_calls import earlier_call
 from github_mcp.pipeline.registry import Call, tool
 from github_mcp.services import pulls as prs
-from github_mcp.services.pulls import PullMerge, merge_pull
+from github_mcp.services.pulls import PullMerge, PullRequestRef, compact_pr, merge_pull
 from github_mcp.tools._pull_targets import merge_head, pr_base_branch, pr_state
 from github_mcp.tools.pulls import TOOLSET, Number, Sha
-from github_mcp.tools.writes import PullRequestRef, pr_ref_model
 
 
 class MergeResult(PullMerge):  # with already_merged: whose earlier call did it
@@ -107,13 +106,13 @@ async def close_pull_request(
     current = await prs.get_pull(call.rt.github, full_name, number)
     if current.get("state") != "closed":
         data = await prs.update_pull(call.rt.github, full_name, number, {"state": "closed"})
-        return ClosedPullRequest(**pr_ref_model(data).model_dump())
+        return ClosedPullRequest(**compact_pr(data).model_dump())
     entry = await earlier_call(
         call.rt, call.principal, "close_pull_request", full_name, number=number
     )
     earlier = str(entry["call_id"]) if entry else None
     return ClosedPullRequest(
-        **pr_ref_model(current).model_dump(),
+        **compact_pr(current).model_dump(),
         already_closed=True,
         by_this_principal=earlier is not None,
         earlier_call_id=earlier,

@@ -10,8 +10,8 @@ from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.kernel.params import FullName, PrRef
 from github_mcp.pipeline.registry import Call, tool
 from github_mcp.services import pulls as prs
+from github_mcp.services.pulls import PullRequestRef, compact_pr
 from github_mcp.tools.pull_reviews import Number
-from github_mcp.tools.writes import PullRequestRef, pr_ref_model
 
 TOOLSET = "pull_request_reviews"
 
@@ -37,6 +37,6 @@ async def reopen_pull_request(
             hint="Open a new pull request for further changes.",
         )
     if current.get("state") == "open":
-        return ReopenedPullRequest(**pr_ref_model(current).model_dump(), already_open=True)
+        return ReopenedPullRequest(**compact_pr(current).model_dump(), already_open=True)
     data = await prs.update_pull(call.rt.github, full_name, number, {"state": "open"})
-    return ReopenedPullRequest(**pr_ref_model(data).model_dump())
+    return ReopenedPullRequest(**compact_pr(data).model_dump())

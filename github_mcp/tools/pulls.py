@@ -14,9 +14,16 @@ from github_mcp.pipeline.registry import Call, tool
 from github_mcp.services import approved_state, issue_views
 from github_mcp.services import pulls as prs
 from github_mcp.services.issue_views import CommentRef, LabelsResult
-from github_mcp.services.pulls import PrComments, PrDiff, PrOverview, ReviewRef, open_pull_request
+from github_mcp.services.pulls import (
+    PrComments,
+    PrDiff,
+    PrOverview,
+    PullRequestRef,
+    ReviewRef,
+    compact_pr,
+    open_pull_request,
+)
 from github_mcp.tools._pull_targets import pr_state, pr_update_target
-from github_mcp.tools.writes import PullRequestRef, pr_ref_model
 
 TOOLSET = "pull_requests"
 Number = Annotated[int, Field(ge=1)]
@@ -45,9 +52,7 @@ async def list_pull_requests(
     if head:
         params["head"] = f"{full_name.split('/')[0]}:{head}"
     page = await prs.list_pulls(call.rt.github, full_name, params, limit=limit, cursor=cursor)
-    return PullList(
-        pull_requests=[pr_ref_model(p) for p in page.items], next_cursor=page.next_cursor
-    )
+    return PullList(pull_requests=[compact_pr(p) for p in page.items], next_cursor=page.next_cursor)
 
 
 @tool(toolset=TOOLSET)
@@ -115,7 +120,7 @@ async def create_pull_request(
     pr, existed = await open_pull_request(
         call.rt.github, full_name, head=head, base=base, title=title, body=body, draft=draft
     )
-    return pr_ref_model(pr, existed)
+    return compact_pr(pr, existed)
 
 
 @tool(toolset=TOOLSET, write=True, target=pr_update_target, binds=pr_state)
@@ -137,7 +142,7 @@ async def update_pull_request(
             call.rt.github, full_name or "", number or 0, call.bound
         )
     data = await prs.update_pull(call.rt.github, full_name or "", number or 0, payload)
-    return pr_ref_model(data)
+    return compact_pr(data)
 
 
 CommentBody = Annotated[str, Field(min_length=1, max_length=65536)]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
@@ -28,7 +27,7 @@ from github_mcp.services.commit_types import (
     Head,
 )
 from github_mcp.services.commits import commit_changes
-from github_mcp.services.pulls import compact_pr
+from github_mcp.services.pulls import PullRequestRef, compact_pr
 
 TOOLSET = "writes"
 Sha = Annotated[str, Field(pattern=r"^[0-9a-f]{40}$")]
@@ -166,19 +165,6 @@ async def commit_files(
     return outcome.result()
 
 
-class PullRequestRef(BaseModel):
-    number: int
-    title: str
-    state: str
-    draft: bool
-    head: str
-    head_sha: str
-    base: str
-    author: str | None = None
-    url: str
-    already_existed: bool = False
-
-
 class CommitAndPr(BaseModel):
     commit: CommitResult
     pull_request: PullRequestRef | None = None
@@ -209,13 +195,9 @@ async def update_files_and_open_pr(
     pull = proposal.pull
     return CommitAndPr(
         commit=proposal.outcome.result(),
-        pull_request=None if pull is None else pr_ref_model(pull, proposal.already_existed),
+        pull_request=None if pull is None else compact_pr(pull, proposal.already_existed),
         note=proposal.note,
     )
-
-
-def pr_ref_model(pr: Mapping[str, Any], existed: bool = False) -> PullRequestRef:
-    return PullRequestRef(**compact_pr(pr), already_existed=existed)
 
 
 async def verified_commit(

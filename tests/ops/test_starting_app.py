@@ -16,6 +16,7 @@ from github_mcp.serving.server import build_http_app
 from github_mcp.serving.shutdown import serve_http
 from github_mcp.serving.starting_app import StartingApp
 from tests.ops.test_shutdown import _free_port
+from tests.stdio_session import initialize
 
 
 def test_probes_answer_while_the_app_builds_and_requests_wait_for_it(make_runtime):
@@ -61,16 +62,7 @@ def test_an_mcp_session_opened_during_the_build_works(make_runtime):
     with serve_in_thread(StartingApp(build)) as url:
         opened = httpx.post(
             url + "/mcp",
-            json={
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "t", "version": "1"},
-                },
-            },
+            json=initialize(),
             headers={"Accept": "application/json, text/event-stream"},
             timeout=60,
         )

@@ -14,6 +14,7 @@ from github_mcp.services.pulls._overview import PullOverview, pull_overview
 from github_mcp.services.pulls._readiness import check_readiness
 from github_mcp.services.pulls._reconcile import PullMerge
 from github_mcp.services.pulls._service import (
+    PullRequestRef,
     ReviewRef,
     compact_pr,
     create_review,
@@ -57,6 +58,7 @@ __all__ = [
     "PrOverview",
     "PullMerge",
     "PullOverview",
+    "PullRequestRef",
     "ReviewRef",
     "StackRun",
     "ThreadReply",

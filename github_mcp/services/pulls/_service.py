@@ -14,7 +14,7 @@ from github_mcp.github.client import (
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, conflict
 from github_mcp.kernel.hidden_text import strip_invisible
 from github_mcp.services.approved_state import new_commits
-from github_mcp.services.github_json import PullRequest, PullReview, PullSummary
+from github_mcp.services.github_json import PullRequest, PullReview
 from github_mcp.services.pulls._reconcile import PullMerge, already_merged, merged_after_failure
 from github_mcp.services.repos import (
     repo_path,
@@ -191,18 +191,34 @@ async def _base_after_merge(github: GitHubClient, full_name: str, number: int) -
         return None  # the merge happened; a failed read-back must not turn it into an error
 
 
-def compact_pr(pr: Mapping[str, Any]) -> PullSummary:
-    return {
-        "number": pr["number"],
-        "title": strip_invisible(pr.get("title") or ""),
-        "state": "merged" if pr.get("merged_at") else pr["state"],
-        "draft": bool(pr.get("draft")),
-        "head": pr["head"]["ref"],
-        "head_sha": pr["head"]["sha"],
-        "base": pr["base"]["ref"],
-        "author": (pr.get("user") or {}).get("login"),
-        "url": pr["html_url"],
-    }
+# A pull request in a line: what the PR tools answer with (no docstring: it would be
+# listed as the output schema's description).
+class PullRequestRef(BaseModel):
+    number: int
+    title: str
+    state: str
+    draft: bool
+    head: str
+    head_sha: str
+    base: str
+    author: str | None = None
+    url: str
+    already_existed: bool = False
+
+
+def compact_pr(pr: Mapping[str, Any], already_existed: bool = False) -> PullRequestRef:
+    return PullRequestRef(
+        number=pr["number"],
+        title=strip_invisible(pr.get("title") or ""),
+        state="merged" if pr.get("merged_at") else pr["state"],
+        draft=bool(pr.get("draft")),
+        head=pr["head"]["ref"],
+        head_sha=pr["head"]["sha"],
+        base=pr["base"]["ref"],
+        author=(pr.get("user") or {}).get("login"),
+        url=pr["html_url"],
+        already_existed=already_existed,
+    )
 
 
 async def list_pulls(

@@ -16,7 +16,7 @@ import github_mcp.tools
 from github_mcp.catalog.tool_catalog import CATALOG_TOOLS
 from github_mcp.config import TOOLSETS, Settings, Toolset
 from github_mcp.pipeline.registry import REGISTRY, tool
-from github_mcp.serving.server import import_extension_tools
+from github_mcp.tools import import_extension_tools
 from tests.conftest import mcp_client
 
 ROOT = Path(__file__).resolve().parents[1]

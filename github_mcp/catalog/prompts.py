@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from fastmcp import Context
 from fastmcp.resources import ResourceContent, ResourceResult
-from fastmcp.tools import ToolResult
 
 from github_mcp.catalog import prompt_security
 from github_mcp.catalog.completions import Completer
@@ -22,6 +21,7 @@ from github_mcp.catalog.prompt_texts import Texts
 from github_mcp.catalog.protocol_errors import PromptArgumentError, ResourceFailure
 from github_mcp.kernel.errors import GitHubMCPError
 from github_mcp.kernel.params import check_full_name, check_path, check_ref, parse_pr_ref
+from github_mcp.pipeline.answer import ToolAnswer
 
 if TYPE_CHECKING:
     from fastmcp import FastMCP
@@ -151,11 +151,11 @@ def _register_blob_template(mcp: "FastMCP", rt: "Runtime") -> None:
         if problem:
             raise ResourceFailure({"error": {"code": "invalid_input", "message": problem}})
         result = await run_tool(spec, rt, arguments, ctx)
-        if not isinstance(result, ToolResult):  # a read never asks the user; say so if it does
+        if not isinstance(result, ToolAnswer):  # a read never asks the user; say so if it does
             raise ResourceFailure(
                 {"error": {"code": "internal", "message": "a read asked for input"}}
             )
-        payload = result.structured_content or {}
+        payload = result.structured
         if result.is_error:
             raise ResourceFailure(payload)
         meta: dict[str, Any] = {

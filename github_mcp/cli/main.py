@@ -110,7 +110,7 @@ def cli(argv: list[str] | None = None) -> int:
         finally:
             tracing.shutdown()
     if args.command in ("check", "tools"):
-        from github_mcp.serving.server import import_extension_tools
+        from github_mcp.tools import import_extension_tools
 
         import_extension_tools()  # the operator's extra_tools.py, when it is importable
     if args.command == "check":
@@ -215,16 +215,9 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     ) as effective:
         rt = Runtime.create(effective)
         if args.transport == "stdio":
-            from github_mcp.serving import stdio_front
-            from github_mcp.serving.server import build_mcp
+            from github_mcp.serving.stdio_serving import serve_stdio
 
-            mcp = build_mcp(rt)
-            tune_for_serving()
-            try:
-                asyncio.run(mcp.run_async(transport="stdio", show_banner=False))
-            finally:
-                stdio_front.finish()
-            return 0
+            return serve_stdio(rt)
         from github_mcp.serving.exposure import check_http_exposure
         from github_mcp.serving.shutdown import serve_http
 

@@ -5,18 +5,16 @@ registry.py's pipeline calls these; none of them decides whether a call may run.
 
 from __future__ import annotations
 
-import json
 import time
 from typing import TYPE_CHECKING, Any
 
-from fastmcp.tools import ToolResult
-from mcp.types import TextContent
 from pydantic import BaseModel
 
 from github_mcp.kernel.effects import ReportsRefresh, ReportsWrite, Written
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.monitoring import orphaned_writes
 from github_mcp.monitoring.observability import log_event, redact
+from github_mcp.pipeline.answer import ToolAnswer
 
 if TYPE_CHECKING:
     from github_mcp.pipeline.runtime import Runtime
@@ -49,9 +47,8 @@ async def after_write(rt: Runtime, call: Call, result: BaseModel) -> Written | N
 
 
 def envelope_error(result: Any) -> dict[str, Any]:
-    if isinstance(result, ToolResult) and getattr(result, "is_error", False):
-        content = result.structured_content or {}
-        error = content.get("error") if isinstance(content, dict) else None
+    if isinstance(result, ToolAnswer) and result.is_error:
+        error = result.structured.get("error")
         return error if isinstance(error, dict) else {"code": "internal"}
     return {}
 
@@ -77,15 +74,10 @@ async def claim_write(
     return claim
 
 
-def replayed(payload: dict[str, Any]) -> ToolResult:
+def replayed(payload: dict[str, Any]) -> ToolAnswer:
     """The first call's result, for a retry of the same write (nothing written again)."""
     log_event("write_replayed", tool_result_size=len(payload))
-    text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
-    return ToolResult(
-        content=[TextContent(type="text", text=text)],
-        structured_content=payload,
-        meta={"idempotent_replay": True},
-    )
+    return ToolAnswer.of(payload, meta={"idempotent_replay": True})
 
 
 async def keep_result(rt: Runtime, claim: WriteClaim, payload: dict[str, Any]) -> None:

@@ -4,9 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
-
-from fastmcp import Context
+from typing import TYPE_CHECKING, Any
 
 from github_mcp.kernel.principal import (
     ANONYMOUS,
@@ -16,6 +14,9 @@ from github_mcp.kernel.principal import (
     principal_from_token,
 )
 from github_mcp.monitoring.observability import log_event
+
+if TYPE_CHECKING:
+    from fastmcp import Context
 
 SESSION_OWNER_KEY = "github_mcp.session_owner"
 

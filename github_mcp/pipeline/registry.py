@@ -17,14 +17,12 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from fastmcp import Context
-from fastmcp.tools import ToolResult
-from mcp.types import InputRequiredResult
 from pydantic import BaseModel
 
 from github_mcp.config import Toolset
 from github_mcp.monitoring import client_log
 from github_mcp.pipeline import steps
+from github_mcp.pipeline.answer import ToolAnswer, is_input_request
 from github_mcp.pipeline.call_outcome import (
     after_write,
     envelope_error,
@@ -36,6 +34,9 @@ from github_mcp.pipeline.spec import Call as Call
 from github_mcp.pipeline.tool_spec import StateBinder, TargetResolver, ToolSpec
 
 if TYPE_CHECKING:
+    from fastmcp import Context
+    from mcp.types import InputRequiredResult
+
     from github_mcp.pipeline.runtime import Runtime
 
 _REQUIRED: Any = object()
@@ -112,7 +113,7 @@ def selected_specs(rt: Runtime) -> list[ToolSpec]:
 
 async def run_tool(
     spec: ToolSpec, rt: Runtime, kwargs: dict[str, Any], ctx: Context | None = None
-) -> ToolResult | InputRequiredResult:
+) -> ToolAnswer | InputRequiredResult:
     """One call: its call_id, client log and trace span around the pipeline below."""
     call_id = uuid.uuid4().hex[:16]
     async with tool_call_scope(spec.name, call_id, write=spec.write, ctx=ctx) as trace:
@@ -134,7 +135,7 @@ async def _run_pipeline(
     kwargs: dict[str, Any],
     ctx: Context | None,
     call_id: str,
-) -> ToolResult | InputRequiredResult:
+) -> ToolAnswer | InputRequiredResult:
     """The steps of pipeline/steps.py, in order; any failure becomes the error envelope."""
     run = steps.begin(spec, rt, kwargs, ctx, call_id)
     async with contextlib.AsyncExitStack() as held:  # the per-PR write lock, if taken
@@ -145,7 +146,7 @@ async def _run_pipeline(
                 if (replay := await steps.claim_once(run)) is not None:
                     return replay
             result = await spec.handler(run.call, **kwargs)
-            if isinstance(result, InputRequiredResult):
+            if is_input_request(result):
                 return result  # a request for client input (elicitation), passed through as is
             if spec.write:
                 await after_write(rt, run.call, result)

@@ -6,12 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from fastmcp import Context
-
 from github_mcp.kernel.principal import PROCESS, ApprovalScope, Principal
 from github_mcp.pipeline.tool_spec import ToolSpec
 
 if TYPE_CHECKING:
+    from fastmcp import Context
+
     from github_mcp.pipeline.runtime import Runtime
     from github_mcp.services.approved_state import RemoteState
 

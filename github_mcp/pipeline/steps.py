@@ -12,17 +12,14 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from fastmcp.tools import ToolResult
-from mcp.types import TextContent
-
 from github_mcp.kernel.effects import Target
 from github_mcp.kernel.refnames import write_target as canonical_write_target
 from github_mcp.monitoring.observability import log_event
+from github_mcp.pipeline.answer import ToolAnswer
 from github_mcp.pipeline.approval_binding import bind_write
 from github_mcp.pipeline.arguments import apply_pr_ref, canonicalize_refs, check_lookalike
 from github_mcp.pipeline.call_outcome import (
@@ -141,7 +138,7 @@ async def authorize_write(run: CallRun, held: contextlib.AsyncExitStack) -> None
     call.authorized_ref = branch
 
 
-async def claim_once(run: CallRun) -> ToolResult | None:
+async def claim_once(run: CallRun) -> ToolAnswer | None:
     """Replicas: claim the write's idempotency key; a retry gets the first result."""
     if run.rt.shared is None:
         return None
@@ -151,7 +148,7 @@ async def claim_once(run: CallRun) -> ToolResult | None:
     return None
 
 
-async def failed(run: CallRun, exc: Exception) -> ToolResult:
+async def failed(run: CallRun, exc: Exception) -> ToolAnswer:
     """The error envelope, and what a failed call leaves behind: metrics, log, audit."""
     rt, call = run.rt, run.call
     error = as_tool_error(exc, call.call_id)
@@ -171,29 +168,27 @@ async def failed(run: CallRun, exc: Exception) -> ToolResult:
         if call.repo:
             await rt.cache.bump_repo(call.repo)  # a failed write may have half happened
         _audit(run, "error:" + error.code.value)
-    text = _json(envelope)
-    return ToolResult(
-        content=[TextContent(type="text", text=text)],
-        structured_content=envelope,
-        is_error=True,
-        meta=getattr(exc, "result_meta", None),  # a card's data (apps/), not the model's
-    )
+    # result_meta: a card's data (apps/), not the model's
+    return ToolAnswer.of(envelope, is_error=True, meta=getattr(exc, "result_meta", None))
 
 
-async def succeeded(run: CallRun, result: BaseModel) -> ToolResult:
+async def succeeded(run: CallRun, result: BaseModel) -> ToolAnswer:
     """The handler's answer as the tool result, with its metrics, log line and audit."""
     spec, rt = run.spec, run.rt
-    payload = result.model_dump(mode="json", exclude_none=True)
-    text = _json(payload)
+    answer = ToolAnswer.of(result.model_dump(mode="json", exclude_none=True))
+    payload = answer.structured
     duration = _record(run, None)
     log_event(
-        "tool_call_success", **_outcome_fields(run, duration), status="ok", result_size=len(text)
+        "tool_call_success",
+        **_outcome_fields(run, duration),
+        status="ok",
+        result_size=len(answer.text),
     )
     if spec.write:
         _audit(run, "ok", **outcome_refs(payload))
         if run.claim is not None and rt.shared is not None:
             await keep_result(rt, run.claim, payload)
-    return ToolResult(content=[TextContent(type="text", text=text)], structured_content=payload)
+    return answer
 
 
 def _audit(run: CallRun, outcome: str, **refs: Any) -> None:
@@ -201,10 +196,6 @@ def _audit(run: CallRun, outcome: str, **refs: Any) -> None:
     ref = call.audit_ref or run.branch
     tool = run.spec.name
     run.rt.audit.record(call.call_id, call.principal, tool, call.repo, ref, outcome, **refs)
-
-
-def _json(payload: dict[str, Any]) -> str:
-    return json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
 
 
 def _record(run: CallRun, error_code: str | None) -> float:

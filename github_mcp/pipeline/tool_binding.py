@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Any
 from fastmcp import Context
 from fastmcp.server.providers import Provider
 from fastmcp.tools import FunctionTool, Tool, ToolResult
-from mcp.types import InputRequiredResult
+from mcp.types import InputRequiredResult, TextContent
 
 from github_mcp.monitoring import tracing
+from github_mcp.pipeline.answer import ToolAnswer
 from github_mcp.pipeline.registry import run_tool, selected_specs
 from github_mcp.pipeline.schema_listing import listed_schema, validation_schema
 
@@ -113,10 +114,21 @@ def _fastmcp_tool(spec: ToolSpec, rt: Runtime) -> tuple[Tool, dict[str, Any]]:
     template, validation = _parsed_tool(spec)
 
     async def entry(ctx: Context, **kwargs: Any) -> ToolResult | InputRequiredResult:
-        return await run_tool(spec, rt, kwargs, ctx)
+        answer = await run_tool(spec, rt, kwargs, ctx)
+        return tool_result(answer) if isinstance(answer, ToolAnswer) else answer
 
     _describe(entry, spec, inspect.signature(template.fn))
     return template.model_copy(update={"fn": entry}, deep=True), validation
+
+
+def tool_result(answer: ToolAnswer) -> ToolResult:
+    """The pipeline's answer as the MCP library's tool result."""
+    return ToolResult(
+        content=[TextContent(type="text", text=answer.text)],
+        structured_content=answer.structured,
+        is_error=answer.is_error,
+        meta=answer.meta,
+    )
 
 
 # The schemas depend only on the spec: they are generated once per process, so a process

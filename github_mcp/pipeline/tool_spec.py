@@ -10,13 +10,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from mcp.types import ToolAnnotations
 from pydantic import BaseModel
 
 from github_mcp.config import Toolset
 from github_mcp.kernel.effects import Target
 
 if TYPE_CHECKING:
+    from mcp.types import ToolAnnotations
+
     from github_mcp.services.approved_state import RemoteState
 
 # Reads the call's arguments (never changes them) and says where the write lands.
@@ -53,6 +54,8 @@ class ToolSpec:
         """The hints a client acts on: read-only, and for anything else whether it is
         destructive, both said either way; idempotent only when true and open world
         never (MCP's defaults). The tool list is context paid on every turn."""
+        from mcp.types import ToolAnnotations  # only a listing needs it
+
         read_only = (not self.write) if self.read_only_hint is None else self.read_only_hint
         if read_only and not self.destructive:
             return ToolAnnotations(read_only_hint=True)

@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import base64
-import importlib
-import importlib.util
 from typing import Any
 
 from fastmcp import FastMCP
@@ -14,7 +12,6 @@ from starlette.applications import Starlette
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from github_mcp import tools as _tools  # noqa: F401 - importing registers the tools
 from github_mcp.apps.wiring import install_apps
 from github_mcp.catalog.protocol_errors import ProtocolErrorMiddleware
 from github_mcp.catalog.tool_catalog import ToolCatalogMiddleware
@@ -28,6 +25,7 @@ from github_mcp.pipeline.runtime import VERSION, Runtime
 from github_mcp.pipeline.schema_listing import SHARED_NOTE
 from github_mcp.pipeline.tool_binding import bind_tools
 from github_mcp.serving.exposure import LOOPBACK_HOSTS, check_http_exposure, is_loopback
+from github_mcp.tools import import_extension_tools  # importing registers the tools
 
 INSTRUCTIONS = (
     "GitHub MCP Controller: read repositories cheaply, change code on feature branches with "
@@ -48,18 +46,6 @@ class SessionOwnerMiddleware(Middleware):
         gate = self.rt.gate
         claim_session(context.fastmcp_context, lambda scope: gate.drop_approval(scope.key))
         return result
-
-
-EXTENSION_MODULE = "extra_tools"
-
-
-def import_extension_tools(module: str = EXTENSION_MODULE) -> None:
-    """Register the operator's tools. Only an absent module is skipped: an import error
-    inside it (a typo, a missing dependency, an unknown toolset) stops the server."""
-    if importlib.util.find_spec(module) is None:
-        log_event("extension_tools_absent", module=module)
-        return
-    importlib.import_module(module)
 
 
 def _bearer_tokens(tokens: tuple[str, ...]) -> Any:

@@ -18,10 +18,15 @@ So `serve` (stdio) starts this front before importing anything heavy:
   Anything else goes to the server untouched, and the first message that is not part of
   the opening (initialize, its notification, logging level, pings) ends the fast path.
 
-Any change of code, libraries, settings or client capabilities changes the key: the
-cache is never stale, only missed. Nothing secret is part of a key or a file. The entry
-point starts the front only after the secrets hand-off (a re-exec that would otherwise
-lose input the front had consumed), so it runs in the process that serves.
+- Until the server runs, a `tools/call` is offered to the early path
+  (serving/early_calls.py), which answers the reads it can while the MCP framework loads;
+  what it does not take is held and reaches the server, in order, when it starts reading.
+
+Any change of code, libraries, settings or client capabilities changes the key
+(opening_cache.py): the cache is never stale, only missed. Nothing secret is part of a
+key or a file. The entry point starts the front only after the secrets hand-off (a
+re-exec that would otherwise lose input the front had consumed), so it runs in the
+process that serves.
 
 Stdlib only: importing this module must cost nothing.
 """
@@ -29,76 +34,25 @@ Stdlib only: importing this module must cost nothing.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import importlib.util
 import json
 import os
 import sys
-import tempfile
 import threading
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
-CACHE_FORMAT = 1
-HANDOFF_FD_VAR = "GITHUB_MCP_SECRETS_FD"  # the secrets hand-off's descriptor (not a secret)
-# Configuration that can change what the server lists: its own variables and the
-# library's. Names that look secret are left out of keys (their values never matter here).
-KEY_ENV_PREFIXES = ("GITHUB_", "FASTMCP_", "MCP_")
-SECRET_MARKERS = ("TOKEN", "SECRET", "KEY", "PASSWORD", "PAT", "CREDENTIAL")
-# Messages that may come before the first tools/list without changing its answer.
-OPENING = {"notifications/initialized", "logging/setLevel", "ping"}
+from github_mcp.serving.opening_cache import (
+    CACHE_FORMAT,
+    HANDOFF_FD_VAR,
+    OPENING,
+    base_key,
+    cache_dir,
+    session_key,
+    trusted,
+    write_atomic,
+)
 
 _FRONT: Front | None = None
-
-
-def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "github-mcp"
-
-
-def code_fingerprint() -> str:
-    """The stat (path, size, mtime) of every file whose change could change a listing."""
-    digest = hashlib.sha256(f"format {CACHE_FORMAT} {sys.version}".encode())
-    package = Path(__file__).resolve().parents[1]  # all of github_mcp
-    roots = [package]
-    for library in ("fastmcp", "mcp", "mcp_types", "pydantic"):
-        spec = importlib.util.find_spec(library)
-        if spec is not None and spec.submodule_search_locations:
-            roots.append(Path(next(iter(spec.submodule_search_locations))))
-    for root in roots:
-        for folder, dirs, files in os.walk(root):
-            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-            for name in sorted(files):
-                if name.endswith(".py"):
-                    info = os.stat(os.path.join(folder, name))
-                    digest.update(f"{folder}/{name} {info.st_size} {info.st_mtime_ns}\n".encode())
-    extra = package.parent / "extra_tools.py"
-    if extra.exists():
-        info = extra.stat()
-        digest.update(f"{extra} {info.st_size} {info.st_mtime_ns}".encode())
-    return digest.hexdigest()
-
-
-def _is_secret_name(name: str) -> bool:
-    return any(marker in name.upper() for marker in SECRET_MARKERS)
-
-
-def base_key(argv: list[str], environ: dict[str, str]) -> str:
-    settings = sorted(
-        (k, v)
-        for k, v in environ.items()
-        if k.startswith(KEY_ENV_PREFIXES) and k != HANDOFF_FD_VAR and not _is_secret_name(k)
-    )
-    dotenv = Path(".env")
-    with contextlib.suppress(OSError):
-        settings.append((".env", hashlib.sha256(dotenv.read_bytes()).hexdigest()))
-    payload = json.dumps([code_fingerprint(), argv, os.getcwd(), settings])
-    return hashlib.sha256(payload.encode()).hexdigest()
-
-
-def session_key(base: str, init_params: dict[str, Any]) -> str:
-    client = [init_params.get("protocolVersion"), init_params.get("capabilities") or {}]
-    return hashlib.sha256((base + json.dumps(client, sort_keys=True)).encode()).hexdigest()
 
 
 def serves_stdio(argv: list[str]) -> bool:
@@ -130,33 +84,33 @@ def start_if_serving_stdio(argv: list[str]) -> None:
     _FRONT.start()
 
 
+def active() -> bool:
+    return _FRONT is not None
+
+
+def attach_early(accept: Callable[[dict[str, Any]], bool]) -> None:
+    """Offer the `tools/call`s that arrive before the server runs to `accept`
+    (serving/early_calls.py), those already held first."""
+    if _FRONT is not None:
+        _FRONT.attach(accept)
+
+
+def reply(request_id: Any, body: dict[str, Any]) -> None:
+    """Answer a request the server never sees (`body`: its result or error)."""
+    if _FRONT is not None:
+        _FRONT.reply(request_id, body)
+
+
+def release_held() -> None:
+    """The server is about to read: calls not taken early go to it, and stop offering."""
+    if _FRONT is not None:
+        _FRONT.release()
+
+
 def finish() -> None:
     """Called when the server has stopped: relay what it wrote last, then stop."""
     if _FRONT is not None:
         _FRONT.finish()
-
-
-def _trusted(path: Path) -> bool:
-    """A cached answer is served only from a file and folder this user owns and no one
-    else can write: a planted tool list would put words in the model's context."""
-    for item in (path.parent, path):
-        info = os.stat(item)
-        if info.st_uid != os.getuid() or info.st_mode & 0o022:
-            return False
-    return True
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def _open_descriptors() -> list[int]:
@@ -203,6 +157,13 @@ class Front:
         self._record: dict[str, Any] | None = None  # {"key", "init_id", "init", "list_id"}
         self._state_lock = threading.Lock()
         self.hits = 0
+        # Calls that arrive before the server runs: offered to `_accept`, else held.
+        self._early_lock = threading.Lock()
+        self._server_lock = threading.Lock()
+        self._accept: Callable[[dict[str, Any]], bool] | None = None
+        self._held: list[bytes] = []
+        self._released = False
+        self._input_ended = False
 
     def start(self) -> None:
         self.client_in, self.client_out = os.dup(0), os.dup(1)
@@ -242,13 +203,72 @@ class Front:
                 view = view[written:]
 
     def _answer(self, request_id: Any, result: Any) -> None:
-        body = {"jsonrpc": "2.0", "id": request_id, "result": result}
-        self._to_client((json.dumps(body, separators=(",", ":")) + "\n").encode())
+        self.reply(request_id, {"result": result})
+
+    def reply(self, request_id: Any, body: dict[str, Any]) -> None:
+        """A JSON-RPC answer (`body` holds its result or error) straight to the client."""
+        message = {"jsonrpc": "2.0", "id": request_id, **body}
+        self._to_client((json.dumps(message, separators=(",", ":")) + "\n").encode())
 
     def _to_server_write(self, line: bytes) -> None:
-        view = memoryview(line)
-        while view:
-            view = view[os.write(self._to_server, view) :]
+        with self._server_lock:
+            view = memoryview(line)
+            while view:
+                view = view[os.write(self._to_server, view) :]
+
+    # -- calls before the server runs ---------------------------------------------------
+    # A pipe write blocks until the server reads, so none happens under `_early_lock`,
+    # and the event loop (which must go on to start the server) never writes to it.
+
+    def attach(self, accept: Callable[[dict[str, Any]], bool]) -> None:
+        with self._early_lock:
+            self._accept = accept
+            held, self._held = self._held, []
+            self._held = [line for line in held if not self._offer(line)]
+
+    def release(self) -> None:
+        with self._early_lock:
+            self._released = True
+            held, self._held = self._held, []
+            close = self._input_ended
+        if held or close:
+            threading.Thread(target=self._flush, args=(held, close), daemon=True).start()
+
+    def _flush(self, lines: list[bytes], close: bool) -> None:
+        with contextlib.suppress(OSError):
+            for line in lines:
+                self._to_server_write(line)
+        if close:
+            with contextlib.suppress(OSError):
+                os.close(self._to_server)
+
+    def _offer(self, line: bytes) -> bool:
+        message = _message(line)
+        if message is None or message.get("method") != "tools/call" or "id" not in message:
+            return False
+        assert self._accept is not None
+        try:
+            return self._accept(message)
+        except Exception:  # anything unexpected: the server answers it
+            return False
+
+    def _pass_on(self, line: bytes) -> None:
+        """To the server; before it runs, a `tools/call` is offered or held instead."""
+        if not self._released and b'"tools/call"' in line:
+            with self._early_lock:
+                if not self._released:
+                    if self._accept is None or not self._offer(line):
+                        self._held.append(line)
+                    return
+        self._to_server_write(line)
+
+    def _end_of_input(self) -> None:
+        with self._early_lock:
+            if not self._released:
+                self._input_ended = True  # release() closes, after the held calls
+                return
+        with contextlib.suppress(OSError):
+            os.close(self._to_server)
 
     # -- client -> server ---------------------------------------------------------------
 
@@ -277,19 +297,18 @@ class Front:
                                 self._record["list_id"] = _id_key(message["id"])
                     elif method not in OPENING and not str(method).startswith("notifications/"):
                         opening = False
-                self._to_server_write(line)
+                self._pass_on(line)
         except OSError:
             pass
         finally:
-            with contextlib.suppress(OSError):
-                os.close(self._to_server)
+            self._end_of_input()
 
     def _on_initialize(self, message: dict[str, Any]) -> dict[str, Any] | None:
         params = message.get("params") or {}
         key = session_key(self.base, params if isinstance(params, dict) else {})
         path = cache_dir() / f"listing-{key}.json"
         try:
-            if not _trusted(path):
+            if not trusted(path):
                 raise ValueError("not ours alone")
             entry = json.loads(path.read_text())
             if entry.get("format") != CACHE_FORMAT:
@@ -340,5 +359,5 @@ class Front:
                 }
                 with contextlib.suppress(OSError):
                     path = cache_dir() / f"listing-{record['key']}.json"
-                    _write_atomic(path, json.dumps(entry).encode())
+                    write_atomic(path, json.dumps(entry).encode())
         return False

@@ -7,7 +7,6 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
-from github_mcp.catalog import tool_catalog
 from github_mcp.pipeline.registry import Call, tool
 
 TOOLSET = "meta"
@@ -40,6 +39,8 @@ async def find_tools(
     limit: Annotated[int, Field(ge=1, le=100)] = 10,
 ) -> FoundTools:
     """Find tools by words (e.g. 'merge conflicts'); for unlisted ones, enable_toolset."""
+    from github_mcp.catalog import tool_catalog  # the listing side loads the MCP framework
+
     found = tool_catalog.find(call.rt, query, limit, _session(call))
     hidden = sorted({f["toolset"] for f in found if not f["listed"]})
     hint = f"enable_toolset lists these: {', '.join(hidden)}." if hidden else None
@@ -57,5 +58,7 @@ async def enable_toolset(
     call: Call, name: Annotated[str, Field(max_length=40, pattern=r"^[a-z_]+$")]
 ) -> EnabledToolset:
     """List a toolset's tools in this session (find_tools names the toolset of each tool)."""
+    from github_mcp.catalog import tool_catalog
+
     tools, changed = await tool_catalog.enable(call.rt, _session(call), name)
     return EnabledToolset(toolset=name, tools=tools, list_changed=changed)

@@ -212,11 +212,11 @@ async def test_registry_canonicalises_before_the_gate_for_direct_callers(make_ru
         forge.clear_requests()
         result = await run_tool(spec, rt, {"full_name": full_name, "branch": spelling}, None)
         assert result.is_error
-        assert result.structured_content["error"]["code"] == "invalid_input"
+        assert result.structured["error"]["code"] == "invalid_input"
         assert writes_to(forge, full_name) == []
     result = await run_tool(spec, rt, {"full_name": full_name, "branch": "refs/heads/main"})
     # stdio-like direct call: the process scope, no approval
-    assert result.structured_content["error"]["code"] == "write_not_allowed"
+    assert result.structured["error"]["code"] == "write_not_allowed"
     assert refs_of(forge, full_name) == before
 
 

@@ -1,0 +1,122 @@
+"""Reads answered over stdio while the MCP framework is still loading.
+
+Loading the MCP framework takes most of a second; a client that sends a call as soon as it
+has the tool list would wait for all of it. The call path itself (pipeline/) does not
+need the framework, so while it loads, `EarlyCalls` answers the read calls it can answer
+exactly as the server would, on the same Runtime and event loop the server then uses (one
+cache, one flow-guard record, one audit log):
+
+- a `tools/call` of a read tool this server selects, with arguments that validate (the
+  same pydantic validation of the handler's signature the framework does) and no `_meta`
+  (a progress token or other request metadata is the server's business);
+- the answer is the pipeline's answer as MCP puts it on the wire (ToolAnswer.wire).
+
+Anything else (a write, an invalid argument, an unknown tool) is held by the stdio front
+and reaches the server, in order, once it runs: its errors are the server's own. A call
+answered here sends no log notifications (a client has had no chance to ask for them yet)
+and no progress (it carried no token).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from github_mcp.monitoring.observability import log_event
+from github_mcp.pipeline.answer import ToolAnswer
+from github_mcp.pipeline.registry import run_tool, selected_specs
+
+if TYPE_CHECKING:
+    from github_mcp.pipeline.runtime import Runtime
+    from github_mcp.pipeline.tool_spec import ToolSpec
+
+Answer = Callable[[Any, dict[str, Any]], None]  # (request id, JSON-RPC body without id)
+
+
+class EarlyCalls:
+    """The read calls taken before the server runs; `accepts` is called from the front's
+    reading thread, everything else on the event loop."""
+
+    def __init__(self, rt: Runtime, loop: asyncio.AbstractEventLoop, answer: Answer) -> None:
+        self.rt = rt
+        self.loop = loop
+        self._answer = answer
+        self._reads = {spec.name: spec for spec in selected_specs(rt) if not spec.write}
+        self._adapters: dict[str, TypeAdapter[Any]] = {}
+        self._running: set[asyncio.Task[None]] = set()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self.taken = 0
+
+    def accepts(self, message: dict[str, Any]) -> bool:
+        """Take this `tools/call` (True), or leave it for the server (False)."""
+        params = message.get("params")
+        if not isinstance(params, dict) or params.get("_meta") is not None:
+            return False
+        spec = self._reads.get(params.get("name"))  # type: ignore[arg-type]
+        arguments = params.get("arguments")
+        if spec is None or not isinstance(arguments, dict):
+            return False
+        kwargs = self._validated(spec, arguments)
+        if kwargs is None:
+            return False  # the server answers with its own refusal
+        self.loop.call_soon_threadsafe(self._start, message["id"], spec, kwargs)
+        return True
+
+    async def idle(self) -> None:
+        """Returns once no early call is running."""
+        await asyncio.sleep(0)  # let calls scheduled from the front start
+        await self._idle.wait()
+
+    def _validated(self, spec: ToolSpec, arguments: dict[str, Any]) -> dict[str, Any] | None:
+        adapter = self._adapters.get(spec.name)
+        if adapter is None:
+            adapter = self._adapters[spec.name] = TypeAdapter(_arguments_of(spec))  # type: ignore[arg-type]
+        try:
+            kwargs = adapter.validate_python(arguments)
+        except (ValidationError, TypeError, ValueError):
+            return None
+        return kwargs if isinstance(kwargs, dict) else None
+
+    def _start(self, request_id: Any, spec: ToolSpec, kwargs: dict[str, Any]) -> None:
+        self.taken += 1
+        self._idle.clear()
+        task = self.loop.create_task(self._run(request_id, spec, kwargs))
+        self._running.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[None]) -> None:
+        self._running.discard(task)
+        if not self._running:
+            self._idle.set()
+
+    async def _run(self, request_id: Any, spec: ToolSpec, kwargs: dict[str, Any]) -> None:
+        log_event("early_call", tool=spec.name)
+        try:
+            answer = await run_tool(spec, self.rt, kwargs, None)
+        except Exception as exc:  # the pipeline turns failures into envelopes; never here
+            log_event("early_call_failed", tool=spec.name, exc_type=type(exc).__name__)
+            answer = None
+        if isinstance(answer, ToolAnswer):
+            self._answer(request_id, {"result": answer.wire()})
+        else:
+            error = {"code": -32603, "message": "Internal error"}
+            self._answer(request_id, {"error": error})
+
+
+def _arguments_of(spec: ToolSpec) -> Callable[..., dict[str, Any]]:
+    """A function with the handler's parameters (less `call`) that returns its arguments:
+    validating a call against it is the framework's validation of the tool's arguments."""
+    params, _ = spec.signature()
+
+    def arguments(**kwargs: Any) -> dict[str, Any]:
+        return kwargs
+
+    signature = inspect.Signature(list(params))
+    arguments.__signature__ = signature  # type: ignore[attr-defined]
+    arguments.__annotations__ = {p.name: p.annotation for p in params}
+    return arguments

@@ -1,0 +1,137 @@
+"""Reads answered over stdio while the MCP framework loads (serving/early_calls.py): the
+same answer the server gives, and everything else (writes, bad arguments, unknown tools)
+left to the server. The evidence is the forge's state and the server's own log lines."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import ROOT
+from tests.stdio_session import INITIALIZED, initialize, request, run, tool_call
+
+
+def environment(home: Path, forge: Any, token: str) -> dict[str, str]:
+    return {
+        "PATH": os.environ["PATH"],
+        "HOME": str(home),
+        "GITHUB_API_URL": forge.base_url,
+        "GITHUB_TOKEN": token,
+        "GITHUB_MCP_AUDIT_LOG": str(home / "audit.jsonl"),
+        "GITHUB_MCP_WORKSPACE_DIR": str(home / "ws"),
+    }
+
+
+def seeded(forge: Any) -> str:
+    full_name = f"octo-org/early-{uuid.uuid4().hex[:8]}"
+    forge.seed_repo(full_name, {"README.md": "# early\n", "src/app.py": "print('hi')\n"})
+    return full_name
+
+
+def serve(env: dict[str, str], steps: list[list[dict[str, Any]]], log: Path) -> Any:
+    with log.open("wb") as stderr:  # a file: a full pipe would block the server
+        session = run([sys.executable, "main.py", "serve"], steps, cwd=ROOT, env=env, stderr=stderr)
+    assert session.returncode == 0
+    return session
+
+
+def events(log: Path, name: str) -> list[dict[str, Any]]:
+    lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
+    return [e for e in lines if e.get("event") == name]
+
+
+def opening_then(calls: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    return [[initialize()], [INITIALIZED, request(2, "tools/list"), *calls]]
+
+
+def test_a_read_sent_with_the_opening_is_answered_early_as_the_server_answers_it(
+    forge, forge_token, tmp_path
+):
+    full_name = seeded(forge)
+    env = environment(tmp_path, forge, forge_token)
+    serve(env, opening_then([]), tmp_path / "warm.log")  # records the opening's cache
+    read = {"full_name": full_name, "path": "src/app.py"}
+    steps = [*opening_then([tool_call(3, "get_file_contents", read)])]
+    steps.append([request(4, "ping")])  # the server's answer: it runs from here on
+    steps.append([tool_call(5, "get_file_contents", read)])
+    log = tmp_path / "serve.log"
+    session = serve(env, steps, log)
+    early, late = session.result(3), session.result(5)
+    assert early.get("isError") is not True
+    assert early["structuredContent"]["content"] == "print('hi')\n"
+    assert early == late  # the same wire answer, early or from the server
+    taken = events(log, "early_call")
+    assert [e["tool"] for e in taken] == ["get_file_contents"]  # only the first
+    succeeded = [e for e in events(log, "tool_call_success") if e["tool"] == "get_file_contents"]
+    assert len(succeeded) == 2  # both went through the pipeline: logged, counted, audited
+    assert forge_token not in log.read_text()
+
+
+def test_writes_bad_arguments_and_unknown_tools_are_left_to_the_server(
+    forge, forge_token, tmp_path
+):
+    full_name = seeded(forge)
+    env = environment(tmp_path, forge, forge_token)
+    serve(env, opening_then([]), tmp_path / "warm.log")
+    calls = [
+        tool_call(3, "get_file_contents", {"full_name": full_name, "path": 7}),
+        tool_call(4, "no_such_tool", {}),
+        tool_call(5, "create_branch", {"full_name": full_name, "branch": "early-feature"}),
+        tool_call(6, "get_file_contents", {"full_name": full_name, "path": "README.md"}),
+        request(7, "tools/call", {"name": "get_me"}),  # no arguments object
+    ]
+    log = tmp_path / "serve.log"
+    session = serve(env, opening_then(calls), log)
+    bad = session.result(3)
+    assert bad["isError"] is True
+    assert bad["structuredContent"]["error"]["code"] == "invalid_input"
+    assert session.result(4)["isError"] is True
+    assert session.result(6)["structuredContent"]["content"] == "# early\n"
+    assert session.result(7).get("isError") is not True
+    created = session.result(5)
+    assert created.get("isError") is not True, created
+    repo = forge.state.repo(*full_name.split("/"))
+    assert "refs/heads/early-feature" in {ref for ref, _, _ in repo.git.list_refs()}
+    assert [e["tool"] for e in events(log, "early_call")] == ["get_file_contents"]
+    # the write went through the server, and its gate, once the server ran
+    writes = [e for e in events(log, "tool_call_success") if e["tool"] == "create_branch"]
+    assert len(writes) == 1
+
+
+def test_an_early_call_is_answered_when_the_client_closes_its_input_at_once(
+    forge, forge_token, tmp_path
+):
+    full_name = seeded(forge)
+    env = environment(tmp_path, forge, forge_token)
+    serve(env, opening_then([]), tmp_path / "warm.log")
+    frames = [
+        initialize(),
+        INITIALIZED,
+        tool_call(3, "get_file_contents", {"full_name": full_name, "path": "README.md"}),
+        tool_call(4, "get_file_contents", {"full_name": full_name, "path": 7}),
+    ]
+    payload = b"".join(json.dumps(f).encode() + b"\n" for f in frames)
+    done = subprocess.run(
+        [sys.executable, "main.py", "serve"],
+        input=payload,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    answers = {
+        frame["id"]: frame
+        for frame in map(json.loads, done.stdout.decode().splitlines())
+        if "id" in frame
+    }
+    assert answers[3]["result"]["structuredContent"]["content"] == "# early\n"
+    assert 1 in answers
+    # the held call reached the server, then the end of input: it stops, as it does
+    # without the early path (the protocol library drops requests still unanswered)
+    assert done.returncode == 0

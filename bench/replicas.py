@@ -35,8 +35,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,21 +68,32 @@ def _seed_files() -> dict[str, str]:
     return files
 
 
-@contextmanager
-def cluster(forge: ForgeProcess, root: Path, *, count: int, shared: bool) -> Iterator[Cluster]:
-    directory = Path(tempfile.mkdtemp(prefix=f"replicas{count}-", dir=root))
-    started = Cluster(
-        directory,
-        api_url=forge.base_url,
-        token=forge.token,
-        count=count,
-        shared=shared,
-        extra_env=CLUSTER_ENV,
-    )
-    try:
-        yield started
-    finally:
-        started.close()
+class Deployments:
+    """Each distinct deployment (replica count, with or without Redis) starts once per run
+    and serves every section that needs it: a start costs each replica seconds of CPU, and
+    no figure depends on a fresh one (writers work on fresh branches, Redis figures are
+    deltas around single calls). An idle deployment costs next to nothing meanwhile."""
+
+    def __init__(self, forge: ForgeProcess, root: Path) -> None:
+        self.forge, self.root = forge, root
+        self._started: dict[tuple[int, bool], Cluster] = {}
+
+    def get(self, *, count: int, shared: bool) -> Cluster:
+        if (count, shared) not in self._started:
+            directory = Path(tempfile.mkdtemp(prefix=f"replicas{count}-", dir=self.root))
+            self._started[count, shared] = Cluster(
+                directory,
+                api_url=self.forge.base_url,
+                token=self.forge.token,
+                count=count,
+                shared=shared,
+                extra_env=CLUSTER_ENV,
+            )
+        return self._started[count, shared]
+
+    def close(self) -> None:
+        while self._started:
+            self._started.popitem()[1].close()
 
 
 def _children(pid: int) -> list[int]:
@@ -191,36 +201,33 @@ async def read_config(
     return rounds
 
 
-async def section_throughput(forge: ForgeProcess, root: Path, args: argparse.Namespace) -> None:
+async def section_throughput(deployments: Deployments, args: argparse.Namespace) -> None:
     print(
         f"\n== 1. cached-read throughput: closed loop, {args.clients} clients, "
         f"{args.calls} calls x {args.rounds} round(s); median (min-max) ==",
         flush=True,
     )
     results: dict[str, list[ReadRound]] = {}
-    with cluster(forge, root, count=1, shared=False) as c:
-        pids = server_side_pids(c)
-        results["base"] = await read_config(
-            "1 replica, no Redis, direct", c.replicas[0].url, pids, args
-        )
-    with cluster(forge, root, count=1, shared=True) as c:
-        pids = server_side_pids(c)
-        results["redis1"] = await read_config(
-            "1 replica + Redis, direct", c.replicas[0].url, pids, args
-        )
-        results["nginx1"] = await read_config(
-            "1 replica + Redis, behind nginx", c.nginx.url, pids, args
-        )
-    with cluster(forge, root, count=3, shared=False) as c:
-        pids = server_side_pids(c)
-        results["plain3"] = await read_config(
-            "3 replicas, no Redis, nginx round-robin", c.nginx.url, pids, args
-        )
-    with cluster(forge, root, count=3, shared=True) as c:
-        pids = server_side_pids(c)
-        results["redis3"] = await read_config(
-            "3 replicas + Redis, nginx round-robin", c.nginx.url, pids, args
-        )
+    c = deployments.get(count=1, shared=False)
+    results["base"] = await read_config(
+        "1 replica, no Redis, direct", c.replicas[0].url, server_side_pids(c), args
+    )
+    c = deployments.get(count=1, shared=True)
+    pids = server_side_pids(c)
+    results["redis1"] = await read_config(
+        "1 replica + Redis, direct", c.replicas[0].url, pids, args
+    )
+    results["nginx1"] = await read_config(
+        "1 replica + Redis, behind nginx", c.nginx.url, pids, args
+    )
+    c = deployments.get(count=3, shared=False)
+    results["plain3"] = await read_config(
+        "3 replicas, no Redis, nginx round-robin", c.nginx.url, server_side_pids(c), args
+    )
+    c = deployments.get(count=3, shared=True)
+    results["redis3"] = await read_config(
+        "3 replicas + Redis, nginx round-robin", c.nginx.url, server_side_pids(c), args
+    )
 
     def tput(key: str) -> float:
         return statistics.median(r.throughput for r in results[key])
@@ -336,7 +343,9 @@ async def writers_round(forge: ForgeProcess, url: str, writers: int) -> dict[str
     return counts
 
 
-async def section_writers(forge: ForgeProcess, root: Path, args: argparse.Namespace) -> None:
+async def section_writers(
+    forge: ForgeProcess, deployments: Deployments, args: argparse.Namespace
+) -> None:
     writers = args.writers
     print(
         f"\n== 2. {writers} concurrent writers on one branch, 3 replicas, nginx round-robin; "
@@ -344,8 +353,8 @@ async def section_writers(forge: ForgeProcess, root: Path, args: argparse.Namesp
         flush=True,
     )
     for label, shared in (("with the Redis branch lock", True), ("without Redis (no lock)", False)):
-        with cluster(forge, root, count=3, shared=shared) as c:
-            rounds = [await writers_round(forge, c.nginx.url, writers) for _ in range(args.rounds)]
+        url = deployments.get(count=3, shared=shared).nginx.url
+        rounds = [await writers_round(forge, url, writers) for _ in range(args.rounds)]
 
         def fig(key: str, rounds: list[dict[str, int]] = rounds) -> str:
             return spread([float(r[key]) for r in rounds], ".0f")
@@ -405,42 +414,42 @@ def _median_sample(samples: list[dict[str, int]]) -> dict[str, int]:
     return ordered[len(ordered) // 2]
 
 
-async def section_round_trips(forge: ForgeProcess, root: Path, args: argparse.Namespace) -> None:
+async def section_round_trips(deployments: Deployments, args: argparse.Namespace) -> None:
     samples_per_kind = max(3, args.rounds * 3)
     print(
         "\n== 3. Redis commands one tool call adds (INFO commandstats delta around a single "
         f"call on one replica, stateless transport; median of {samples_per_kind} calls) ==",
         flush=True,
     )
-    with cluster(forge, root, count=1, shared=True) as c:
-        assert c.redis is not None
-        r = redis.Redis.from_url(c.redis.url)
-        async with httpx.AsyncClient(timeout=120) as http:
-            mcp = client_for(http, c.replicas[0].url)
-            await mcp.initialize()
-            assert not (await call(mcp, "get_file_contents", READ_ARGS))["isError"]  # warm
-            run = uuid.uuid4().hex[:6]
-            kinds = {
-                "cached read (get_file_contents, hit)": (
-                    "get_file_contents",
-                    lambda i: READ_ARGS,
-                ),
-                "uncached read (get_file_contents, new path)": (
-                    "get_file_contents",
-                    lambda i: dict(READ_ARGS, path=f"docs/page_{i:03d}.md"),
-                ),
-                "write (commit_files, one new file)": (
-                    "commit_files",
-                    lambda i: _commit_args("main", f"rt/{run}_{i}.txt", f"{i}\n"),
-                ),
-            }
-            for label, (tool, make_args) in kinds.items():
-                samples = await redis_commands_of(r, mcp, tool, make_args, samples_per_kind)
-                totals = [float(sum(s.values())) for s in samples]
-                typical = _median_sample(samples)
-                breakdown = ", ".join(f"{k} {v}" for k, v in sorted(typical.items()))
-                print(f"  {label:<46} {spread(totals, '.0f'):>10} commands  [{breakdown}]")
-        r.close()
+    c = deployments.get(count=1, shared=True)
+    assert c.redis is not None
+    r = redis.Redis.from_url(c.redis.url)
+    async with httpx.AsyncClient(timeout=120) as http:
+        mcp = client_for(http, c.replicas[0].url)
+        await mcp.initialize()
+        assert not (await call(mcp, "get_file_contents", READ_ARGS))["isError"]  # warm
+        run = uuid.uuid4().hex[:6]
+        kinds = {
+            "cached read (get_file_contents, hit)": (
+                "get_file_contents",
+                lambda i: READ_ARGS,
+            ),
+            "uncached read (get_file_contents, new path)": (
+                "get_file_contents",
+                lambda i: dict(READ_ARGS, path=f"docs/page_{i:03d}.md"),
+            ),
+            "write (commit_files, one new file)": (
+                "commit_files",
+                lambda i: _commit_args("main", f"rt/{run}_{i}.txt", f"{i}\n"),
+            ),
+        }
+        for label, (tool, make_args) in kinds.items():
+            samples = await redis_commands_of(r, mcp, tool, make_args, samples_per_kind)
+            totals = [float(sum(s.values())) for s in samples]
+            typical = _median_sample(samples)
+            breakdown = ", ".join(f"{k} {v}" for k, v in sorted(typical.items()))
+            print(f"  {label:<46} {spread(totals, '.0f'):>10} commands  [{breakdown}]")
+    r.close()
     print(
         "  (commands, not round trips: a pipeline or MULTI/EXEC sends several commands in one\n"
         "  round trip, so round trips are at most these counts)"
@@ -463,13 +472,16 @@ async def main() -> None:
         forge.seed_repo(REPO, _seed_files())
         forge.set_latency(0)
         print(f"forge latency 0 ms; rounds {args.rounds}{' (quick)' if args.quick else ''}")
-        root = Path(tmp)
-        if args.only in (None, "throughput"):
-            await section_throughput(forge, root, args)
-        if args.only in (None, "writers"):
-            await section_writers(forge, root, args)
-        if args.only in (None, "redis"):
-            await section_round_trips(forge, root, args)
+        deployments = Deployments(forge, Path(tmp))
+        try:
+            if args.only in (None, "throughput"):
+                await section_throughput(deployments, args)
+            if args.only in (None, "writers"):
+                await section_writers(forge, deployments, args)
+            if args.only in (None, "redis"):
+                await section_round_trips(deployments, args)
+        finally:
+            deployments.close()
     print(f"\ndone in {time.monotonic() - started:.0f} s")
 
 

@@ -493,15 +493,20 @@ async def run_tool(
     tool: str,
     make_runtime: Callable[[], Runtime] | Callable[[], Awaitable[Runtime]],
     faults: list[str] | None = None,
+    discovered: dict[str, list[Request]] | None = None,
 ) -> list[CellResult]:
-    """Every request of `tool` x every fault kind (or the given ones)."""
+    """Every request of `tool` x every fault kind (or the given ones). `discovered` keeps
+    each tool's clean-run requests for later calls on the same forge (the clean run is the
+    same every time; the cells still each get fresh state and a fault of their own)."""
     seed_repos(forge, [tool])
     rt = make_runtime()
     if not isinstance(rt, Runtime):
         rt = await rt
     async with Client(build_mcp(rt)) as client:
         runner = MatrixRunner(forge, CASES[tool], client, rt)
-        requests = await runner.discover()
+        requests = (discovered or {}).get(tool) or await runner.discover()
+        if discovered is not None:
+            discovered[tool] = requests
         return [
             await runner.cell(request, fault)
             for request in requests

@@ -19,6 +19,7 @@ from github_mcp.github.cache import Cache
 from github_mcp.github.paths import refuse_unstable_path
 from github_mcp.github.ref_locks import LocalLocks
 from github_mcp.github.retries import backoff_delay, message_of, observe_rate_limit
+from github_mcp.github.tls import tls_context
 from github_mcp.github.urls import route_template
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.monitoring.observability import Metrics
@@ -69,6 +70,7 @@ class Connection:
                 limits=httpx.Limits(max_keepalive_connections=20, max_connections=50),
                 follow_redirects=False,
                 transport=self._transport,
+                verify=tls_context(),
             )
             self._clients[loop_id] = client
         return client

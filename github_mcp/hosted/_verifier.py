@@ -11,6 +11,7 @@ import httpx2 as httpx
 from fastmcp.server.auth import AccessToken, TokenVerifier
 
 from github_mcp.config import Settings
+from github_mcp.github.tls import tls_context
 from github_mcp.monitoring.observability import log_event
 
 USER_AGENT = "github-mcp-controller/0.1 (sign-in)"
@@ -67,7 +68,7 @@ class GitHubAPI:
 
     async def user(self, token: str) -> tuple[GitHubUser | None, list[str]]:
         """The token's user (None when GitHub refuses the token) and its scopes."""
-        async with httpx.AsyncClient(timeout=self.timeout) as client:
+        async with httpx.AsyncClient(timeout=self.timeout, verify=tls_context()) as client:
             response = await client.get(f"{self.api_url}/user", headers=self._headers(token))
         if response.status_code != 200:
             return None, []
@@ -84,7 +85,7 @@ class GitHubAPI:
     async def org_logins(self, token: str, limit_pages: int = 10) -> set[str]:
         """The organizations the user belongs to (`GET /user/orgs`, bounded)."""
         found: set[str] = set()
-        async with httpx.AsyncClient(timeout=self.timeout) as client:
+        async with httpx.AsyncClient(timeout=self.timeout, verify=tls_context()) as client:
             for page in range(1, limit_pages + 1):
                 response = await client.get(
                     f"{self.api_url}/user/orgs",

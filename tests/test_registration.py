@@ -13,10 +13,10 @@ import pytest
 from pydantic import ValidationError
 
 import github_mcp.tools
-from github_mcp.catalog.tool_catalog import CATALOG_TOOLS
+from github_mcp.catalog.views import CATALOG_TOOLS
 from github_mcp.config import TOOLSETS, Settings, Toolset
+from github_mcp.pipeline.extension_tools import import_extension_tools
 from github_mcp.pipeline.registry import REGISTRY, tool
-from github_mcp.tools import import_extension_tools
 from tests.conftest import mcp_client
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -26,7 +26,6 @@ import contextlib
 import json
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fastmcp.server.dependencies import get_http_headers
@@ -35,59 +34,16 @@ from fastmcp.tools import ToolResult
 from mcp.types import TextContent
 
 from github_mcp.catalog.tool_search import rank
+from github_mcp.catalog.views import CATALOG_TOOLS, FALSE_WORDS, View
 from github_mcp.config import Toolset, listed_toolsets
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.pipeline.tool_binding import listing_only
 
 if TYPE_CHECKING:
     from github_mcp.pipeline.runtime import Runtime
-    from github_mcp.pipeline.tool_spec import ToolSpec
-
-# Read a repository, batch and slice files, search, see a PR, make the common edit, open a
-# PR, and approve a write: what most sessions need before they would look for anything else.
-CORE_TOOLS = frozenset(
-    {
-        "get_me",
-        "get_repository",
-        "list_branches",
-        "list_repository_tree",
-        "get_file_contents",
-        "get_file_slice",
-        "fetch_files",
-        "search",
-        "get_issue",
-        "list_pull_requests",
-        "get_pr_overview",
-        "create_branch",
-        "apply_patch_and_commit",
-        "create_pull_request",
-        "authorize_write_actions",
-    }
-)
-CATALOG_TOOLS = frozenset({"find_tools", "enable_toolset"})
-FALSE_WORDS = {"", "false", "f", "no", "n", "0", "off"}  # as the official server reads them
 
 # id of a connection -> toolsets its session enabled
 _ENABLED: dict[int, set[str]] = {}
-
-
-@dataclass(frozen=True)
-class View:
-    """What one session lists: toolsets, single tools, the core set, read-only."""
-
-    toolsets: frozenset[str]
-    tools: frozenset[str] = frozenset()
-    core: bool = False
-    read_only: bool = False
-
-    def shows(self, spec: ToolSpec, enabled: set[str]) -> bool:
-        if self.read_only and spec.write:
-            return False
-        if spec.name in self.tools or spec.toolset.value in enabled:
-            return True
-        if self.core:
-            return spec.name in CORE_TOOLS
-        return spec.toolset.value in self.toolsets
 
 
 def request_view(rt: Runtime) -> View:

@@ -103,4 +103,7 @@ def write_docs() -> list[Path]:
         path = DOCS / name
         path.write_text(text)
         written.append(path)
+    from github_mcp.cli.opening_gen import write_opening
+
+    written.append(write_opening())  # after the docs: it records the server as it is now
     return written

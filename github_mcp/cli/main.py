@@ -48,7 +48,10 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("check", help="validate the configuration and exit")
     tools = sub.add_parser("tools", help="list the registered tools")
     tools.add_argument("--json", action="store_true")
-    sub.add_parser("docs", help="regenerate docs/TOOLS.md, docs/CONFIG.md and docs/PARITY.md")
+    sub.add_parser(
+        "docs",
+        help="regenerate docs/TOOLS.md, docs/CONFIG.md, docs/PARITY.md and the shipped opening",
+    )
     call = sub.add_parser(
         "call",
         help="run one tool and print its result",
@@ -110,7 +113,7 @@ def cli(argv: list[str] | None = None) -> int:
         finally:
             tracing.shutdown()
     if args.command in ("check", "tools"):
-        from github_mcp.tools import import_extension_tools
+        from github_mcp.pipeline.extension_tools import import_extension_tools
 
         import_extension_tools()  # the operator's extra_tools.py, when it is importable
     if args.command == "check":
@@ -208,6 +211,10 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
         if problem:
             print(f"github-mcp-controller: {problem}", file=sys.stderr)
             return 2
+    else:
+        from github_mcp.serving.stdio_serving import offer_opening
+
+        offer_opening(settings)  # before anything else: the client is waiting
     notes: list[str] = []
     callback = _oauth_callback(args, settings)
     with embedded_forge(

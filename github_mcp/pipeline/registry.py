@@ -59,6 +59,7 @@ def tool(
     lazy_default_ref: bool = False,
     binds: StateBinder | None = None,
     approve_each: bool = False,
+    needs_server: bool = False,
 ) -> Callable[[Callable[..., Awaitable[BaseModel]]], Callable[..., Awaitable[BaseModel]]]:
     """Declare a tool in one of the `Toolset`s (an unknown name fails here, at import).
     Writes must say what they write to: `target` is the argument holding the branch, a
@@ -77,6 +78,7 @@ def tool(
         "lazy_default_ref": lazy_default_ref,
         "binds": binds,
         "approve_each": approve_each,
+        "needs_server": needs_server,
     }
 
     def decorate(fn: Callable[..., Awaitable[BaseModel]]) -> Callable[..., Awaitable[BaseModel]]:

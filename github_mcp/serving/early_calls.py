@@ -6,15 +6,18 @@ need the framework, so while it loads, `EarlyCalls` answers the read calls it ca
 exactly as the server would, on the same Runtime and event loop the server then uses (one
 cache, one flow-guard record, one audit log):
 
-- a `tools/call` of a read tool this server selects, with arguments that validate (the
+- a `tools/call` of a read tool this server selects that needs nothing of the server
+  (`needs_server`: the session, as find_tools does, or the bound tools, as describe_tool
+  does), with arguments that validate (the
   same pydantic validation of the handler's signature the framework does) and no `_meta`
   (a progress token or other request metadata is the server's business);
 - the answer is the pipeline's answer as MCP puts it on the wire (ToolAnswer.wire).
 
 Anything else (a write, an invalid argument, an unknown tool) is held by the stdio front
 and reaches the server, in order, once it runs: its errors are the server's own. A call
-answered here sends no log notifications (a client has had no chance to ask for them yet)
-and no progress (it carried no token).
+answered here sends the client the log notifications the server would (at or above the
+level the client set with `logging/setLevel`, else `info`), and no progress (it carried
+no token).
 """
 
 from __future__ import annotations
@@ -26,8 +29,10 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from github_mcp.monitoring.observability import log_event
+from github_mcp.monitoring import client_log
+from github_mcp.monitoring.observability import CURRENT_CALL_ID, log_event
 from github_mcp.pipeline.answer import ToolAnswer
+from github_mcp.pipeline.call_scope import LOGGER_NAME
 from github_mcp.pipeline.registry import run_tool, selected_specs
 
 if TYPE_CHECKING:
@@ -35,17 +40,28 @@ if TYPE_CHECKING:
     from github_mcp.pipeline.tool_spec import ToolSpec
 
 Answer = Callable[[Any, dict[str, Any]], None]  # (request id, JSON-RPC body without id)
+Notify = Callable[[str, dict[str, Any]], None]  # (method, params)
+SEVERITY = {"debug": 0, "info": 1, "notice": 2, "warning": 3, "error": 4, "critical": 5}
 
 
 class EarlyCalls:
     """The read calls taken before the server runs; `accepts` is called from the front's
     reading thread, everything else on the event loop."""
 
-    def __init__(self, rt: Runtime, loop: asyncio.AbstractEventLoop, answer: Answer) -> None:
+    def __init__(
+        self,
+        rt: Runtime,
+        loop: asyncio.AbstractEventLoop,
+        answer: Answer,
+        notify: Notify,
+        log_level: Callable[[], str],
+    ) -> None:
         self.rt = rt
         self.loop = loop
         self._answer = answer
-        self._reads = {spec.name: spec for spec in selected_specs(rt) if not spec.write}
+        self._notify = notify
+        self._log_level = log_level
+        self._reads = {spec.name: spec for spec in selected_specs(rt) if _early(spec)}
         self._adapters: dict[str, TypeAdapter[Any]] = {}
         self._running: set[asyncio.Task[None]] = set()
         self._idle = asyncio.Event()
@@ -97,7 +113,8 @@ class EarlyCalls:
     async def _run(self, request_id: Any, spec: ToolSpec, kwargs: dict[str, Any]) -> None:
         log_event("early_call", tool=spec.name)
         try:
-            answer = await run_tool(spec, self.rt, kwargs, None)
+            with client_log.bind(self._client_log):
+                answer = await run_tool(spec, self.rt, kwargs, None)
         except Exception as exc:  # the pipeline turns failures into envelopes; never here
             log_event("early_call_failed", tool=spec.name, exc_type=type(exc).__name__)
             answer = None
@@ -106,6 +123,18 @@ class EarlyCalls:
         else:
             error = {"code": -32603, "message": "Internal error"}
             self._answer(request_id, {"error": error})
+
+    async def _client_log(self, level: str, message: str, fields: dict[str, Any]) -> None:
+        """The server's `notifications/message` for a call's log line (call_scope.py)."""
+        if SEVERITY.get(level, 0) < SEVERITY.get(self._log_level(), 1):
+            return
+        data = {"msg": message, "extra": {"call_id": CURRENT_CALL_ID.get()}}
+        self._notify("notifications/message", {"level": level, "logger": LOGGER_NAME, "data": data})
+
+
+def _early(spec: ToolSpec) -> bool:
+    """A read that needs nothing of the server: no session, no bound tools."""
+    return not spec.write and not spec.needs_server and spec.read_only_hint is not False
 
 
 def _arguments_of(spec: ToolSpec) -> Callable[..., dict[str, Any]]:

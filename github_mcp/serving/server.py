@@ -12,6 +12,7 @@ from starlette.applications import Starlette
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from github_mcp import tools as _tools  # noqa: F401 - importing registers the tools
 from github_mcp.apps.wiring import install_apps
 from github_mcp.catalog.protocol_errors import ProtocolErrorMiddleware
 from github_mcp.catalog.tool_catalog import ToolCatalogMiddleware
@@ -20,12 +21,12 @@ from github_mcp.config import Settings
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.monitoring.observability import log_event
 from github_mcp.pipeline.caller import claim_session
+from github_mcp.pipeline.extension_tools import import_extension_tools
 from github_mcp.pipeline.refused_calls import ArgumentErrorMiddleware
 from github_mcp.pipeline.runtime import VERSION, Runtime
 from github_mcp.pipeline.schema_listing import SHARED_NOTE
 from github_mcp.pipeline.tool_binding import bind_tools
 from github_mcp.serving.exposure import LOOPBACK_HOSTS, check_http_exposure, is_loopback
-from github_mcp.tools import import_extension_tools  # importing registers the tools
 
 INSTRUCTIONS = (
     "GitHub MCP Controller: read repositories cheaply, change code on feature branches with "

@@ -41,6 +41,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from github_mcp.serving import stdio_lines
+from github_mcp.serving.early_opening import EarlyOpening
 from github_mcp.serving.opening_cache import (
     CACHE_FORMAT,
     HANDOFF_FD_VAR,
@@ -101,6 +103,31 @@ def reply(request_id: Any, body: dict[str, Any]) -> None:
         _FRONT.reply(request_id, body)
 
 
+def offer_initialize(answer: Callable[[dict[str, Any]], dict[str, Any] | None]) -> None:
+    """How to answer `initialize` without the server (shipped_opening.py)."""
+    if _FRONT is not None:
+        _FRONT.opening.offer_initialize(answer)
+
+
+def offer_listing(listing: dict[str, Any] | None) -> None:
+    """The first `tools/list`'s answer without the server; None: the server answers it."""
+    if _FRONT is not None:
+        _FRONT.opening.offer_listing(listing)
+
+
+def notify(method: str, params: dict[str, Any]) -> None:
+    """A notification to the client, as the server would send it."""
+    if _FRONT is not None:
+        message = {"jsonrpc": "2.0", "method": method, "params": params}
+        _FRONT.to_client_line(message)
+
+
+def client_log_level() -> str:
+    """The level the client asked for with `logging/setLevel` (seen on its way to the
+    server), else the server's default."""
+    return _FRONT.log_level if _FRONT is not None else "info"
+
+
 def release_held() -> None:
     """The server is about to read: calls not taken early go to it, and stop offering."""
     if _FRONT is not None:
@@ -111,42 +138,6 @@ def finish() -> None:
     """Called when the server has stopped: relay what it wrote last, then stop."""
     if _FRONT is not None:
         _FRONT.finish()
-
-
-def _open_descriptors() -> list[int]:
-    try:
-        return [int(name) for name in os.listdir("/proc/self/fd")]
-    except OSError:
-        return list(range(256))
-
-
-def _lines(fd: int):
-    pending = b""
-    while True:
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:
-            chunk = b""
-        if not chunk:
-            if pending:
-                yield pending
-            return
-        pending += chunk
-        *complete, pending = pending.split(b"\n")
-        for line in complete:
-            yield line + b"\n"
-
-
-def _message(line: bytes) -> dict[str, Any] | None:
-    try:
-        parsed = json.loads(line)
-    except ValueError:
-        return None
-    return parsed if isinstance(parsed, dict) else None
-
-
-def _id_key(value: Any) -> str:
-    return json.dumps(value)
 
 
 class Front:
@@ -164,6 +155,8 @@ class Front:
         self._held: list[bytes] = []
         self._released = False
         self._input_ended = False
+        self.log_level = "info"  # the server's default until the client sets one
+        self.opening = EarlyOpening(self.reply, self._swallow_answer, self._remember)
 
     def start(self) -> None:
         self.client_in, self.client_out = os.dup(0), os.dup(1)
@@ -184,7 +177,7 @@ class Front:
         with contextlib.suppress(OSError, ValueError):
             sys.stdout.flush()
         pipe = os.fstat(self._from_server)
-        for fd in _open_descriptors():
+        for fd in stdio_lines.open_descriptors():
             if fd == self._from_server:
                 continue
             with contextlib.suppress(OSError):
@@ -207,7 +200,9 @@ class Front:
 
     def reply(self, request_id: Any, body: dict[str, Any]) -> None:
         """A JSON-RPC answer (`body` holds its result or error) straight to the client."""
-        message = {"jsonrpc": "2.0", "id": request_id, **body}
+        self.to_client_line({"jsonrpc": "2.0", "id": request_id, **body})
+
+    def to_client_line(self, message: dict[str, Any]) -> None:
         self._to_client((json.dumps(message, separators=(",", ":")) + "\n").encode())
 
     def _to_server_write(self, line: bytes) -> None:
@@ -226,10 +221,37 @@ class Front:
             held, self._held = self._held, []
             self._held = [line for line in held if not self._offer(line)]
 
+    def _remember(self, initialize: dict[str, Any], tools_list: dict[str, Any]) -> None:
+        """Answers given from the shipped file: cached, so the next start gives them at once."""
+        with self._state_lock:
+            record, self._record = self._record, None
+        if record is not None:
+            self._write_cache(record["key"], initialize, tools_list)
+
+    def _note_level(self, line: bytes) -> None:
+        request = stdio_lines.message(line) or {}
+        level = (
+            (request.get("params") or {}).get("level")
+            if request.get("method") == "logging/setLevel"
+            else None
+        )
+        if isinstance(level, str):
+            self.log_level = level
+
+    def _swallow_answer(self, request_id: Any, answer: dict[str, Any]) -> None:
+        """`answer` was given to the client: the server's is dropped, and the cache being
+        recorded (when the server answers tools/list) holds this one, the same."""
+        ident = stdio_lines.id_key(request_id)
+        with self._state_lock:
+            self._swallow.add(ident)
+            if self._record is not None and self._record.get("init_id") == ident:
+                self._record["init"] = answer
+
     def release(self) -> None:
+        waiting = self.opening.close()
         with self._early_lock:
             self._released = True
-            held, self._held = self._held, []
+            held, self._held = [*waiting, *self._held], []
             close = self._input_ended
         if held or close:
             threading.Thread(target=self._flush, args=(held, close), daemon=True).start()
@@ -243,7 +265,7 @@ class Front:
                 os.close(self._to_server)
 
     def _offer(self, line: bytes) -> bool:
-        message = _message(line)
+        message = stdio_lines.message(line)
         if message is None or message.get("method") != "tools/call" or "id" not in message:
             return False
         assert self._accept is not None
@@ -254,6 +276,8 @@ class Front:
 
     def _pass_on(self, line: bytes) -> None:
         """To the server; before it runs, a `tools/call` is offered or held instead."""
+        if not self._released and b'"logging/setLevel"' in line:
+            self._note_level(line)
         if not self._released and b'"tools/call"' in line:
             with self._early_lock:
                 if not self._released:
@@ -276,12 +300,14 @@ class Front:
         opening = True
         cached: dict[str, Any] | None = None
         try:
-            for line in _lines(self.client_in):
-                message = _message(line) if opening else None
+            for line in stdio_lines.lines(self.client_in):
+                message = stdio_lines.message(line) if opening else None
                 if message is not None:
                     method = message.get("method")
                     if method == "initialize" and "id" in message:
                         cached = self._on_initialize(message)
+                        if cached is None:
+                            self.opening.on_initialize(message)
                     elif (
                         method == "tools/list"
                         and "id" in message
@@ -292,9 +318,11 @@ class Front:
                             self._answer(message["id"], cached["tools_list"])
                             self.hits += 1
                             continue  # answered; the server never sees it
+                        if self.opening.on_tools_list(message, line):
+                            continue  # answered or waiting for its answer: not the server's
                         with self._state_lock:
                             if self._record is not None:
-                                self._record["list_id"] = _id_key(message["id"])
+                                self._record["list_id"] = stdio_lines.id_key(message["id"])
                     elif method not in OPENING and not str(method).startswith("notifications/"):
                         opening = False
                 self._pass_on(line)
@@ -315,17 +343,17 @@ class Front:
                 raise ValueError("old format")
         except (OSError, ValueError):
             with self._state_lock:
-                self._record = {"key": key, "init_id": _id_key(message["id"])}
+                self._record = {"key": key, "init_id": stdio_lines.id_key(message["id"])}
             return None
         with self._state_lock:
-            self._swallow.add(_id_key(message["id"]))
+            self._swallow.add(stdio_lines.id_key(message["id"]))
         self._answer(message["id"], entry["initialize"])
         return entry
 
     # -- server -> client ---------------------------------------------------------------
 
     def _pump_out(self) -> None:
-        for line in _lines(self._from_server):
+        for line in stdio_lines.lines(self._from_server):
             with self._state_lock:
                 watching = bool(self._swallow) or self._record is not None
             if watching and self._handled(line):
@@ -337,10 +365,10 @@ class Front:
 
     def _handled(self, line: bytes) -> bool:
         """True when the line is an answer the client already has (dropped)."""
-        message = _message(line)
+        message = stdio_lines.message(line)
         if message is None or "id" not in message or "method" in message:
             return False
-        ident = _id_key(message["id"])
+        ident = stdio_lines.id_key(message["id"])
         with self._state_lock:
             if ident in self._swallow:
                 self._swallow.discard(ident)
@@ -352,12 +380,10 @@ class Front:
                 record["init"] = message["result"]
             elif ident == record.get("list_id") and "init" in record:
                 self._record = None
-                entry = {
-                    "format": CACHE_FORMAT,
-                    "initialize": record["init"],
-                    "tools_list": message["result"],
-                }
-                with contextlib.suppress(OSError):
-                    path = cache_dir() / f"listing-{record['key']}.json"
-                    write_atomic(path, json.dumps(entry).encode())
+                self._write_cache(record["key"], record["init"], message["result"])
         return False
+
+    def _write_cache(self, key: str, initialize: Any, tools_list: Any) -> None:
+        entry = {"format": CACHE_FORMAT, "initialize": initialize, "tools_list": tools_list}
+        with contextlib.suppress(OSError):
+            write_atomic(cache_dir() / f"listing-{key}.json", json.dumps(entry).encode())

@@ -1,6 +1,9 @@
-"""Serving over stdio: early reads while the MCP framework loads, then the server.
+"""Serving over stdio: the opening and early reads while the MCP framework loads, then
+the server.
 
-In order, on one event loop:
+As soon as the settings are read, `offer_opening` gives the stdio front the shipped
+answers to `initialize` and `tools/list` (shipped_opening.py), when they apply. Then, in
+order, on one event loop:
 1. the tools are registered and, when the stdio front runs, early calls are offered to
    `EarlyCalls` (early_calls.py); calls already waiting are taken first;
 2. once no early call is running (so the two do not share the CPU), the MCP framework is
@@ -13,12 +16,16 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import sys
 from typing import TYPE_CHECKING
 
+from github_mcp.monitoring.observability import log_event
+from github_mcp.pipeline.extension_tools import import_extension_tools
 from github_mcp.serving import stdio_front
-from github_mcp.tools import import_extension_tools
+from github_mcp.serving.shipped_opening import load as load_shipped
 
 if TYPE_CHECKING:
+    from github_mcp.config import Settings
     from github_mcp.pipeline.runtime import Runtime
 
 
@@ -30,13 +37,32 @@ def serve_stdio(rt: Runtime) -> int:
     return 0
 
 
+def offer_opening(settings: Settings) -> None:
+    """As soon as the settings are read: the shipped `initialize` answer, then, once the
+    operator's tools (if any) are registered, the shipped listing (shipped_opening.py)."""
+    if not stdio_front.active():
+        return
+    shipped = load_shipped(settings)
+    if shipped is None:
+        return
+    stdio_front.offer_initialize(shipped.initialize)
+    import_extension_tools()  # only the operator's module: the built-in ones are recorded
+    listing = shipped.tools_list(_registered())
+    log_event("shipped_opening", listing=listing is not None)
+    stdio_front.offer_listing(listing)
+
+
 async def _serve(rt: Runtime) -> None:
+    import github_mcp.tools  # noqa: F401 - registers every built-in tool
     from github_mcp.monitoring.gc_tuning import tune_for_serving
     from github_mcp.serving.early_calls import EarlyCalls
 
     import_extension_tools()  # before early calls: the operator's tools are the server's
     if stdio_front.active():
-        early = EarlyCalls(rt, asyncio.get_running_loop(), stdio_front.reply)
+        loop = asyncio.get_running_loop()
+        early = EarlyCalls(
+            rt, loop, stdio_front.reply, stdio_front.notify, stdio_front.client_log_level
+        )
         stdio_front.attach_early(early.accepts)
         await early.idle()
     server = await asyncio.to_thread(importlib.import_module, "github_mcp.serving.server")
@@ -44,3 +70,12 @@ async def _serve(rt: Runtime) -> None:
     stdio_front.release_held()
     tune_for_serving()
     await mcp.run_async(transport="stdio", show_banner=False)
+
+
+def _registered() -> dict[str, tuple[str, bool]]:
+    """What is registered so far: an operator's module that did not import the registry
+    registered nothing (and importing it here would cost a start the call path)."""
+    registry = sys.modules.get("github_mcp.pipeline.registry")
+    if registry is None:
+        return {}
+    return {name: (spec.toolset.value, spec.write) for name, spec in registry.REGISTRY.items()}

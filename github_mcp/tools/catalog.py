@@ -32,7 +32,7 @@ def _session(call: Call) -> Any:
         return None
 
 
-@tool(toolset=TOOLSET, repo_arg=None)
+@tool(toolset=TOOLSET, repo_arg=None, needs_server=True)
 async def find_tools(
     call: Call,
     query: Annotated[str, Field(max_length=200)] = "",
@@ -53,7 +53,7 @@ class EnabledToolset(BaseModel):
     list_changed: bool
 
 
-@tool(toolset=TOOLSET, repo_arg=None, idempotent=True)
+@tool(toolset=TOOLSET, repo_arg=None, idempotent=True, needs_server=True)
 async def enable_toolset(
     call: Call, name: Annotated[str, Field(max_length=40, pattern=r"^[a-z_]+$")]
 ) -> EnabledToolset:

@@ -41,7 +41,7 @@ def _info(call: Call, name: str, *, params: bool, compact: bool) -> ActionInfo:
     )
 
 
-@tool(toolset=TOOLSET, repo_arg=None)
+@tool(toolset=TOOLSET, repo_arg=None, needs_server=True)
 async def list_all_actions(
     call: Call, include_parameters: bool = False, compact: bool = True
 ) -> ActionList:
@@ -51,7 +51,7 @@ async def list_all_actions(
     return ActionList(total=len(tools), tools=tools)
 
 
-@tool(toolset=TOOLSET, repo_arg=None)
+@tool(toolset=TOOLSET, repo_arg=None, needs_server=True)
 async def list_write_tools(call: Call) -> ActionList:
     """List the write-capable tools and what each writes to."""
     names = sorted(n for n, s in call.rt.bound_specs.items() if s.write)
@@ -84,7 +84,7 @@ def _spec(call: Call, name: str):
     return spec
 
 
-@tool(toolset=TOOLSET, repo_arg=None)
+@tool(toolset=TOOLSET, repo_arg=None, needs_server=True)
 async def describe_tool(call: Call, name: ToolName) -> ToolDescription:
     """The full input and output schema of one tool, with its write target."""
     spec = _spec(call, name)
@@ -107,7 +107,7 @@ class ArgsValidation(BaseModel):
     errors: list[str] = []
 
 
-@tool(toolset=TOOLSET, repo_arg=None)
+@tool(toolset=TOOLSET, repo_arg=None, needs_server=True)
 async def validate_tool_args(call: Call, name: ToolName, args: dict[str, Any]) -> ArgsValidation:
     """Validate arguments against a tool's real input schema without calling it."""
     import jsonschema  # lazy: keeps server start-up fast

@@ -34,7 +34,7 @@ TOOL_CONFIRMATION_NOTE = (
 )
 
 
-@tool(toolset=TOOLSET, repo_arg=None, read_only_hint=False)
+@tool(toolset=TOOLSET, repo_arg=None, read_only_hint=False, needs_server=True)
 async def authorize_write_actions(call: Call, approved: bool) -> ApprovalState:
     """Approve (or revoke) protected and unscoped writes for this session; may ask the human."""
     s = call.rt.settings

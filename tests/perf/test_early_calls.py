@@ -4,6 +4,7 @@ left to the server. The evidence is the forge's state and the server's own log l
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import subprocess
@@ -12,6 +13,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import github_mcp.tools  # noqa: F401 - registers the tools
+from github_mcp.pipeline.registry import REGISTRY
 from tests.conftest import ROOT
 from tests.stdio_session import INITIALIZED, initialize, request, run, tool_call
 
@@ -84,6 +87,7 @@ def test_writes_bad_arguments_and_unknown_tools_are_left_to_the_server(
         tool_call(5, "create_branch", {"full_name": full_name, "branch": "early-feature"}),
         tool_call(6, "get_file_contents", {"full_name": full_name, "path": "README.md"}),
         request(7, "tools/call", {"name": "get_me"}),  # no arguments object
+        tool_call(8, "describe_tool", {"name": "get_file_contents"}),  # the server's tools
     ]
     log = tmp_path / "serve.log"
     session = serve(env, opening_then(calls), log)
@@ -93,6 +97,8 @@ def test_writes_bad_arguments_and_unknown_tools_are_left_to_the_server(
     assert session.result(4)["isError"] is True
     assert session.result(6)["structuredContent"]["content"] == "# early\n"
     assert session.result(7).get("isError") is not True
+    described = session.result(8)["structuredContent"]
+    assert described["name"] == "get_file_contents" and described["input_schema"]
     created = session.result(5)
     assert created.get("isError") is not True, created
     repo = forge.state.repo(*full_name.split("/"))
@@ -135,3 +141,36 @@ def test_an_early_call_is_answered_when_the_client_closes_its_input_at_once(
     # the held call reached the server, then the end of input: it stops, as it does
     # without the early path (the protocol library drops requests still unanswered)
     assert done.returncode == 0
+
+
+def test_early_log_notifications_are_the_servers(forge, forge_token, tmp_path):
+    full_name = seeded(forge)
+    env = environment(tmp_path, forge, forge_token)
+    serve(env, opening_then([]), tmp_path / "warm.log")
+    read = {"full_name": full_name, "path": "src/app.py", "max_bytes": 4}  # truncated: a warning
+    steps = [
+        *opening_then([tool_call(3, "get_file_contents", read)]),
+        [request(4, "ping")],
+        [tool_call(5, "get_file_contents", read)],
+    ]
+    log = tmp_path / "serve.log"
+    session = serve(env, steps, log)
+    assert [e["tool"] for e in events(log, "early_call")] == ["get_file_contents"]
+    notes = [f["params"] for f in session.frames if f.get("method") == "notifications/message"]
+    assert len(notes) == 2, notes  # one from the early call, one from the server's
+    early, late = ({**n, "data": {**n["data"], "extra": None}} for n in notes)
+    assert early == late
+    assert early["level"] == "warning" and "truncated" in early["data"]["msg"]
+    assert all(n["data"]["extra"]["call_id"] for n in notes)
+
+
+MARKERS = (".ctx", "rt.bound_specs", "rt.tool_schemas", "rt.validation_schemas", "approval_cards")
+
+
+def test_tools_that_use_the_server_are_never_answered_early():
+    """A handler's module that reaches the session or the bound tools marks its tools
+    needs_server: serving/early_calls.py leaves them to the server."""
+    for spec in REGISTRY.values():
+        source = inspect.getsource(inspect.getmodule(spec.handler))
+        if any(marker in source for marker in MARKERS):
+            assert spec.needs_server, f"{spec.name} uses the server: @tool(needs_server=True)"

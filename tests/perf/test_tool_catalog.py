@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 import extra_tools  # noqa: F401 - the server registers these too
-from github_mcp.catalog.tool_catalog import CORE_TOOLS
+from github_mcp.catalog.views import CORE_TOOLS
 from github_mcp.config import DEFAULT_TOOLSETS, TOOLSETS
 from github_mcp.pipeline.registry import REGISTRY
 from tests.conftest import ROOT

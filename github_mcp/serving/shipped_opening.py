@@ -1,0 +1,126 @@
+"""Opening answers shipped with the package: `initialize` and the first `tools/list` over
+stdio on a first start, before the MCP framework has loaded.
+
+`python main.py docs` records, in `opening.json` beside this module, what the server
+itself answers (cli/opening_gen.py spawns it): the `initialize` result for each protocol
+revision the handshake negotiates, and every tool's listing entry with its toolset and
+whether it writes. A start then answers from the file when all of these hold, and leaves
+the answer to the server otherwise:
+
+- the file was recorded from this very code: its fingerprint is the hash of every module
+  of this package and the versions of the MCP libraries and pydantic;
+- the client offers a revision the handshake knows, and declares nothing beyond roots,
+  sampling and elicitation (a client that shows cards, or declares extensions, is listed
+  differently);
+- the tools registered are the ones recorded (an operator's extra_tools.py that adds any
+  means the server lists them).
+
+The listing follows the same view as the server (catalog/views.py, with the settings'
+toolsets, core mode and read-only), the order the server uses, and output schemas only
+when GITHUB_MCP_OUTPUT_SCHEMAS asks for them. tests/perf/test_shipped_opening.py compares
+both answers with the server's over a real stdio session for several settings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from github_mcp.catalog.views import CATALOG_TOOLS, View
+
+if TYPE_CHECKING:
+    from github_mcp.config import Settings
+
+FORMAT = 1
+PATH = Path(__file__).with_name("opening.json")
+PACKAGE = Path(__file__).resolve().parents[1]
+LIBRARIES = ("fastmcp", "mcp", "pydantic", "pydantic-core")
+PLAIN_CAPABILITIES = {"roots", "sampling", "elicitation"}
+
+
+def fingerprint() -> str:
+    """What the recorded answers depend on: this package's code and the libraries'
+    versions (contents, not timestamps: a checkout or an install has the same one)."""
+    digest = hashlib.sha256(f"format {FORMAT}".encode())
+    for library in LIBRARIES:
+        try:
+            digest.update(f"{library} {metadata.version(library)}\n".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(f"{library} absent\n".encode())
+    for path in sorted(PACKAGE.rglob("*.py")):
+        digest.update(path.relative_to(PACKAGE).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+class ShippedOpening:
+    """The recorded answers, shaped for one server's settings."""
+
+    def __init__(self, recorded: dict[str, Any], settings: Settings) -> None:
+        self.recorded = recorded
+        self.settings = settings
+
+    def initialize(self, params: dict[str, Any]) -> dict[str, Any] | None:
+        version = params.get("protocolVersion")
+        capabilities = params.get("capabilities")
+        if not isinstance(capabilities, dict) or not set(capabilities) <= PLAIN_CAPABILITIES:
+            return None
+        if not isinstance(params.get("clientInfo"), dict):
+            return None
+        answer = self.recorded["initialize"].get(version) if isinstance(version, str) else None
+        return dict(answer) if isinstance(answer, dict) else None
+
+    def tools_list(self, registered: dict[str, tuple[str, bool]]) -> dict[str, Any] | None:
+        """The listing, unless something registered (name -> toolset, writes) was not
+        recorded: the code is the recorded code, so only an operator's tool can be new."""
+        tools = self.recorded["tools"]
+        recorded = {t["name"]: (t["toolset"], t["write"]) for t in tools}
+        if any(recorded.get(name) != kind for name, kind in registered.items()):
+            return None
+        settings = self.settings
+        bound = [
+            t
+            for t in tools
+            if t["toolset"] in settings.toolset_list and not (settings.read_only and t["write"])
+        ]
+        view = View(
+            settings.listed_toolsets, core=settings.tools == "core", read_only=settings.read_only
+        )
+        hidden = any(
+            not view.shows_tool(t["name"], t["toolset"], t["write"], set())
+            and not (view.read_only and t["write"])
+            for t in bound
+            if t["name"] not in CATALOG_TOOLS
+        )
+        listed = [
+            self._entry(t["entry"])
+            for t in bound
+            if (
+                hidden
+                if t["name"] in CATALOG_TOOLS
+                else view.shows_tool(t["name"], t["toolset"], t["write"], set())
+            )
+        ]
+        listed += [self._entry(entry) for entry in self.recorded["other_tools"]]
+        return {"tools": listed}
+
+    def _entry(self, entry: dict[str, Any]) -> dict[str, Any]:
+        if self.settings.output_schemas:
+            return entry
+        return {k: v for k, v in entry.items() if k != "outputSchema"}
+
+
+def load(settings: Settings) -> ShippedOpening | None:
+    """The shipped answers, when they were recorded from this code; else None."""
+    try:
+        recorded = json.loads(PATH.read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(recorded, dict) or recorded.get("format") != FORMAT:
+        return None
+    if recorded.get("fingerprint") != fingerprint():
+        return None
+    return ShippedOpening(recorded, settings)

@@ -6,9 +6,10 @@ initialize; on its answer, initialized and tools/list; on that answer, one real 
 (`get_file_contents` of a seeded repository's README; without a token `get_repository`,
 a REST read) against the sandbox forge, which runs in its own process on loopback. Timed
 from spawn: the initialize answer, the tools/list answer and the first tools/call answer.
-Also: peak RSS of the server process (wait4, re-execs included) and the CPU seconds it
-used until the call was answered (which grows far less with the machine's load than
-wall time does).
+Also: peak RSS of the server process over its whole life (wait4, re-execs included; the
+server goes on loading the MCP framework after an early first answer), its peak RSS when
+the first call was answered (VmHWM then: start plus first call), and the CPU seconds it
+used until then (which grows far less with the machine's load than wall time does).
 
 The matrix: with and without GITHUB_TOKEN, with the listing cache recorded by an earlier
 start and without one (a fresh HOME every run), for this tree and `--before DIR`; and the
@@ -48,6 +49,13 @@ REPO, README = "bench-org/cold-start", "# Cold start\n\nread me first\n"
 ANSWERS = (1, 2, 3)  # initialize, tools/list, the first tools/call
 
 
+def _hwm_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
 def _cpu_s(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -56,16 +64,18 @@ def _cpu_s(pid: int) -> float:
 def one_run(
     forge: ForgeProcess, command: list[str], cwd: Path, env: dict[str, str], call: dict[str, Any]
 ) -> list:
-    """[s to initialize, s to tools/list, s to first call, peak RSS MiB, CPU s]."""
+    """[s to initialize, s to tools/list, s to first call, peak RSS MiB, CPU s,
+    peak RSS MiB when the first call was answered]."""
     # a full rate-limit window every run: anonymous reads get 60 an hour, as on GitHub
     forge.admin.post("/rate_limit", json={"remaining": 60}).raise_for_status()
     cpu: list[float] = []
+    hwm: list[float] = []
     session: Session = run(
         command,
         [*opening(), [call]],
         cwd=cwd,
         env=env,
-        before_close=lambda s: cpu.append(_cpu_s(s.pid)),
+        before_close=lambda s: (cpu.append(_cpu_s(s.pid)), hwm.append(_hwm_mib(s.pid))),
     )
     result = session.result(3)
     text = "".join(c.get("text", "") for c in result.get("content", []))
@@ -73,7 +83,7 @@ def one_run(
         raise RuntimeError(f"the first call failed: {text[:300]}")
     if not session.result(2)["tools"]:
         raise RuntimeError("empty tool list")
-    return [*(session.arrived[i] for i in ANSWERS), session.peak_rss_kib / 1024, cpu[0]]
+    return [*(session.arrived[i] for i in ANSWERS), session.peak_rss_kib / 1024, cpu[0], hwm[0]]
 
 
 def ours(
@@ -158,7 +168,8 @@ def report(label: str, rows: list[list[float]], reference: list[list[float]] | N
         ratio = f"  x{statistics.median(cols[2]) / ref_call:5.1f}"
     print(
         f"{label:<28} init {_cell(cols[0])}  list {_cell(cols[1])}  "
-        f"call {_cell(cols[2])}{ratio}  RSS {_cell(cols[3], '{:.0f}')} MiB  "
+        f"call {_cell(cols[2])}{ratio}  RSS {_cell(cols[3], '{:.0f}')} MiB "
+        f"(at call {statistics.median(cols[5]):.0f})  "
         f"CPU {statistics.median(cols[4]):.2f} s  load {os.getloadavg()[0]:.1f}"
     )
 

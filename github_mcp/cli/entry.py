@@ -48,7 +48,7 @@ def serves_stdio(args: list[str]) -> bool:
 
 
 def _leave(code: object) -> None:
-    """SIGTERM over stdio (sigterm_exits) after every cleanup ran: exit without joining
+    """SIGTERM over stdio (serving/sigterm.py) after every cleanup ran: exit without joining
     threads. The MCP library's thread reading stdin stays blocked while the client holds
     stdin open, and interpreter shutdown would wait for it forever."""
     import logging

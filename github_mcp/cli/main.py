@@ -102,7 +102,7 @@ def cli(argv: list[str] | None = None) -> int:
         return 2
     configure_logging(settings.log_level)
     if args.command == "serve":
-        from github_mcp.serving.shutdown import sigterm_exits
+        from github_mcp.serving.sigterm import sigterm_exits
 
         tracing.configure_from_env()
         try:

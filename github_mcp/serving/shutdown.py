@@ -109,18 +109,3 @@ def serve_http(app: Any, rt: Runtime, *, host: str, port: int) -> int:
         app.on_failure = lambda: setattr(server, "should_exit", True)
     server.run()
     return 2 if isinstance(app, StartingApp) and app.failed else 0
-
-
-@contextlib.contextmanager
-def sigterm_exits() -> Iterator[None]:
-    """Within the block, SIGTERM raises SystemExit(0) so cleanup runs (stdio)."""
-
-    def stop(sig: int, frame: FrameType | None) -> None:
-        log_event("shutdown_requested", signal="SIGTERM")
-        raise SystemExit(0)
-
-    previous = signal.signal(signal.SIGTERM, stop)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)

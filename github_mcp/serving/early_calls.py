@@ -70,17 +70,19 @@ class EarlyCalls:
 
     def accepts(self, message: dict[str, Any]) -> bool:
         """Take this `tools/call` (True), or leave it for the server (False)."""
-        params = message.get("params")
+        params, request_id = message.get("params"), message.get("id")
+        if not isinstance(request_id, str | int) or isinstance(request_id, bool):
+            return False  # not a valid JSON-RPC id: the server's error
         if not isinstance(params, dict) or params.get("_meta") is not None:
             return False
-        spec = self._reads.get(params.get("name"))  # type: ignore[arg-type]
-        arguments = params.get("arguments")
+        name, arguments = params.get("name"), params.get("arguments")
+        spec = self._reads.get(name) if isinstance(name, str) else None
         if spec is None or not isinstance(arguments, dict):
             return False
         kwargs = self._validated(spec, arguments)
         if kwargs is None:
             return False  # the server answers with its own refusal
-        self.loop.call_soon_threadsafe(self._start, message["id"], spec, kwargs)
+        self.loop.call_soon_threadsafe(self._start, request_id, spec, kwargs)
         return True
 
     async def idle(self) -> None:

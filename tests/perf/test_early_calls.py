@@ -7,6 +7,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import re
 import subprocess
 import sys
 import uuid
@@ -174,3 +175,38 @@ def test_tools_that_use_the_server_are_never_answered_early():
         source = inspect.getsource(inspect.getmodule(spec.handler))
         if any(marker in source for marker in MARKERS):
             assert spec.needs_server, f"{spec.name} uses the server: @tool(needs_server=True)"
+
+
+def without_call_ids(frame: dict[str, Any]) -> dict[str, Any]:
+    """An error envelope's call_id is fresh for every call."""
+    text = json.dumps(frame)
+    for found in set(re.findall(r"call_id[^0-9a-f]{1,12}([0-9a-f]{16})", text)):
+        text = text.replace(found, "<call_id>")
+    return json.loads(text)
+
+
+def test_hostile_early_frames_get_the_servers_answers(forge, forge_token, tmp_path):
+    """Frames a hostile client sends before the server runs: each gets the answer the
+    server gives it (or none, as the server gives none), and the process keeps serving."""
+    full_name = seeded(forge)
+    env = environment(tmp_path, forge, forge_token)
+    serve(env, opening_then([]), tmp_path / "warm.log")
+    read = {"full_name": full_name, "path": "README.md"}
+    hostile = [
+        request(3, "tools/call", {"name": ["get_file_contents"], "arguments": read}),
+        request(4, "tools/call", {"name": "get_file_contents", "arguments": [read]}),
+        request(5, "tools/call", {"name": "get_file_contents", "arguments": {**read, "x": 1}}),
+        request(6, "tools/call", {"name": "get_file_contents", "arguments": read, "_meta": {}}),
+        request(7, "tools/call", {"name": "get_file_contents", "arguments": {"full_name": "../x"}}),
+        {"jsonrpc": "2.0", "id": True, "method": "tools/call", "params": {"name": "get_me"}},
+        tool_call(8, "get_file_contents", {**read, "path": "a" * 20000}),
+        tool_call(9, "get_file_contents", read),  # a good one among them
+    ]
+    log = tmp_path / "serve.log"
+    early = serve(env, [*opening_then(hostile), [request(10, "ping")]], log)
+    server_env = {**env, "GITHUB_MCP_FAST_START": "0"}
+    late = serve(server_env, [*opening_then(hostile), [request(10, "ping")]], tmp_path / "s.log")
+    for ident in range(3, 10):
+        assert without_call_ids(early.answer(ident)) == without_call_ids(late.answer(ident))
+    assert early.result(9)["structuredContent"]["content"] == "# early\n"
+    assert [e["tool"] for e in events(log, "early_call")] == ["get_file_contents"]

@@ -5,11 +5,15 @@ once it is up, SIGUSR1 dumps a snapshot), then:
 
 - `sessions`: after a warm-up (one session's calls, and a few abandoned sessions), opens N
   sessions that each initialize, make one call and are abandoned (no DELETE); prints the
-  traced bytes per session and the biggest retainers by allocation site.
+  traced bytes per session and the biggest retainers by allocation site. Before each
+  snapshot it waits `--settle` seconds (default: the hibernation grace period plus 5 s,
+  so that idle sessions have gone to sleep as they would before any cleanup) and makes
+  one call (the event store drops ended streams when it next stores one).
+  `--hibernate-after 0` measures with hibernation off (the figure before it existed).
 - `calls`: snapshots after `--warmup` calls and again after `--calls` more on one session;
   prints the growth and its biggest sites.
 
-    python bench/memory_retainers.py sessions [--sessions 200]
+    python bench/memory_retainers.py sessions [--sessions 200] [--hibernate-after S]
     python bench/memory_retainers.py calls [--warmup 2000] [--calls 18000]
 
 tracemalloc counts Python allocations only (not the allocator's free pools), so its figure
@@ -46,6 +50,13 @@ def snapshot(pid: int, path: Path) -> tracemalloc.Snapshot:
     )
 
 
+def settled(session: Session, seconds: float) -> None:
+    """Wait for idle sessions to go to sleep, then make one call."""
+    if seconds:
+        time.sleep(seconds)
+        session.read()
+
+
 def report(before: tracemalloc.Snapshot, after: tracemalloc.Snapshot, per: int, top: int) -> None:
     total = sum(s.size_diff for s in after.compare_to(before, "filename"))
     print(f"traced growth: {total / 1024:.1f} KB, {total / per / 1024:.2f} KB per unit ({per})")
@@ -69,7 +80,16 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=2000)
     parser.add_argument("--calls", type=int, default=18000)
     parser.add_argument("--top", type=int, default=15)
+    parser.add_argument("--hibernate-after", type=float, default=None, help="seconds")
+    parser.add_argument("--settle", type=float, default=None, help="seconds")
     args = parser.parse_args()
+    settle = 0.0
+    extra = {}
+    if args.mode == "sessions":
+        grace = 30.0 if args.hibernate_after is None else args.hibernate_after
+        settle = args.settle if args.settle is not None else (grace + 5 if grace else 0.0)
+    if args.hibernate_after is not None:
+        extra["GITHUB_MCP_SESSION_HIBERNATE_AFTER_SECONDS"] = str(args.hibernate_after)
     with ForgeProcess() as forge, tempfile.TemporaryDirectory() as tmp:
         forge.seed_repo(REPO, {"README.md": "# memory bench\n" * 20})
         snap = Path(tmp) / "snap"
@@ -80,6 +100,7 @@ def main() -> None:
             str(ROOT / "bench" / "_traced_main.py"),
             BENCH_TRACEMALLOC_SNAPSHOT=str(snap),
             GITHUB_MCP_SESSION_IDLE_TIMEOUT_SECONDS="3600",
+            **extra,
         )
         try:
             with httpx.Client() as http:
@@ -92,6 +113,7 @@ def main() -> None:
                 if args.mode == "sessions":
                     for _ in range(20):
                         Session(http, url).read()
+                settled(session, settle)
                 before, rss0 = snapshot(proc.pid, snap), rss_kb(proc.pid)
                 units = args.sessions if args.mode == "sessions" else args.calls
                 for _ in range(units):
@@ -99,6 +121,7 @@ def main() -> None:
                         Session(http, url).read()
                     else:
                         session.read()
+                settled(session, settle)
                 after, rss1 = snapshot(proc.pid, snap), rss_kb(proc.pid)
         finally:
             proc.terminate()

@@ -1,12 +1,12 @@
-"""Streamable HTTP sessions: an idle timeout, a cap, and the live count for /status.
+"""Streamable HTTP sessions: an idle timeout, a cap, sleep, and the live count for /status.
 
-A session a client abandons without DELETE keeps its server task and streams until it
-times out (about 30 KB of Python objects; session_context keeps it from also holding the
-requests that reached it). The protocol library's default is 30 minutes, so a burst of
-abandoned sessions held tens of MB. Here the idle timeout comes from
-GITHUB_MCP_SESSION_IDLE_TIMEOUT_SECONDS, and GITHUB_MCP_MAX_SESSIONS bounds how many are
-open at once: past it, the library answers a new session HTTP 503 with a JSON-RPC
-error, while open sessions carry on.
+A session a client abandons without DELETE keeps its server task and streams (about 30 KB
+of Python objects; session_context keeps it from also holding the requests that reached
+it) until it sleeps (about 6 KB then: see session_hibernation), and then until it times
+out. The protocol library's default is 30 minutes, so a burst of abandoned sessions held
+tens of MB. Here the idle timeout comes from GITHUB_MCP_SESSION_IDLE_TIMEOUT_SECONDS, and
+GITHUB_MCP_MAX_SESSIONS bounds how many are open at once: past it, the library answers a
+new session HTTP 503 with a JSON-RPC error, while open sessions carry on.
 
 The session manager only exists while the HTTP app's lifespan runs, so the cap is set,
 and the manager remembered for the count, from a wrapper around that lifespan.
@@ -23,6 +23,7 @@ from starlette.applications import Starlette
 
 from github_mcp.serving.proxy_session_ids import ProposedSessionId, adopt_proposed_ids
 from github_mcp.serving.session_context import lighten_sessions
+from github_mcp.serving.session_hibernation import Hibernation
 
 
 class SessionLimits:
@@ -35,12 +36,15 @@ class SessionLimits:
         max_sessions: int,
         stateless: bool,
         proxy_id_header: str = "",
+        hibernate_after_s: float = 0.0,
     ) -> None:
         self.idle_timeout_s = idle_timeout_s
         self.max_sessions = max_sessions
         self.stateless = stateless
         self.proxy_id_header = proxy_id_header  # see proxy_session_ids
+        self.hibernate_after_s = hibernate_after_s  # see session_hibernation; 0: never
         self._manager: Any = None
+        self._sleep: Hibernation | None = None
 
     def attach(self, app: Starlette, mcp_path: str = "/mcp") -> None:
         """Apply the cap to `app`'s session manager each time its lifespan starts."""
@@ -57,21 +61,40 @@ class SessionLimits:
                     manager.max_sessions = self.max_sessions  # read at each new session
                     if self.proxy_id_header:
                         adopt_proposed_ids(manager)
+                sleep = self._sleep = self._hibernation(manager)
                 self._manager = manager
                 try:
                     yield state
                 finally:
-                    self._manager = None
+                    self._manager = self._sleep = None
+                    if sleep is not None:
+                        await sleep.aclose()
 
         app.router.lifespan_context = lifespan
         if self.proxy_id_header and not self.stateless:
             app.add_middleware(ProposedSessionId, header=self.proxy_id_header)
 
+    def _hibernation(self, manager: Any) -> Hibernation | None:
+        """Idle sessions sleep when the grace period is shorter than the idle timeout."""
+        timeout = getattr(manager, "session_idle_timeout", None)
+        if manager is None or self.stateless or not self.hibernate_after_s or timeout is None:
+            return None
+        if self.hibernate_after_s >= timeout:
+            return None
+        hibernation = Hibernation(manager, self.hibernate_after_s, timeout)
+        hibernation.install()
+        return hibernation
+
+    def asleep_sessions(self) -> int:
+        """Of the open sessions, those asleep (see session_hibernation)."""
+        return 0 if self._sleep is None else len(self._sleep)
+
     def open_sessions(self) -> int | None:
         """Sessions open now (None while the app is not running, or stateless)."""
         if self._manager is None or self.stateless:
             return None
-        # the library keeps no public count; this dict is what its cap is checked on
+        # the library keeps no public count; this dict is what its cap is checked on (a
+        # sleeping session's record stays in it: it is still open, and counts to the cap)
         return len(getattr(self._manager, "_server_instances", {}))
 
 

@@ -280,6 +280,7 @@ def build_http_app(
         max_sessions=rt.settings.max_sessions,
         stateless=stateless,
         proxy_id_header=rt.settings.session_id_header,
+        hibernate_after_s=rt.settings.session_hibernate_after_seconds,
     )
     for route in health_routes(rt, sessions, sign_in, public_url or ""):
         mcp._additional_http_routes.append(route)

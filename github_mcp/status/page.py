@@ -52,6 +52,8 @@ class SessionCounts(Protocol):
 
     def open_sessions(self) -> int | None: ...
 
+    def asleep_sessions(self) -> int: ...
+
 
 # -- data the page needs ------------------------------------------------------
 
@@ -158,7 +160,9 @@ def _sessions_html(sessions: SessionCounts | None) -> str:
                 "open sessions",
                 f'<strong id="sessions-open" class="{"bad" if full else ""}">{count}</strong>'
                 f' of <span id="sessions-max">{cap}</span> allowed'
-                + (" (new sessions are refused)" if full else ""),
+                + (" (new sessions are refused)" if full else "")
+                + f', <span id="sessions-asleep">{sessions.asleep_sessions()}</span> of them'
+                " asleep (idle: freed until their next request)",
             ),
             (
                 "idle timeout",

@@ -89,6 +89,7 @@ def test_new_session_past_the_cap_gets_503_and_open_sessions_keep_working(http_s
             "sessions-open": "2",
             "sessions-max": "2",
             "sessions-idle-timeout": "600",
+            "sessions-asleep": "0",
         }
 
         init = {

@@ -54,12 +54,24 @@ class HttpTransportSettings(BaseSettings):
         "stream for this long is closed and its memory freed (its approval ends with it); "
         "its client then gets 404 and starts a new session.",
     )
+    session_hibernate_after_seconds: float = Field(
+        30.0,
+        ge=0,
+        le=86400,
+        validation_alias=env("GITHUB_MCP_SESSION_HIBERNATE_AFTER_SECONDS"),
+        description="Streamable HTTP: a session with nothing in flight for this long (no "
+        "request, no open stream, no running call, no question awaiting the client) is put "
+        "to sleep: its live objects are freed and a small record (about 6 KB) kept until the "
+        "idle timeout; its next request wakes it, with its protocol version, client, log "
+        "level, enabled toolsets and approval intact. 0 turns it off.",
+    )
     max_sessions: int = Field(
         1000,
         ge=1,
         validation_alias=env("GITHUB_MCP_MAX_SESSIONS"),
-        description="Streamable HTTP: most sessions open at once (each idle one holds about "
-        "50 KB). Past it a new session is refused with HTTP 503 and a JSON-RPC error; open "
+        description="Streamable HTTP: most sessions open at once, asleep ones included (an "
+        "awake idle one holds about 30 KB, an asleep one about 6 KB). Past it a new session "
+        "is refused with HTTP 503 and a JSON-RPC error; open "
         "sessions keep working, and room frees up as they end or time out.",
     )
     session_id_header: str = Field(

@@ -21,6 +21,7 @@ from typing import Any
 from fastmcp.server.http import StreamableHTTPASGIApp
 from starlette.applications import Starlette
 
+from github_mcp.serving.json_answers import choose_answers
 from github_mcp.serving.proxy_session_ids import ProposedSessionId, adopt_proposed_ids
 from github_mcp.serving.session_context import lighten_sessions
 from github_mcp.serving.session_hibernation import Hibernation
@@ -59,6 +60,7 @@ class SessionLimits:
                     lighten_sessions(manager)  # see session_context
                 if manager is not None and not self.stateless:
                     manager.max_sessions = self.max_sessions  # read at each new session
+                    choose_answers(manager)  # JSON unless the call needs a stream
                     if self.proxy_id_header:
                         adopt_proposed_ids(manager)
                 sleep = self._sleep = self._hibernation(manager)

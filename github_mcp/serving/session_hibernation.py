@@ -38,13 +38,14 @@ from mcp.server.streamable_http_manager import _send_and_report_status
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 from starlette.types import Receive, Scope, Send
 
+from github_mcp.serving.json_answers import ChoosingTransport
 from github_mcp.serving.session_context import LightTransport
 
 logger = logging.getLogger(__name__)
 _EMPTY = contextvars.Context()
 
 
-class HibernatingTransport(LightTransport):
+class HibernatingTransport(ChoosingTransport):
     """A session transport that asks its `Hibernation` to put it to sleep once it has
     been quiet for the grace period."""
 

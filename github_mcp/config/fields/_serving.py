@@ -204,8 +204,8 @@ class HostedSignInSettings(BaseSettings):
         ge=100,
         le=60000,
         validation_alias=env("GITHUB_MCP_STREAM_RETRY_MS"),
-        description="The SSE `retry` (milliseconds) sent in each stream's priming event: how "
-        "soon a client reconnects with Last-Event-ID after a stream breaks.",
+        description="The SSE `retry` (milliseconds) sent in the first event of each response "
+        "stream: how soon a client reconnects with Last-Event-ID after a stream breaks.",
     )
     stream_events_max_bytes: int = Field(
         8 * 1024 * 1024,

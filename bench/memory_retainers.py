@@ -10,6 +10,9 @@ once it is up, SIGUSR1 dumps a snapshot), then:
   so that idle sessions have gone to sleep as they would before any cleanup) and makes
   one call (the event store drops ended streams when it next stores one).
   `--hibernate-after 0` measures with hibernation off (the figure before it existed).
+- `sessions --rss-batches B`: the same sessions without tracing, opened in B batches with
+  the settle wait after each (as abandoned sessions arrive over time, so memory the
+  sleeping ones freed is reused by the next ones); prints the RSS growth per session.
 - `calls`: snapshots after `--warmup` calls and again after `--calls` more on one session;
   prints the growth and its biggest sites.
 
@@ -50,6 +53,28 @@ def snapshot(pid: int, path: Path) -> tracemalloc.Snapshot:
     )
 
 
+def rss_per_session(pid: int, url: str, sessions: int, batches: int, settle: float) -> None:
+    """Untraced: RSS growth per abandoned session, opened in batches that each settle."""
+    with httpx.Client() as http:
+        session = Session(http, url)
+        for _ in range(200):
+            session.read()
+        for _ in range(20):
+            Session(http, url).read()
+        settled(session, settle)
+        rss0 = rss_kb(pid)
+        for _ in range(batches):
+            for _ in range(sessions // batches):
+                Session(http, url).read()
+            settled(session, settle)
+        rss1 = rss_kb(pid)
+    opened = sessions // batches * batches
+    print(
+        f"sessions (untraced, {batches} batches): RSS {rss0 / 1024:.1f} -> {rss1 / 1024:.1f} MB, "
+        f"{(rss1 - rss0) / opened:.1f} KB per abandoned session ({opened})"
+    )
+
+
 def settled(session: Session, seconds: float) -> None:
     """Wait for idle sessions to go to sleep, then make one call."""
     if seconds:
@@ -82,6 +107,7 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=15)
     parser.add_argument("--hibernate-after", type=float, default=None, help="seconds")
     parser.add_argument("--settle", type=float, default=None, help="seconds")
+    parser.add_argument("--rss-batches", type=int, default=0)
     args = parser.parse_args()
     settle = 0.0
     extra = {}
@@ -103,6 +129,9 @@ def main() -> None:
             **extra,
         )
         try:
+            if args.rss_batches:
+                rss_per_session(proc.pid, url, args.sessions, args.rss_batches, settle)
+                return
             with httpx.Client() as http:
                 session = Session(http, url)
                 session.read()  # the first request builds the lazily imported app: not traced

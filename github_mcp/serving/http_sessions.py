@@ -58,9 +58,9 @@ class SessionLimits:
                 manager = endpoint.session_manager
                 if manager is not None:
                     lighten_sessions(manager)  # see session_context
+                    choose_answers(manager, stateless=self.stateless)  # JSON unless streaming
                 if manager is not None and not self.stateless:
                     manager.max_sessions = self.max_sessions  # read at each new session
-                    choose_answers(manager)  # JSON unless the call needs a stream
                     if self.proxy_id_header:
                         adopt_proposed_ids(manager)
                 sleep = self._sleep = self._hibernation(manager)

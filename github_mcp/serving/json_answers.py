@@ -25,6 +25,7 @@ library's own path.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from http import HTTPStatus
 from typing import Any
@@ -37,6 +38,7 @@ from mcp.server.streamable_http import (
     REQUEST_STREAM_BUFFER_SIZE,
     EventMessage,
     EventStore,
+    StreamableHTTPServerTransport,
     check_accept_headers,
 )
 from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
@@ -87,8 +89,8 @@ class _ChoosingStore(EventStore):
         return await self.inner.replay_events_after(last_event_id, send_callback)
 
 
-class ChoosingTransport(LightTransport):
-    """The session transport, answering each request POST in the mode its call needs."""
+class ChoosingAnswers(StreamableHTTPServerTransport):
+    """The library's transport, answering each request POST in the mode its call needs."""
 
     # Made at a session's first call: a transport becomes one of these by a change of
     # class, and a woken session's transport is handed the store of the one before.
@@ -241,8 +243,41 @@ async def _plain_request(request: Request) -> JSONRPCRequest | None:
     return message
 
 
-def choose_answers(manager: Any) -> None:
-    """Make each new session of a running session manager answer this way."""
+class ChoosingTransport(ChoosingAnswers, LightTransport):
+    """A session's transport (see session_context), answering this way."""
+
+
+class _StatelessChoosing:
+    """The manager's task group under --stateless, where the library makes a transport
+    for each request and starts its server task with it before it serves the request:
+    that transport is found in the task function's closure and made to answer this way.
+    Should the library make it otherwise, nothing is found and it streams as before."""
+
+    __slots__ = ("_inner",)
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    async def start(self, func: Callable[..., Any], *args: Any, name: Any = None) -> Any:
+        for cell in getattr(func, "__closure__", None) or ():
+            try:
+                held = cell.cell_contents
+            except ValueError:  # a name not yet bound
+                continue
+            if type(held) is StreamableHTTPServerTransport and held.mcp_session_id is None:
+                held.__class__ = ChoosingAnswers
+        return await self._inner.start(func, *args, name=name)
+
+
+def choose_answers(manager: Any, *, stateless: bool = False) -> None:
+    """Make each new session (or, stateless, each request) of a running session manager
+    answer this way."""
+    if stateless:
+        manager._task_group = _StatelessChoosing(manager._task_group)
+        return
     admit = manager._admit_session
 
     def admit_choosing(requestor: Any) -> Any:

@@ -53,14 +53,15 @@ def _client(url: str, wire: Wire, **kwargs: Any) -> Client:
     return Client(transport, mode="legacy", **kwargs)
 
 
-async def test_a_read_answers_in_json_and_a_call_that_logs_streams(seeded, make_runtime):
+@pytest.mark.parametrize("stateless", [False, True], ids=["sessions", "stateless"])
+async def test_a_read_answers_in_json_and_a_call_that_logs_streams(seeded, make_runtime, stateless):
     logs: list[Any] = []
 
     async def on_log(message: Any) -> None:
         logs.append(message)
 
     wire = Wire()
-    app = build_http_app(make_runtime(auth_tokens=TOKEN))
+    app = build_http_app(make_runtime(auth_tokens=TOKEN), stateless=stateless)
     with serve_in_thread(app) as url:
         async with _client(url, wire, log_handler=on_log) as client:
             is_error, read = await call_tool(

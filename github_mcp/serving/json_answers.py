@@ -18,13 +18,17 @@ Here the choice is made per call, by what the call does:
   resumed with Last-Event-ID as before.
 
 A stream opened for a first message carries the `retry` field on that message's event,
-whose id is the resume point, so nothing is sent out of its stored order. Everything
+whose id is the resume point, so nothing is sent out of its stored order; the priming
+event is still stored before it (unsent), in the request's context, since a replica
+asked to resume the stream reads from it whom the stream is for. Everything
 else (notifications, responses, initialize, GET, DELETE, malformed bodies) takes the
 library's own path.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 from collections.abc import Callable
 from functools import partial
 from http import HTTPStatus
@@ -50,6 +54,7 @@ from mcp_types import (
     JSONRPCResponse,
     jsonrpc_message_adapter,
 )
+from mcp_types.version import is_version_at_least
 from sse_starlette import EventSourceResponse
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
@@ -67,22 +72,39 @@ def _is_answer(message: Any) -> bool:
     return isinstance(message, JSONRPCResponse | JSONRPCError)
 
 
+class _Call:
+    """A request being answered: its mode, and what storing its priming event needs."""
+
+    __slots__ = ("context", "mode", "primes")
+
+    def __init__(self, context: contextvars.Context, primes: bool) -> None:
+        self.mode = _PENDING
+        self.context = context  # the request's: the store records who the stream is for
+        self.primes = primes  # the library would store a priming event for this client
+
+
 class _ChoosingStore(EventStore):
     """The session's event store, deciding a pending call's mode at its first message:
-    a response is not stored (the call answers in JSON), anything else opens a stream."""
+    a response is not stored (the call answers in JSON); anything else opens a stream,
+    stored after the priming event the library would have stored (a replica resuming
+    the stream reads who it is for from that event)."""
 
-    __slots__ = ("_modes", "inner")
+    __slots__ = ("_calls", "inner")
 
-    def __init__(self, inner: EventStore, modes: dict[str, str]) -> None:
+    def __init__(self, inner: EventStore, calls: dict[str, _Call]) -> None:
         self.inner = inner
-        self._modes = modes
+        self._calls = calls
 
     async def store_event(self, stream_id: str, message: Any) -> str:
-        if self._modes.get(stream_id) == _PENDING and message is not None:
+        call = self._calls.get(stream_id)
+        if call is not None and call.mode == _PENDING and message is not None:
             if _is_answer(message):
-                self._modes[stream_id] = _JSON
+                call.mode = _JSON
                 return None  # type: ignore[return-value]  # EventMessage takes no id
-            self._modes[stream_id] = _STREAM
+            call.mode = _STREAM
+            if call.primes:
+                priming = self.inner.store_event(stream_id, None)
+                await asyncio.create_task(priming, context=call.context)  # type: ignore[arg-type]
         return await self.inner.store_event(stream_id, message)
 
     async def replay_events_after(self, last_event_id: str, send_callback: Any) -> str | None:
@@ -94,18 +116,18 @@ class ChoosingAnswers(StreamableHTTPServerTransport):
 
     # Made at a session's first call: a transport becomes one of these by a change of
     # class, and a woken session's transport is handed the store of the one before.
-    _modes: dict[str, str] | None = None
+    _calls: dict[str, _Call] | None = None
 
-    def _choosing(self) -> dict[str, str]:
-        modes = self._modes
-        if modes is None:
-            modes = self._modes = {}
+    def _choosing(self) -> dict[str, _Call]:
+        calls = self._calls
+        if calls is None:
+            calls = self._calls = {}
             store = self._event_store
             if isinstance(store, _ChoosingStore):
                 store = store.inner
             if store is not None:
-                self._event_store = _ChoosingStore(store, modes)
-        return modes
+                self._event_store = _ChoosingStore(store, calls)
+        return calls
 
     async def _handle_post_request(
         self, scope: Scope, request: Request, receive: Receive, send: Send
@@ -133,13 +155,14 @@ class ChoosingAnswers(StreamableHTTPServerTransport):
         version = request.headers.get(MCP_PROTOCOL_VERSION_HEADER, DEFAULT_NEGOTIATED_VERSION)
         streams = anyio.create_memory_object_stream[EventMessage](REQUEST_STREAM_BUFFER_SIZE)
         self._request_streams[request_id] = streams
-        modes = self._choosing()
-        modes[request_id] = _PENDING
+        calls = self._choosing()
+        primes = self._event_store is not None and is_version_at_least(version, "2025-11-25")
+        call = calls[request_id] = _Call(contextvars.copy_context(), primes)
         try:
             assert self._read_stream_writer is not None
             session_message = self._create_session_message(message, request, request_id, version)
             await self._read_stream_writer.send(session_message)
-            first = await self._first_message(modes, request_id, streams[1])
+            first = await self._first_message(call, streams[1])
             if first is not None and _is_answer(first.message):
                 await self._create_json_response(first.message)(scope, request.receive, send)
                 return
@@ -152,18 +175,16 @@ class ChoosingAnswers(StreamableHTTPServerTransport):
                 INTERNAL_ERROR,
             )(scope, request.receive, send)
         finally:
-            modes.pop(request_id, None)
+            calls.pop(request_id, None)
             await self._clean_up_memory_streams(request_id)  # a no-op once a stream did
 
-    async def _first_message(
-        self, modes: dict[str, str], request_id: str, reader: Any
-    ) -> EventMessage | None:
+    async def _first_message(self, call: _Call, reader: Any) -> EventMessage | None:
         """The call's first message, or None once it has run `STREAM_AFTER_S` silent."""
         with anyio.move_on_after(STREAM_AFTER_S):
             return await reader.receive()  # type: ignore[no-any-return]
-        if modes.get(request_id) != _PENDING:  # decided by a message on its way here
+        if call.mode != _PENDING:  # decided by a message on its way here
             return await reader.receive()  # type: ignore[no-any-return]
-        modes[request_id] = _STREAM  # before the priming event, so it is stored first
+        call.mode = _STREAM  # before the priming event, so it is stored first
         return None
 
     async def _stream(

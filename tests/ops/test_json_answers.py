@@ -177,6 +177,11 @@ def test_a_stream_opened_by_a_log_message_resumes_after_it(seeded, make_runtime)
         replayed = _resume(mcp, headers, first["id"])
         assert [m.get("id") for m in replayed] == [7]
         assert replayed[0]["result"]["structuredContent"]["content"] == BIG[:200]
+        # stored before it, unsent: the priming event that records whom the stream is for
+        # (a replica resuming it reads that); this store numbers events one by one
+        tag, _, seq = first["id"].rpartition(".")
+        whole = _resume(mcp, headers, f"{tag}.{int(seq) - 1}")
+        assert [m.get("method", m.get("id")) for m in whole] == ["notifications/message", 7]
 
 
 def test_a_call_silent_past_the_threshold_streams_from_a_priming_event(seeded, forge, make_runtime):

@@ -55,6 +55,7 @@ FAST_MODULES = frozenset(
         "tests/test_handler_size.py",
         "tests/test_typed_services.py",
         "tests/test_module_size.py",
+        "tests/test_request_meta.py",
     }
 )
 

@@ -31,7 +31,20 @@ def config_markdown() -> str:
             annotation = "secret"
         desc = (field.description or "").replace("|", "\\|")
         lines.append(f"| `{'` / `'.join(names)}` | {annotation} | {default_text} | {desc} |")
-    return "\n".join(lines + _otel_lines()) + "\n"
+    return "\n".join(lines + _start_lines() + _otel_lines()) + "\n"
+
+
+def _start_lines() -> list[str]:
+    return [
+        "",
+        "## Read at start, before the settings",
+        "",
+        "| variable | description |",
+        "|---|---|",
+        "| `GITHUB_MCP_FAST_START` | `0` turns off the stdio front: no cached or shipped "
+        "answers to `initialize` and `tools/list`, and no read calls answered without the "
+        "MCP framework (everything goes to the server). On by default. |",
+    ]
 
 
 def _otel_lines() -> list[str]:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from github_mcp.state import ReplicaState
 
 VERSION = "0.1.0"
+SERVER_NAME = "github-mcp-controller"  # what the server calls itself to clients
 
 
 def _app_key(settings: Settings) -> str | None:

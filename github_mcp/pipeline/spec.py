@@ -3,11 +3,18 @@ in tool_spec.py, re-exported here."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from github_mcp.kernel.principal import PROCESS, ApprovalScope, Principal
 from github_mcp.pipeline.tool_spec import ToolSpec
+
+# How a call made without an MCP context reports progress (serving/direct_calls.py), when
+# its request carried a progress token.
+ProgressReport = Callable[[float, float | None, str], Awaitable[None]]
+PROGRESS: ContextVar[ProgressReport | None] = ContextVar("direct_progress", default=None)
 
 if TYPE_CHECKING:
     from fastmcp import Context
@@ -40,6 +47,9 @@ class Call:
 
     async def progress(self, done: float, total: float | None = None, message: str = "") -> None:
         if self.ctx is None:
+            report = PROGRESS.get()  # a call answered without the MCP framework
+            if report is not None:
+                await report(done, total, message)
             return
         try:
             await self.ctx.report_progress(done, total, message)

@@ -48,8 +48,8 @@ class ToolSpec:
     # Approved for each call on its own (a human, or the operator's GITHUB_MCP_AUTO_APPROVE):
     # an approval window a human granted for other writes does not cover it.
     approve_each: bool = False
-    # Uses the MCP session or the server's bound tools (never answered before the
-    # server runs: serving/early_calls.py).
+    # Uses the MCP session or the server's bound tools: always the server's to answer,
+    # never the direct path's (serving/direct_calls.py).
     needs_server: bool = False
 
     @property

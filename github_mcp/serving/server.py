@@ -23,7 +23,7 @@ from github_mcp.monitoring.observability import log_event
 from github_mcp.pipeline.caller import claim_session
 from github_mcp.pipeline.extension_tools import import_extension_tools
 from github_mcp.pipeline.refused_calls import ArgumentErrorMiddleware
-from github_mcp.pipeline.runtime import VERSION, Runtime
+from github_mcp.pipeline.runtime import SERVER_NAME, VERSION, Runtime
 from github_mcp.pipeline.schema_listing import SHARED_NOTE
 from github_mcp.pipeline.tool_binding import bind_tools
 from github_mcp.serving.exposure import LOOPBACK_HOSTS, check_http_exposure, is_loopback
@@ -74,7 +74,7 @@ def build_mcp(rt: Runtime, *, http_auth: bool = False, sign_in: Any = None) -> F
 
         middleware.insert(0, ActAsSignedInUser())
     mcp = FastMCP(
-        "github-mcp-controller",
+        SERVER_NAME,
         instructions=INSTRUCTIONS,
         version=VERSION,
         middleware=middleware,

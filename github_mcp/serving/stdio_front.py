@@ -1,34 +1,21 @@
-"""A fast start over stdio: the first `initialize` and `tools/list` answered from disk.
+"""The stdio front: what a client meets before the MCP server runs, and the relay to it.
 
-Importing the MCP stack and building ~70 tools takes most of a second; a client waits for
-all of it before it sees a tool. Yet both first answers depend only on this code, the
-installed libraries, the configuration and what the client declared in `initialize`.
-So `serve` (stdio) starts this front before importing anything heavy:
+`serve` (stdio) starts this front before importing anything heavy. The server then reads
+and writes pipes instead of the process's stdin and stdout; threads relay between them,
+line by line (MCP's stdio framing). Meanwhile:
 
-- The real server reads and writes pipes instead of the process's stdin and stdout; two
-  threads relay between them, line by line (MCP's stdio framing).
-- The first time, the relay records the server's answers to `initialize` and the first
-  `tools/list` in a cache file named by a key of everything they depend on: a fingerprint
-  of the code (the stat of every module of this package and of extra_tools.py, and the
-  MCP libraries' installed files), the command line, the non-secret configuration
-  variables, and the client's protocol version and capabilities.
-- Later starts with the same key answer both at once from that file, while the server
-  is still importing. `initialize` is still passed on, so the server sets up the session
-  as usual; its own answer is dropped (the client already has an identical one).
-  Anything else goes to the server untouched, and the first message that is not part of
-  the opening (initialize, its notification, logging level, pings) ends the fast path.
+- `initialize` and the first `tools/list` are answered from the cache file an earlier
+  start recorded (opening_cache.py: a key of everything they depend on, so a cached
+  answer is never stale, only missed), else from the answers shipped with the package
+  (early_opening.py, shipped_opening.py), else by the server. `initialize` still reaches
+  the server, which sets up the session; its own answer is then dropped.
+- Every `tools/call` is offered to the direct path (direct_calls.py), which answers the
+  reads it can without the MCP framework, before the server runs and after; what it does
+  not take goes to the server (held, in order, until the server reads).
 
-- Until the server runs, a `tools/call` is offered to the early path
-  (serving/early_calls.py), which answers the reads it can while the MCP framework loads;
-  what it does not take is held and reaches the server, in order, when it starts reading.
-
-Any change of code, libraries, settings or client capabilities changes the key
-(opening_cache.py): the cache is never stale, only missed. Nothing secret is part of a
-key or a file. The entry point starts the front only after the secrets hand-off (a
-re-exec that would otherwise lose input the front had consumed), so it runs in the
-process that serves.
-
-Stdlib only: importing this module must cost nothing.
+Nothing secret is part of a cache key or file. The entry point starts the front only
+after the secrets hand-off (a re-exec that would otherwise lose input the front had
+consumed), so it runs in the process that serves. Stdlib only: importing it costs nothing.
 """
 
 from __future__ import annotations
@@ -36,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import queue
 import sys
 import threading
 from collections.abc import Callable
@@ -86,52 +74,9 @@ def start_if_serving_stdio(argv: list[str]) -> None:
     _FRONT.start()
 
 
-def active() -> bool:
-    return _FRONT is not None
-
-
-def attach_early(accept: Callable[[dict[str, Any]], bool]) -> None:
-    """Offer the `tools/call`s that arrive before the server runs to `accept`
-    (serving/early_calls.py), those already held first."""
-    if _FRONT is not None:
-        _FRONT.attach(accept)
-
-
-def reply(request_id: Any, body: dict[str, Any]) -> None:
-    """Answer a request the server never sees (`body`: its result or error)."""
-    if _FRONT is not None:
-        _FRONT.reply(request_id, body)
-
-
-def offer_initialize(answer: Callable[[dict[str, Any]], dict[str, Any] | None]) -> None:
-    """How to answer `initialize` without the server (shipped_opening.py)."""
-    if _FRONT is not None:
-        _FRONT.opening.offer_initialize(answer)
-
-
-def offer_listing(listing: dict[str, Any] | None) -> None:
-    """The first `tools/list`'s answer without the server; None: the server answers it."""
-    if _FRONT is not None:
-        _FRONT.opening.offer_listing(listing)
-
-
-def notify(method: str, params: dict[str, Any]) -> None:
-    """A notification to the client, as the server would send it."""
-    if _FRONT is not None:
-        message = {"jsonrpc": "2.0", "method": method, "params": params}
-        _FRONT.to_client_line(message)
-
-
-def client_log_level() -> str:
-    """The level the client asked for with `logging/setLevel` (seen on its way to the
-    server), else the server's default."""
-    return _FRONT.log_level if _FRONT is not None else "info"
-
-
-def release_held() -> None:
-    """The server is about to read: calls not taken early go to it, and stop offering."""
-    if _FRONT is not None:
-        _FRONT.release()
+def running() -> Front | None:
+    """The front of this process, when one started."""
+    return _FRONT
 
 
 def finish() -> None:
@@ -152,9 +97,14 @@ class Front:
         self._early_lock = threading.Lock()
         self._server_lock = threading.Lock()
         self._accept: Callable[[dict[str, Any]], bool] | None = None
+        self._cancel: Callable[[Any], None] | None = None
+        # Answers of direct calls: written by a thread of their own, so a client slow to
+        # read never blocks the event loop.
+        self._answers: queue.SimpleQueue[bytes] = queue.SimpleQueue()
         self._held: list[bytes] = []
         self._released = False
         self._input_ended = False
+        # what the client asked for with logging/setLevel (seen on its way to the server)
         self.log_level = "info"  # the server's default until the client sets one
         self.opening = EarlyOpening(self.reply, self._swallow_answer, self._remember)
 
@@ -170,10 +120,17 @@ class Front:
         self._outbound = threading.Thread(target=self._pump_out, name="stdio-out", daemon=True)
         self._inbound.start()
         self._outbound.start()
+        self._answer_writer = threading.Thread(
+            target=self._write_answers, name="stdio-answers", daemon=True
+        )
+        self._answer_writer.start()
 
     def finish(self) -> None:
-        """Close every descriptor on the server's end of the outbound pipe (the MCP library
-        keeps a private duplicate open for good), so the relay reads to EOF and stops."""
+        """Write the direct answers still queued; close every descriptor on the server's
+        end of the outbound pipe (the MCP library keeps a private duplicate open for good),
+        so the relay reads to EOF and stops."""
+        self._answers.put(b"")  # the writer stops after what came before
+        self._answer_writer.join(timeout=5)
         with contextlib.suppress(OSError, ValueError):
             sys.stdout.flush()
         pipe = os.fstat(self._from_server)
@@ -202,8 +159,19 @@ class Front:
         """A JSON-RPC answer (`body` holds its result or error) straight to the client."""
         self.to_client_line({"jsonrpc": "2.0", "id": request_id, **body})
 
+    def notify(self, method: str, params: dict[str, Any]) -> None:
+        """A notification to the client, as the server would send it."""
+        self.to_client_line({"jsonrpc": "2.0", "method": method, "params": params})
+
     def to_client_line(self, message: dict[str, Any]) -> None:
-        self._to_client((json.dumps(message, separators=(",", ":")) + "\n").encode())
+        self._answers.put((json.dumps(message, separators=(",", ":")) + "\n").encode())
+
+    def _write_answers(self) -> None:
+        while data := self._answers.get():
+            try:
+                self._to_client(data)
+            except OSError:
+                return
 
     def _to_server_write(self, line: bytes) -> None:
         with self._server_lock:
@@ -215,9 +183,11 @@ class Front:
     # A pipe write blocks until the server reads, so none happens under `_early_lock`,
     # and the event loop (which must go on to start the server) never writes to it.
 
-    def attach(self, accept: Callable[[dict[str, Any]], bool]) -> None:
+    def attach(
+        self, accept: Callable[[dict[str, Any]], bool], cancel: Callable[[Any], None]
+    ) -> None:
         with self._early_lock:
-            self._accept = accept
+            self._accept, self._cancel = accept, cancel
             held, self._held = self._held, []
             self._held = [line for line in held if not self._offer(line)]
 
@@ -275,16 +245,27 @@ class Front:
             return False
 
     def _pass_on(self, line: bytes) -> None:
-        """To the server; before it runs, a `tools/call` is offered or held instead."""
-        if not self._released and b'"logging/setLevel"' in line:
+        """To the server; a `tools/call` is offered to the direct path first (and held, if
+        not taken, while the server is not reading yet); a cancellation also reaches it."""
+        if b'"logging/setLevel"' in line:
             self._note_level(line)
-        if not self._released and b'"tools/call"' in line:
+        elif b'"notifications/cancelled"' in line and self._cancel is not None:
+            self._note_cancel(line)
+        if b'"tools/call"' in line:
             with self._early_lock:
-                if not self._released:
-                    if self._accept is None or not self._offer(line):
-                        self._held.append(line)
+                taken = self._accept is not None and self._offer(line)
+                if not taken and not self._released:
+                    self._held.append(line)
                     return
+            if taken:
+                return
         self._to_server_write(line)
+
+    def _note_cancel(self, line: bytes) -> None:
+        notice = stdio_lines.message(line) or {}
+        params = notice.get("params") if notice.get("method") == "notifications/cancelled" else None
+        if isinstance(params, dict) and self._cancel is not None:
+            self._cancel(params.get("requestId"))
 
     def _end_of_input(self) -> None:
         with self._early_lock:

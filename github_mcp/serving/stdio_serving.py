@@ -4,12 +4,13 @@ the server.
 As soon as the settings are read, `offer_opening` gives the stdio front the shipped
 answers to `initialize` and `tools/list` (shipped_opening.py), when they apply. Then, in
 order, on one event loop:
-1. the tools are registered and, when the stdio front runs, early calls are offered to
-   `EarlyCalls` (early_calls.py); calls already waiting are taken first;
-2. once no early call is running (so the two do not share the CPU), the MCP framework is
-   imported on a worker thread, while the loop goes on answering early calls;
+1. the tools are registered and, when the stdio front runs, every tool call is offered to
+   `DirectCalls` (direct_calls.py); calls already waiting are taken first;
+2. once no direct call is running (so the two do not share the CPU), the MCP framework is
+   imported on a worker thread, while the loop goes on answering direct calls;
 3. the server is built on this loop and the front releases what it held to it;
-4. the server reads stdin until the client closes it.
+4. the server serves everything else until the client closes its input, while read calls
+   keep going to `DirectCalls`.
 """
 
 from __future__ import annotations
@@ -40,36 +41,39 @@ def serve_stdio(rt: Runtime) -> int:
 def offer_opening(settings: Settings) -> None:
     """As soon as the settings are read: the shipped `initialize` answer, then, once the
     operator's tools (if any) are registered, the shipped listing (shipped_opening.py)."""
-    if not stdio_front.active():
+    front = stdio_front.running()
+    shipped = load_shipped(settings) if front is not None else None
+    if front is None or shipped is None:
         return
-    shipped = load_shipped(settings)
-    if shipped is None:
-        return
-    stdio_front.offer_initialize(shipped.initialize)
+    front.opening.offer_initialize(shipped.initialize)
     import_extension_tools()  # only the operator's module: the built-in ones are recorded
     listing = shipped.tools_list(_registered())
     log_event("shipped_opening", listing=listing is not None)
-    stdio_front.offer_listing(listing)
+    front.opening.offer_listing(listing)
 
 
 async def _serve(rt: Runtime) -> None:
     import github_mcp.tools  # noqa: F401 - registers every built-in tool
     from github_mcp.monitoring.gc_tuning import tune_for_serving
-    from github_mcp.serving.early_calls import EarlyCalls
+    from github_mcp.serving.direct_calls import DirectCalls
 
     import_extension_tools()  # before early calls: the operator's tools are the server's
-    if stdio_front.active():
+    front, direct = stdio_front.running(), None
+    if front is not None:
         loop = asyncio.get_running_loop()
-        early = EarlyCalls(
-            rt, loop, stdio_front.reply, stdio_front.notify, stdio_front.client_log_level
-        )
-        stdio_front.attach_early(early.accepts)
-        await early.idle()
+        direct = DirectCalls(rt, loop, front.reply, front.notify, lambda: front.log_level)
+        front.attach(direct.accepts, direct.cancel)
+        await direct.idle()
     server = await asyncio.to_thread(importlib.import_module, "github_mcp.serving.server")
     mcp = server.build_mcp(rt)
-    stdio_front.release_held()
+    if direct is not None:
+        direct.server_runs = True
+    if front is not None:
+        front.release()
     tune_for_serving()
     await mcp.run_async(transport="stdio", show_banner=False)
+    if direct is not None:
+        await direct.idle()  # calls taken before the client closed its input are answered
 
 
 def _registered() -> dict[str, tuple[str, bool]]:

@@ -1,30 +1,35 @@
-"""Reads answered over stdio while the MCP framework is still loading.
+"""Read calls over stdio answered by the pipeline directly, without the MCP framework:
+before the framework has loaded, and after.
 
 Loading the MCP framework takes most of a second; a client that sends a call as soon as it
-has the tool list would wait for all of it. The call path itself (pipeline/) does not
-need the framework, so while it loads, `EarlyCalls` answers the read calls it can answer
-exactly as the server would, on the same Runtime and event loop the server then uses (one
-cache, one flow-guard record, one audit log):
+has the tool list would wait for all of it. And once it runs, the framework's handling of
+a call (its JSON-RPC models, middleware, session and stream tasks, and four thread hops
+through the stdio relay) costs more CPU than the call itself. The call path (pipeline/)
+does not need any of it, so `DirectCalls` answers the read calls it can answer exactly as
+the server would, on the same Runtime and event loop the server uses (one cache, one
+flow-guard record, one audit log):
 
 - a `tools/call` of a read tool this server selects that needs nothing of the server
-  (`needs_server`: the session, as find_tools does, or the bound tools, as describe_tool
-  does), with arguments that validate (the
-  same pydantic validation of the handler's signature the framework does) and no `_meta`
-  (a progress token or other request metadata is the server's business);
-- the answer is the pipeline's answer as MCP puts it on the wire (ToolAnswer.wire).
+  (`needs_server`: the session, as find_tools uses, or the bound tools, as describe_tool
+  does), with arguments that pass the same pydantic validation of the handler's signature
+  the framework applies, and no `_meta` beyond a progress token;
+- the answer is the pipeline's answer as MCP puts it on the wire (ToolAnswer.wire), after
+  the notifications the server would send: progress for the request's token, and log
+  messages at or above the level the client set with `logging/setLevel` (else `info`).
 
-Anything else (a write, an invalid argument, an unknown tool) is held by the stdio front
-and reaches the server, in order, once it runs: its errors are the server's own. A call
-answered here sends the client the log notifications the server would (at or above the
-level the client set with `logging/setLevel`, else `info`), and no progress (it carried
-no token).
+Anything else (a write, an invalid argument, an unknown tool, the 2026 revision's
+per-request `_meta`) goes to the server (held by the stdio front until the server reads):
+its errors are the server's own. A call the client cancels (`notifications/cancelled`) is
+stopped and not answered, as the server would do.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
+import logging
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -34,6 +39,10 @@ from github_mcp.monitoring.observability import CURRENT_CALL_ID, log_event
 from github_mcp.pipeline.answer import ToolAnswer
 from github_mcp.pipeline.call_scope import LOGGER_NAME
 from github_mcp.pipeline.registry import run_tool, selected_specs
+from github_mcp.pipeline.runtime import SERVER_NAME, VERSION
+from github_mcp.pipeline.spec import PROGRESS
+from github_mcp.serving import request_meta
+from github_mcp.serving.request_meta import RequestMeta
 
 if TYPE_CHECKING:
     from github_mcp.pipeline.runtime import Runtime
@@ -41,11 +50,11 @@ if TYPE_CHECKING:
 
 Answer = Callable[[Any, dict[str, Any]], None]  # (request id, JSON-RPC body without id)
 Notify = Callable[[str, dict[str, Any]], None]  # (method, params)
-SEVERITY = {"debug": 0, "info": 1, "notice": 2, "warning": 3, "error": 4, "critical": 5}
+SERVER_INFO = {"name": SERVER_NAME, "version": VERSION}
 
 
-class EarlyCalls:
-    """The read calls taken before the server runs; `accepts` is called from the front's
+class DirectCalls:
+    """The read calls taken directly; `accepts` and `cancel` are called from the front's
     reading thread, everything else on the event loop."""
 
     def __init__(
@@ -63,7 +72,8 @@ class EarlyCalls:
         self._log_level = log_level
         self._reads = {spec.name: spec for spec in selected_specs(rt) if _early(spec)}
         self._adapters: dict[str, TypeAdapter[Any]] = {}
-        self._running: set[asyncio.Task[None]] = set()
+        self._running: dict[Any, asyncio.Task[None]] = {}  # by request id
+        self.server_runs = False  # once it does, each call is logged at debug level only
         self._idle = asyncio.Event()
         self._idle.set()
         self.taken = 0
@@ -73,8 +83,11 @@ class EarlyCalls:
         params, request_id = message.get("params"), message.get("id")
         if not isinstance(request_id, str | int) or isinstance(request_id, bool):
             return False  # not a valid JSON-RPC id: the server's error
-        if not isinstance(params, dict) or params.get("_meta") is not None:
+        if not isinstance(params, dict):
             return False
+        asks = request_meta.parse(params.get("_meta"))
+        if asks is None:
+            return False  # request metadata this path does not answer: the server's business
         name, arguments = params.get("name"), params.get("arguments")
         spec = self._reads.get(name) if isinstance(name, str) else None
         if spec is None or not isinstance(arguments, dict):
@@ -82,11 +95,19 @@ class EarlyCalls:
         kwargs = self._validated(spec, arguments)
         if kwargs is None:
             return False  # the server answers with its own refusal
-        self.loop.call_soon_threadsafe(self._start, request_id, spec, kwargs)
+        self.loop.call_soon_threadsafe(self._start, request_id, spec, kwargs, asks)
         return True
 
+    def cancel(self, request_id: Any) -> None:
+        self.loop.call_soon_threadsafe(self._cancel, request_id)
+
+    def _cancel(self, request_id: Any) -> None:
+        task = self._running.get(request_id) if isinstance(request_id, str | int) else None
+        if task is not None:
+            task.cancel()  # no answer, as the server would not answer either
+
     async def idle(self) -> None:
-        """Returns once no early call is running."""
+        """Returns once no direct call is running."""
         await asyncio.sleep(0)  # let calls scheduled from the front start
         await self._idle.wait()
 
@@ -100,35 +121,56 @@ class EarlyCalls:
             return None
         return kwargs if isinstance(kwargs, dict) else None
 
-    def _start(self, request_id: Any, spec: ToolSpec, kwargs: dict[str, Any]) -> None:
+    def _start(
+        self, request_id: Any, spec: ToolSpec, kwargs: dict[str, Any], asks: RequestMeta
+    ) -> None:
         self.taken += 1
         self._idle.clear()
-        task = self.loop.create_task(self._run(request_id, spec, kwargs))
-        self._running.add(task)
-        task.add_done_callback(self._done)
+        task = self.loop.create_task(self._run(request_id, spec, kwargs, asks))
+        self._running[request_id] = task
+        task.add_done_callback(lambda _: self._done(request_id))
 
-    def _done(self, task: asyncio.Task[None]) -> None:
-        self._running.discard(task)
+    def _done(self, request_id: Any) -> None:
+        self._running.pop(request_id, None)
         if not self._running:
             self._idle.set()
 
-    async def _run(self, request_id: Any, spec: ToolSpec, kwargs: dict[str, Any]) -> None:
-        log_event("early_call", tool=spec.name)
+    async def _run(
+        self, request_id: Any, spec: ToolSpec, kwargs: dict[str, Any], asks: RequestMeta
+    ) -> None:
+        if asks.progress_token is not None:  # this task's context only
+            PROGRESS.set(partial(self._progress, asks.progress_token))
+        if self.server_runs:
+            log_event("direct_call", level=logging.DEBUG, tool=spec.name)
+        else:
+            log_event("early_call", tool=spec.name)
         try:
-            with client_log.bind(self._client_log):
+            with client_log.bind(partial(self._client_log, asks)):
                 answer = await run_tool(spec, self.rt, kwargs, None)
         except Exception as exc:  # the pipeline turns failures into envelopes; never here
             log_event("early_call_failed", tool=spec.name, exc_type=type(exc).__name__)
             answer = None
         if isinstance(answer, ToolAnswer):
-            self._answer(request_id, {"result": answer.wire()})
+            result = request_meta.shaped(answer.wire(), asks, SERVER_INFO)
+            self._answer(request_id, {"result": result})
         else:
             error = {"code": -32603, "message": "Internal error"}
             self._answer(request_id, {"error": error})
 
-    async def _client_log(self, level: str, message: str, fields: dict[str, Any]) -> None:
+    async def _progress(self, token: Any, done: float, total: float | None, message: str) -> None:
+        """The server's `notifications/progress` for this call's token."""
+        params: dict[str, Any] = {"progressToken": token, "progress": done}
+        if total is not None:
+            params["total"] = total
+        if message is not None:
+            params["message"] = message
+        self._notify("notifications/progress", params)
+
+    async def _client_log(
+        self, asks: RequestMeta, level: str, message: str, fields: dict[str, Any]
+    ) -> None:
         """The server's `notifications/message` for a call's log line (call_scope.py)."""
-        if SEVERITY.get(level, 0) < SEVERITY.get(self._log_level(), 1):
+        if not request_meta.sends_log(asks, level, self._log_level()):
             return
         data = {"msg": message, "extra": {"call_id": CURRENT_CALL_ID.get()}}
         self._notify("notifications/message", {"level": level, "logger": LOGGER_NAME, "data": data})

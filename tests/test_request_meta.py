@@ -1,0 +1,52 @@
+"""The asks of a tools/call request's `_meta` (serving/request_meta.py), as plain values."""
+
+from __future__ import annotations
+
+from github_mcp.serving import request_meta
+from github_mcp.serving.request_meta import RequestMeta, parse, sends_log, shaped
+
+MODERN = {
+    request_meta.PROTOCOL_VERSION: "2026-07-28",
+    request_meta.CLIENT_INFO: {"name": "c", "version": "1"},
+    request_meta.CLIENT_CAPABILITIES: {},
+}
+
+
+def test_handshake_requests_carry_at_most_a_progress_token():
+    assert parse(None) == parse({}) == RequestMeta()
+    assert parse({"progressToken": 7}) == RequestMeta(progress_token=7)
+    assert parse({"progressToken": "p"}) == RequestMeta(progress_token="p")
+    for bad in ({"progressToken": True}, {"progressToken": [1]}, {"other": 1}, [1], "x"):
+        assert parse(bad) is None, bad
+
+
+def test_2026_requests_name_their_revision_client_and_capabilities():
+    asks = parse({**MODERN, request_meta.LOG_LEVEL: "warning", "progressToken": 3})
+    assert asks == RequestMeta(progress_token=3, modern=True, log_level="warning")
+    assert parse(MODERN) == RequestMeta(modern=True)
+    assert parse({**MODERN, request_meta.PROTOCOL_VERSION: "2025-06-18"}) is None
+    assert parse({**MODERN, request_meta.CLIENT_INFO: "c"}) is None
+    assert parse({k: v for k, v in MODERN.items() if k != request_meta.CLIENT_CAPABILITIES}) is None
+    assert parse({**MODERN, request_meta.LOG_LEVEL: "loud"}) is None
+    assert parse({**MODERN, "io.modelcontextprotocol/somethingNew": 1}) is None
+
+
+def test_log_notifications_follow_the_session_or_the_request():
+    handshake = RequestMeta()
+    assert sends_log(handshake, "info", "info") and not sends_log(handshake, "debug", "info")
+    assert sends_log(handshake, "debug", "debug")  # the client lowered it with setLevel
+    assert not sends_log(RequestMeta(modern=True), "error", "debug")  # no opt-in: nothing
+    opted = RequestMeta(modern=True, log_level="debug")
+    assert sends_log(opted, "info", "info") and not sends_log(opted, "debug", "debug")
+    strict = RequestMeta(modern=True, log_level="error")
+    assert sends_log(strict, "error", "info") and not sends_log(strict, "warning", "info")
+
+
+def test_2026_results_say_they_are_complete_and_name_the_server():
+    result = {"content": [], "isError": False, "_meta": {"card": 1}}
+    server = {"name": "s", "version": "1"}
+    assert shaped(result, RequestMeta(), server) is result
+    modern = shaped(result, RequestMeta(modern=True), server)
+    assert modern["resultType"] == "complete"
+    assert modern["_meta"] == {"card": 1, request_meta.SERVER_INFO: server}
+    assert result["_meta"] == {"card": 1}  # the pipeline's answer is not changed

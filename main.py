@@ -10,9 +10,18 @@ from __future__ import annotations
 import sys
 
 from github_mcp.cli.entry import main
-from github_mcp.serving.lazy_app import LazyApp
 
-app = LazyApp()
+
+def __getattr__(name: str) -> object:
+    """`app` is made on first use: `serve` re-executes itself (the secrets hand-off) and
+    should import as little as it can before it does."""
+    if name != "app":
+        raise AttributeError(name)
+    from github_mcp.serving.lazy_app import LazyApp
+
+    globals()["app"] = made = LazyApp()
+    return made
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -137,3 +137,17 @@ def test_sigterm_ends_a_stdio_server_whose_client_holds_stdin_open(tmp_path):
             proc.stdin.close()
         assert code == 0
         assert b'"shutdown_requested"' in proc.stderr.read()
+
+
+def test_main_app_is_made_on_first_use():
+    """`uvicorn main:app` still finds its app, and a `serve` that re-executes itself did not
+    import it (nor typing) first."""
+    probe = (
+        "import sys, main\n"
+        "before = {'github_mcp.serving.lazy_app', 'typing'} & set(sys.modules)\n"
+        "print(sorted(before), type(main.app).__name__, main.app is main.app)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == ["[]", "LazyApp", "True"]

@@ -21,9 +21,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if argv is None and args[:1] == ["serve"]:  # only the process's own command line
         from github_mcp.serving.secrets_handoff import hand_off
-        from github_mcp.serving.stdio_front import start_if_serving_stdio
 
         hand_off()  # with a secret set, re-executes this process without it
+        from github_mcp.serving.stdio_front import start_if_serving_stdio
+
         start_if_serving_stdio(args)
         from github_mcp.monitoring.gc_tuning import OLDER_THRESHOLDS, YOUNG_THRESHOLD
 

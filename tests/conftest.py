@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import sys
 import tempfile
 from collections.abc import AsyncIterator
@@ -31,6 +30,7 @@ from fastmcp import Client  # noqa: E402
 from github_mcp.config import Settings  # noqa: E402
 from github_mcp.pipeline.runtime import Runtime  # noqa: E402
 from github_mcp.serving.server import build_mcp  # noqa: E402
+from tests.background_removal import BackgroundRemoval, remove_tree  # noqa: E402
 
 DEMO_REPO = "octo-org/demo-app"
 
@@ -78,11 +78,17 @@ def forge():
 
     # One token serves every test of a worker's session: the whole suite is far more than
     # one user's hour at GitHub's 5,000 core requests. Rate-limit tests set their own.
-    instance = Forge(record_responses=True, rate_limit=100_000)
+    data_dir = Path(tempfile.mkdtemp(prefix="sandbox-forge-"))
+    instance = Forge(data_dir=data_dir, record_responses=True, rate_limit=100_000)
     instance.start()
     seed_demo(instance)
     yield instance
-    instance.stop()
+
+    def stop() -> None:
+        instance.stop()
+        remove_tree(data_dir)  # the session's repositories, many at once
+
+    _CLEANUP.submit(stop)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -113,17 +119,35 @@ _OPEN_BASE = Path(tempfile.mkdtemp(prefix="github-mcp-ws-tests-"))
 _OPEN_BASE.chmod(0o711)
 
 
+def _base_of(path: Path) -> Path:
+    return _OPEN_BASE / hashlib.sha256(str(path).encode()).hexdigest()[:16]
+
+
 def traversable(path: Path) -> Path:
     """A fresh-per-path directory (o+x, never o+r) standing in for `path` as a workspace base."""
-    base = _OPEN_BASE / hashlib.sha256(str(path).encode()).hexdigest()[:16]
+    base = _base_of(path)
     base.mkdir(mode=0o711, exist_ok=True)
     return base
+
+
+_CLEANUP = BackgroundRemoval()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item):
+    """Once a test's fixtures are finalized (its servers and runtimes closed), the workspace
+    base of its tmp_path is removed in the background; module fixtures keep their own."""
+    tmp_path = getattr(item, "funcargs", {}).get("tmp_path")
+    yield
+    if tmp_path is not None and _base_of(tmp_path).exists():
+        _CLEANUP.remove(_base_of(tmp_path))
 
 
 @pytest.fixture(scope="session", autouse=True)
 def _remove_open_workspace_base():
     yield
-    shutil.rmtree(_OPEN_BASE, ignore_errors=True)
+    _CLEANUP.submit(lambda: remove_tree(_OPEN_BASE))
+    _CLEANUP.finish()
 
 
 @pytest.fixture

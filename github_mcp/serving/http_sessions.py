@@ -2,7 +2,7 @@
 
 A session a client abandons without DELETE keeps its server task and streams (about 30 KB
 of Python objects; session_context keeps it from also holding the requests that reached
-it) until it sleeps (about 6 KB then: see session_hibernation), and then until it times
+it) until it sleeps (about 7 KB then: see session_hibernation), and then until it times
 out. The protocol library's default is 30 minutes, so a burst of abandoned sessions held
 tens of MB. Here the idle timeout comes from GITHUB_MCP_SESSION_IDLE_TIMEOUT_SECONDS, and
 GITHUB_MCP_MAX_SESSIONS bounds how many are open at once: past it, the library answers a

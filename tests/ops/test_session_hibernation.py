@@ -297,3 +297,19 @@ def test_a_sleeping_session_counts_to_the_cap(http_server):
         assert refused.status_code == 503
         status, read = client.call(*READ, session)  # it still wakes: it was counted already
         assert status == 200 and not read["isError"]
+
+
+def test_requests_arriving_together_wake_one_session(http_server):
+    """Several requests reach a sleeping session at once: the first wakes it, the others
+    wait for that and are served by the same new loop."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with http_server() as (url, _rt):
+        client = RawClient(url, TOKEN, PROTOCOL)
+        session = client.initialize()
+        wait_asleep(url, 1)
+        with ThreadPoolExecutor(6) as pool:
+            answers = list(pool.map(lambda _: client.call(*READ, session), range(6)))
+        assert [status for status, _ in answers] == [200] * 6
+        assert all(not read["isError"] for _, read in answers)
+        assert status_figures(url)["sessions-open"] == "1"

@@ -61,7 +61,7 @@ class HttpTransportSettings(BaseSettings):
         validation_alias=env("GITHUB_MCP_SESSION_HIBERNATE_AFTER_SECONDS"),
         description="Streamable HTTP: a session with nothing in flight for this long (no "
         "request, no open stream, no running call, no question awaiting the client) is put "
-        "to sleep: its live objects are freed and a small record (about 6 KB) kept until the "
+        "to sleep: its live objects are freed and a small record (about 7 KB) kept until the "
         "idle timeout; its next request wakes it, with its protocol version, client, log "
         "level, enabled toolsets and approval intact. 0 turns it off.",
     )
@@ -70,7 +70,7 @@ class HttpTransportSettings(BaseSettings):
         ge=1,
         validation_alias=env("GITHUB_MCP_MAX_SESSIONS"),
         description="Streamable HTTP: most sessions open at once, asleep ones included (an "
-        "awake idle one holds about 30 KB, an asleep one about 6 KB). Past it a new session "
+        "awake idle one holds about 30 KB, an asleep one about 7 KB). Past it a new session "
         "is refused with HTTP 503 and a JSON-RPC error; open "
         "sessions keep working, and room frees up as they end or time out.",
     )

@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 from _forge_process import ForgeProcess  # noqa: E402
 from _reference_server import node_command  # noqa: E402
 
-from tests.stdio_session import Session, opening, run, tool_call  # noqa: E402
+from tests.stdio_session import Session, opening, request, run, tool_call  # noqa: E402
 
 TARGET_CALL_S = 0.5
 TARGET_RSS_MIB = 80
@@ -62,7 +62,12 @@ def _cpu_s(pid: int) -> float:
 
 
 def one_run(
-    forge: ForgeProcess, command: list[str], cwd: Path, env: dict[str, str], call: dict[str, Any]
+    forge: ForgeProcess,
+    command: list[str],
+    cwd: Path,
+    env: dict[str, str],
+    call: dict[str, Any],
+    modern: bool = False,
 ) -> list:
     """[s to initialize, s to tools/list, s to first call, peak RSS MiB, CPU s,
     peak RSS MiB when the first call was answered]."""
@@ -72,7 +77,7 @@ def one_run(
     hwm: list[float] = []
     session: Session = run(
         command,
-        [*opening(), [call]],
+        [*modern_opening(), [modern_call(call)]] if modern else [*opening(), [call]],
         cwd=cwd,
         env=env,
         before_close=lambda s: (cpu.append(_cpu_s(s.pid)), hwm.append(_hwm_mib(s.pid))),
@@ -102,6 +107,25 @@ def ours(
     return [sys.executable, "main.py", "serve"], env
 
 
+# The 2026 revision has no handshake: `server/discover`, then requests naming the revision.
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {"name": "cold-start", "version": "1"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+
+
+def modern_opening() -> list[list[dict[str, Any]]]:
+    return [
+        [request(1, "server/discover", {"_meta": MODERN_META})],
+        [request(2, "tools/list", {"_meta": MODERN_META})],
+    ]
+
+
+def modern_call(call: dict[str, Any]) -> dict[str, Any]:
+    return {**call, "params": {**call["params"], "_meta": MODERN_META}}
+
+
 OUR_CALL = tool_call(3, "get_file_contents", {"full_name": REPO, "path": "README.md"})
 # Without a token: a REST read (get_file_contents goes through GraphQL, which GitHub, and so
 # the forge, answers only for an authenticated caller).
@@ -121,6 +145,7 @@ class Case:
     token: bool = True
     cache: bool = True
     reference: bool = False
+    modern: bool = False  # a 2026-revision client (ours only: the reference has no such era)
     rows: list[list[float]] = field(default_factory=list)
 
     def command(self, forge: ForgeProcess, home: str) -> tuple[list[str], dict[str, str]]:
@@ -136,10 +161,10 @@ class Case:
     def once(self, forge: ForgeProcess, warm_home: str) -> list[float]:
         if self.cache:  # the warm-up run recorded the listing in this HOME
             command, env = self.command(forge, warm_home)
-            return one_run(forge, command, self.root, env, self.call())
+            return one_run(forge, command, self.root, env, self.call(), self.modern)
         with tempfile.TemporaryDirectory() as fresh_home:
             command, env = self.command(forge, fresh_home)
-            return one_run(forge, command, self.root, env, self.call())
+            return one_run(forge, command, self.root, env, self.call(), self.modern)
 
 
 def measure(forge: ForgeProcess, cases: list[Case], runs: int) -> None:
@@ -212,6 +237,7 @@ def main() -> None:
                     label = f"{name}: {'token' if token else 'no token'}, "
                     label += "cache" if cache else "no cache"
                     cases.append(Case(label, root, token=token, cache=cache))
+        cases.append(Case("this tree: 2026 client, token", ROOT, cache=False, modern=True))
         measure(forge, cases, args.runs)
     reference = cases[0].rows if not args.no_reference else None
     for case in cases:

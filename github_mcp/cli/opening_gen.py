@@ -42,6 +42,7 @@ def recorded_opening() -> dict[str, Any]:
             listing = tools
         # the default view hides toolsets, so it lists find_tools and enable_toolset
         _, catalog = _opening(Path(home), HANDSHAKE_PROTOCOL_VERSIONS[-1], "default")
+        discover, modern_list = _modern_opening(Path(home))
     entries = {entry["name"]: entry for entry in [*catalog, *listing]}
     tools_out = [
         {"name": name, "toolset": toolset, "write": write, "entry": entries[name]}
@@ -54,6 +55,8 @@ def recorded_opening() -> dict[str, Any]:
         "initialize": initialize,
         "tools": tools_out,
         "other_tools": others,
+        "discover": discover,
+        "modern_list": {k: v for k, v in modern_list.items() if k != "tools"},
     }
 
 
@@ -65,16 +68,7 @@ def write_opening() -> Path:
 def _opening(
     home: Path, version: str, toolsets: str
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(home),
-        "GITHUB_MCP_FAST_START": "0",
-        "GITHUB_API_URL": "http://127.0.0.1:9",
-        "GITHUB_MCP_TOOLSETS": toolsets,
-        "GITHUB_MCP_OUTPUT_SCHEMAS": "true",
-        "GITHUB_MCP_AUDIT_LOG": str(home / "audit.jsonl"),
-        "GITHUB_MCP_WORKSPACE_DIR": str(home / "ws"),
-    }
+    env = _environment(home, toolsets)
     frames: list[dict[str, Any]] = [
         {
             "jsonrpc": "2.0",
@@ -91,6 +85,36 @@ def _opening(
     ]
     answers = _converse(env, frames)
     return answers[1]["result"], answers[2]["result"]["tools"]
+
+
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {"name": "opening-recorder", "version": "1"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+
+
+def _modern_opening(home: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The 2026 revision's `server/discover` and `tools/list` results."""
+    frames: list[dict[str, Any]] = [
+        {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": MODERN_META}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": MODERN_META}},
+    ]
+    answers = _converse(_environment(home, "default"), frames)
+    return answers[1]["result"], answers[2]["result"]
+
+
+def _environment(home: Path, toolsets: str) -> dict[str, str]:
+    return {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(home),
+        "GITHUB_MCP_FAST_START": "0",
+        "GITHUB_API_URL": "http://127.0.0.1:9",
+        "GITHUB_MCP_TOOLSETS": toolsets,
+        "GITHUB_MCP_OUTPUT_SCHEMAS": "true",
+        "GITHUB_MCP_AUDIT_LOG": str(home / "audit.jsonl"),
+        "GITHUB_MCP_WORKSPACE_DIR": str(home / "ws"),
+    }
 
 
 def _converse(env: dict[str, str], frames: list[dict[str, Any]]) -> dict[Any, Any]:

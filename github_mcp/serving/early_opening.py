@@ -39,6 +39,10 @@ class EarlyOpening:
         self._listing_known = False
         self._held_list: tuple[Any, bytes] | None = None
         self._closed = False
+        # The 2026 revision has no handshake: `server/discover` and each `tools/list` stand
+        # alone. Each kind's answer, once offered; requests waiting for one.
+        self._stateless: dict[str, Callable[[dict[str, Any]], dict[str, Any] | None]] = {}
+        self._waiting: list[tuple[str, dict[str, Any], bytes]] = []
 
     # -- the front's reading thread -------------------------------------------------
 
@@ -64,7 +68,28 @@ class EarlyOpening:
             self._answer_listing(message["id"], self._listing)
             return True
 
+    def on_stateless(self, kind: str, message: dict[str, Any], line: bytes) -> bool:
+        """A 2026-revision request of `kind`: True when answered here or waiting."""
+        with self._lock:
+            if self._closed:
+                return False
+            if kind not in self._stateless:
+                self._waiting.append((kind, message, line))
+                return True
+            return self._answer_stateless(kind, message)
+
     # -- the serving loop -----------------------------------------------------------
+
+    def offer_stateless(
+        self, kind: str, answer: Callable[[dict[str, Any]], dict[str, Any] | None]
+    ) -> list[bytes]:
+        """How to answer requests of `kind`; returns the waiting ones it does not answer
+        (for the server)."""
+        with self._lock:
+            self._stateless[kind] = answer
+            mine = [w for w in self._waiting if w[0] == kind]
+            self._waiting = [w for w in self._waiting if w[0] != kind]
+            return [line for _, message, line in mine if not self._answer_stateless(kind, message)]
 
     def offer_initialize(self, answer: Callable[[dict[str, Any]], dict[str, Any] | None]) -> None:
         with self._lock:
@@ -82,11 +107,19 @@ class EarlyOpening:
                 self._answer_listing(request_id, listing)
 
     def close(self) -> list[bytes]:
-        """The server reads from now on: a tools/list still waiting goes to it."""
+        """The server reads from now on: requests still waiting go to it."""
         with self._lock:
             self._closed = True
             held, self._held_list = self._held_list, None
-        return [held[1]] if held is not None else []
+            waiting, self._waiting = self._waiting, []
+        return ([held[1]] if held is not None else []) + [line for _, _, line in waiting]
+
+    def _answer_stateless(self, kind: str, message: dict[str, Any]) -> bool:
+        params = message.get("params")
+        answer = self._stateless[kind](params) if isinstance(params, dict) else None
+        if answer is not None:
+            self._reply(message["id"], {"result": answer})
+        return answer is not None
 
     def _answer_initialize(self, message: dict[str, Any]) -> None:
         assert self._initialize is not None

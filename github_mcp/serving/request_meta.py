@@ -67,6 +67,13 @@ def parse(meta: Any) -> RequestMeta | None:
     return RequestMeta(progress_token=token, modern=True, log_level=level)
 
 
+def names_revision(message: dict[str, Any]) -> bool:
+    """A 2026-revision request: its `_meta` names the protocol version."""
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and PROTOCOL_VERSION in meta
+
+
 def sends_log(asks: RequestMeta, level: str, session_level: str) -> bool:
     """Whether a log message at `level` reaches the client: at or above the session's
     level (handshake revisions), or, in the 2026 revision, only when the request opted in,

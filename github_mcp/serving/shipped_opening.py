@@ -9,9 +9,10 @@ the answer to the server otherwise:
 
 - the file was recorded from this very code: its fingerprint is the hash of every module
   of this package and the versions of the MCP libraries and pydantic;
-- the client offers a revision the handshake knows, and declares nothing beyond roots,
-  sampling and elicitation (a client that shows cards, or declares extensions, is listed
-  differently);
+- the client offers a revision the handshake knows (or, in the 2026 revision, which has
+  no handshake, names it in each request's `_meta`: then `server/discover` and
+  `tools/list` are answered), and declares nothing beyond roots, sampling and
+  elicitation (a client that shows cards, or declares extensions, is listed differently);
 - the tools registered are the ones recorded (an operator's extra_tools.py that adds any
   means the server lists them).
 
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from github_mcp.catalog.views import CATALOG_TOOLS, View
+from github_mcp.serving import request_meta
 
 if TYPE_CHECKING:
     from github_mcp.config import Settings
@@ -73,6 +75,18 @@ class ShippedOpening:
         answer = self.recorded["initialize"].get(version) if isinstance(version, str) else None
         return dict(answer) if isinstance(answer, dict) else None
 
+    def discover(self, params: dict[str, Any]) -> dict[str, Any] | None:
+        """`server/discover` of the 2026 revision, for a client like the ones above."""
+        return dict(self.recorded["discover"]) if _plain_2026(params) else None
+
+    def modern_listing(
+        self, params: dict[str, Any], listing: dict[str, Any] | None
+    ) -> dict[str, Any] | None:
+        """A 2026-revision `tools/list` (first page): the listing, as that revision says it."""
+        if listing is None or not _plain_2026(params) or params.get("cursor") is not None:
+            return None
+        return {**self.recorded["modern_list"], **listing}
+
     def tools_list(self, registered: dict[str, tuple[str, bool]]) -> dict[str, Any] | None:
         """The listing, unless something registered (name -> toolset, writes) was not
         recorded: the code is the recorded code, so only an operator's tool can be new."""
@@ -111,6 +125,15 @@ class ShippedOpening:
         if self.settings.output_schemas:
             return entry
         return {k: v for k, v in entry.items() if k != "outputSchema"}
+
+
+def _plain_2026(params: dict[str, Any]) -> bool:
+    meta = params.get("_meta")
+    asks = request_meta.parse(meta)
+    if asks is None or not asks.modern or asks.progress_token is not None:
+        return False
+    capabilities = meta.get(request_meta.CLIENT_CAPABILITIES) if isinstance(meta, dict) else None
+    return isinstance(capabilities, dict) and set(capabilities) <= PLAIN_CAPABILITIES
 
 
 def load(settings: Settings) -> ShippedOpening | None:

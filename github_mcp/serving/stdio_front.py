@@ -29,7 +29,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from github_mcp.serving import stdio_lines
+from github_mcp.serving import request_meta, stdio_lines
 from github_mcp.serving.early_opening import EarlyOpening
 from github_mcp.serving.opening_cache import (
     CACHE_FORMAT,
@@ -106,6 +106,8 @@ class Front:
         self._input_ended = False
         # what the client asked for with logging/setLevel (seen on its way to the server)
         self.log_level = "info"  # the server's default until the client sets one
+        self._in_opening = True  # until a message that is not part of it
+        self._cached: dict[str, Any] | None = None  # the cached opening, when there is one
         self.opening = EarlyOpening(self.reply, self._swallow_answer, self._remember)
 
     def start(self) -> None:
@@ -217,6 +219,15 @@ class Front:
             if self._record is not None and self._record.get("init_id") == ident:
                 self._record["init"] = answer
 
+    def offer_stateless(
+        self, kind: str, answer: Callable[[dict[str, Any]], dict[str, Any] | None]
+    ) -> None:
+        """How to answer 2026-revision requests of `kind` (early_opening.py); those it does
+        not answer wait for the server."""
+        rest = self.opening.offer_stateless(kind, answer)
+        with self._early_lock:
+            self._held.extend(rest)
+
     def release(self) -> None:
         waiting = self.opening.close()
         with self._early_lock:
@@ -278,39 +289,47 @@ class Front:
     # -- client -> server ---------------------------------------------------------------
 
     def _pump_in(self) -> None:
-        opening = True
-        cached: dict[str, Any] | None = None
         try:
             for line in stdio_lines.lines(self.client_in):
-                message = stdio_lines.message(line) if opening else None
-                if message is not None:
-                    method = message.get("method")
-                    if method == "initialize" and "id" in message:
-                        cached = self._on_initialize(message)
-                        if cached is None:
-                            self.opening.on_initialize(message)
-                    elif (
-                        method == "tools/list"
-                        and "id" in message
-                        and not (message.get("params") or {}).get("cursor")
-                    ):
-                        opening = False
-                        if cached is not None:
-                            self._answer(message["id"], cached["tools_list"])
-                            self.hits += 1
-                            continue  # answered; the server never sees it
-                        if self.opening.on_tools_list(message, line):
-                            continue  # answered or waiting for its answer: not the server's
-                        with self._state_lock:
-                            if self._record is not None:
-                                self._record["list_id"] = stdio_lines.id_key(message["id"])
-                    elif method not in OPENING and not str(method).startswith("notifications/"):
-                        opening = False
+                message = stdio_lines.message(line) if self._in_opening else None
+                if message is not None and self._answered_at_opening(message, line):
+                    continue
                 self._pass_on(line)
         except OSError:
             pass
         finally:
             self._end_of_input()
+
+    def _answered_at_opening(self, message: dict[str, Any], line: bytes) -> bool:
+        """An opening message: True when it is answered here (or waits for its answer)
+        and the server never sees it."""
+        method, asks = message.get("method"), "id" in message
+        if method == "server/discover" and asks:
+            return self.opening.on_stateless("discover", message, line)
+        if method == "tools/list" and asks and request_meta.names_revision(message):
+            return self.opening.on_stateless("modern_list", message, line)
+        if method == "initialize" and asks:
+            self._cached = self._on_initialize(message)
+            if self._cached is None:
+                self.opening.on_initialize(message)
+        elif method == "tools/list" and asks and not (message.get("params") or {}).get("cursor"):
+            return self._first_list(message, line)
+        elif method not in OPENING and not str(method).startswith("notifications/"):
+            self._in_opening = False
+        return False
+
+    def _first_list(self, message: dict[str, Any], line: bytes) -> bool:
+        self._in_opening = False
+        if self._cached is not None:
+            self._answer(message["id"], self._cached["tools_list"])
+            self.hits += 1
+            return True
+        if self.opening.on_tools_list(message, line):
+            return True
+        with self._state_lock:
+            if self._record is not None:
+                self._record["list_id"] = stdio_lines.id_key(message["id"])
+        return False
 
     def _on_initialize(self, message: dict[str, Any]) -> dict[str, Any] | None:
         params = message.get("params") or {}

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import sys
+from functools import partial
 from typing import TYPE_CHECKING
 
 from github_mcp.monitoring.observability import log_event
@@ -46,10 +47,12 @@ def offer_opening(settings: Settings) -> None:
     if front is None or shipped is None:
         return
     front.opening.offer_initialize(shipped.initialize)
+    front.offer_stateless("discover", shipped.discover)
     import_extension_tools()  # only the operator's module: the built-in ones are recorded
     listing = shipped.tools_list(_registered())
     log_event("shipped_opening", listing=listing is not None)
     front.opening.offer_listing(listing)
+    front.offer_stateless("modern_list", partial(shipped.modern_listing, listing=listing))
 
 
 async def _serve(rt: Runtime) -> None:

@@ -118,7 +118,7 @@ def _fastmcp_tool(spec: ToolSpec, rt: Runtime) -> tuple[Tool, dict[str, Any]]:
         return tool_result(answer) if isinstance(answer, ToolAnswer) else answer
 
     _describe(entry, spec, inspect.signature(template.fn))
-    return template.model_copy(update={"fn": entry}, deep=True), validation
+    return template.model_copy(update={"fn": entry}), validation
 
 
 def tool_result(answer: ToolAnswer) -> ToolResult:
@@ -133,7 +133,8 @@ def tool_result(answer: ToolAnswer) -> ToolResult:
 
 # The schemas depend only on the spec: they are generated once per process, so a process
 # that builds many servers (the test suite builds one per test) pays for each tool once.
-# Each runtime gets a deep copy bound to its own entry point.
+# Each runtime gets a copy bound to its own entry point; the schemas themselves are shared
+# (nothing changes them in place: a runtime that drops output schemas replaces the field).
 _PARSED: dict[str, tuple[ToolSpec, _CompactTool, dict[str, Any]]] = {}
 
 

@@ -10,9 +10,11 @@ with the reference Node server (bench/_reference_server.py) where it has the too
 
 Each agent uses the shortest sequence of its server's tools a competent agent would use.
 For each: tool calls, text bytes handed to the model, forge requests, wall time (first call
-to last answer; the server is started and initialized before), at 0 and 50 ms of forge
-latency, median of the rounds. Completion is checked from the forge's state (its API and
-the demo's seeded truth), never from the answers alone.
+to last answer; the server is started and initialized before: its tools are listed and,
+for ours, its prompts, which the stdio front leaves to the server itself, so the MCP
+framework it loads after its first answers is loaded; bench/cold_start.py measures the
+start), at 0 and 50 ms of forge latency, median of the rounds. Completion is checked from
+the forge's state (its API and the demo's seeded truth), never from the answers alone.
 
     python bench/workflows.py [--rounds 3] [--no-reference] [--tree DIR]
 
@@ -321,6 +323,8 @@ async def measure(forge: Forge, token: str, workflow: str, ours: bool, home: str
         set_mergeability_delay(forge, 1, REPO, 1)  # a fresh PR: GitHub has not computed it
     async with Client(transport, timeout=120) as client:
         await client.list_tools()  # as a client does before its first call
+        if ours:
+            await client.list_prompts()  # answered by the server itself: it has started
         agent = Agent(client)
         forge.clear_requests()
         started = time.perf_counter()

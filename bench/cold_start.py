@@ -41,7 +41,14 @@ sys.path.insert(0, str(ROOT))
 from _forge_process import ForgeProcess  # noqa: E402
 from _reference_server import node_command  # noqa: E402
 
-from tests.stdio_session import Session, opening, request, run, tool_call  # noqa: E402
+from tests.stdio_session import (  # noqa: E402
+    Session,
+    modern_meta,
+    opening,
+    request,
+    run,
+    tool_call,
+)
 
 TARGET_CALL_S = 0.5
 TARGET_RSS_MIB = 80
@@ -108,22 +115,17 @@ def ours(
 
 
 # The 2026 revision has no handshake: `server/discover`, then requests naming the revision.
-MODERN_META = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientInfo": {"name": "cold-start", "version": "1"},
-    "io.modelcontextprotocol/clientCapabilities": {},
-}
 
 
 def modern_opening() -> list[list[dict[str, Any]]]:
     return [
-        [request(1, "server/discover", {"_meta": MODERN_META})],
-        [request(2, "tools/list", {"_meta": MODERN_META})],
+        [request(1, "server/discover", {"_meta": modern_meta("cold-start")})],
+        [request(2, "tools/list", {"_meta": modern_meta("cold-start")})],
     ]
 
 
 def modern_call(call: dict[str, Any]) -> dict[str, Any]:
-    return {**call, "params": {**call["params"], "_meta": MODERN_META}}
+    return {**call, "params": {**call["params"], "_meta": modern_meta("cold-start")}}
 
 
 OUR_CALL = tool_call(3, "get_file_contents", {"full_name": REPO, "path": "README.md"})

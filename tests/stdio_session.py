@@ -41,6 +41,16 @@ def initialize(ident: int = 1, capabilities: dict[str, Any] | None = None) -> di
     )
 
 
+def modern_meta(client: str = "stdio-session") -> dict[str, Any]:
+    """The `_meta` a 2026-07-28 client puts in every request (that revision has no
+    handshake): its protocol version, client info and capabilities."""
+    return {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": client, "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+
+
 def tool_call(ident: int, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     return request(ident, "tools/call", {"name": name, "arguments": arguments})
 

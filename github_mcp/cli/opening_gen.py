@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from github_mcp.serving import request_meta
 from github_mcp.serving.shipped_opening import FORMAT, PATH, fingerprint
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -87,10 +88,10 @@ def _opening(
     return answers[1]["result"], answers[2]["result"]["tools"]
 
 
-MODERN_META = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientInfo": {"name": "opening-recorder", "version": "1"},
-    "io.modelcontextprotocol/clientCapabilities": {},
+MODERN_META = {  # a 2026-07-28 request names its revision, client and capabilities
+    request_meta.PROTOCOL_VERSION: "2026-07-28",
+    request_meta.CLIENT_INFO: {"name": "opening-recorder", "version": "1"},
+    request_meta.CLIENT_CAPABILITIES: {},
 }
 
 

@@ -148,7 +148,7 @@ class DirectCalls:
             with client_log.bind(partial(self._client_log, asks)):
                 answer = await run_tool(spec, self.rt, kwargs, None)
         except Exception as exc:  # the pipeline turns failures into envelopes; never here
-            log_event("early_call_failed", tool=spec.name, exc_type=type(exc).__name__)
+            log_event("direct_call_failed", tool=spec.name, exc_type=type(exc).__name__)
             answer = None
         if isinstance(answer, ToolAnswer):
             result = request_meta.shaped(answer.wire(), asks, SERVER_INFO)

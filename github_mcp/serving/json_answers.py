@@ -59,7 +59,7 @@ from sse_starlette import EventSourceResponse
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
-from github_mcp.serving.session_context import LightTransport
+from github_mcp.serving.session_context import LightTransport, on_admit, retype
 
 # How long a call may run before its answer becomes a stream: far above a read's time,
 # far below the 15 s keep-alive ping and a proxy's idle timeout.
@@ -299,12 +299,4 @@ def choose_answers(manager: Any, *, stateless: bool = False) -> None:
     if stateless:
         manager._task_group = _StatelessChoosing(manager._task_group)
         return
-    admit = manager._admit_session
-
-    def admit_choosing(requestor: Any) -> Any:
-        transport = admit(requestor)
-        if type(transport) is LightTransport:
-            transport.__class__ = ChoosingTransport
-        return transport
-
-    manager._admit_session = admit_choosing
+    on_admit(manager, partial(retype, old=LightTransport, new=ChoosingTransport))

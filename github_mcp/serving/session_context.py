@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextvars
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import anyio
@@ -183,12 +184,23 @@ def _arm_idle_timer(scope: anyio.CancelScope, timeout_s: float) -> None:
 def lighten_sessions(manager: Any) -> None:
     """Apply both to a running session manager: its task group, and each new session."""
     manager._task_group = RequestFreeTaskGroup(manager._task_group)
+    on_admit(manager, partial(retype, old=StreamableHTTPServerTransport, new=LightTransport))
+
+
+def on_admit(manager: Any, each: Callable[[Any], None]) -> None:
+    """Call `each` with the transport of every session the running manager admits from now
+    on (the library makes it in `_admit_session`, before the session's first request)."""
     admit = manager._admit_session
 
-    def admit_light(requestor: Any) -> Any:
+    def admitted(requestor: Any) -> Any:
         transport = admit(requestor)
-        if type(transport) is StreamableHTTPServerTransport:
-            transport.__class__ = LightTransport
+        each(transport)
         return transport
 
-    manager._admit_session = admit_light
+    manager._admit_session = admitted
+
+
+def retype(transport: Any, *, old: type, new: type) -> None:
+    """A transport of exactly class `old` becomes a `new` (a subclass adding behaviour)."""
+    if type(transport) is old:
+        transport.__class__ = new

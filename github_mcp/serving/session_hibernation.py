@@ -39,7 +39,7 @@ from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 from starlette.types import Receive, Scope, Send
 
 from github_mcp.serving.json_answers import ChoosingTransport
-from github_mcp.serving.session_context import LightTransport
+from github_mcp.serving.session_context import LightTransport, on_admit
 
 logger = logging.getLogger(__name__)
 _EMPTY = contextvars.Context()
@@ -151,18 +151,16 @@ class Hibernation:
     def install(self) -> None:
         """Serve each new session with `run_session`, on a hibernating transport."""
         manager = self.manager
-        admit = manager._admit_session
 
-        def admit_hibernating(requestor: Any) -> Any:
-            transport = admit(requestor)
+        def adopt(transport: Any) -> None:
             if isinstance(transport, LightTransport):
                 self._adopt(transport)
-            return transport
+
+        on_admit(manager, adopt)
 
         async def serve_opening(transport: Any, scope: Scope, receive: Receive, send: Send) -> None:
             await self._serve_opening(transport, scope, receive, send)
 
-        manager._admit_session = admit_hibernating
         manager._serve_opening_request = serve_opening
 
     def _adopt(self, transport: StreamableHTTPServerTransport) -> HibernatingTransport:

@@ -19,8 +19,8 @@ from typing import Any
 import github_mcp.tools  # noqa: F401 - registers the tools
 from github_mcp.pipeline.registry import REGISTRY
 from sandbox_forge.admin.seed_collab import add_workflow_run
-from tests.conftest import ROOT
-from tests.stdio_session import INITIALIZED, initialize, request, run, tool_call
+from tests.conftest import ROOT, settled_requests
+from tests.stdio_session import INITIALIZED, initialize, modern_meta, request, run, tool_call
 
 
 def environment(home: Path, forge: Any, token: str) -> dict[str, str]:
@@ -212,15 +212,12 @@ def test_direct_progress_notifications_are_the_servers(forge, forge_token, tmp_p
             assert f"run {run['id']}" in note["message"]
 
 
-MODERN = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
-    "io.modelcontextprotocol/clientCapabilities": {},
-}
-
-
 def modern_call(ident: int, arguments: dict[str, Any], **meta: Any) -> dict[str, Any]:
-    params = {"name": "get_file_contents", "arguments": arguments, "_meta": {**MODERN, **meta}}
+    params = {
+        "name": "get_file_contents",
+        "arguments": arguments,
+        "_meta": {**modern_meta(), **meta},
+    }
     return request(ident, "tools/call", params)
 
 
@@ -232,7 +229,7 @@ def test_direct_answers_to_the_2026_revision_are_the_servers(forge, forge_token,
     read = {"full_name": full_name, "path": "src/app.py", "max_bytes": 4}  # a warning
     level = "io.modelcontextprotocol/logLevel"
     steps = [
-        [request(1, "server/discover", {"_meta": MODERN})],
+        [request(1, "server/discover", {"_meta": modern_meta()})],
         [modern_call(2, read)],  # no log opt-in: no notification
         [modern_call(3, read, **{level: "debug"})],  # the warning, not the debug lines
         [modern_call(4, read, **{level: "error"}, progressToken="p4")],  # below its level
@@ -316,6 +313,35 @@ def test_a_cancelled_direct_call_is_not_answered(forge, forge_token, tmp_path):
     assert not [f for f in talk.frames if f.get("id") == 5]
     assert any(f.get("id") == 6 and "result" in f for f in talk.frames)
     assert "get_file_contents" in [e["tool"] for e in events(log, "direct_call")]  # 6, at least
+
+
+def test_direct_reads_keep_the_allow_list(forge, forge_token, tmp_path):
+    """A read of a repository outside GITHUB_MCP_REPO_ALLOWLIST, taken directly before the
+    server runs and after, in any spelling: refused, and the forge never asked for a file."""
+    allowed, other = seeded(forge), seeded(forge)
+    env = {**environment(tmp_path, forge, forge_token), "GITHUB_MCP_REPO_ALLOWLIST": allowed}
+    serve(env, opening_then([]), tmp_path / "warm.log")
+    forge.clear_requests()
+    steps = [
+        *opening_then([tool_call(3, "get_file_contents", {"full_name": other, "path": "a"})]),
+        [request(4, "ping")],
+        [tool_call(5, "get_file_contents", {"full_name": other.upper(), "path": "a"})],
+    ]
+    log = tmp_path / "serve.log"
+    session = serve(env, steps, log)
+    for refused in (3, 5):
+        error = session.result(refused)["structuredContent"]["error"]
+        assert error["code"] == "repo_not_allowed" and error["hint"]
+    assert len(events(log, "early_call") + events(log, "direct_call")) == 2  # both direct
+    reads = [
+        r for r in settled_requests(forge) if r["path"] == "/graphql" or "/repos/" in r["path"]
+    ]
+    assert reads == []
+    # the same read of the allowed repository does reach the forge
+    allowed_read = tool_call(3, "get_file_contents", {"full_name": allowed, "path": "README.md"})
+    session = serve(env, opening_then([allowed_read]), tmp_path / "allowed.log")
+    assert session.result(3)["structuredContent"]["content"] == "# early\n"
+    assert [r for r in settled_requests(forge) if r["path"] == "/graphql"]
 
 
 MARKERS = (".ctx", "rt.bound_specs", "rt.tool_schemas", "rt.validation_schemas", "approval_cards")

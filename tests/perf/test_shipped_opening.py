@@ -5,7 +5,6 @@ the server itself answers, for several settings and clients."""
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,8 @@ import pytest
 
 from github_mcp.serving.shipped_opening import PATH, fingerprint
 from tests.conftest import ROOT
-from tests.stdio_session import INITIALIZED, request, run
+from tests.perf.test_fast_start import environment
+from tests.stdio_session import INITIALIZED, modern_meta, request, run
 
 UI_MIME = "text/html;profile=mcp-app"
 SETTINGS = {
@@ -40,17 +40,6 @@ CLIENTS = {
         },
     ),
 }
-
-
-def environment(home: Path, **extra: str) -> dict[str, str]:
-    return {
-        "PATH": os.environ["PATH"],
-        "HOME": str(home),
-        "GITHUB_API_URL": "http://127.0.0.1:9",
-        "GITHUB_MCP_AUDIT_LOG": str(home / "audit.jsonl"),
-        "GITHUB_MCP_WORKSPACE_DIR": str(home / "ws"),
-        **extra,
-    }
 
 
 def opening(env: dict[str, str], version: str, capabilities: dict[str, Any], log: Path) -> Any:
@@ -117,20 +106,15 @@ def test_other_clients_get_the_servers_own_answers(tmp_path, client):
     assert shipped.result(2) == server.result(2)
 
 
-MODERN = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
-    "io.modelcontextprotocol/clientCapabilities": {},
-}
-
-
 @pytest.mark.parametrize("setting", ["default", "core"])
 def test_a_2026_client_is_answered_as_the_server_does(tmp_path, setting):
     """No handshake: `server/discover`, then `tools/list`, each naming the revision."""
     steps = [
-        [request(1, "server/discover", {"_meta": MODERN})],
-        [request(2, "tools/list", {"_meta": MODERN})],
-        [request(3, "tools/list", {"_meta": {**MODERN, "progressToken": 1}})],  # the server's
+        [request(1, "server/discover", {"_meta": modern_meta()})],
+        [request(2, "tools/list", {"_meta": modern_meta()})],
+        [
+            request(3, "tools/list", {"_meta": {**modern_meta(), "progressToken": 1}})
+        ],  # the server's
     ]
     logs = tmp_path / "a.log", tmp_path / "b.log"
     sessions = []

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from sandbox_forge.git.cat import LRU, ObjectReader, ReaderError, close_readers
+from sandbox_forge.git.memo import HistoryMemo
 from sandbox_forge.git.objects import CommitInfo, TreeEntry, parse_commit
 
 __all__ = ["UNKNOWN", "FastGit", "ReaderError", "RefFiles", "close_readers", "plain_ref_name"]
@@ -93,6 +94,58 @@ class RefFiles:
             return sha if _SHA.fullmatch(sha) else UNKNOWN
         return self.packed().get(name)
 
+    def listing(self, prefix: str) -> Any:
+        """{refname: object id} under prefix ("refs/.../"), as for-each-ref lists them; UNKNOWN
+        when git might list something else (symbolic refs, odd names, links, lock files)."""
+        if not prefix.endswith("/") or not plain_ref_name(prefix[:-1] or "-"):
+            return UNKNOWN
+        names: list[str] = []
+        if not prefix.startswith("refs/") or not self._loose(prefix, names):
+            return UNKNOWN
+        found: dict[str, str] = {}
+        for name in names:  # loose refs before packed-refs, as git reads them
+            sha = self._loose_sha(name)
+            if sha is UNKNOWN:
+                return UNKNOWN
+            if sha is not None:
+                found[name] = sha
+        for name, sha in self.packed().items():
+            if name.startswith(prefix) and name not in found:
+                if not plain_ref_name(name):
+                    return UNKNOWN
+                found[name] = sha
+        return found
+
+    def _loose(self, rel: str, names: list[str]) -> bool:
+        """Collect the loose ref files below rel; False when one is not plainly a ref."""
+        try:
+            entries = list(os.scandir(self.git_dir / rel))
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False
+        for entry in entries:
+            name = rel + entry.name
+            if entry.is_symlink() or not plain_ref_name(name):
+                return False
+            if entry.is_dir():
+                if not self._loose(name + "/", names):
+                    return False
+            else:
+                names.append(name)
+        return True
+
+    def _loose_sha(self, name: str) -> Any:
+        try:
+            with open(self.git_dir / name, "rb") as handle:
+                data = handle.read(128)
+        except FileNotFoundError:
+            return None  # deleted since it was listed
+        except OSError:
+            return UNKNOWN
+        sha = data.rstrip(b"\n").decode("ascii", "replace")
+        return sha if _SHA.fullmatch(sha) else UNKNOWN
+
     def any(self) -> bool | None:
         """True if some ref exists; None when none is seen (let git confirm)."""
         for _root, _dirs, files in os.walk(self.git_dir / "refs"):
@@ -161,6 +214,7 @@ class FastGit:
         self._commits = LRU(20_000)
         self._paths = LRU(100_000)
         self._listings = LRU(400_000)
+        self.memo = HistoryMemo(git_dir, env, self.refs.packed)
 
     # objects
 

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
+from typing import Any
 
+from sandbox_forge.git.memo import by_ids
 from sandbox_forge.git.objects import FileDiff, parse_numstat, parse_raw_diff
 from sandbox_forge.git.runner import EMPTY_TREE, SHA_RE, GitRunner
+
+# rev-list options whose answer depends on the commits alone (never on today's date).
+_FIXED_OPTIONS = ("--reverse", "-i", "--all-match", "--no-merges", "--first-parent")
+_FIXED_PREFIXES = ("--author=", "--committer=", "--grep=")
+
+
+def _fixed(extra: Iterable[str]) -> bool:
+    return all(opt in _FIXED_OPTIONS or opt.startswith(_FIXED_PREFIXES) for opt in extra)
 
 
 class GitHistory(GitRunner):
@@ -15,9 +26,22 @@ class GitHistory(GitRunner):
     # --- history --------------------------------------------------------------------------
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
-        return self.ok("merge-base", "--is-ancestor", ancestor, descendant)
+        if not by_ids(ancestor, descendant):
+            return self.ok("merge-base", "--is-ancestor", ancestor, descendant)
+        key = ("is-ancestor", ancestor, descendant)
+        return bool(self.fast.memo.kept(key, lambda: self._ancestry(ancestor, descendant), _one))
+
+    def _ancestry(self, ancestor: str, descendant: str) -> bool | None:
+        """The verdict, or None when git could not tell (a missing object: not kept)."""
+        code = self._returncode("merge-base", "--is-ancestor", ancestor, descendant)
+        return code == 0 if code in (0, 1) else None
 
     def merge_base(self, a: str, b: str) -> str | None:
+        if not by_ids(a, b):
+            return self._merge_base(a, b)
+        return self.fast.memo.kept(("merge-base", a, b), lambda: self._merge_base(a, b), _one)
+
+    def _merge_base(self, a: str, b: str) -> str | None:
         out = self.run("merge-base", a, b, check=False).decode().strip()
         return out if SHA_RE.match(out) else None
 
@@ -29,25 +53,38 @@ class GitHistory(GitRunner):
         max_count: int | None = None,
         extra: Iterable[str] = (),
     ) -> list[str]:
+        extra = list(extra)
         args = ["rev-list", *extra, f"--skip={skip}"]
         if max_count is not None:
             args.append(f"--max-count={max_count}")
         args += [*revs, "--"]
         if path:
             args.append(path)
-        return self.run(*args).decode().split()
+        return list(self._listed(revs, extra, args, lambda: self.run(*args).decode().split()))
 
     def count(self, revs: list[str], path: str | None = None, extra: Iterable[str] = ()) -> int:
+        extra = list(extra)
         args = ["rev-list", "--count", *extra, *revs, "--"]
         if path:
             args.append(path)
-        return int(self.run(*args).decode().strip() or 0)
+        return self._listed(revs, extra, args, lambda: int(self.run(*args).decode().strip() or 0))
+
+    def _listed(self, revs: list[str], extra: list[str], args: list[str], compute: Any) -> Any:
+        if not revs or not by_ids(*revs) or not _fixed(extra):
+            return compute()
+        return self.fast.memo.kept(tuple(args), compute, _size)
 
     # --- diffs ----------------------------------------------------------------------------
 
     def diff(self, base: str | None, head: str) -> list[FileDiff]:
         """Per-file changes from base (None: the empty tree) to head, with hunks."""
         old = base or EMPTY_TREE
+        if not by_ids(old, head):
+            return self._diff(old, head)
+        found = self.fast.memo.kept(("diff", old, head), lambda: self._diff(old, head), _weight)
+        return [dataclasses.replace(d) for d in found]  # callers get their own copies
+
+    def _diff(self, old: str, head: str) -> list[FileDiff]:
         opts = ["-r", "-M", "--no-color", "--no-ext-diff", "--full-index"]
         raw = self.run("diff-tree", *opts, "-z", "--raw", old, head)
         files = parse_raw_diff(raw)
@@ -79,14 +116,42 @@ class GitHistory(GitRunner):
 
     def grep_files(self, commit: str, terms: list[str], pathspecs: list[str]) -> list[str]:
         """Paths in commit containing every term (fixed strings, case-insensitive)."""
+        if not by_ids(commit):
+            return self._grep(commit, terms, pathspecs)[0]
+        failed: list[list[str]] = []
+
+        def compute() -> list[str] | None:
+            paths, ok = self._grep(commit, terms, pathspecs)
+            if not ok:
+                failed.append(paths)  # answered as before, but never kept
+            return paths if ok else None
+
+        key = ("grep", commit, tuple(terms), tuple(pathspecs))
+        found = self.fast.memo.kept(key, compute, _size)
+        return list(found) if found is not None else failed[0]
+
+    def _grep(self, commit: str, terms: list[str], pathspecs: list[str]) -> tuple[list[str], bool]:
+        """(paths, whether git answered: exit 0, or 1 for no match)."""
         args = ["grep", "-I", "-l", "-i", "-F", "-z", "--all-match"]
         for term in terms:
             args += ["-e", term]
         args += [commit, "--", *pathspecs]
-        out = self.run(*args, check=False, env={"GIT_LITERAL_PATHSPECS": "0"})
+        code, out = self.run_code(*args, env={"GIT_LITERAL_PATHSPECS": "0"})
         prefix = f"{commit}:"
         paths = []
         for item in out.decode("utf-8", "surrogateescape").split("\0"):
             if item:
                 paths.append(item[len(prefix) :] if item.startswith(prefix) else item)
-        return paths
+        return paths, code in (0, 1)
+
+
+def _one(_found: object) -> int:
+    return 64
+
+
+def _size(found: Any) -> int:
+    return 64 + sum(len(item) + 48 for item in found) if isinstance(found, list) else 64
+
+
+def _weight(diffs: list[FileDiff]) -> int:
+    return 64 + sum(len(d.patch or "") + len(d.path) + 256 for d in diffs)

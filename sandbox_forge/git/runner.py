@@ -49,12 +49,22 @@ class GitRunner:
         env: dict[str, str] | None = None,
         check: bool = True,
     ) -> bytes:
-        full_env = {**os.environ, **BASE_ENV, **(env or {})}
-        argv = ["git", f"--git-dir={self.path}", *args]
-        proc = subprocess.run(argv, input=input, capture_output=True, env=full_env, check=False)
+        proc = self._process(args, input, env)
         if check and proc.returncode != 0:
             raise GitError(list(args), proc.returncode, proc.stderr)
         return proc.stdout
+
+    def run_code(self, *args: str, env: dict[str, str] | None = None) -> tuple[int, bytes]:
+        """(exit code, stdout): for commands whose failures mean different things."""
+        proc = self._process(args, None, env)
+        return proc.returncode, proc.stdout
+
+    def _process(
+        self, args: tuple[str, ...], input: bytes | None, env: dict[str, str] | None
+    ) -> subprocess.CompletedProcess[bytes]:
+        full_env = {**os.environ, **BASE_ENV, **(env or {})}
+        argv = ["git", f"--git-dir={self.path}", *args]
+        return subprocess.run(argv, input=input, capture_output=True, env=full_env, check=False)
 
     def ok(self, *args: str) -> bool:
         return self._returncode(*args) == 0

@@ -283,6 +283,10 @@ class GitRepo(GitHistory):
 
     def list_refs(self, prefix: str = "refs/") -> list[tuple[str, str, str]]:
         """(refname, sha, object type) sorted by name."""
+        with contextlib.suppress(ReaderError):
+            fast = self._list_refs_fast(prefix)
+            if fast is not None:
+                return fast
         out = self.run(
             "for-each-ref", "--format=%(refname)%00%(objectname)%00%(objecttype)", prefix
         )
@@ -291,6 +295,17 @@ class GitRepo(GitHistory):
             name, sha, otype = line.split("\0")
             refs.append((name, sha, otype))
         return refs
+
+    def _list_refs_fast(self, prefix: str) -> list[tuple[str, str, str]] | None:
+        """list_refs from the ref files, when they say plainly what for-each-ref would."""
+        refs = self.fast.refs.listing(prefix)
+        if refs is UNKNOWN:
+            return None
+        names = sorted(refs)  # ref names here are ASCII: str order is git's byte order
+        infos = self.fast.infos([refs[name] for name in names])
+        if any(info is None for info in infos):
+            return None  # a ref to a missing object: git's to report
+        return [(n, refs[n], info[0]) for n, info in zip(names, infos, strict=True) if info]
 
     def update_ref(self, ref: str, new: str, old: str | None) -> bool:
         """Compare-and-swap: old=None means the ref must not exist. False if it moved."""

@@ -26,8 +26,6 @@ from graphql import (
     build_schema,
     execute_sync,
     get_operation_ast,
-    parse,
-    validate,
 )
 from starlette.responses import Response
 from starlette.routing import Route
@@ -37,6 +35,7 @@ from sandbox_forge.graphql.context import MAX_PAGE, Context, GQLFailure, connect
 from sandbox_forge.graphql.cost import query_cost
 from sandbox_forge.graphql.discussions import DISCUSSION_SDL
 from sandbox_forge.graphql.discussions import attach as attach_discussions
+from sandbox_forge.graphql.documents import DocumentCache, InvalidDocument
 from sandbox_forge.graphql.git_objects import CommitView, commit_file, repository_object
 from sandbox_forge.graphql.mutations import (
     add_thread_reply,
@@ -161,6 +160,7 @@ def _object_type(schema: GraphQLSchema, name: str) -> GraphQLObjectType:
 
 
 SCHEMA = build()
+DOCUMENTS = DocumentCache(SCHEMA)
 
 
 def _error_json(error: GraphQLError) -> dict[str, Any]:
@@ -197,12 +197,9 @@ def run_query(
     if not isinstance(variables, dict):
         return {"errors": [{"message": "Variables are invalid JSON."}]}
     try:
-        document = parse(query)
-    except GraphQLError as error:
-        return {"errors": [_error_json(error)]}
-    problems = validate(SCHEMA, document)
-    if problems:
-        return {"errors": [_error_json(e) for e in problems]}
+        document = DOCUMENTS.document(query)
+    except InvalidDocument as invalid:
+        return {"errors": [_error_json(e) for e in invalid.errors]}
     operation = get_operation_ast(document, payload.get("operationName"))
     if operation is not None and log_entry is not None:
         # POST is GitHub's one method for both: the log tells reads from writes.

@@ -10,7 +10,6 @@ from sandbox_forge.git.pulls import commit_range, diff_base
 from sandbox_forge.graphql.context import Context, connection
 from sandbox_forge.graphql.git_objects import CommitView
 from sandbox_forge.graphql.views import PullRequestView, ReviewView
-from sandbox_forge.rules.mergeability import live_ends
 from sandbox_forge.stores.checks import PASSING, latest_by_name, latest_statuses
 from sandbox_forge.stores.collab import collab
 from sandbox_forge.stores.lookups import node_id
@@ -30,10 +29,10 @@ OPINIONS = {"APPROVED", "CHANGES_REQUESTED", "DISMISSED"}
 
 
 def _diffs(pr: PullRequestView) -> list[Any]:
-    """The PR's diff, computed once per query however many fields ask for it."""
+    """The PR's diff between the ends the view read, once however many fields ask for it."""
     cached = pr.__dict__.get("_diffs")
     if cached is None:
-        head, base = live_ends(pr.repo, pr.issue)
+        head, base = pr.headRefOid, pr.baseRefOid
         cached = pr.__dict__["_diffs"] = pr.repo.git.diff(diff_base(pr.repo.git, base, head), head)
     return cached
 
@@ -74,7 +73,7 @@ class PullCommitView:
 
 
 def pull_commits(pr: PullRequestView, info: Any, **page: Any) -> dict[str, Any]:
-    head, base = live_ends(pr.repo, pr.issue)
+    head, base = pr.headRefOid, pr.baseRefOid
     shas = commit_range(pr.repo.git, base, head)  # oldest first, as GitHub (last = head)
     views = [PullCommitView(pr.ctx, pr.repo, pr.number, sha) for sha in shas]
     return connection(views, "commits", **_page(page))

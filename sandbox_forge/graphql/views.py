@@ -17,7 +17,7 @@ from sandbox_forge.rules.mergeability import merge_state
 from sandbox_forge.rules.protection import protection_for
 from sandbox_forge.stores.collab import Issue, ReviewComment, Thread, collab
 from sandbox_forge.stores.lookups import author_association, node_id
-from sandbox_forge.stores.pull_heads import live_base, live_head
+from sandbox_forge.stores.pull_heads import branch_tips, live_base, live_head
 from sandbox_forge.stores.records import RepoRecord, UserRecord
 from sandbox_forge.stores.reviews import review_summary, thread_outdated
 
@@ -114,8 +114,9 @@ class PullRequestView:
         self.state = "MERGED" if pull.merged else issue.state.upper()
         self.isDraft = pull.draft
         self.headRefName, self.baseRefName = pull.head_ref, pull.base_ref
-        self.headRefOid = live_head(repo, issue)
-        self.baseRefOid = live_base(repo, issue)
+        tips = branch_tips(repo)  # one reading of the branches for every field of the view
+        self.headRefOid = live_head(repo, issue, tips)
+        self.baseRefOid = live_base(repo, issue, tips)
         known = pull.known_for == [self.headRefOid, self.baseRefOid]
         self.mergeable = (
             "UNKNOWN"

@@ -55,14 +55,20 @@ def compute_mergeability(
 
 
 def mergeability(
-    state: ForgeState, repo: RepoRecord, issue: Issue, *, count_get: bool
+    state: ForgeState,
+    repo: RepoRecord,
+    issue: Issue,
+    *,
+    count_get: bool,
+    ends: tuple[str, str] | None = None,
 ) -> tuple[bool | None, bool | None, str]:
-    """(mergeable, rebaseable, mergeable_state) as a GET shows them now."""
+    """(mergeable, rebaseable, mergeable_state) as a GET shows them now; ends: the (head,
+    base) the caller has just read with live_ends."""
     pull = issue.pull
     assert pull is not None
     if issue.state != "open":
         return None, None, "unknown"
-    head, base = live_ends(repo, issue)
+    head, base = ends or live_ends(repo, issue)
     key = [head, base]
     with state.lock:
         if pull.known_for != key:

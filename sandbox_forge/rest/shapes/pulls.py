@@ -47,14 +47,16 @@ def pull_json(
     repo: RepoRecord,
     issue: Issue,
     merge_info: tuple[bool | None, bool | None, str] | None = None,
+    ends: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
-    """GitHub's pull-request shape; with merge_info, the full one (GET /pulls/{n})."""
+    """GitHub's pull-request shape; with merge_info, the full one (GET /pulls/{n}). ends:
+    the (head, base) the caller has just read with live_ends."""
     pull = issue.pull
     assert pull is not None
     api = urls.repo(repo.full_name)
     html = urls.repo_html(repo.full_name)
     n = issue.number
-    head, base = live_ends(repo, issue)
+    head, base = ends or live_ends(repo, issue)
     assignees = [user_json(state, urls, login) for login in issue.assignees]
     repo_data = repo_json(state, urls, repo, principal)  # head and base: the same repository
     links = {
@@ -133,8 +135,9 @@ def pull_json(
 
 
 def full_json(ctx: Ctx, repo: RepoRecord, issue: Issue, *, count_get: bool) -> dict[str, Any]:
-    info = mergeability(ctx.state, repo, issue, count_get=count_get)
-    return pull_json(ctx.state, ctx.urls, ctx.principal, repo, issue, info)
+    ends = live_ends(repo, issue)  # one reading of the branches for the whole answer
+    info = mergeability(ctx.state, repo, issue, count_get=count_get, ends=ends)
+    return pull_json(ctx.state, ctx.urls, ctx.principal, repo, issue, info, ends)
 
 
 def team_simple(state: ForgeState, urls: Urls, org: str, team: Team) -> dict[str, Any]:

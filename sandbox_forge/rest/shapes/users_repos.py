@@ -76,14 +76,35 @@ def permissions(principal: Principal, repo: RepoRecord) -> dict[str, bool]:
 
 
 def _disk_kb(repo: RepoRecord) -> int:
+    return _tree_bytes(str(repo.git.path)) // 1024
+
+
+def _tree_bytes(path: str) -> int:
+    """Bytes of the files below path, counted as os.walk and getsize count them (symlinked
+    directories are not entered; unreadable entries count nothing), with one scandir per
+    directory and no path joins."""
     total = 0
-    for root, _dirs, files in os.walk(repo.git.path):
-        for name in files:
+    try:
+        entries = os.scandir(path)
+    except OSError:
+        return 0
+    with entries:
+        for entry in entries:
+            if _is_dir(entry):
+                total += 0 if entry.is_symlink() else _tree_bytes(entry.path)
+                continue
             try:
-                total += os.path.getsize(os.path.join(root, name))
+                total += entry.stat().st_size
             except OSError:
                 continue
-    return total // 1024
+    return total
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def minimal_repo(state: ForgeState, urls: Urls, repo: RepoRecord) -> dict[str, Any]:

@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -32,9 +33,10 @@ import httpx2 as httpx  # noqa: E402
 class ForgeProcess:
     """`python -m sandbox_forge --port 0` in a child process."""
 
-    def __init__(self) -> None:
+    def __init__(self, seed: str | None = None) -> None:
+        seeding = ["--seed", seed] if seed else []
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "sandbox_forge", "--port", "0"],
+            [sys.executable, "-m", "sandbox_forge", "--port", "0", *seeding],
             cwd=ROOT,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -67,6 +69,16 @@ class ForgeProcess:
 
     def set_latency(self, latency_ms: int) -> None:
         self.admin.patch("/settings", json={"latency_ms": latency_ms}).raise_for_status()
+
+    def unlimit(self) -> None:
+        """Rate limits no benchmark reaches, with resets a day away (the search windows
+        never refill mid-run)."""
+        reset = int(time.time()) + 86400
+        for resource in ("core", "search", "code_search", "graphql"):
+            self.admin.post(
+                "/rate_limit",
+                json={"remaining": 10**9, "limit": 10**9, "reset": reset, "resource": resource},
+            ).raise_for_status()
 
     def requests(self) -> list[dict[str, Any]]:
         response = self.admin.get("/requests")

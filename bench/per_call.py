@@ -6,15 +6,28 @@ over stdio, on the sandbox forge at 0 ms latency.
     list_issues    ours list_issues           reference list_issues
     code search    ours search(kind=code)     reference search_code
 
-Each round starts each server as a client does (ours with its defaults: JSON logs at INFO
-on stderr, the audit log, metrics; the reference is bench/_reference_server.py), and calls
-each operation --calls times in a row after one warm-up call; the rounds alternate between
-the servers so both see the same machine load. Printed per operation and server: median
-wall time per call (the client's call to its answer), the server process's
-CPU per call (utime + stime from /proc, in 10 ms ticks: hence 100 calls), forge requests
-per call, and the ratio ours / reference. The load average is printed with the figures.
+The forge runs in its own process (as GitHub would: its work never shares a GIL with the
+client's). Each round starts each server as a client does (ours with its defaults: JSON
+logs at INFO on stderr, the audit log, metrics; the reference is bench/_reference_server.py),
+waits until it has fully started (ours: its prompts listed, which only the MCP server
+itself answers, so the framework that loads after the first answers is loaded; the cold
+start is bench/cold_start.py's), then calls each operation --calls times in a row after one
+warm-up call; the rounds alternate between the servers so both see the same machine load.
+
+By default the client is a line-level JSON-RPC client: it writes a request line and reads
+lines until the answer's, so its own cost is the same for both servers. `--client fastmcp`
+uses fastmcp's Client instead, which also validates every structured answer against the
+tool's output schema (only ours declares them), on the client's side of the clock.
+
+Printed per operation and server: median wall time per call (the request written to its
+answer read), the forge's own time per call (the median duration in its request log, times
+the requests per call) and the wall
+time less it (what the server and the pipes add), the server process's CPU per call
+(utime + stime from /proc, in 10 ms ticks: hence 100 calls), forge requests per call, and
+the ratios ours / reference. The load average is printed with the figures.
 
     .venv/bin/python bench/per_call.py [--calls 100] [--rounds 3] [--tree DIR]
+                                       [--client line|fastmcp]
 
 `--tree DIR` runs our server from another checkout (before/after).
 """
@@ -23,33 +36,31 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-from fastmcp import Client
-from fastmcp.client.transports import StdioTransport
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from _forge_process import ForgeProcess  # noqa: E402
 from _reference_server import node_command  # noqa: E402
-
-from sandbox_forge import Forge  # noqa: E402
-from sandbox_forge.admin.seed import seed_demo  # noqa: E402
 
 REPO = "octo-org/demo-app"
 OWNER, NAME = REPO.split("/")
 REF = {"owner": OWNER, "repo": NAME}
 TREE = ROOT
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+HANDSHAKE = {"protocolVersion": "2025-06-18", "capabilities": {},
+             "clientInfo": {"name": "per-call-bench", "version": "1"}}  # fmt: skip
 
 # operation -> (our tool and arguments, the reference server's tool and arguments)
 OPERATIONS: dict[str, tuple[tuple[str, dict[str, Any]], tuple[str, dict[str, Any]]]] = {
@@ -71,10 +82,13 @@ OPERATIONS: dict[str, tuple[tuple[str, dict[str, Any]], tuple[str, dict[str, Any
     ),
 }
 
+Call = Callable[[str, dict[str, Any]], Awaitable[bool]]  # (tool, arguments) -> is_error
+
 
 @dataclass
 class Figures:
     wall_ms: list[float] = field(default_factory=list)
+    forge_ms: list[float] = field(default_factory=list)
     cpu_ms: list[float] = field(default_factory=list)
     requests: list[float] = field(default_factory=list)
 
@@ -86,8 +100,87 @@ def process_cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
-def _server_pid(is_server: Callable[[str], bool]) -> int:
-    """Our child process whose command line `is_server` recognises."""
+def server_command(
+    forge: ForgeProcess, home: str, ours: bool
+) -> tuple[list[str], dict[str, str], str]:
+    """The command, environment and directory that serve one server over stdio."""
+    if not ours:
+        command, env = node_command(forge.base_url, forge.token)
+        return command, env, str(ROOT)
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": home,
+        "GITHUB_API_URL": forge.base_url,
+        "GITHUB_TOKEN": forge.token,
+        "GITHUB_MCP_AUDIT_LOG": f"{home}/audit.jsonl",
+        "GITHUB_MCP_WORKSPACE_DIR": f"{home}/ws",
+    }
+    return [sys.executable, str(TREE / "main.py"), "serve"], env, str(TREE)
+
+
+class LineClient:
+    """MCP over stdio at the level of its lines: one request written, lines read until
+    its answer; notifications and anything else the server sends are skipped."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self.next_id = 0
+
+    async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.next_id += 1
+        line = {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}
+        self.process.stdin.write(json.dumps(line).encode() + b"\n")
+        while True:
+            answer = await self.process.stdout.readline()
+            if not answer:
+                raise RuntimeError(f"the server closed its output during {method}")
+            message = json.loads(answer)
+            if message.get("id") == self.next_id:
+                return message
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> bool:
+        answer = await self.request("tools/call", {"name": tool, "arguments": arguments})
+        if "error" in answer:
+            raise RuntimeError(f"{tool}: {answer['error']}")
+        return bool(answer["result"].get("isError"))
+
+
+async def line_session(command: list[str], env: dict[str, str], cwd: str, ours: bool):
+    process = await asyncio.create_subprocess_exec(
+        *command, env=env, cwd=cwd, stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, limit=2**24,
+    )  # fmt: skip
+    client = LineClient(process)
+    await client.request("initialize", HANDSHAKE)
+    assert process.stdin is not None
+    process.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+    await client.request("tools/list", {})
+    if ours:
+        await client.request("prompts/list", {})  # answered by the fully started server
+    return process, client.call
+
+
+async def fastmcp_session(command: list[str], env: dict[str, str], cwd: str, ours: bool, home: str):
+    from fastmcp import Client
+    from fastmcp.client.transports import StdioTransport
+
+    log = Path(home) / "stderr.log"
+    transport = StdioTransport(command[0], command[1:], env=env, cwd=cwd, log_file=log)
+    client = Client(transport, timeout=120)
+    await client.__aenter__()
+    await client.list_tools()
+    if ours:
+        await client.list_prompts()
+
+    async def call(tool: str, arguments: dict[str, Any]) -> bool:
+        return (await client.call_tool(tool, arguments, raise_on_error=False)).is_error
+
+    return client, call
+
+
+def _server_pid(ours: bool) -> int:
+    """Our child process serving (the fastmcp client starts it on its own)."""
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -98,80 +191,82 @@ def _server_pid(is_server: Callable[[str], bool]) -> int:
                 command = handle.read().replace(b"\0", b" ").decode(errors="replace")
         except (OSError, ValueError, IndexError):
             continue
-        if ppid == os.getpid() and is_server(command):
+        if ppid == os.getpid() and (("main.py serve" in command) if ours else ("node" in command)):
             return int(entry)
     raise RuntimeError("the server process was not found among this process's children")
 
 
-def our_transport(forge: Forge, token: str, home: str) -> StdioTransport:
-    env = {
-        "PATH": os.environ["PATH"],
-        "HOME": home,
-        "GITHUB_API_URL": forge.base_url,
-        "GITHUB_TOKEN": token,
-        "GITHUB_MCP_AUDIT_LOG": f"{home}/audit.jsonl",
-        "GITHUB_MCP_WORKSPACE_DIR": f"{home}/ws",
-    }
-    command = [str(TREE / "main.py"), "serve"]
-    log = Path(home) / "stderr.log"  # the JSON log lines, written as deployed
-    return StdioTransport(sys.executable, command, env=env, cwd=str(TREE), log_file=log)
-
-
-def reference_transport(forge: Forge, token: str, home: str) -> StdioTransport:
-    command, env = node_command(forge.base_url, token)
-    log = Path(home) / "stderr.log"
-    return StdioTransport(command[0], command[1:], env=env, cwd=str(ROOT), log_file=log)
-
-
 async def run_operation(
-    client: Client, pid: int, forge: Forge, tool: str, args: dict[str, Any], calls: int
-) -> tuple[float, float, float]:
-    """Median wall ms per call, CPU ms per call, forge requests per call."""
-    result = await client.call_tool(tool, args, raise_on_error=False)
-    if result.is_error:
-        raise RuntimeError(f"{tool}: {str(result.content)[:300]}")
+    call: Call, pid: int, forge: ForgeProcess, tool: str, args: dict[str, Any], calls: int
+) -> tuple[float, float, float, float]:
+    """Median wall ms per call, forge ms per call, CPU ms per call, forge requests per call."""
+    if await call(tool, args):
+        raise RuntimeError(f"{tool} answered an error")
     walls = []
     forge.clear_requests()
     cpu_before = process_cpu_seconds(pid)
     for _ in range(calls):
         started = time.perf_counter()
-        await client.call_tool(tool, args, raise_on_error=False)
+        await call(tool, args)
         walls.append((time.perf_counter() - started) * 1000)
     cpu = (process_cpu_seconds(pid) - cpu_before) * 1000 / calls
-    return statistics.median(walls), cpu, len(forge.requests()) / calls
+    served = forge.requests()
+    per_call = len(served) / calls
+    durations = [entry.get("duration_ms", 0.0) for entry in served] or [0.0]
+    return statistics.median(walls), statistics.median(durations) * per_call, cpu, per_call
 
 
 async def one_round(
-    forge: Forge, token: str, ours: bool, calls: int, figures: dict[tuple[str, bool], Figures]
+    forge: ForgeProcess,
+    ours: bool,
+    calls: int,
+    client: str,
+    figures: dict[tuple[str, bool], Figures],
 ) -> None:
     with tempfile.TemporaryDirectory() as home:
-        transport = (our_transport if ours else reference_transport)(forge, token, home)
-        async with Client(transport, timeout=120) as client:
-            await client.list_tools()
-            pid = _server_pid((lambda c: "main.py serve" in c) if ours else (lambda c: "node" in c))
+        command, env, cwd = server_command(forge, home, ours)
+        if client == "line":
+            process, call = await line_session(command, env, cwd, ours)
+            closer: Any = process
+        else:
+            closer, call = await fastmcp_session(command, env, cwd, ours, home)
+        try:
+            pid = process.pid if client == "line" else _server_pid(ours)
             for operation, pair in OPERATIONS.items():
                 tool, args = pair[0] if ours else pair[1]
-                wall, cpu, requests = await run_operation(client, pid, forge, tool, args, calls)
+                measured = await run_operation(call, pid, forge, tool, args, calls)
                 mine = figures.setdefault((operation, ours), Figures())
-                mine.wall_ms.append(wall)
-                mine.cpu_ms.append(cpu)
-                mine.requests.append(requests)
+                for series, value in zip(
+                    (mine.wall_ms, mine.forge_ms, mine.cpu_ms, mine.requests), measured, strict=True
+                ):
+                    series.append(value)
+        finally:
+            if client == "line":
+                assert process.stdin is not None
+                process.stdin.close()
+                await process.wait()
+            else:
+                await closer.__aexit__(None, None, None)
 
 
 def table(figures: dict[tuple[str, bool], Figures]) -> str:
     rows = [
-        "| operation | ours ms | reference ms | ours / reference | ours CPU ms | "
-        "reference CPU ms | CPU ours / reference | forge requests ours / reference |",
-        "|---|---|---|---|---|---|---|---|",
+        "| operation | ours ms | reference ms | ours / reference | forge ms ours / reference | "
+        "less forge: ours ms | reference ms | ours / reference | ours CPU ms | reference CPU ms | "
+        "forge requests ours / reference |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
+    med = statistics.median
     for operation in OPERATIONS:
         ours, ref = figures[(operation, True)], figures[(operation, False)]
-        wall, ref_wall = statistics.median(ours.wall_ms), statistics.median(ref.wall_ms)
-        cpu, ref_cpu = statistics.median(ours.cpu_ms), statistics.median(ref.cpu_ms)
-        requests = f"{statistics.median(ours.requests):g} / {statistics.median(ref.requests):g}"
+        wall, ref_wall = med(ours.wall_ms), med(ref.wall_ms)
+        forge, ref_forge = med(ours.forge_ms), med(ref.forge_ms)
+        own, ref_own = wall - forge, ref_wall - ref_forge
+        requests = f"{med(ours.requests):g} / {med(ref.requests):g}"
         rows.append(
             f"| {operation} | {wall:.2f} | {ref_wall:.2f} | {wall / ref_wall:.2f}x | "
-            f"{cpu:.2f} | {ref_cpu:.2f} | {cpu / ref_cpu:.2f}x | {requests} |"
+            f"{forge:.2f} / {ref_forge:.2f} | {own:.2f} | {ref_own:.2f} | {own / ref_own:.2f}x | "
+            f"{med(ours.cpu_ms):.2f} | {med(ref.cpu_ms):.2f} | {requests} |"
         )
     return "\n".join(rows)
 
@@ -182,28 +277,20 @@ async def main() -> None:
     parser.add_argument("--calls", type=int, default=100, help="calls per operation and round")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--tree", type=Path, default=ROOT, help="our server's checkout")
+    parser.add_argument("--client", choices=("line", "fastmcp"), default="line")
     args = parser.parse_args()
     TREE = args.tree.resolve()
-    forge = Forge()
-    forge.start()
-    try:
-        seed_demo(forge)
-        token = forge.create_token(login="octocat")
+    figures: dict[tuple[str, bool], Figures] = {}
+    loads = []
+    with ForgeProcess(seed="demo") as forge:
         forge.set_latency(0)
-        # never the bound here: a reset a day away keeps the 60 s search windows from refilling
-        reset = int(time.time()) + 86400
-        for resource in ("core", "search", "code_search", "graphql"):
-            forge.set_rate_limit(10**9, reset=reset, resource=resource, limit=10**9)
-        figures: dict[tuple[str, bool], Figures] = {}
-        loads = []
+        forge.unlimit()
         for _ in range(args.rounds):
             for ours in (True, False):
-                await one_round(forge, token, ours, args.calls, figures)
+                await one_round(forge, ours, args.calls, args.client, figures)
                 loads.append(os.getloadavg()[0])
-    finally:
-        forge.stop()
-    print(f"our server: {TREE}; forge latency 0 ms; {args.calls} calls per operation x "
-          f"{args.rounds} rounds, medians over rounds")  # fmt: skip
+    print(f"our server: {TREE}; forge latency 0 ms; {args.client} client; {args.calls} calls "
+          f"per operation x {args.rounds} rounds, medians over rounds")  # fmt: skip
     print(table(figures))
     print(
         f"load average over the rounds: {statistics.median(loads):.1f} "

@@ -47,6 +47,8 @@ class Sender(Protocol):
     @property
     def http(self) -> httpx.AsyncClient: ...
 
+    async def dispatch(self, request: httpx.Request, *, stream: bool) -> httpx.Response: ...
+
     async def token(self) -> str | None: ...
 
     async def _headers(
@@ -127,7 +129,7 @@ async def send_attempt(client: Sender, out: Outgoing) -> httpx.Response:
                 "github.attempt": out.attempt,
             }
             with tracing.span(f"GitHub {out.method} {out.route}", **attributes) as span:
-                response = await client.http.send(request, stream=out.stream)
+                response = await client.dispatch(request, stream=out.stream)
                 tracing.annotate(span, **{"http.response.status_code": response.status_code})
         finally:
             client.metrics.github_in_flight(-1)

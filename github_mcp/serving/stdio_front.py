@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import queue
 import sys
 import threading
 from collections.abc import Callable
@@ -41,6 +40,7 @@ from github_mcp.serving.opening_cache import (
     trusted,
     write_atomic,
 )
+from github_mcp.serving.stdio_writer import ClientWriter
 
 _FRONT: Front | None = None
 
@@ -88,7 +88,6 @@ def finish() -> None:
 class Front:
     def __init__(self, base: str):
         self.base = base
-        self._out_lock = threading.Lock()
         self._swallow: set[str] = set()  # ids of server answers the client already has
         self._record: dict[str, Any] | None = None  # {"key", "init_id", "init", "list_id"}
         self._state_lock = threading.Lock()
@@ -98,9 +97,6 @@ class Front:
         self._server_lock = threading.Lock()
         self._accept: Callable[[dict[str, Any]], bool] | None = None
         self._cancel: Callable[[Any], None] | None = None
-        # Answers of direct calls: written by a thread of their own, so a client slow to
-        # read never blocks the event loop.
-        self._answers: queue.SimpleQueue[bytes] = queue.SimpleQueue()
         self._held: list[bytes] = []
         self._released = False
         self._input_ended = False
@@ -112,6 +108,8 @@ class Front:
 
     def start(self) -> None:
         self.client_in, self.client_out = os.dup(0), os.dup(1)
+        # direct answers never wait on a client slow to read (stdio_writer.py)
+        self.writer = ClientWriter(self.client_out)
         server_in, self._to_server = os.pipe()
         self._from_server, server_out = os.pipe()
         os.dup2(server_in, 0)
@@ -122,17 +120,12 @@ class Front:
         self._outbound = threading.Thread(target=self._pump_out, name="stdio-out", daemon=True)
         self._inbound.start()
         self._outbound.start()
-        self._answer_writer = threading.Thread(
-            target=self._write_answers, name="stdio-answers", daemon=True
-        )
-        self._answer_writer.start()
 
     def finish(self) -> None:
         """Write the direct answers still queued; close every descriptor on the server's
         end of the outbound pipe (the MCP library keeps a private duplicate open for good),
         so the relay reads to EOF and stops."""
-        self._answers.put(b"")  # the writer stops after what came before
-        self._answer_writer.join(timeout=5)
+        self.writer.finish()  # what was queued before is written first
         with contextlib.suppress(OSError, ValueError):
             sys.stdout.flush()
         pipe = os.fstat(self._from_server)
@@ -147,13 +140,6 @@ class Front:
 
     # -- writing ------------------------------------------------------------------------
 
-    def _to_client(self, data: bytes) -> None:
-        with self._out_lock:
-            view = memoryview(data)
-            while view:
-                written = os.write(self.client_out, view)
-                view = view[written:]
-
     def _answer(self, request_id: Any, result: Any) -> None:
         self.reply(request_id, {"result": result})
 
@@ -166,14 +152,7 @@ class Front:
         self.to_client_line({"jsonrpc": "2.0", "method": method, "params": params})
 
     def to_client_line(self, message: dict[str, Any]) -> None:
-        self._answers.put((json.dumps(message, separators=(",", ":")) + "\n").encode())
-
-    def _write_answers(self) -> None:
-        while data := self._answers.get():
-            try:
-                self._to_client(data)
-            except OSError:
-                return
+        self.writer.line((json.dumps(message, separators=(",", ":")) + "\n").encode())
 
     def _to_server_write(self, line: bytes) -> None:
         with self._server_lock:
@@ -359,7 +338,7 @@ class Front:
             if watching and self._handled(line):
                 continue
             try:
-                self._to_client(line)
+                self.writer.relay(line)
             except OSError:
                 return
 

@@ -8,9 +8,10 @@ from collections.abc import Iterable
 from typing import Any
 
 from sandbox_forge.git.memo import by_ids
-from sandbox_forge.git.objects import FileDiff, parse_numstat, parse_raw_diff
+from sandbox_forge.git.objects import FileDiff, parse_numstat, split_raw_diff
 from sandbox_forge.git.runner import EMPTY_TREE, SHA_RE, GitRunner
 
+DIFF_OPTS = ("-r", "-M", "--no-color", "--no-ext-diff", "--full-index")
 # rev-list options whose answer depends on the commits alone (never on today's date).
 _FIXED_OPTIONS = ("--reverse", "-i", "--all-match", "--no-merges", "--first-parent")
 _FIXED_PREFIXES = ("--author=", "--committer=", "--grep=")
@@ -78,23 +79,33 @@ class GitHistory(GitRunner):
 
     def diff(self, base: str | None, head: str) -> list[FileDiff]:
         """Per-file changes from base (None: the empty tree) to head, with hunks."""
+        return self._kept_diff("diff", base, head, self._diff)
+
+    def diff_stats(self, base: str | None, head: str) -> list[FileDiff]:
+        """diff() without the hunks (patch None): a pull request's sizes and file list."""
+        return self._kept_diff("stats", base, head, self._stats)
+
+    def _kept_diff(self, kind: str, base: str | None, head: str, compute: Any) -> list[FileDiff]:
         old = base or EMPTY_TREE
         if not by_ids(old, head):
-            return self._diff(old, head)
-        found = self.fast.memo.kept(("diff", old, head), lambda: self._diff(old, head), _weight)
+            return compute(old, head)
+        found = self.fast.memo.kept((kind, old, head), lambda: compute(old, head), _weight)
         return [dataclasses.replace(d) for d in found]  # callers get their own copies
 
-    def _diff(self, old: str, head: str) -> list[FileDiff]:
-        opts = ["-r", "-M", "--no-color", "--no-ext-diff", "--full-index"]
-        raw = self.run("diff-tree", *opts, "-z", "--raw", old, head)
-        files = parse_raw_diff(raw)
-        if not files:
-            return files
-        numstat = self.run("diff-tree", *opts, "-z", "--numstat", old, head)
+    def _stats(self, old: str, head: str) -> list[FileDiff]:
+        # One run prints both: every raw record, then every numstat record.
+        out = self.run("diff-tree", *DIFF_OPTS, "-z", "--raw", "--numstat", old, head)
+        files, numstat = split_raw_diff(out)
         for diff, (add, dele) in zip(files, parse_numstat(numstat), strict=False):
             diff.binary = add is None
             diff.additions, diff.deletions = add or 0, dele or 0
-        patch = self.run("diff-tree", *opts, "-p", old, head).decode("utf-8", "replace")
+        return files
+
+    def _diff(self, old: str, head: str) -> list[FileDiff]:
+        files = self._stats(old, head)
+        if not files:
+            return files
+        patch = self.run("diff-tree", *DIFF_OPTS, "-p", old, head).decode("utf-8", "replace")
         sections = re.split(r"^(?=diff --git )", patch, flags=re.M)
         sections = [s for s in sections if s.startswith("diff --git ")]
         for diff, section in zip(files, sections, strict=False):

@@ -128,6 +128,12 @@ def parse_commit(sha: str, raw_bytes: bytes) -> CommitInfo:
 
 
 def parse_raw_diff(raw: bytes) -> list[FileDiff]:
+    return split_raw_diff(raw)[0]
+
+
+def split_raw_diff(raw: bytes) -> tuple[list[FileDiff], bytes]:
+    """--raw -z records, and what follows them: git prints a --numstat asked for in the same
+    run after every raw record, so the rest is exactly what --numstat alone prints."""
     fields = raw.decode("utf-8", "surrogateescape").split("\0")
     files: list[FileDiff] = []
     i = 0
@@ -151,7 +157,7 @@ def parse_raw_diff(raw: bytes) -> list[FileDiff]:
                 mode=new_mode,
             )
         )
-    return files
+    return files, "\0".join(fields[i:]).encode("utf-8", "surrogateescape")
 
 
 def parse_numstat(raw: bytes) -> list[tuple[int | None, int | None]]:

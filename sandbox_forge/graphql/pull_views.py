@@ -33,7 +33,8 @@ def _diffs(pr: PullRequestView) -> list[Any]:
     cached = pr.__dict__.get("_diffs")
     if cached is None:
         head, base = pr.headRefOid, pr.baseRefOid
-        cached = pr.__dict__["_diffs"] = pr.repo.git.diff(diff_base(pr.repo.git, base, head), head)
+        start = diff_base(pr.repo.git, base, head)
+        cached = pr.__dict__["_diffs"] = pr.repo.git.diff_stats(start, head)
     return cached
 
 

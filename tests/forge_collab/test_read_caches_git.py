@@ -9,6 +9,7 @@ import subprocess
 
 import pytest
 
+from sandbox_forge.git.objects import Signature, TreeChange
 from sandbox_forge.git.runner import GitError
 from sandbox_forge.stores.records import RepoRecord
 
@@ -113,6 +114,52 @@ def test_kept_diffs_are_copies_callers_cannot_spoil(lab: Lab):
     first[0].additions = 999
     first.clear()
     assert forge_numstat(repo, base, head) == numstat(repo, base, head) == [("app.py", 1, 1)]
+
+
+def raw_and_numstat(repo: RepoRecord, base: str, head: str) -> list[tuple]:
+    """git's --raw and --numstat, each from its own run, paired file by file."""
+    opts = ["diff-tree", "-r", "-M", "--full-index"]
+    raw = git(repo, *opts, "--raw", base, head).splitlines()
+    stat = git(repo, *opts, "--numstat", base, head).splitlines()
+    assert len(raw) == len(stat)
+    paired = []
+    for record, counts in zip(raw, stat, strict=True):
+        meta, _, paths = record.partition("\t")
+        add, dele, _ = counts.split("\t", 2)
+        path = paths.split("\t")[-1]
+        binary = add == "-"
+        paired.append((path, meta.split()[4][0], 0 if binary else int(add), binary))
+    return paired
+
+
+def test_sizes_from_one_git_run_equal_two_runs(lab: Lab):
+    """diff_stats reads --raw and --numstat from one run; renames, binaries and a name that
+    starts like a raw record (":") come out as from two runs, and as diff() has them."""
+    repo = lab_repo(lab)
+    base = lab.head(LAB, "main")
+    blob = repo.git.write_blob
+    changes = [
+        TreeChange("notes.txt"),  # deleted
+        TreeChange("renamed-notes.txt", sha=blob(b"alpha\nbeta\ngamma\nmore\n")),
+        TreeChange(":odd", sha=blob(b"1\n2\n")),
+        TreeChange("image.bin", sha=blob(b"\0\1\2binary")),
+        TreeChange("app.py", sha=blob(b"def one():\n    return 11\n")),
+    ]
+    tree = repo.git.build_tree(repo.git.read_commit(base).tree, changes)
+    who = Signature("T", "t@example.com", 1_700_000_000)
+    head = repo.git.create_commit(tree, [base], "mixed\n", who, who)
+    stats = repo.git.diff_stats(base, head)
+    letters = {"renamed": "R", "removed": "D", "added": "A", "modified": "M"}
+    got = [(d.path, letters[d.status], d.additions, d.binary) for d in stats]
+    assert got == raw_and_numstat(repo, base, head)
+    assert {d.path for d in stats} == {":odd", "image.bin", "renamed-notes.txt", "app.py"}
+    assert sorted(letter for _, letter, _, _ in got) == ["A", "A", "M", "R"]
+    assert [binary for path, _, _, binary in got if path == "image.bin"] == [True]
+    full = repo.git.diff(base, head)
+    assert all(d.patch is None for d in stats) and any(d.patch for d in full)
+    assert [(d.path, d.additions, d.deletions) for d in full] == [
+        (d.path, d.additions, d.deletions) for d in stats
+    ]
 
 
 def walked_kb(path: str) -> int:

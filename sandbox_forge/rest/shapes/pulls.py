@@ -112,7 +112,7 @@ def pull_json(
     if merge_info is None:
         return data
     start = diff_base(repo.git, base, head)
-    diffs = repo.git.diff(start, head)
+    diffs = repo.git.diff_stats(start, head)
     data.update(
         {
             "merged": pull.merged,

@@ -14,10 +14,10 @@ itself answers, so the framework that loads after the first answers is loaded; t
 start is bench/cold_start.py's), then calls each operation --calls times in a row after one
 warm-up call; the rounds alternate between the servers so both see the same machine load.
 
-By default the client is a line-level JSON-RPC client: it writes a request line and reads
-lines until the answer's, so its own cost is the same for both servers. `--client fastmcp`
-uses fastmcp's Client instead, which also validates every structured answer against the
-tool's output schema (only ours declares them), on the client's side of the clock.
+By default the client is bench/_line_client.py, a line-level JSON-RPC client: it writes a
+request line and reads lines until the answer's, so its own share of a call is small and
+alike for both servers. `--client fastmcp` uses fastmcp's Client instead, which validates
+every message with the protocol's pydantic models and post-processes each result.
 
 Printed per operation and server: median wall time per call (the request written to its
 answer read), the forge's own time per call (the median duration in its request log, times
@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import statistics
 import sys
@@ -52,6 +51,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from _forge_process import ForgeProcess  # noqa: E402
+from _line_client import LineClient  # noqa: E402
 from _reference_server import node_command  # noqa: E402
 
 REPO = "octo-org/demo-app"
@@ -59,8 +59,6 @@ OWNER, NAME = REPO.split("/")
 REF = {"owner": OWNER, "repo": NAME}
 TREE = ROOT
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-HANDSHAKE = {"protocolVersion": "2025-06-18", "capabilities": {},
-             "clientInfo": {"name": "per-call-bench", "version": "1"}}  # fmt: skip
 
 # operation -> (our tool and arguments, the reference server's tool and arguments)
 OPERATIONS: dict[str, tuple[tuple[str, dict[str, Any]], tuple[str, dict[str, Any]]]] = {
@@ -118,47 +116,13 @@ def server_command(
     return [sys.executable, str(TREE / "main.py"), "serve"], env, str(TREE)
 
 
-class LineClient:
-    """MCP over stdio at the level of its lines: one request written, lines read until
-    its answer; notifications and anything else the server sends are skipped."""
-
-    def __init__(self, process: asyncio.subprocess.Process) -> None:
-        self.process = process
-        self.next_id = 0
-
-    async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.next_id += 1
-        line = {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params}
-        self.process.stdin.write(json.dumps(line).encode() + b"\n")
-        while True:
-            answer = await self.process.stdout.readline()
-            if not answer:
-                raise RuntimeError(f"the server closed its output during {method}")
-            message = json.loads(answer)
-            if message.get("id") == self.next_id:
-                return message
-
-    async def call(self, tool: str, arguments: dict[str, Any]) -> bool:
-        answer = await self.request("tools/call", {"name": tool, "arguments": arguments})
-        if "error" in answer:
-            raise RuntimeError(f"{tool}: {answer['error']}")
-        return bool(answer["result"].get("isError"))
-
-
 async def line_session(command: list[str], env: dict[str, str], cwd: str, ours: bool):
-    process = await asyncio.create_subprocess_exec(
-        *command, env=env, cwd=cwd, stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, limit=2**24,
-    )  # fmt: skip
-    client = LineClient(process)
-    await client.request("initialize", HANDSHAKE)
-    assert process.stdin is not None
-    process.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
-    await client.request("tools/list", {})
-    if ours:
-        await client.request("prompts/list", {})  # answered by the fully started server
-    return process, client.call
+    client = await LineClient.start(command, env, cwd, prompts=ours)
+
+    async def call(tool: str, arguments: dict[str, Any]) -> bool:
+        return bool((await client.call_tool(tool, arguments)).get("isError"))
+
+    return client, call
 
 
 async def fastmcp_session(command: list[str], env: dict[str, str], cwd: str, ours: bool, home: str):
@@ -226,12 +190,12 @@ async def one_round(
     with tempfile.TemporaryDirectory() as home:
         command, env, cwd = server_command(forge, home, ours)
         if client == "line":
-            process, call = await line_session(command, env, cwd, ours)
-            closer: Any = process
+            line_client, call = await line_session(command, env, cwd, ours)
+            closer: Any = line_client
         else:
             closer, call = await fastmcp_session(command, env, cwd, ours, home)
         try:
-            pid = process.pid if client == "line" else _server_pid(ours)
+            pid = line_client.process.pid if client == "line" else _server_pid(ours)
             for operation, pair in OPERATIONS.items():
                 tool, args = pair[0] if ours else pair[1]
                 measured = await run_operation(call, pid, forge, tool, args, calls)
@@ -242,9 +206,7 @@ async def one_round(
                     series.append(value)
         finally:
             if client == "line":
-                assert process.stdin is not None
-                process.stdin.close()
-                await process.wait()
+                await closer.close()
             else:
                 await closer.__aexit__(None, None, None)
 

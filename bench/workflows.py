@@ -16,7 +16,12 @@ framework it loads after its first answers is loaded; bench/cold_start.py measur
 start), at 0 and 50 ms of forge latency, median of the rounds. Completion is checked from
 the forge's state (its API and the demo's seeded truth), never from the answers alone.
 
-    python bench/workflows.py [--rounds 3] [--no-reference] [--tree DIR]
+The agents talk MCP through bench/_line_client.py, a line-level JSON-RPC client whose
+own share of a call is small and alike for both servers; `--client fastmcp` uses
+fastmcp's Client instead (it validates every message with the protocol's pydantic models
+and post-processes each result, on the client's side of the clock).
+
+    python bench/workflows.py [--rounds 3] [--no-reference] [--tree DIR] [--client line|fastmcp]
 
 `--tree DIR` runs our server from another checkout (an older commit, for before/after).
 """
@@ -34,6 +39,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +52,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from _line_client import LineClient  # noqa: E402
 from _reference_server import node_command  # noqa: E402
 
 from sandbox_forge import Forge  # noqa: E402
@@ -57,25 +64,29 @@ OWNER, NAME = REPO.split("/")
 PR1 = f"{REPO}#1"
 ISSUE = 3
 TREE = ROOT  # where our server runs from (--tree)
+CLIENT = "line"  # the MCP client the agents use (--client)
 ORDER = ("merge_ready", "diagnose_ci", "triage_issue", "ship_5_files", "address_review")
+
+
+# (tool, arguments) -> (the text handed to the model, is_error)
+CallTool = Callable[[str, dict[str, Any]], Awaitable[tuple[str, bool]]]
 
 
 @dataclass
 class Agent:
     """Calls tools and counts what a model would be handed."""
 
-    client: Client
+    call_tool: CallTool
     calls: int = 0
     text_bytes: int = 0
     texts: list[str] = field(default_factory=list)
 
     async def call(self, name: str, args: dict[str, Any]) -> Any:
-        result = await self.client.call_tool(name, args, raise_on_error=False)
-        text = "".join(getattr(c, "text", "") for c in result.content)
+        text, is_error = await self.call_tool(name, args)
         self.calls += 1
         self.text_bytes += len(text.encode())
         self.texts.append(text)
-        if result.is_error:
+        if is_error:
             raise RuntimeError(f"{name}: {text[:300]}")
         try:
             return json.loads(text)
@@ -296,7 +307,7 @@ class Measure:
     complete: bool
 
 
-def our_transport(forge: Forge, token: str, home: str) -> StdioTransport:
+def our_command(forge: Forge, token: str, home: str) -> tuple[list[str], dict[str, str], str]:
     env = {
         "PATH": os.environ["PATH"],
         "HOME": home,
@@ -308,24 +319,51 @@ def our_transport(forge: Forge, token: str, home: str) -> StdioTransport:
         "GITHUB_MCP_WORKSPACE_DIR": f"{home}/ws",
         "GITHUB_MCP_LOG_LEVEL": "WARNING",
     }
-    return StdioTransport(sys.executable, [str(TREE / "main.py"), "serve"], env=env, cwd=str(TREE))
+    return [sys.executable, str(TREE / "main.py"), "serve"], env, str(TREE)
 
 
-def reference_transport(forge: Forge, token: str) -> StdioTransport:
+def reference_command(forge: Forge, token: str) -> tuple[list[str], dict[str, str], str]:
     command, env = node_command(forge.base_url, token)
-    return StdioTransport(command[0], command[1:], env=env, cwd=str(ROOT))
+    return command, env, str(ROOT)
+
+
+@asynccontextmanager
+async def connected(command: list[str], env: dict[str, str], cwd: str, ours: bool):
+    """A started, initialized server (ours fully started: its prompts listed, which only
+    the MCP server itself answers) and its tool-calling function, for the chosen client."""
+    if CLIENT == "line":
+        client = await LineClient.start(command, env, cwd, prompts=ours)
+
+        async def call_line(name: str, args: dict[str, Any]) -> tuple[str, bool]:
+            result = await client.call_tool(name, args)
+            text = "".join(c.get("text", "") for c in result.get("content") or [])
+            return text, bool(result.get("isError"))
+
+        try:
+            yield call_line
+        finally:
+            await client.close()
+        return
+    transport = StdioTransport(command[0], command[1:], env=env, cwd=cwd)
+    async with Client(transport, timeout=120) as fastmcp_client:
+        await fastmcp_client.list_tools()  # as a client does before its first call
+        if ours:
+            await fastmcp_client.list_prompts()
+
+        async def call_fastmcp(name: str, args: dict[str, Any]) -> tuple[str, bool]:
+            result = await fastmcp_client.call_tool(name, args, raise_on_error=False)
+            return "".join(getattr(c, "text", "") for c in result.content), result.is_error
+
+        yield call_fastmcp
 
 
 async def measure(forge: Forge, token: str, workflow: str, ours: bool, home: str) -> Measure:
     tag = f"{'o' if ours else 'r'}{uuid.uuid4().hex[:8]}"
-    transport = our_transport(forge, token, home) if ours else reference_transport(forge, token)
+    command, env, cwd = our_command(forge, token, home) if ours else reference_command(forge, token)
     if workflow == "merge_ready":
         set_mergeability_delay(forge, 1, REPO, 1)  # a fresh PR: GitHub has not computed it
-    async with Client(transport, timeout=120) as client:
-        await client.list_tools()  # as a client does before its first call
-        if ours:
-            await client.list_prompts()  # answered by the server itself: it has started
-        agent = Agent(client)
+    async with connected(command, env, cwd, ours) as call_tool:
+        agent = Agent(call_tool)
         forge.clear_requests()
         started = time.perf_counter()
         await (OURS if ours else REFERENCE)[workflow](agent, tag)
@@ -391,9 +429,11 @@ async def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-reference", action="store_true")
     parser.add_argument("--tree", type=Path, default=ROOT, help="run our server from here")
+    parser.add_argument("--client", choices=("line", "fastmcp"), default="line")
     args = parser.parse_args()
-    global TREE
+    global TREE, CLIENT
     TREE = args.tree.resolve()
+    CLIENT = args.client
     results: dict[int, dict[tuple[str, bool], list[Measure]]] = {}
     for latency in (0, 50):
         collected: dict[tuple[str, bool], list[Measure]] = {}
@@ -401,7 +441,8 @@ async def main() -> None:
             for key, value in (await round_at(latency, not args.no_reference)).items():
                 collected.setdefault(key, []).append(value)
         results[latency] = collected
-    print(f"load average before the run: {os.getloadavg()[0]:.2f}; rounds: {args.rounds}")
+    print(f"load average after the run: {os.getloadavg()[0]:.2f}; rounds: {args.rounds}; "
+          f"{CLIENT} client")  # fmt: skip
     print(table(results))
 
 

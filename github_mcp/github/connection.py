@@ -8,6 +8,8 @@ sending.py's `Sender` describes; client.py's `GitHubClient` builds its requests 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import importlib
 import random
 import urllib.request
 from typing import Any
@@ -27,6 +29,28 @@ from github_mcp.monitoring.observability import Metrics
 
 USER_AGENT = "github-mcp-controller/0.1"
 LIMITS = httpx.Limits(max_keepalive_connections=20, max_connections=50)
+
+
+# What the HTTP stack imports at its first connection (anyio's asyncio backend, its
+# streams and locks): tens of milliseconds a first call need not wait for.
+FIRST_CONNECTION_MODULES = (
+    "anyio._backends._asyncio",
+    "anyio._core._sockets",
+    "anyio._core._streams",
+    "anyio._core._synchronization",
+    "anyio.lowlevel",
+    "anyio.streams.memory",
+    "anyio.streams.stapled",
+)
+
+
+def warm_up() -> None:
+    """Pay now, on any thread, what the first request to GitHub would otherwise pay: the
+    TLS context (loading the CA bundle) and the modules of a first connection."""
+    tls_context()
+    for name in FIRST_CONNECTION_MODULES:
+        with contextlib.suppress(ImportError):  # another anyio version: paid on first use
+            importlib.import_module(name)
 
 
 class Connection:

@@ -53,9 +53,10 @@ def _range(a: int, b: int) -> str:
 def hidden_characters(text: str) -> list[str]:
     """The invisible, direction-changing and control characters in `text` (tab and line
     breaks included: a name never holds them), as `U+202E` labels."""
+    if text.isascii() and text.isprintable():
+        return []  # printable ASCII holds no control or format character
     found = {c for c in text if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp")}
-    if not (text.isascii() and text.isprintable()):
-        found |= set("".join(_invisible_re().findall(text)))
+    found |= set("".join(_invisible_re().findall(text)))
     return [f"U+{ord(c):04X}" for c in sorted(found)]
 
 

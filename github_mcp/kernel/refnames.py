@@ -69,9 +69,12 @@ def ref_problem(name: str) -> str | None:
 
 
 def _character_problem(name: str) -> str | None:
-    if strip_invisible(name) != name:
+    if name.isascii() and name.isprintable():  # most names: no control character possible
+        if " " in name:
+            return "it contains whitespace or control characters"
+    elif strip_invisible(name) != name:
         return "it contains invisible, direction-changing or control characters"
-    if any(ch.isspace() or unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in name):
+    elif any(ch.isspace() or unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in name):
         return "it contains whitespace or control characters"
     found = sorted(set(name) & _FORBIDDEN_CHARS)
     return f"it contains {' '.join(found)!r}" if found else None

@@ -1,26 +1,29 @@
-"""Read calls over stdio answered by the pipeline directly, without the MCP framework:
+"""Tool calls over stdio answered by the pipeline directly, without the MCP framework:
 before the framework has loaded, and after.
 
 Loading the MCP framework takes most of a second; a client that sends a call as soon as it
 has the tool list would wait for all of it. And once it runs, the framework's handling of
 a call (its JSON-RPC models, middleware, session and stream tasks, and four thread hops
 through the stdio relay) costs more CPU than the call itself. The call path (pipeline/)
-does not need any of it, so `DirectCalls` answers the read calls it can answer exactly as
-the server would, on the same Runtime and event loop the server uses (one cache, one
-flow-guard record, one audit log):
+does not need any of it, so `DirectCalls` answers the calls it can answer exactly as the
+server would, on the same Runtime and event loop the server uses (one cache, one
+flow-guard record, one gate with its approvals, one audit log):
 
-- a `tools/call` of a read tool this server selects that needs nothing of the server
+- a `tools/call` of a tool this server selects that needs nothing of the server
   (`needs_server`: the session, as find_tools uses, or the bound tools, as describe_tool
-  does), with arguments that pass the same pydantic validation of the handler's signature
-  the framework applies, and no `_meta` beyond a progress token;
+  does): a read; or a write while the approval mode is not `auto`, the one mode where the
+  gate may ask a human through the session (elicitation); in the others the pipeline's
+  gate decides on the approvals the process holds, as it does for the server;
+- with arguments that pass the same pydantic validation of the handler's signature the
+  framework applies, and no `_meta` beyond a progress token (or the 2026 revision's);
 - the answer is the pipeline's answer as MCP puts it on the wire (ToolAnswer.wire), after
   the notifications the server would send: progress for the request's token, and log
   messages at or above the level the client set with `logging/setLevel` (else `info`).
 
-Anything else (a write, an invalid argument, an unknown tool, the 2026 revision's
-per-request `_meta`) goes to the server (held by the stdio front until the server reads):
-its errors are the server's own. A call the client cancels (`notifications/cancelled`) is
-stopped and not answered, as the server would do.
+Anything else (a write in `auto` mode, an invalid argument, an unknown tool, other
+`_meta`, such as an idempotency key) goes to the server (held by the stdio front until the
+server reads): its errors are the server's own. A call the client cancels
+(`notifications/cancelled`) is stopped and not answered, as the server would do.
 """
 
 from __future__ import annotations
@@ -54,7 +57,7 @@ SERVER_INFO = {"name": SERVER_NAME, "version": VERSION}
 
 
 class DirectCalls:
-    """The read calls taken directly; `accepts` and `cancel` are called from the front's
+    """The calls taken directly; `accepts` and `cancel` are called from the front's
     reading thread, everything else on the event loop."""
 
     def __init__(
@@ -70,7 +73,8 @@ class DirectCalls:
         self._answer = answer
         self._notify = notify
         self._log_level = log_level
-        self._reads = {spec.name: spec for spec in selected_specs(rt) if _early(spec)}
+        mode = rt.settings.approval_mode
+        self._taken = {s.name: s for s in selected_specs(rt) if _direct(s, mode)}
         self._adapters: dict[str, TypeAdapter[Any]] = {}
         self._running: dict[Any, asyncio.Task[None]] = {}  # by request id
         self.server_runs = False  # once it does, each call is logged at debug level only
@@ -89,7 +93,7 @@ class DirectCalls:
         if asks is None:
             return False  # request metadata this path does not answer: the server's business
         name, arguments = params.get("name"), params.get("arguments")
-        spec = self._reads.get(name) if isinstance(name, str) else None
+        spec = self._taken.get(name) if isinstance(name, str) else None
         if spec is None or not isinstance(arguments, dict):
             return False
         kwargs = self._validated(spec, arguments)
@@ -176,9 +180,15 @@ class DirectCalls:
         self._notify("notifications/message", {"level": level, "logger": LOGGER_NAME, "data": data})
 
 
-def _early(spec: ToolSpec) -> bool:
-    """A read that needs nothing of the server: no session, no bound tools."""
-    return not spec.write and not spec.needs_server and spec.read_only_hint is not False
+def _direct(spec: ToolSpec, approval_mode: str) -> bool:
+    """A tool that needs nothing of the server (no session, no bound tools): a read, or a
+    write while no approval asks a human through the session (every mode but `auto`,
+    where the gate may ask by elicitation); the pipeline's gate decides the write."""
+    if spec.needs_server:
+        return False
+    if spec.write or spec.read_only_hint is False:
+        return approval_mode != "auto"
+    return True
 
 
 def _arguments_of(spec: ToolSpec) -> Callable[..., dict[str, Any]]:

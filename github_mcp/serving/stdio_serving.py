@@ -6,8 +6,10 @@ answers to `initialize` and `tools/list` (shipped_opening.py), when they apply. 
 order, on one event loop:
 1. the tools are registered and, when the stdio front runs, every tool call is offered to
    `DirectCalls` (direct_calls.py); calls already waiting are taken first;
-2. once no direct call is running (so the two do not share the CPU), the MCP framework is
-   imported on a worker thread, while the loop goes on answering direct calls;
+2. once no direct call is running (so the two do not share the CPU), a worker thread pays
+   what a first GitHub request would (the TLS context, the modules of a first
+   connection) and imports the MCP framework, while the loop goes on answering direct
+   calls;
 3. the server is built on this loop and the front releases what it held to it;
 4. the server serves everything else until the client closes its input, while read calls
    keep going to `DirectCalls`.
@@ -19,6 +21,7 @@ import asyncio
 import importlib
 import sys
 from functools import partial
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from github_mcp.monitoring.observability import log_event
@@ -67,7 +70,7 @@ async def _serve(rt: Runtime) -> None:
         direct = DirectCalls(rt, loop, front.reply, front.notify, lambda: front.log_level)
         front.attach(direct.accepts, direct.cancel)
         await direct.idle()
-    server = await asyncio.to_thread(importlib.import_module, "github_mcp.serving.server")
+    server = await asyncio.to_thread(_load_server)
     mcp = server.build_mcp(rt)
     if direct is not None:
         direct.server_runs = True
@@ -77,6 +80,15 @@ async def _serve(rt: Runtime) -> None:
     await mcp.run_async(transport="stdio", show_banner=False)
     if direct is not None:
         await direct.idle()  # calls taken before the client closed its input are answered
+
+
+def _load_server() -> ModuleType:
+    """On a worker thread: what a first GitHub request would pay (connection.py), then
+    the MCP framework and the server built on it."""
+    from github_mcp.github.connection import warm_up  # loaded by now: the Runtime's
+
+    warm_up()
+    return importlib.import_module("github_mcp.serving.server")
 
 
 def _registered() -> dict[str, tuple[str, bool]]:

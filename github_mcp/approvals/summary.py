@@ -12,14 +12,15 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from github_mcp.kernel.errors import GitHubMCPError
 from github_mcp.kernel.hidden_text import make_visible
 from github_mcp.kernel.refnames import lookalike_warning, skeleton
-from github_mcp.services.approved_state import RemoteState
-from github_mcp.services.edits import apply_sections
 from github_mcp.services.patches import unified_diff
+
+if TYPE_CHECKING:
+    from github_mcp.services.approved_state import RemoteState
 
 ChangeKind = Literal["added", "modified", "deleted", "renamed", "patched", "unknown"]
 MAX_FILES_READ = 30  # current contents read to count lines; the rest are listed only
@@ -304,6 +305,10 @@ def _with_sections(old: str | None, sections: list[Any]) -> str | None:
     """What a section edit makes of the file (None when it cannot apply)."""
     if old is None:
         return None
+    # here, not at import: the edit engine pulls in most of services/, which a server
+    # starting up (the Runtime imports this module) need not wait for
+    from github_mcp.services.edits import apply_sections
+
     try:
         return apply_sections(old, [SimpleNamespace(**s) for s in sections])
     except (GitHubMCPError, TypeError):

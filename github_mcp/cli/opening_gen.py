@@ -1,8 +1,8 @@
 """Record the server's own opening answers into serving/opening.json (`python main.py
 docs`): each handshake revision's `initialize` result, and every tool's listing entry
-(output schema included) with its toolset and whether it writes. The server is spawned
-over stdio as a client would meet it, with no cache and no GitHub behind it (the opening
-asks GitHub nothing)."""
+(output schema included) with its toolset, whether it writes and the module defining
+it. The server is spawned over stdio as a client would meet it, with no cache and no
+GitHub behind it (the opening asks GitHub nothing)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def recorded_opening() -> dict[str, Any]:
 
     import_extension_tools()  # the operator's tools are never shipped
     builtin = {
-        name: (spec.toolset.value, spec.write)
+        name: (spec.toolset.value, spec.write, spec.handler.__module__)
         for name, spec in REGISTRY.items()
         if spec.handler.__module__.startswith("github_mcp.")
     }
@@ -46,9 +46,10 @@ def recorded_opening() -> dict[str, Any]:
         discover, modern_list = _modern_opening(Path(home))
     entries = {entry["name"]: entry for entry in [*catalog, *listing]}
     tools_out = [
-        {"name": name, "toolset": toolset, "write": write, "entry": entries[name]}
-        for name, (toolset, write) in builtin.items()
-    ]
+        {"name": name, "toolset": toolset, "write": write, "module": module,
+         "entry": entries[name]}
+        for name, (toolset, write, module) in builtin.items()
+    ]  # fmt: skip
     others = [e for e in listing if e["name"] not in builtin and e["name"] not in extension]
     return {
         "format": FORMAT,

@@ -43,6 +43,18 @@ _REQUIRED: Any = object()
 
 
 REGISTRY: dict[str, ToolSpec] = {}
+_DEFERRED = False  # importing github_mcp.tools registers nothing until import_all()
+
+
+def defer_tool_imports() -> None:
+    """Before github_mcp.tools is first imported: its modules are imported one by one by
+    the caller (the stdio start, serving/stdio_serving.py), not by the package."""
+    global _DEFERRED
+    _DEFERRED = True
+
+
+def tool_imports_deferred() -> bool:
+    return _DEFERRED
 
 
 def tool(
@@ -102,6 +114,13 @@ def _register(
         pr_arg="pr" in inspect.signature(fn).parameters,
         **options,
     )
+
+
+def reorder(key: Callable[[ToolSpec], Any]) -> None:
+    """Put the registry in `key` order (stable), in place: its order is the listing's."""
+    ordered = sorted(REGISTRY.items(), key=lambda item: key(item[1]))
+    REGISTRY.clear()
+    REGISTRY.update(ordered)
 
 
 def selected_specs(rt: Runtime) -> list[ToolSpec]:

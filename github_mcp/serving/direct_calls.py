@@ -73,14 +73,20 @@ class DirectCalls:
         self._answer = answer
         self._notify = notify
         self._log_level = log_level
-        mode = rt.settings.approval_mode
-        self._taken = {s.name: s for s in selected_specs(rt) if _direct(s, mode)}
+        self._taken: dict[str, ToolSpec] = {}
+        self.refresh()
         self._adapters: dict[str, TypeAdapter[Any]] = {}
         self._running: dict[Any, asyncio.Task[None]] = {}  # by request id
         self.server_runs = False  # once it does, each call is logged at debug level only
         self._idle = asyncio.Event()
         self._idle.set()
         self.taken = 0
+
+    def refresh(self) -> None:
+        """The tools to take, from what is registered now (a first call's module may have
+        been imported before the others)."""
+        mode = self.rt.settings.approval_mode
+        self._taken = {s.name: s for s in selected_specs(self.rt) if _direct(s, mode)}
 
     def accepts(self, message: dict[str, Any]) -> bool:
         """Take this `tools/call` (True), or leave it for the server (False)."""

@@ -3,9 +3,10 @@ stdio on a first start, before the MCP framework has loaded.
 
 `python main.py docs` records, in `opening.json` beside this module, what the server
 itself answers (cli/opening_gen.py spawns it): the `initialize` result for each protocol
-revision the handshake negotiates, and every tool's listing entry with its toolset and
-whether it writes. A start then answers from the file when all of these hold, and leaves
-the answer to the server otherwise:
+revision the handshake negotiates, and every tool's listing entry with its toolset,
+whether it writes and its module (a first call then imports only the module it needs).
+A start answers from the file when all of these hold, and leaves the answer to the
+server otherwise:
 
 - the file was recorded from this very code: its fingerprint is the hash of every module
   of this package and the versions of the MCP libraries and pydantic;
@@ -120,6 +121,14 @@ class ShippedOpening:
         ]
         listed += [self._entry(entry) for entry in self.recorded["other_tools"]]
         return {"tools": listed}
+
+    def module_of(self, tool: str) -> str | None:
+        """The built-in module that defines `tool`, as recorded."""
+        for recorded in self.recorded["tools"]:
+            if recorded["name"] == tool:
+                module = recorded.get("module")
+                return module if isinstance(module, str) else None
+        return None
 
     def _entry(self, entry: dict[str, Any]) -> dict[str, Any]:
         if self.settings.output_schemas:

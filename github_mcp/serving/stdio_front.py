@@ -172,6 +172,18 @@ class Front:
             held, self._held = self._held, []
             self._held = [line for line in held if not self._offer(line)]
 
+    def waiting_tools(self) -> set[str]:
+        """The tools the calls held for now name."""
+        with self._early_lock:
+            held = list(self._held)
+        names = set()
+        for line in held:
+            params = (stdio_lines.message(line) or {}).get("params")
+            name = params.get("name") if isinstance(params, dict) else None
+            if isinstance(name, str):
+                names.add(name)
+        return names
+
     def _remember(self, initialize: dict[str, Any], tools_list: dict[str, Any]) -> None:
         """Answers given from the shipped file: cached, so the next start gives them at once."""
         with self._state_lock:

@@ -14,7 +14,7 @@ import pytest
 from github_mcp.serving.shipped_opening import PATH, fingerprint
 from tests.conftest import ROOT
 from tests.perf.test_fast_start import environment
-from tests.stdio_session import INITIALIZED, modern_meta, request, run
+from tests.stdio_session import INITIALIZED, modern_meta, request, run, tool_call
 
 UI_MIME = "text/html;profile=mcp-app"
 SETTINGS = {
@@ -128,3 +128,35 @@ def test_a_2026_client_is_answered_as_the_server_does(tmp_path, setting):
     for ident in (1, 2, 3):
         assert shipped.result(ident) == server.result(ident), ident
     assert offered(logs[1]) and offered(logs[1])[0]["listing"] is True
+
+
+def test_a_first_call_waits_for_its_own_tool_only_and_the_order_holds(forge, forge_token, tmp_path):
+    """A call sent with the first tools/list is answered as soon as its tool's module is
+    imported (before the others, when it is already waiting); the registry then takes
+    the order of an import all at once, so the server's own listing equals the shipped
+    one and the one a start without the front gives."""
+    from tests.perf.test_direct_calls import environment as with_forge
+
+    read = {"full_name": "octo-org/demo-app", "path": "README.md"}
+    steps = [
+        [request(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                   "clientInfo": {"name": "t", "version": "1"}})],
+        [INITIALIZED, request(2, "tools/list"), tool_call(3, "get_file_contents", read)],
+        [request(4, "tools/list")],  # the server's own answer
+    ]  # fmt: skip
+    sessions = []
+    for name, fast in (("front", "1"), ("server", "0")):
+        env = {**with_forge(tmp_path / name, forge, forge_token), "GITHUB_MCP_FAST_START": fast}
+        with (tmp_path / f"{name}.log").open("wb") as stderr:
+            sessions.append(
+                run([sys.executable, "main.py", "serve"], steps, cwd=ROOT, env=env, stderr=stderr)
+            )
+    front, server = sessions
+    assert front.result(3)["structuredContent"]["content"].startswith("#")
+    assert front.result(3) == server.result(3)
+    assert front.result(2) == front.result(4) == server.result(2) == server.result(4)
+    log = [json.loads(x) for x in (tmp_path / "front.log").read_text().splitlines() if x[:1] == "{"]
+    registered = [e for e in log if e.get("event") == "tools_registered"]
+    every = json.loads(PATH.read_text())["tools"]  # every built-in tool, as recorded
+    assert len(registered) == 1 and registered[0]["tools"] == len(every)
+    assert set(registered[0].get("ahead") or []) <= {"github_mcp.tools.files"}

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-import uuid
+import secrets
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -136,7 +136,7 @@ async def run_tool(
     spec: ToolSpec, rt: Runtime, kwargs: dict[str, Any], ctx: Context | None = None
 ) -> ToolAnswer | InputRequiredResult:
     """One call: its call_id, client log and trace span around the pipeline below."""
-    call_id = uuid.uuid4().hex[:16]
+    call_id = secrets.token_hex(8)  # 16 hex characters, as the logs and envelopes show
     async with tool_call_scope(spec.name, call_id, write=spec.write, ctx=ctx) as trace:
         await client_log.debug(f"{spec.name}: started (call_id {call_id})")
         result = await _run_pipeline(spec, rt, kwargs, ctx, call_id)

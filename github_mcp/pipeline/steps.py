@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -82,7 +83,9 @@ def begin(
         approval=approval,
     )
     run = CallRun(call, kwargs)
-    log_event("tool_call_start", **run.log_fields(), arg_keys=sorted(kwargs))
+    # a read's outcome line follows at once with the same fields: its start is for debugging
+    level = logging.INFO if spec.write or spec.read_only_hint is False else logging.DEBUG
+    log_event("tool_call_start", level=level, **run.log_fields(), arg_keys=sorted(kwargs))
     return run
 
 
@@ -210,6 +213,7 @@ def _outcome_fields(run: CallRun, duration: float) -> dict[str, Any]:
         "repo": run.call.repo,
         "ref": _ref_of(run.spec, run.kwargs),
         "path": run.kwargs.get("path"),
+        "arg_keys": sorted(run.kwargs),
         "duration_ms": round(duration, 1),
     }
 

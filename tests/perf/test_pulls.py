@@ -6,7 +6,7 @@ from __future__ import annotations
 import httpx2 as httpx
 import pytest
 
-from tests.conftest import call_tool, error_code, mcp_client, settled_requests
+from tests.conftest import DEMO_REPO, call_tool, error_code, mcp_client, settled_requests
 
 REPO = "perf-org/pulls"
 
@@ -112,3 +112,26 @@ async def test_merge_readiness_is_two_round_trips(make_runtime, forge, pull):
     assert {f"/repos/{REPO}/branches/main/protection", f"/repos/{REPO}/branches/main"} <= set(
         grouped[1]
     )
+
+
+async def test_failing_tests_are_three_round_trips(make_runtime, forge):
+    """The PR (its head), its checks, then each failed job with its log and the commit's
+    tree all at once: none of the third wave needs another of it."""
+    rt = make_runtime()
+    forge.set_latency(50)
+    try:
+        async with mcp_client(rt) as client:
+            forge.clear_requests()
+            is_error, found = await call_tool(client, "get_failing_tests", {"pr": f"{DEMO_REPO}#1"})
+            entries = settled_requests(forge)
+    finally:
+        forge.set_latency(0)
+    assert not is_error, found
+    assert found["total_failures"] == 9  # the demo's failing tests, files mapped to their jobs
+    grouped = waves(entries)
+    assert len(grouped) == 3, grouped
+    assert grouped[0] == [f"/repos/{DEMO_REPO}/pulls/1"]
+    last = grouped[2]
+    jobs = [p for p in last if p.split("/")[-2] == "jobs"]
+    assert len(jobs) == 2 and all(f"{p}/logs" in last for p in jobs)
+    assert any("/git/trees/" in p for p in last)

@@ -153,24 +153,30 @@ async def _job_failures(
     assert check.id is not None
     job_id = check.id
     job = JobFailures(name=check.name, job_id=job_id, conclusion=check.conclusion)
-    try:
-        detail = await ci.get_job(github, full_name, job_id)
+    cache_key = f"{full_name}#{job_id}"
+    found, cached = github.cache.lookup("ci_failures", cache_key)
+    # the job and its log need only its id: one round trip for both
+    detail, log = await asyncio.gather(
+        ci.get_job(github, full_name, job_id),
+        _no_log() if found else ci.fetch_job_log(github, full_name, job_id),
+        return_exceptions=True,
+    )
+    if isinstance(detail, BaseException) and not isinstance(detail, GitHubMCPError):
+        raise detail
+    if isinstance(detail, dict):  # else not an Actions job after all; the log tells more
         job.run_id = detail.get("run_id")
         steps = ci.failed_steps(detail)
         if steps:
             job.step = f"{steps[0].number}. {steps[0].name}"
-    except GitHubMCPError:
-        pass  # not an Actions job after all; the log tells what it can
-    cache_key = f"{full_name}#{job_id}"
-    found, cached = github.cache.lookup("ci_failures", cache_key)
     if found:
         failures, error, note = cached
     else:
-        try:
-            log = await ci.fetch_job_log(github, full_name, job_id)
-        except GitHubMCPError as exc:
-            job.error = exc.message
+        if isinstance(log, GitHubMCPError):
+            job.error = log.message
             return job, []
+        if isinstance(log, BaseException):
+            raise log
+        assert log is not None  # asked for: not found in the cache
         # Off the event loop: a big log is bounded work, but other calls go on meanwhile.
         budget = Budget()
         failures = await asyncio.to_thread(parse_failures, log.text, budget=budget)
@@ -188,6 +194,10 @@ async def _job_failures(
     job.note = note
     job.tests = len(failures)
     return job, failures
+
+
+async def _no_log() -> None:
+    return None
 
 
 async def collect_failures(
@@ -211,31 +221,43 @@ async def collect_failures(
         async with gate:
             return await _job_failures(github, full_name, check)
 
-    results = await asyncio.gather(*(one(c) for c in failed))
-    tree: set[str] | None = None
-    for job, failures in results:
-        report.jobs.append(job)
-        files = [_relative(f.file) for f in failures if f.file]
-        if files:
-            if tree is None:
-                tree = await repo_files(github, full_name, sha)
-            job.workdir = _workdir(files, tree)
-        prefix = f"{job.workdir}/" if job.workdir else ""
-        for failure in failures:
-            file = _relative(failure.file) if failure.file else None
-            report.tests.append(
-                FailingTest(
-                    test=failure.test,
-                    message=short_message(failure.message or ""),
-                    job=job.name,
-                    job_id=job.job_id,
-                    runner=failure.runner,
-                    file=prefix + file if file else None,
-                    line=failure.line,
-                    rerun=_rerun(failure, job.workdir),
-                )
-            )
+    # the tree maps a test's file to the job's directory: most failures name a file, so it
+    # is asked for beside the logs (once per commit: it is cached) and dropped if unused
+    tree_task = asyncio.ensure_future(repo_files(github, full_name, sha))
+    try:
+        results = await asyncio.gather(*(one(c) for c in failed))
+        for job, failures in results:
+            report.jobs.append(job)
+            await _add_tests(report, job, failures, tree_task)
+    finally:
+        tree_task.cancel()  # a no-op once done
     return report
+
+
+async def _add_tests(
+    report: FailureReport,
+    job: JobFailures,
+    failures: list[TestFailure],
+    tree: asyncio.Future[set[str]],
+) -> None:
+    files = [_relative(f.file) for f in failures if f.file]
+    if files:
+        job.workdir = _workdir(files, await tree)
+    prefix = f"{job.workdir}/" if job.workdir else ""
+    for failure in failures:
+        file = _relative(failure.file) if failure.file else None
+        report.tests.append(
+            FailingTest(
+                test=failure.test,
+                message=short_message(failure.message or ""),
+                job=job.name,
+                job_id=job.job_id,
+                runner=failure.runner,
+                file=prefix + file if file else None,
+                line=failure.line,
+                rerun=_rerun(failure, job.workdir),
+            )
+        )
 
 
 def job_summary(jobs: list[JobFailures]) -> list[FailedJob]:

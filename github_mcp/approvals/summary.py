@@ -12,15 +12,13 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from github_mcp.kernel.errors import GitHubMCPError
 from github_mcp.kernel.hidden_text import make_visible
 from github_mcp.kernel.refnames import lookalike_warning, skeleton
+from github_mcp.services.approved_state import RemoteState  # a runtime hint: store.py reads it
 from github_mcp.services.patches import unified_diff
-
-if TYPE_CHECKING:
-    from github_mcp.services.approved_state import RemoteState
 
 ChangeKind = Literal["added", "modified", "deleted", "renamed", "patched", "unknown"]
 MAX_FILES_READ = 30  # current contents read to count lines; the rest are listed only

@@ -135,7 +135,6 @@ class Connection:
         return response
 
     async def aclose(self) -> None:
-        self._direct.pop(id(asyncio.get_running_loop()), None)
         client = self._clients.pop(id(asyncio.get_running_loop()), None)
         if client is not None:
             await client.aclose()

@@ -28,6 +28,7 @@ from github_mcp.services.ci._test_output import (
     rerun_command,
 )
 from github_mcp.services.ci.runners.linear import compile_linear
+from github_mcp.services.github_json import Job
 from github_mcp.services.repos import (
     repo_path,
 )
@@ -155,28 +156,23 @@ async def _job_failures(
     job = JobFailures(name=check.name, job_id=job_id, conclusion=check.conclusion)
     cache_key = f"{full_name}#{job_id}"
     found, cached = github.cache.lookup("ci_failures", cache_key)
-    # the job and its log need only its id: one round trip for both
-    detail, log = await asyncio.gather(
-        ci.get_job(github, full_name, job_id),
-        _no_log() if found else ci.fetch_job_log(github, full_name, job_id),
-        return_exceptions=True,
-    )
-    if isinstance(detail, BaseException) and not isinstance(detail, GitHubMCPError):
-        raise detail
-    if isinstance(detail, dict):  # else not an Actions job after all; the log tells more
+    if found:
+        detail, log = await _job_detail(github, full_name, job_id), None
+    else:  # the job and its log need only its id: both asked at once
+        detail, log = await asyncio.gather(
+            _job_detail(github, full_name, job_id), _job_log(github, full_name, job_id)
+        )
+    if detail is not None:
         job.run_id = detail.get("run_id")
         steps = ci.failed_steps(detail)
         if steps:
             job.step = f"{steps[0].number}. {steps[0].name}"
-    if found:
+    if isinstance(log, str):
+        job.error = log
+        return job, []
+    if log is None:
         failures, error, note = cached
     else:
-        if isinstance(log, GitHubMCPError):
-            job.error = log.message
-            return job, []
-        if isinstance(log, BaseException):
-            raise log
-        assert log is not None  # asked for: not found in the cache
         # Off the event loop: a big log is bounded work, but other calls go on meanwhile.
         budget = Budget()
         failures = await asyncio.to_thread(parse_failures, log.text, budget=budget)
@@ -196,8 +192,21 @@ async def _job_failures(
     return job, failures
 
 
-async def _no_log() -> None:
-    return None
+async def _job_detail(github: GitHubClient, full_name: str, job_id: int) -> Job | None:
+    """The job's details; None when it is not an Actions job after all (its log tells
+    what it can)."""
+    try:
+        return await ci.get_job(github, full_name, job_id)
+    except GitHubMCPError:
+        return None
+
+
+async def _job_log(github: GitHubClient, full_name: str, job_id: int) -> ci.JobLog | str:
+    """The job's log, or why it could not be read."""
+    try:
+        return await ci.fetch_job_log(github, full_name, job_id)
+    except GitHubMCPError as exc:
+        return exc.message
 
 
 async def collect_failures(

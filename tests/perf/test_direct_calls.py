@@ -35,6 +35,14 @@ def environment(home: Path, forge: Any, token: str) -> dict[str, str]:
     }
 
 
+def warmed(tmp_path: Path, forge: Any, token: str, **extra: str) -> dict[str, str]:
+    """The environment of a server whose first start already ran (it recorded the
+    opening's cache, so a test's session meets the warm start a client meets)."""
+    env = {**environment(tmp_path, forge, token), **extra}
+    serve(env, opening_then([]), tmp_path / "warm.log")
+    return env
+
+
 def seeded(forge: Any) -> str:
     full_name = f"octo-org/early-{uuid.uuid4().hex[:8]}"
     forge.seed_repo(full_name, {"README.md": "# early\n", "src/app.py": "print('hi')\n"})
@@ -59,8 +67,7 @@ def opening_then(calls: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
 
 def test_reads_are_answered_directly_as_the_server_answers_them(forge, forge_token, tmp_path):
     full_name = seeded(forge)
-    env = environment(tmp_path, forge, forge_token)
-    serve(env, opening_then([]), tmp_path / "warm.log")  # records the opening's cache
+    env = warmed(tmp_path, forge, forge_token)
     read = {"full_name": full_name, "path": "src/app.py"}
     steps = [*opening_then([tool_call(3, "get_file_contents", read)])]
     steps.append([request(4, "ping")])  # the server's answer: it runs from here on
@@ -86,8 +93,7 @@ def test_writes_bad_arguments_and_unknown_tools_are_left_to_the_server(
     forge, forge_token, tmp_path
 ):
     full_name = seeded(forge)
-    env = environment(tmp_path, forge, forge_token)
-    serve(env, opening_then([]), tmp_path / "warm.log")
+    env = warmed(tmp_path, forge, forge_token)
     calls = [
         tool_call(3, "get_file_contents", {"full_name": full_name, "path": 7}),
         tool_call(4, "no_such_tool", {}),
@@ -120,8 +126,7 @@ def test_an_early_call_is_answered_when_the_client_closes_its_input_at_once(
     forge, forge_token, tmp_path
 ):
     full_name = seeded(forge)
-    env = environment(tmp_path, forge, forge_token)
-    serve(env, opening_then([]), tmp_path / "warm.log")
+    env = warmed(tmp_path, forge, forge_token)
     frames = [
         initialize(),
         INITIALIZED,
@@ -152,8 +157,7 @@ def test_an_early_call_is_answered_when_the_client_closes_its_input_at_once(
 
 def test_direct_log_notifications_are_the_servers(forge, forge_token, tmp_path):
     full_name = seeded(forge)
-    env = environment(tmp_path, forge, forge_token)
-    serve(env, opening_then([]), tmp_path / "warm.log")
+    env = warmed(tmp_path, forge, forge_token)
     read = {"full_name": full_name, "path": "src/app.py", "max_bytes": 4}  # truncated: a warning
     steps = [*opening_then([tool_call(3, "get_file_contents", read)]), [request(4, "ping")]]
     steps.append([request(5, "logging/setLevel", {"level": "error"})])
@@ -181,8 +185,7 @@ def test_direct_progress_notifications_are_the_servers(forge, forge_token, tmp_p
         forge, full_name, "ci.yml", ref="main", status="in_progress",
         jobs=[{"name": "unit", "status": "in_progress"}],
     )  # fmt: skip
-    env = environment(tmp_path, forge, forge_token)
-    serve(env, opening_then([]), tmp_path / "warm.log")
+    env = warmed(tmp_path, forge, forge_token)
     wait = request(
         5,
         "tools/call",
@@ -289,8 +292,7 @@ class Conversation:
 
 def test_a_cancelled_direct_call_is_not_answered(forge, forge_token, tmp_path):
     full_name = seeded(forge)
-    env = environment(tmp_path, forge, forge_token)
-    serve(env, opening_then([]), tmp_path / "warm.log")
+    env = warmed(tmp_path, forge, forge_token)
     read = {"full_name": full_name, "path": "README.md"}
     log = tmp_path / "serve.log"
     talk = Conversation(env, log)
@@ -319,8 +321,7 @@ def test_direct_reads_keep_the_allow_list(forge, forge_token, tmp_path):
     """A read of a repository outside GITHUB_MCP_REPO_ALLOWLIST, taken directly before the
     server runs and after, in any spelling: refused, and the forge never asked for a file."""
     allowed, other = seeded(forge), seeded(forge)
-    env = {**environment(tmp_path, forge, forge_token), "GITHUB_MCP_REPO_ALLOWLIST": allowed}
-    serve(env, opening_then([]), tmp_path / "warm.log")
+    env = warmed(tmp_path, forge, forge_token, GITHUB_MCP_REPO_ALLOWLIST=allowed)
     forge.clear_requests()
     steps = [
         *opening_then([tool_call(3, "get_file_contents", {"full_name": other, "path": "a"})]),
@@ -368,8 +369,7 @@ def test_hostile_early_frames_get_the_servers_answers(forge, forge_token, tmp_pa
     """Frames a hostile client sends before the server runs: each gets the answer the
     server gives it (or none, as the server gives none), and the process keeps serving."""
     full_name = seeded(forge)
-    env = environment(tmp_path, forge, forge_token)
-    serve(env, opening_then([]), tmp_path / "warm.log")
+    env = warmed(tmp_path, forge, forge_token)
     read = {"full_name": full_name, "path": "README.md"}
     hostile = [
         request(3, "tools/call", {"name": ["get_file_contents"], "arguments": read}),

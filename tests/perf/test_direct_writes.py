@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from tests.perf.test_direct_calls import (
-    environment,
     events,
     opening_then,
     seeded,
     serve,
+    warmed,
     without_call_ids,
 )
 from tests.stdio_session import request, tool_call
@@ -55,8 +55,7 @@ def audited(home: Path) -> list[dict[str, Any]]:
 
 
 def test_env_mode_writes_are_gated_and_answered_directly(forge, forge_token, tmp_path):
-    env = {**environment(tmp_path, forge, forge_token), "GITHUB_MCP_APPROVAL_MODE": "env"}
-    serve(env, opening_then([]), tmp_path / "warm.log")
+    env = warmed(tmp_path, forge, forge_token, GITHUB_MCP_APPROVAL_MODE="env")
     direct_repo, server_repo = seeded(forge), seeded(forge)
     main_before = head(forge, direct_repo, "main")
     log = tmp_path / "serve.log"
@@ -86,8 +85,7 @@ def test_env_mode_writes_are_gated_and_answered_directly(forge, forge_token, tmp
 def test_tool_mode_approval_from_the_server_covers_direct_writes(forge, forge_token, tmp_path):
     """`authorize_write_actions` is the server's (it needs the session); the approval it
     records is the process's, so the gate of a direct write sees it."""
-    env = {**environment(tmp_path, forge, forge_token), "GITHUB_MCP_APPROVAL_MODE": "tool"}
-    serve(env, opening_then([]), tmp_path / "warm.log")
+    env = warmed(tmp_path, forge, forge_token, GITHUB_MCP_APPROVAL_MODE="tool")
     full_name = seeded(forge)
     files = [{"path": "README.md", "content": "# approved\n"}]
     commit = {"full_name": full_name, "branch": "main", "files": files, "message": "approved"}
@@ -111,3 +109,53 @@ def test_tool_mode_approval_from_the_server_covers_direct_writes(forge, forge_to
     assert after != before and approved["commit_sha"] == after
     repo = forge.state.repo(*full_name.split("/"))
     assert repo.git.read_blob(repo.git.entry_at(after, "README.md").sha) == b"# approved\n"
+
+
+HOSTILE_MAIN = ("refs/heads/main", "./main", "%2e/main", "ma\u200bin", "main/", "heads/../main")
+
+
+def test_hostile_spellings_of_the_default_branch_never_reach_it_directly(
+    forge, forge_token, tmp_path
+):
+    """A model's other spellings of `main`, as a write's branch over stdio: each refused
+    (by the direct path's gate, or by the schema before it), exactly as the server refuses
+    it; the forge's refs never move and it is sent no write at all."""
+    from tests.security.test_ref_names import refs_of, writes_to
+
+    env = warmed(tmp_path, forge, forge_token, GITHUB_MCP_APPROVAL_MODE="env")
+    direct_repo, server_repo = seeded(forge), seeded(forge)
+    files = [{"path": "src/app.py", "content": "print('owned')\n"}]
+
+    def attacks(full_name: str) -> list[list[dict[str, Any]]]:
+        calls = []
+        for i, spelling in enumerate(HOSTILE_MAIN):
+            args = {"full_name": full_name, "branch": spelling}
+            calls.append(
+                [tool_call(10 + 2 * i, "commit_files", {**args, "files": files, "message": "x"})]
+            )
+            calls.append([tool_call(11 + 2 * i, "delete_remote_branch", args)])
+        return [*opening_then([]), [request(4, "ping")], *calls]  # fmt: skip
+
+    before = refs_of(forge, direct_repo)
+    forge.clear_requests()
+    log = tmp_path / "serve.log"
+    session = serve(env, attacks(direct_repo), log)
+    assert writes_to(forge, direct_repo) == []
+    assert refs_of(forge, direct_repo) == before
+    by_server = serve({**env, "GITHUB_MCP_FAST_START": "0"}, attacks(server_repo), tmp_path / "s")
+    idents = range(10, 10 + 2 * len(HOSTILE_MAIN))
+    for ident in idents:
+        answer = session.result(ident)
+        assert answer["isError"] is True, answer
+        code = answer["structuredContent"]["error"]["code"]
+        assert code in ("write_not_allowed", "invalid_input"), answer
+        assert normalized(session.answer(ident), direct_repo) == normalized(
+            by_server.answer(ident), server_repo
+        )
+    # refs/heads/main passes the schema, so the direct path takes it and its gate
+    # refuses it; the other spellings fail the schema and are the server's refusals
+    assert [e["tool"] for e in events(log, "direct_call")] == [
+        "commit_files", "delete_remote_branch",
+    ]  # fmt: skip
+    for ident in (10, 11):
+        assert session.result(ident)["structuredContent"]["error"]["code"] == "write_not_allowed"

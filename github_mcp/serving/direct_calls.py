@@ -80,7 +80,6 @@ class DirectCalls:
         self.server_runs = False  # once it does, each call is logged at debug level only
         self._idle = asyncio.Event()
         self._idle.set()
-        self.taken = 0
 
     def refresh(self) -> None:
         """The tools to take, from what is registered now (a first call's module may have
@@ -134,7 +133,6 @@ class DirectCalls:
     def _start(
         self, request_id: Any, spec: ToolSpec, kwargs: dict[str, Any], asks: RequestMeta
     ) -> None:
-        self.taken += 1
         self._idle.clear()
         task = self.loop.create_task(self._run(request_id, spec, kwargs, asks))
         self._running[request_id] = task

@@ -91,7 +91,6 @@ class Front:
         self._swallow: set[str] = set()  # ids of server answers the client already has
         self._record: dict[str, Any] | None = None  # {"key", "init_id", "init", "list_id"}
         self._state_lock = threading.Lock()
-        self.hits = 0
         # Calls that arrive before the server runs: offered to `_accept`, else held.
         self._early_lock = threading.Lock()
         self._server_lock = threading.Lock()
@@ -313,7 +312,6 @@ class Front:
         self._in_opening = False
         if self._cached is not None:
             self._answer(message["id"], self._cached["tools_list"])
-            self.hits += 1
             return True
         if self.opening.on_tools_list(message, line):
             return True

@@ -4,6 +4,7 @@ every `finally` runs. Over HTTP the server's own handler takes over once it serv
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import signal
 from collections.abc import Iterator
@@ -17,11 +18,23 @@ def sigterm_exits() -> Iterator[None]:
     """Within the block, SIGTERM raises SystemExit(0) so cleanup runs (stdio)."""
 
     def stop(sig: int, frame: FrameType | None) -> None:
-        log_event("shutdown_requested", signal="SIGTERM")
-        raise SystemExit(0)
+        request_exit()
 
     previous = signal.signal(signal.SIGTERM, stop)
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def request_exit() -> None:
+    log_event("shutdown_requested", signal="SIGTERM")
+    raise SystemExit(0)
+
+
+def exit_from_loop(loop: asyncio.AbstractEventLoop) -> None:
+    """While `loop` runs, SIGTERM wakes it and exits from a callback of its own. A
+    Python-level handler runs wherever the main thread happens to be: inside a task of the
+    server's task groups, its SystemExit is taken for a task's failure (an exit code of 1,
+    or a wait on tasks that never end), and a loop asleep in select() may not wake at all."""
+    loop.add_signal_handler(signal.SIGTERM, request_exit)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import signal
 import sys
 from collections.abc import Callable
 from functools import partial
@@ -30,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from github_mcp.monitoring.observability import log_event
 from github_mcp.pipeline.extension_tools import import_extension_tools
-from github_mcp.serving import stdio_front
+from github_mcp.serving import sigterm, stdio_front
 from github_mcp.serving.shipped_opening import ShippedOpening
 from github_mcp.serving.shipped_opening import load as load_shipped
 
@@ -43,9 +44,11 @@ if TYPE_CHECKING:
 
 
 def serve_stdio(rt: Runtime) -> int:
+    handler = signal.getsignal(signal.SIGTERM)
     try:
         asyncio.run(_serve(rt))
     finally:
+        signal.signal(signal.SIGTERM, handler)  # closing the loop reset it to the default
         stdio_front.finish()
     return 0
 
@@ -75,6 +78,7 @@ async def _serve(rt: Runtime) -> None:
     from github_mcp.monitoring.gc_tuning import tune_for_serving
     from github_mcp.serving.direct_calls import DirectCalls
 
+    sigterm.exit_from_loop(asyncio.get_running_loop())
     import_extension_tools()  # before early calls: the operator's tools are the server's
     front, direct = stdio_front.running(), None
     if front is None:

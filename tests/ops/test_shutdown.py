@@ -163,3 +163,24 @@ def test_sigterm_over_stdio_removes_the_forge_directory(tmp_path):
             proc.kill()
             proc.wait()
     assert _forge_dirs(tmp_path) == []
+
+
+def test_sigterm_as_the_stdio_server_starts_serving_exits_cleanly(tmp_path):
+    """SIGTERM just as the server starts serving (its tasks starting up) exits 0 at once,
+    each time: the loop takes the signal, so no task mistakes the exit for its failure and
+    the process never waits on tasks that will not end while the client keeps stdin open."""
+    from tests.ops.test_hot_path import _first_event
+
+    for attempt in range(5):
+        home = tmp_path / f"run{attempt}"
+        home.mkdir()
+        proc = _start(home, "stdio", grace=5)
+        try:
+            assert _first_event(proc, "gc_tuned", deadline_s=60)  # serving begins now
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(timeout=30) == 0, attempt
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        assert _forge_dirs(home) == []

@@ -12,11 +12,12 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     GITHUB_MCP_AUDIT_LOG=/data/audit.jsonl \
-    GITHUB_MCP_WORKSPACE_DIR=/data/workspaces
+    GITHUB_MCP_WORKSPACE_DIR=/data/workspaces \
+    GITHUB_MCP_STATE_DIR=/data/state
 
 # git for the workspace tools, bubblewrap for their command sandbox (the default; it
-XX
-# venv for run_tests; ca-certificates for TLS to GitHub.
+# needs the three --security-opt options above to make its namespaces); the image's Python
+# has venv for run_tests; ca-certificates for TLS to GitHub.
 RUN apt-get update \
     && apt-get install -y --no-install-recommends git bubblewrap ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
@@ -30,6 +31,7 @@ WORKDIR /app
 # The pinned dependencies first (a cached layer), then the package itself without them.
 COPY requirements.txt ./
 RUN pip install -r requirements.txt
+# .dockerignore keeps the checkout's venv, caches and git history out of the context
 COPY --chown=root:root . /tmp/src
 # The image runs the installed console script; only the operator's extension point
 # (extra_tools.py) is kept from the checkout, on PYTHONPATH.

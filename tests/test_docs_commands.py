@@ -1,32 +1,40 @@
 """Every shell block of README.md and docs/DEPLOY.md says how it is checked, in its info
-string, and the checkable ones are run here against a sandbox forge seeded with the demo:
+string, and the checkable ones are run here the way a new user runs them: from the
+checkout, with no GitHub token and no GitHub settings at all.
 
-    ```sh tested           each line runs to exit 0
-    ```sh tested-serving   each line starts a server that must come up and listen
+    ```sh tested           each line runs; CHECKS says what it must print
+    ```sh tested-serving   each line starts a server; SERVING_CHECKS says what it answers
     ```sh untested: why    not runnable here (a real GitHub token, docker, a public host)
 
+A tested line without a check fails here: a block is not tested by exiting 0.
 `github-mcp-controller` is on PATH as a shim that runs the same entry point from this
-checkout (`python -m github_mcp`); tests/test_packaging.py checks the installed script.
+checkout (`python -m github_mcp`); tests/test_packaging.py runs the installed script.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
-import socket
 import stat
 import subprocess
 import sys
-import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
+import httpx2 as httpx
 import pytest
+from fastmcp import Client
+from fastmcp.client.transports import StreamableHttpTransport
 
 from tests.conftest import ROOT
+from tests.installed import builtin_counts
 
 DOCS = [ROOT / "README.md", ROOT / "docs" / "DEPLOY.md"]
 FENCE = re.compile(r"^ *```(sh|bash)([^\n]*)\n(.*?)^ *```", re.M | re.S)
+SANDBOX_NOTE = "runs against a fresh sandbox forge"
 
 
 def blocks() -> list[tuple[str, str, str]]:
@@ -45,6 +53,92 @@ def commands(body: str) -> list[str]:
     return [line for line in lines if line and not line.startswith("#")]
 
 
+@dataclass
+class Ran:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def _version() -> str:
+    return re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.M)[1]  # type: ignore[index]
+
+
+def _version_line(ran: Ran) -> None:
+    assert ran.returncode == 0 and ran.stdout == f"github-mcp-controller {_version()}\n"
+
+
+def _check_report(ran: Ran) -> None:
+    registered, listed = builtin_counts()
+    report = json.loads(ran.stdout)
+    assert ran.returncode == 0
+    assert report == {
+        "ok": True, "tools": registered, "listed": listed, "write_tools": report["write_tools"],
+        "credential_kind": "none", "github_api_url": "https://api.github.com",
+    }  # fmt: skip
+    assert 30 < report["write_tools"] < registered
+
+
+def _tool_rows(ran: Ran) -> None:
+    registered, listed = builtin_counts()
+    rows = json.loads(ran.stdout)
+    assert ran.returncode == 0 and len(rows) == registered
+    assert sum(r["listed"] for r in rows) == listed
+    by_name = {r["name"]: r for r in rows}
+    assert by_name["get_pr_overview"] == {
+        "name": "get_pr_overview", "toolset": "pull_requests", "write": False, "listed": True,
+    }  # fmt: skip
+    assert by_name["merge_pull_request"]["write"] is True
+
+
+def _pretty_repository(ran: Ran) -> None:
+    assert ran.returncode == 0 and ran.stdout.startswith("✓ get_repository\n")
+    assert "  full_name: octo-org/demo-app\n" in ran.stdout
+    assert "  default_branch: main\n" in ran.stdout
+    assert SANDBOX_NOTE in ran.stderr  # no token: the forge, and it says so
+
+
+def _failing_tests(ran: Ran) -> None:
+    assert ran.returncode == 0 and ran.stdout.count("\n") == 1  # --compact: one line
+    result = json.loads(ran.stdout)
+    assert (result["pr"], result["status"]) == (1, "failed")
+    assert result["total_failures"] == len(result["failures"]) >= 5
+    first = result["failures"][0]
+    assert first["test"] == "cart › adds an item" and first["runner"] == "jest"
+    assert first["rerun"].startswith("cd web && npx jest ")
+    assert SANDBOX_NOTE in ran.stderr
+
+
+def _environment_checks(ran: Ran) -> None:
+    result = json.loads(ran.stdout)
+    assert ran.returncode == 0 and result["errors"] == 0
+    names = {c["name"]: c["level"] for c in result["checks"]}
+    assert names["github_credentials"] == "ok" and names["github_api"] == "ok"
+    assert SANDBOX_NOTE in ran.stderr
+
+
+def _demo(ran: Ran) -> None:
+    assert ran.returncode == 0 and "DEMO PASSED" in ran.stdout
+    assert re.search(r"15 calls \(1 refused as expected\), [\d,]+ payload bytes", ran.stdout)
+
+
+CHECKS: dict[str, Callable[[Ran], None]] = {
+    "make demo": _demo,
+    "github-mcp-controller --version": _version_line,
+    "github-mcp-controller check": _check_report,
+    "github-mcp-controller tools --json": _tool_rows,
+    "github-mcp-controller call get_repository --args "
+    '\'{"full_name": "octo-org/demo-app"}\' --pretty': _pretty_repository,
+    "github-mcp-controller call get_failing_tests --arg pr=octo-org/demo-app#1 --compact": (
+        _failing_tests
+    ),
+    "github-mcp-controller call validate_environment": _environment_checks,
+}
+
+TESTED = [(n, c) for n, m, b in blocks() if m == "tested" for c in commands(b)]
+SERVING = [(n, c) for n, m, b in blocks() if m == "tested-serving" for c in commands(b)]
+
+
 def test_every_shell_block_says_how_it_is_checked():
     unmarked = [
         (name, body.splitlines()[0])
@@ -55,25 +149,14 @@ def test_every_shell_block_says_how_it_is_checked():
     assert sum(marker.startswith("tested") for _, marker, _ in blocks()) >= 4
 
 
-@pytest.fixture(scope="module")
-def demo_forge():
-    from sandbox_forge import Forge
-    from sandbox_forge.admin.seed import seed_demo
-
-    with Forge() as forge:
-        seed_demo(forge)
-        yield forge, forge.create_token(login="octocat")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+def test_every_tested_line_has_a_check_of_what_it_prints():
+    assert sorted({c for _, c in TESTED} - set(CHECKS)) == []
+    assert sorted({c for _, c in SERVING} - set(SERVING_CHECKS)) == []
 
 
 @pytest.fixture
-def shell_env(demo_forge, tmp_path) -> dict[str, str]:
-    forge, token = demo_forge
+def shell_env(tmp_path) -> dict[str, str]:
+    """A new user's shell: no GitHub variables, a home of its own, the script on PATH."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     shim = bin_dir / "github-mcp-controller"
@@ -83,47 +166,134 @@ def shell_env(demo_forge, tmp_path) -> dict[str, str]:
     return env | {
         "PATH": f"{bin_dir}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{env['PATH']}",
         "PYTHONPATH": str(ROOT),
-        "HOME": str(tmp_path),
-        "GITHUB_API_URL": forge.base_url,
-        "GITHUB_TOKEN": token,
-        "GITHUB_MCP_AUDIT_LOG": str(tmp_path / "audit.jsonl"),
-        "GITHUB_MCP_WORKSPACE_DIR": str(tmp_path / "ws"),
+        "HOME": str(tmp_path / "home"),
     }
 
 
-TESTED = [(n, c) for n, m, b in blocks() if m == "tested" for c in commands(b)]
-SERVING = [(n, c) for n, m, b in blocks() if m == "tested-serving" for c in commands(b)]
-
-
 @pytest.mark.parametrize(("doc", "command"), TESTED, ids=[c for _, c in TESTED])
-def test_documented_command_runs(doc, command, shell_env):
+def test_documented_command_prints_what_it_says(doc, command, shell_env):
+    had_var = (ROOT / "var").exists()
     done = subprocess.run(
         ["bash", "-c", command], cwd=ROOT, env=shell_env, capture_output=True, text=True,
-        timeout=300,
+        timeout=600,
     )  # fmt: skip
-    assert done.returncode == 0, f"{doc}: {command}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
-    assert done.stdout.strip(), f"{doc}: {command} printed nothing"
+    ran = Ran(done.returncode, done.stdout, done.stderr)
+    try:
+        CHECKS[command](ran)
+    except (AssertionError, ValueError, KeyError) as exc:
+        raise AssertionError(
+            f"{doc}: {command} (exit {done.returncode})\n{done.stdout[-2000:]}\n"
+            f"{done.stderr[-2000:]}"
+        ) from exc
+    assert had_var or not (ROOT / "var").exists(), f"{command} made ./var"
+
+
+# -- servers ------------------------------------------------------------------------------
+
+
+@dataclass
+class Serving:
+    base: str  # http://127.0.0.1:<port>
+    banner: str  # what it printed
+    token: str | None
+
+
+def _banner_token(banner: str) -> str | None:
+    found = re.search(r"Bearer token for this run: (\S+)", banner)
+    return found[1] if found else None
+
+
+async def _served_demo(serving: Serving) -> None:
+    """The MCP endpoint lists the default tools and reads the demo repository."""
+    _registered, listed = builtin_counts()
+    transport = StreamableHttpTransport(f"{serving.base}/mcp", auth=serving.token)
+    async with Client(transport) as client:
+        tools = await client.list_tools()
+        repo = await client.call_tool("get_repository", {"full_name": "octo-org/demo-app"})
+    assert len(tools) == listed
+    assert repo.structured_content["default_branch"] == "main"
+    forge = re.search(r"GitHub API: (http://127\.0\.0\.1:\d+)", serving.banner)
+    assert forge and repo.structured_content["html_url"].startswith(forge[1])
+
+
+async def _make_run(serving: Serving) -> None:
+    assert f"GitHub MCP Controller is serving at {serving.base}/mcp (bearer token)" in (
+        serving.banner
+    )
+    assert serving.token and f'--header "Authorization: Bearer {serving.token}"' in serving.banner
+    await _served_demo(serving)
+
+
+async def _apps_preview(serving: Serving) -> None:
+    link = re.search(r"Open:\s+(http://\S+/host/index\.html)#token=(\S+)&open=1", serving.banner)
+    assert link and link[1].startswith(serving.base)
+    page = httpx.get(link[1], timeout=60)
+    assert page.status_code == 200 and "<html" in page.text.lower()
+    transport = StreamableHttpTransport(f"{serving.base}/mcp", auth=link[2])
+    async with Client(transport) as client:
+        names = {t.name for t in await client.list_tools()}
+    assert {"get_pr_overview", "get_failing_tests", "get_pr_diff"} <= names
+
+
+async def _plain_serve(serving: Serving) -> None:
+    assert serving.token is None  # loopback without tokens: no bearer token needed
+    transport = StreamableHttpTransport(f"{serving.base}/mcp")
+    async with Client(transport) as client:
+        repo = await client.call_tool("get_repository", {"full_name": "octo-org/demo-app"})
+    assert repo.structured_content["default_branch"] == "main"
+    health = httpx.get(f"{serving.base}/healthz", timeout=60).json()
+    assert health["github"]["credential_kind"] == "classic"
+
+
+SERVING_CHECKS = {
+    "make run": _make_run,
+    "make run PORT=9000": _make_run,
+    "make apps-preview APPS_PORT=8765": _apps_preview,
+    "github-mcp-controller serve --transport http --sandbox-forge always": _plain_serve,
+}
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_ready(proc: subprocess.Popen, base: str, ready_path: str) -> None:
+    """Until the server answers `ready_path` or exits; timeouts only bound a hang."""
+    while proc.poll() is None:
+        try:
+            if httpx.get(base + ready_path, timeout=60).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        try:
+            proc.wait(timeout=0.2)
+        except subprocess.TimeoutExpired:
+            pass
 
 
 @pytest.mark.parametrize(("doc", "command"), SERVING, ids=[c for _, c in SERVING])
-def test_documented_server_comes_up(doc, command, shell_env):
+async def test_documented_server_comes_up_and_answers(doc, command, shell_env, tmp_path):
+    check = SERVING_CHECKS[command]
     port = _free_port()
-    # the documented port (make run PORT=9000) or the default is moved to a free one
+    # the documented port (make run PORT=9000, APPS_PORT=8765) or the default moves
     command = re.sub(r"PORT=\d+", f"PORT={port}", command)
-    proc = subprocess.Popen(
-        ["bash", "-c", command], cwd=ROOT, env=shell_env | {"PORT": str(port)},
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True,
-    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    preview = "apps-preview" in command
+    log = tmp_path / "banner.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            ["bash", "-c", command], cwd=ROOT, env=shell_env | {"PORT": str(port)},
+            stdout=out, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+        )  # fmt: skip
     try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and proc.poll() is None:
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.2)
-        assert proc.poll() is None, f"{doc}: {command} exited {proc.returncode}"
-        with socket.socket() as probe:
-            assert probe.connect_ex(("127.0.0.1", port)) == 0, f"{command}: not listening"
+        _wait_ready(proc, base, "/host/index.html" if preview else "/readyz")
+        assert proc.poll() is None, f"{doc}: {command} exited\n{log.read_text()[-3000:]}"
+        banner = log.read_text()
+        await check(Serving(base, banner, _banner_token(banner)))
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=60)
+        proc.wait(timeout=120)

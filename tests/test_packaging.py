@@ -1,23 +1,18 @@
-"""The package as a user installs it: a wheel with only its own packages and its declared
-dependencies, installed into a fresh venv, whose `github-mcp-controller` script serves
-stdio to a real MCP client; plus server.json (the MCP registry's entry) and the image.
-
-Offline on purpose: the fresh venv gets our wheel with `--no-deps --no-index`, and the
-dependencies already installed here are made visible to it by a `.pth` line (after the
-venv's own site-packages). `pip check` in that venv then proves that every dependency the
-wheel declares resolves to an installed version, which is what an index install checks.
+"""The package as a user installs it (tests/installed.py): a wheel with only its own
+packages and its declared dependencies, installed into a fresh venv, whose
+`github-mcp-controller` script serves stdio to a real MCP client and lists, checks and
+calls tools; `pip install .` from a checkout leaves nothing behind; and server.json (the
+MCP registry's entry) against the schema the registry publishes. The Docker image is
+tests/test_image.py's.
 """
 
 from __future__ import annotations
 
 import email
 import json
-import os
 import re
-import shutil
 import subprocess
 import sys
-import sysconfig
 import zipfile
 from pathlib import Path
 
@@ -29,51 +24,27 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from tests.conftest import ROOT
+from tests.installed import (
+    SCRIPT,
+    build_wheel,
+    builtin_counts,
+    clean_env,
+    fresh_venv,
+    tracked_copy,
+)
 
-SCRIPT = "github-mcp-controller"
 SEED_DIR = ROOT / "sandbox_forge" / "admin" / "demo_seed"
-
-
-def _clean_env(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "GH_"))}
-    return env | {"HOME": str(home), "XDG_CACHE_HOME": str(home / "cache")}
+_clean_env = clean_env
 
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    """Built from a copy of what the build reads, so no build/ lands in the checkout."""
-    tmp = tmp_path_factory.mktemp("wheel")
-    src = tmp / "src"
-    src.mkdir()
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(ROOT / name, src / name)
-    for package in ("github_mcp", "sandbox_forge"):
-        shutil.copytree(ROOT / package, src / package, ignore=shutil.ignore_patterns("__pycache__"))
-    out = tmp / "dist"
-    subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-         "--no-index", "-q", "-w", str(out), str(src)],
-        check=True, capture_output=True, timeout=300,
-    )  # fmt: skip
-    (built,) = out.glob("*.whl")
-    return built
+    return build_wheel(tmp_path_factory.mktemp("wheel"))
 
 
 @pytest.fixture(scope="module")
 def venv(wheel, tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("venv") / "v"
-    subprocess.run(
-        [sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, timeout=120
-    )
-    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    site = root / "lib" / version / "site-packages"
-    (site / "installed-dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(root / "bin" / "python"), "install",
-         "--no-deps", "--no-index", "-q", str(wheel)],
-        check=True, capture_output=True, timeout=300,
-    )  # fmt: skip
-    return root
+    return fresh_venv(wheel, tmp_path_factory.mktemp("venv") / "v")
 
 
 def _metadata(wheel: Path) -> email.message.Message:
@@ -200,11 +171,30 @@ def test_the_installed_script_seeds_the_demo_forge_from_package_data(venv, tmp_p
     assert content == (SEED_DIR / "test_inventory.py.txt").read_text()
 
 
-def test_server_json_is_valid_against_the_registrys_published_schema():
-    schema = json.loads((ROOT / "tests/fixtures/mcp_registry/server.schema.json").read_text())
+def _registry_schema() -> dict:
+    """The registry's published schema for server.json's `$schema` date, as the PyPI package
+    skillsaw ships it (copied byte for byte from the registry's static site, whose
+    revision its SCHEMA-SOURCE.md names)."""
+    from importlib import resources
+
     server = json.loads((ROOT / "server.json").read_text())
-    jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker()).validate(server)
+    date = re.search(r"/schemas/(\d{4})-(\d\d)-(\d\d)/server\.schema\.json$", server["$schema"])
+    assert date, server["$schema"]
+    folder = resources.files("skillsaw.schemas.mcp_registry") / f"v{date[1]}_{date[2]}_{date[3]}"
+    return json.loads((folder / "server.schema.json").read_text())
+
+
+def _validator(schema: dict) -> jsonschema.Draft7Validator:
+    return jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker())
+
+
+def test_server_json_is_valid_against_the_registrys_current_published_schema():
+    schema = _registry_schema()
+    server = json.loads((ROOT / "server.json").read_text())
+    _validator(schema).validate(server)
+    # the newest schema the registry has published (the one its publisher accepts)
     assert server["$schema"] == schema["$id"]
+    assert "/schemas/2025-12-11/" in schema["$id"]
     assert server["version"] == _metadata_version()
     (package,) = server["packages"]
     assert package["identifier"] == "github-mcp-controller" == _project_name()
@@ -213,23 +203,117 @@ def test_server_json_is_valid_against_the_registrys_published_schema():
     assert [a["value"] for a in package["packageArguments"]] == ["serve"]
 
 
+def test_server_json_states_the_settings_true_defaults():
+    """Each variable is one the server reads, and a stated default is the setting's own."""
+    from github_mcp.config import Settings
+
+    by_alias = {
+        alias: field
+        for field in Settings.model_fields.values()
+        for alias in getattr(field.validation_alias, "choices", [])
+    }
+    (package,) = json.loads((ROOT / "server.json").read_text())["packages"]
+    stated = {}
+    for variable in package["environmentVariables"]:
+        field = by_alias.get(variable["name"])
+        assert field is not None, f"{variable['name']} is not a setting"
+        assert "(default" not in variable["description"], "state it in `default`"
+        if "default" in variable:
+            expected = field.default
+            text = str(expected).lower() if isinstance(expected, bool) else str(expected)
+            stated[variable["name"]] = (variable["default"], text)
+    assert stated == {
+        "GITHUB_MCP_TOOLSETS": ("default", "default"),
+        "GITHUB_MCP_READ_ONLY": ("false", "false"),
+    }
+
+
+def test_the_readme_carries_the_registrys_ownership_line(wheel):
+    """The registry checks a PyPI package's description for `mcp-name: <server name>`."""
+    name = json.loads((ROOT / "server.json").read_text())["name"]
+    description = _metadata(wheel).get_payload()
+    assert f"mcp-name: {name}" in description
+
+
 def test_an_invalid_server_json_is_refused_by_the_schema():
-    """The check can fail: a name without a namespace breaks the registry's pattern."""
-    schema = json.loads((ROOT / "tests/fixtures/mcp_registry/server.schema.json").read_text())
-    server = json.loads((ROOT / "server.json").read_text()) | {"name": "no-namespace"}
+    """The check can fail: a name without a namespace breaks the registry's pattern, and a
+    description past 100 characters its length."""
+    schema = _registry_schema()
+    server = json.loads((ROOT / "server.json").read_text())
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.Draft7Validator(schema).validate(server)
+        _validator(schema).validate(server | {"name": "no-namespace"})
+    with pytest.raises(jsonschema.ValidationError):
+        _validator(schema).validate(server | {"description": "x" * 101})
 
 
 def _project_name() -> str:
     return re.search(r'^name = "([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.M)[1]  # type: ignore[index]
 
 
-def test_the_image_runs_the_console_script():
-    """Checked from the Dockerfile's text (no docker daemon in the test machine)."""
-    dockerfile = (ROOT / "Dockerfile").read_text()
-    entry = re.search(r"^ENTRYPOINT (.+)$", dockerfile, re.M)
-    assert entry and json.loads(entry[1]) == [SCRIPT]
-    assert re.search(r"^RUN pip install --no-deps /tmp/src", dockerfile, re.M)
-    compose = (ROOT / "deploy" / "compose.yaml").read_text()
-    assert 'command: ["serve",' in compose and "main.py" not in compose
+def _run(venv: Path, tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(venv / "bin" / SCRIPT), *args],
+        cwd=tmp_path, env=_clean_env(tmp_path) | env, capture_output=True, text=True,
+        timeout=300,
+    )  # fmt: skip
+
+
+def test_the_installed_tools_and_check_count_every_tool(venv, tmp_path):
+    registered, listed = builtin_counts()
+    assert registered > 100 and 40 < listed < registered
+    tools = _run(venv, tmp_path, "tools", "--json")
+    assert tools.returncode == 0, tools.stderr[-2000:]
+    rows = json.loads(tools.stdout)
+    assert len(rows) == registered and sum(r["listed"] for r in rows) == listed
+    assert {"name": "get_job_logs", "toolset": "actions", "write": False,
+            "listed": False} in rows  # fmt: skip
+    check = _run(venv, tmp_path, "check")
+    assert check.returncode == 0, check.stderr[-2000:]
+    report = json.loads(check.stdout)
+    assert (report["ok"], report["tools"], report["listed"]) == (True, registered, listed)
+    assert report["credential_kind"] == "none" and report["write_tools"] > 30
+
+
+def test_docs_is_a_checkout_command_that_the_installed_script_does_not_offer(venv, tmp_path):
+    helped = _run(venv, tmp_path, "--help")
+    assert helped.returncode == 0
+    assert "--version" in helped.stdout and "docs" not in helped.stdout
+    assert {"serve", "sandbox", "check", "tools", "call"} <= set(re.findall(r"\w+", helped.stdout))
+    docs = _run(venv, tmp_path, "docs")
+    assert docs.returncode == 2 and "python main.py docs" in docs.stderr, docs.stderr
+    site = next((venv / "lib").glob("python3*/site-packages"))
+    assert not (site / "docs").exists() and not (tmp_path / "docs").exists()
+    # in the checkout the same entry point offers it
+    here = subprocess.run(
+        [sys.executable, "-m", "github_mcp", "--help"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert re.search(r"^\s+docs\s+regenerate", here.stdout, re.M), here.stdout
+
+
+def test_call_without_a_token_runs_on_the_sandbox_forge_and_says_so(venv, tmp_path):
+    done = _run(venv, tmp_path, "call", "get_repository", "--arg", "full_name=octo-org/demo-app")
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    repo = json.loads(done.stdout)
+    assert repo["full_name"] == "octo-org/demo-app" and repo["default_branch"] == "main"
+    assert "no GitHub token is set" in done.stderr and "sandbox forge" in done.stderr
+    # its state went to the user's own directory, not the directory it ran in
+    assert {p.name for p in tmp_path.iterdir()} <= {".local", "cache"}
+    assert (tmp_path / ".local" / "state" / "github-mcp-controller").is_dir()
+    never = _run(venv, tmp_path, "call", "get_me", "--sandbox-forge", "never",
+                 GITHUB_API_URL="http://127.0.0.1:9")  # fmt: skip
+    assert never.returncode == 1 and "sandbox forge" not in never.stderr
+
+
+def test_pip_install_from_a_checkout_leaves_nothing_in_it(tmp_path):
+    src = tracked_copy(tmp_path / "src")
+    before = {p.relative_to(src) for p in src.rglob("*")}
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation",
+         "--no-index", "-q", "--target", str(tmp_path / "target"), "."],
+        cwd=src, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (tmp_path / "target" / "github_mcp" / "cli" / "entry.py").is_file()
+    after = {p.relative_to(src) for p in src.rglob("*")}
+    assert sorted(map(str, after - before)) == []

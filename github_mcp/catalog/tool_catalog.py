@@ -23,6 +23,7 @@ callable by name (the write gate decides writes, as always), except that a read-
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import weakref
 from collections.abc import Sequence
@@ -34,7 +35,7 @@ from fastmcp.tools import ToolResult
 from mcp.types import TextContent
 
 from github_mcp.catalog.tool_search import rank
-from github_mcp.catalog.views import CATALOG_TOOLS, FALSE_WORDS, View
+from github_mcp.catalog.views import CATALOG_TOOLS, FALSE_WORDS, View, settings_view
 from github_mcp.config import Toolset, listed_toolsets
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.pipeline.tool_binding import listing_only
@@ -60,8 +61,7 @@ def request_view(rt: Runtime) -> View:
         return View(toolsets, tools, read_only=read_only)
     if tools:
         return View(frozenset(), tools, read_only=read_only)  # those tools alone
-    core = settings.tools == "core"
-    return View(settings.listed_toolsets, core=core, read_only=read_only)
+    return dataclasses.replace(settings_view(settings), read_only=read_only)
 
 
 def enabled_toolsets(session: Any) -> set[str]:

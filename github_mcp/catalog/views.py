@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from github_mcp.config import Settings
     from github_mcp.pipeline.tool_spec import ToolSpec
 
 # Read a repository, batch and slice files, search, see a PR, make the common edit, open a
@@ -56,3 +57,11 @@ class View:
         if self.core:
             return name in CORE_TOOLS
         return toolset in self.toolsets
+
+
+def settings_view(settings: Settings) -> View:
+    """What a session lists when the client chooses nothing itself (over HTTP it may:
+    tool_catalog.request_view)."""
+    return View(
+        settings.listed_toolsets, core=settings.tools == "core", read_only=settings.read_only
+    )

@@ -8,7 +8,7 @@ from pathlib import Path
 from github_mcp.config import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = ROOT / "docs"
+DOCS = ROOT / "docs"  # written only from a source checkout (cli/checkout.py)
 
 
 def config_markdown() -> str:
@@ -26,6 +26,8 @@ def config_markdown() -> str:
         annotation = str(field.annotation).replace("typing.", "").replace("pathlib.", "")
         annotation = annotation.replace("<class '", "").replace("'>", "").replace("|", "or")
         default = field.default
+        if field.default_factory is not None:  # a per-user path (config/fields/_state_home.py)
+            default = getattr(field.default_factory, "doc", None)
         default_text = "" if default is None else f"`{default}`"
         if "SecretStr" in annotation:
             annotation = "secret"
@@ -103,7 +105,10 @@ def tools_markdown() -> str:
 
 
 def write_docs() -> list[Path]:
-    DOCS.mkdir(exist_ok=True)
+    from github_mcp.cli.checkout import NO_DOCS_HERE, source_checkout
+
+    if source_checkout() != ROOT:
+        raise SystemExit(NO_DOCS_HERE)
     written = []
     from github_mcp.cli.parity import parity_markdown
 

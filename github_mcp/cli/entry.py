@@ -63,12 +63,6 @@ def _leave(code: object) -> None:
 
 
 def version() -> str:
-    """The installed distribution's version, or the source tree's when run from a checkout."""
-    from importlib import metadata
+    from github_mcp.cli.checkout import version as installed_version
 
-    try:
-        return metadata.version("github-mcp-controller")
-    except metadata.PackageNotFoundError:
-        from github_mcp.pipeline.runtime import VERSION
-
-        return VERSION
+    return installed_version()

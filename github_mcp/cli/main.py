@@ -1,4 +1,4 @@
-"""Command line: serve | sandbox | check | tools | docs | call."""
+"""Command line: serve | sandbox | check | tools | call (and, in a source checkout, docs)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr, ValidationError
 
+from github_mcp.cli.checkout import NO_DOCS_HERE, SANDBOX_NOTE, source_checkout, version
 from github_mcp.config import Settings
 from github_mcp.monitoring import tracing
 from github_mcp.monitoring.observability import configure_logging, log_event
@@ -25,7 +26,11 @@ if TYPE_CHECKING:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="github-mcp-controller", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="github-mcp-controller", description="The GitHub MCP Controller."
+    )
+    # entry.main answers --version before this parser is built; here it shows in --help
+    parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="run the MCP server (stdio by default)")
     serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
@@ -48,10 +53,12 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("check", help="validate the configuration and exit")
     tools = sub.add_parser("tools", help="list the registered tools")
     tools.add_argument("--json", action="store_true")
-    sub.add_parser(
-        "docs",
-        help="regenerate docs/TOOLS.md, docs/CONFIG.md, docs/PARITY.md and the shipped opening",
-    )
+    if source_checkout() is not None:  # a developer command: it rewrites the checkout's files
+        sub.add_parser(
+            "docs",
+            help="regenerate docs/TOOLS.md, CONFIG.md, PARITY.md and the shipped opening "
+            "(source checkout only)",
+        )
     call = sub.add_parser(
         "call",
         help="run one tool and print its result",
@@ -75,8 +82,9 @@ def _parser() -> argparse.ArgumentParser:
     call.add_argument(
         "--sandbox-forge",
         choices=["never", "auto", "always"],
-        default="never",
-        help="run against a fresh embedded sandbox forge (seeded with the demo repo)",
+        default="auto",
+        help="run against a fresh embedded sandbox forge seeded with the demo repository "
+        "(auto, the default: when no GitHub credentials are set, and said so on stderr)",
     )
     call.add_argument("--compact", action="store_true", help="print JSON on one line")
     call.add_argument("--pretty", action="store_true", help="print a readable summary")
@@ -91,6 +99,9 @@ def cli(argv: list[str] | None = None) -> int:
         from sandbox_forge.cli import main as sandbox_main
 
         return sandbox_main(argv[1:])
+    if argv[:1] == ["docs"] and source_checkout() is None:
+        print(NO_DOCS_HERE, file=sys.stderr)
+        return 2
     args = _parser().parse_args(argv)
     # serve: secrets leave the process environment first (re-exec; see secrets_handoff)
     # Any: Settings' signature mixes these field overrides with pydantic-settings' own options
@@ -113,13 +124,14 @@ def cli(argv: list[str] | None = None) -> int:
         finally:
             tracing.shutdown()
     if args.command in ("check", "tools"):
+        import github_mcp.tools  # noqa: F401 - registers the built-in tools
         from github_mcp.pipeline.extension_tools import import_extension_tools
 
         import_extension_tools()  # the operator's extra_tools.py, when it is importable
-    if args.command == "check":
-        return _check(settings)
-    if args.command == "tools":
-        return _tools(settings, as_json=args.json)
+    if args.command in ("check", "tools"):
+        from github_mcp.cli.listing import check, list_tools
+
+        return check(settings) if args.command == "check" else list_tools(settings, args.json)
     if args.command == "docs":
         from github_mcp.cli.docs_gen import write_docs
 
@@ -263,43 +275,6 @@ def _http_app(rt: Runtime, args: argparse.Namespace) -> Any:
     return StartingApp(build)
 
 
-def _check(settings: Settings) -> int:
-    from github_mcp.pipeline.registry import selected_specs
-    from github_mcp.pipeline.runtime import Runtime
-
-    rt = Runtime.create(settings)
-    specs = selected_specs(rt)
-    print(
-        json.dumps(
-            {
-                "ok": True,
-                "tools": len(specs),
-                "write_tools": sum(s.write for s in specs),
-                "credential_kind": rt.token_kind,
-                "github_api_url": settings.github_api_url,
-            }
-        )
-    )
-    return 0
-
-
-def _tools(settings: Settings, *, as_json: bool) -> int:
-    from github_mcp.pipeline.registry import selected_specs
-    from github_mcp.pipeline.runtime import Runtime
-
-    specs = selected_specs(Runtime.create(settings))
-    if as_json:
-        print(
-            json.dumps(
-                [{"name": s.name, "toolset": s.toolset, "write": s.write} for s in specs], indent=1
-            )
-        )
-    else:
-        for spec in specs:
-            print(f"{spec.name:34} {spec.toolset:14} {'write' if spec.write else 'read'}")
-    return 0
-
-
 def _call(settings: Settings, args: argparse.Namespace) -> int:
     from github_mcp.cli.call import EXIT_USAGE, ProgressBar, exit_code, outcome, pretty
 
@@ -312,6 +287,8 @@ def _call(settings: Settings, args: argparse.Namespace) -> int:
     bar = ProgressBar()
     try:
         with embedded_forge(settings, args.sandbox_forge) as effective:
+            if effective is not settings:  # the forge runs: say so, the output is its data
+                print(SANDBOX_NOTE, file=sys.stderr)
             is_error, payload = asyncio.run(_call_once(effective, args.tool, arguments, bar))
     finally:
         bar.clear()

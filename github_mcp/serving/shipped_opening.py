@@ -31,7 +31,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from github_mcp.catalog.views import CATALOG_TOOLS, View
+from github_mcp.catalog.views import CATALOG_TOOLS, settings_view
 from github_mcp.serving import request_meta
 
 if TYPE_CHECKING:
@@ -101,9 +101,7 @@ class ShippedOpening:
             for t in tools
             if t["toolset"] in settings.toolset_list and not (settings.read_only and t["write"])
         ]
-        view = View(
-            settings.listed_toolsets, core=settings.tools == "core", read_only=settings.read_only
-        )
+        view = settings_view(settings)
         hidden = any(
             not view.shows_tool(t["name"], t["toolset"], t["write"], set())
             and not (view.read_only and t["write"])

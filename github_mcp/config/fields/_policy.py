@@ -11,6 +11,7 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from github_mcp.config.fields._access import env
+from github_mcp.config.fields._state_home import InStateHome
 
 
 class WritePolicySettings(BaseSettings):
@@ -125,7 +126,7 @@ class WritePolicySettings(BaseSettings):
         "refuses the commit). See docs/ARCHITECTURE_AND_SAFETY.md, section 4.",
     )
     audit_log: Path = Field(
-        Path("var/audit.jsonl"),
+        default_factory=InStateHome("audit.jsonl"),
         validation_alias=env("GITHUB_MCP_AUDIT_LOG"),
         description="JSON-lines audit log of executed writes (fsync'd).",
     )

@@ -11,6 +11,7 @@ from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from github_mcp.config.fields._access import env
+from github_mcp.config.fields._state_home import InStateHome
 
 
 class HttpTransportSettings(BaseSettings):
@@ -166,7 +167,7 @@ class HostedSignInSettings(BaseSettings):
         "instances serve one URL.",
     )
     state_dir: Path = Field(
-        Path("var/state"),
+        default_factory=InStateHome("state"),
         validation_alias=env("GITHUB_MCP_STATE_DIR"),
         description="Where the server keeps state across restarts: the OAuth signing key "
         "and the encrypted store of client registrations and users' GitHub tokens.",

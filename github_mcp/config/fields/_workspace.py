@@ -10,6 +10,7 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from github_mcp.config.fields._access import env
+from github_mcp.config.fields._state_home import InStateHome
 
 
 class WorkspaceSettings(BaseSettings):
@@ -18,7 +19,7 @@ class WorkspaceSettings(BaseSettings):
     model_config = SettingsConfigDict(populate_by_name=True)  # as Settings: by name too
 
     workspace_dir: Path = Field(
-        Path("var/workspaces"),
+        default_factory=InStateHome("workspaces"),
         validation_alias=env("GITHUB_MCP_WORKSPACE_DIR"),
         description="Where persistent clones live.",
     )

@@ -232,11 +232,10 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     with embedded_forge(
         settings, args.sandbox_forge, oauth_callback=callback, notes=notes
     ) as effective:
-        rt = Runtime.create(effective)
         if args.transport == "stdio":
             from github_mcp.serving.stdio_serving import serve_stdio
 
-            return serve_stdio(rt)
+            return serve_stdio(Runtime.create(effective))
         from github_mcp.serving.exposure import check_http_exposure
         from github_mcp.serving.shutdown import serve_http
 
@@ -247,7 +246,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
             # scoped to it even on session-less (2026-07-28) connections.
             token = secrets.token_urlsafe(24)
             effective = effective.with_overrides(auth_tokens=SecretStr(token))
-            rt = Runtime.create(effective)
+        rt = Runtime.create(effective)  # once: its start-up events are logged once
         check_http_exposure(effective, args.host)  # before the port opens
         app = _http_app(rt, args)
         if args.generate_token or os.environ.get("GITHUB_MCP_PRINT_CONFIG"):

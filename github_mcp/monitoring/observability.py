@@ -6,6 +6,7 @@ import contextlib
 import contextvars
 import json
 import logging
+import os
 import re
 import sys
 import threading
@@ -121,11 +122,17 @@ def configure_logging(level: str = "INFO") -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
-    # fastmcp installs its own (rich, multi-line) handler; route it through ours.
+    # fastmcp installs its own (rich, multi-line) handler when it is imported, and prints its
+    # start-up lines and warnings there: told not to (it is imported later, lazily), and
+    # undone when it already was, its records come through ours as JSON, warnings and up
+    # unless debugging (its "Starting MCP server" is no news in our own start-up events).
+    os.environ.setdefault("FASTMCP_LOG_ENABLED", "false")
+    os.environ.setdefault("FASTMCP_SHOW_SERVER_BANNER", "false")
     for name in ("fastmcp", "mcp"):
         library = logging.getLogger(name)
         library.handlers[:] = []
         library.propagate = True
+    logging.getLogger("fastmcp").setLevel(max(root.level, logging.WARNING))
     for noisy in ("httpx", "httpx2", "httpcore", "httpcore2", "uvicorn.access"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
 

@@ -13,6 +13,7 @@ from fastmcp import Client
 from github_mcp.pipeline.registry import REGISTRY
 from github_mcp.policy.gate import WriteGate
 from github_mcp.serving.server import build_mcp
+from sandbox_forge.stores import projects
 from tests.conftest import DEMO_REPO, call_tool, error_code, mcp_client, traversable
 
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
@@ -135,10 +136,15 @@ async def test_every_write_tool_is_gated_on_a_protected_branch(make_runtime, for
         # A real run: tools whose target is the run's branch must reach the gate, not
         # stop at not_found for an invented id.
         _, runs = await call_tool(client, "list_workflow_runs", {"full_name": DEMO_REPO})
+        roadmap = next(p for p in projects.owned_by(forge.state, "octo-org"))
         real_ids = {
             "run_id": runs["runs"][0]["id"],
             "release_id": forge.state.extensions["breadth_demo"]["draft"]["id"],
             "gist_id": forge.state.extensions["breadth_people"]["gists"]["secret"],
+            # a project item's binding reads the item and field it names
+            "project_id": roadmap.node_id,
+            "item_id": roadmap.items[0].node_id,
+            "field_id": roadmap.fields[0].node_id,
         }
         for spec in write_specs:
             args = {**synth_args(tools[spec.name].input_schema)}
@@ -149,7 +155,11 @@ async def test_every_write_tool_is_gated_on_a_protected_branch(make_runtime, for
             is_error, payload = await call_tool(client, spec.name, args)
             assert is_error, spec.name
             assert error_code(payload) == "write_not_allowed", (spec.name, payload)
-            writes = [r for r in forge.requests() if r["method"] in WRITE_METHODS]
+            # a GraphQL query (a binding's read) is a POST that writes nothing
+            writes = [
+                r for r in forge.requests()
+                if r["method"] in WRITE_METHODS and r.get("graphql") != "query"
+            ]  # fmt: skip
             assert writes == [], (spec.name, writes)
 
 

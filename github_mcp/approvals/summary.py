@@ -192,11 +192,13 @@ async def summarize(
             sections = args.get("sections")
             sections = sections if isinstance(sections, list) else []
             files = await _with_counts(proposed, repo, branch, read_current, sections)
-    skip = {"files", "patch", "new_content", "sections", "full_name", title_arg}
+    skip = {"patch", "new_content", "sections", "full_name", title_arg}
     skip |= {"branch"} if branch else set()
+    skip |= {"files"} if files or tool in _COMMITS else set()  # shown as files and diffs
     details = tuple(
-        (name, _full(value)) for name, value in sorted(args.items())
+        row for name, value in sorted(args.items())
         if name not in skip and value not in (None, "", [], {})
+        for row in _rows(name, value)
     )  # fmt: skip
     if tool == "update_file_sections_and_commit" and isinstance(args.get("sections"), list):
         details += (("sections replaced", str(len(args["sections"]))),)
@@ -318,6 +320,21 @@ def _diff(old: str | None, new: str | None, path: str) -> str | None:
     if lines > MAX_DIFF_LINES:
         return None  # the counts stand; a diff this long is reviewed in a pull request
     return unified_diff(old, new, path)
+
+
+# the tools whose `files` are commits, shown file by file with their diffs
+_COMMITS = frozenset({"commit_files", "update_files_and_open_pr", "commit_workspace"})
+
+
+def _rows(name: str, value: Any) -> list[tuple[str, str]]:
+    """An argument as the page's rows: a mapping of names to texts (a gist's files, an
+    issue's field values) one row per entry, each text in full; anything else one row."""
+    if isinstance(value, dict) and value and all(isinstance(k, str) for k in value):
+        return [
+            (f"{name}: {key}", "(removed)" if text is None else _full(text))
+            for key, text in sorted(value.items())
+        ]
+    return [(name, _full(value))]
 
 
 def _full(value: Any) -> str:

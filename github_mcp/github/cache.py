@@ -20,6 +20,7 @@ import time
 from collections import OrderedDict
 from typing import Any, Protocol
 
+from github_mcp.github import provenance
 from github_mcp.github.auth import acting_user
 from github_mcp.monitoring import client_log
 from github_mcp.monitoring.observability import Metrics
@@ -82,11 +83,13 @@ class Cache:
         full = (namespace, _partitioned(key))
         item = self._data.get(full)
         if item is not None:
-            value, expires, _ = item
+            value, expires, repo = item
             if expires is None or expires > time.monotonic():
                 self._data.move_to_end(full)
                 if record:
                     self.metrics.record_cache(namespace, True)
+                if repo is not None:
+                    provenance.note(repo)  # a read served from here is a read of it
                 return value
             self._drop(full)
         if record:
@@ -131,9 +134,11 @@ class Cache:
             return Reservation.hit(value)
         full = (namespace, _partitioned(key))
         pending = self._inflight.get(full)
-        if pending is not None:
-            return Reservation.hit(await asyncio.shield(pending))
         repo_key = repo.lower() if repo else None
+        if pending is not None:
+            if repo_key is not None:
+                provenance.note(repo_key)  # another call's load, read by this one too
+            return Reservation.hit(await asyncio.shield(pending))
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         slot = Reservation(
             cache=self,
@@ -152,6 +157,8 @@ class Cache:
             raise
         if shared is _MISSING:
             return slot
+        if repo_key is not None:
+            provenance.note(repo_key)
         slot.settle(shared)
         return Reservation.hit(shared)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import cached_property
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -19,6 +20,7 @@ import httpx2 as httpx
 
 from github_mcp.github.connection import Connection
 from github_mcp.github.paths import refuse_unstable_path
+from github_mcp.github.provenance import AnswerReader
 from github_mcp.github.retries import IDEMPOTENT_METHODS, graphql_error
 from github_mcp.github.sending import Outgoing, deliver
 from github_mcp.github.urls import (
@@ -35,7 +37,14 @@ from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 
 
 class GitHubClient(Connection):
-    """The request API the services use, on the connection of connection.py."""
+    """The request API the services use, on the connection of connection.py. Every
+    answer it hands back has been shown to `answers` first, which notes the sources it
+    names on the call in progress (provenance.py): the read record of the
+    cross-visibility guard, kept below the tools so that no tool can leave it out."""
+
+    @cached_property
+    def answers(self) -> AnswerReader:
+        return AnswerReader(self.settings.github_api_url, self.settings.web_base_url)
 
     # -- core request with retries (the steps are in sending.py) -----------------
     @asynccontextmanager
@@ -65,6 +74,8 @@ class GitHubClient(Connection):
             follow_redirects=follow_redirects,
         )
         response = await deliver(self, out)
+        graphql = isinstance(json_body, dict) and path == self.settings.graphql_url
+        self.answers.request(path, json_body.get("variables") if graphql else None)
         try:
             yield response
         finally:
@@ -91,7 +102,7 @@ class GitHubClient(Connection):
         ) as response:
             if response.status_code == 204 or not response.content:
                 return None
-            return response.json()
+            return self.answers.parse(response.content)
 
     async def request_text(
         self,
@@ -127,6 +138,8 @@ class GitHubClient(Connection):
             "http", key, ttl=None if immutable else fresh_ttl, repo=repo
         )
         if slot.found:
+            self.answers.request(path)
+            self.answers.body(slot.value)
             return slot.value
         try:
             if immutable:
@@ -152,8 +165,9 @@ class GitHubClient(Connection):
         async with self._send("GET", path, params=params, headers=extra, accept=accept) as resp:
             if resp.status_code == 304 and stale:
                 self.metrics.record_cache("etag", True)
+                self.answers.body(stale[1])
                 return stale[1]
-            body = resp.json() if resp.content else None
+            body = self.answers.parse(resp.content) if resp.content else None
             etag = resp.headers.get("etag")
             if etag:
                 self.cache.set("etag", key, (etag, body), ttl=None, repo=repo)
@@ -179,7 +193,7 @@ class GitHubClient(Connection):
         else:
             query["page"] = int(state.get("page", 1))
         async with self._send("GET", path, params=query) as response:
-            data = response.json()
+            data = self.answers.parse(response.content)
             link = response.headers.get("link", "")
         items = data.get(items_key, []) if items_key else data
         total = data.get("total_count") if isinstance(data, dict) else None
@@ -202,7 +216,7 @@ class GitHubClient(Connection):
         query: dict[str, Any] | None = dict(params or {}) | {"per_page": 100}
         while url and len(items) < max_items:
             async with self._send("GET", url, params=query) as response:
-                data = response.json()
+                data = self.answers.parse(response.content)
                 link = response.headers.get("link", "")
             items.extend(data.get(items_key, []) if items_key else data)
             url = link_target(link, "next")

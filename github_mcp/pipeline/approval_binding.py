@@ -42,8 +42,8 @@ async def bind_write(
     approval of the same call was given for other facts. Returns the fingerprint an
     approval of this write is keyed on."""
     spec, gate = call.spec, call.rt.gate
-    if spec.binds is not None and await _gated(call, branch, flow):
-        call.bound = await spec.binds(call, args)
+    if spec.binder is not None and await _gated(call, branch, flow):
+        call.bound = await spec.binder(call, args)
         log_event("write_bound", call_id=call.call_id, tool=spec.name, facts=dict(call.bound.facts))
     plain_call, bound = write_fingerprints(call, args, branch)
     if call.bound is not None and call.approval is not None:

@@ -1,17 +1,25 @@
 """The pipeline's side of the cross-visibility guard: note what each call read, and gather
 the facts a write's decision needs (the destination's visibility, the visibility of every
-repository the session read) for flow_guard.decide. Visibility comes from the cached
-repository facts the gate's default-branch lookup already fills."""
+source the session read) for flow_guard.decide.
+
+What a call read is what GitHub's answers to it named (the client notes it on the call:
+github/provenance.py), with the visibility an answer stated; plus the repository its
+arguments name, when allowed. A source read without a stated visibility is looked up
+through the cached repository facts the gate's default-branch lookup already fills (an
+allowed repository), or counts as private (anything else: nothing may be asked about it).
+"""
 
 from __future__ import annotations
 
 import asyncio
 from typing import TYPE_CHECKING
 
+from github_mcp.github import provenance
 from github_mcp.kernel.effects import Target
 from github_mcp.kernel.errors import GitHubMCPError
 from github_mcp.monitoring.observability import log_event
 from github_mcp.policy.flow_guard import Destination, FlowDecision, decide
+from github_mcp.policy.read_ledger import merge
 from github_mcp.services.repos import repo_visibility
 
 if TYPE_CHECKING:
@@ -21,23 +29,26 @@ LOOKUPS_AT_ONCE = 8
 
 
 async def note_reads(call: Call) -> None:
-    """After any call, read or write, that named repositories: remember them for the
-    caller's approval scope. Only allowed repositories (nothing else was read). With
+    """After any call, read or write: remember for the caller's approval scope every
+    source GitHub's answers named, and the allowed repository the arguments name. With
     replicas, in Redis too; a failure there is logged and the local record stands."""
-    gate = call.rt.gate
-    repos = {*call.read_repos, *([call.repo] if call.repo else [])}
-    allowed = {repo for repo in repos if isinstance(repo, str) and gate.repo_allowed(repo)}
-    if not allowed:
+    if call.recording is not None:
+        provenance.stop(call.recording)
+        call.recording = None
+    sources = call.reads.sources()
+    if call.repo and call.rt.gate.repo_allowed(call.repo):
+        merge(sources, {call.repo: None})
+    if not sources:
         return
-    gate.reads.note(call.scope, allowed)
+    call.rt.gate.reads.note(call.scope, sources)
     if call.rt.shared is not None:
         try:
-            await call.rt.shared.reads.note(call.scope, allowed)
+            await call.rt.shared.reads.note(call.scope, sources)
         except GitHubMCPError:
             log_event("cross_visibility_record_unshared", call_id=call.call_id)
 
 
-async def _read_by(call: Call) -> tuple[tuple[str, ...], bool]:
+async def _read_by(call: Call) -> tuple[dict[str, str | None], bool]:
     """What the scope read, here and (with replicas) through any replica. When Redis
     cannot say, the record counts as overflowing: the guard fails closed."""
     read, overflow = call.rt.gate.reads.read_by(call.scope)
@@ -47,9 +58,8 @@ async def _read_by(call: Call) -> tuple[tuple[str, ...], bool]:
         shared, shared_overflow = await call.rt.shared.reads.read_by(call.scope)
     except GitHubMCPError:
         return read, True
-    known = {repo.lower() for repo in read}
-    merged = read + tuple(repo for repo in shared if repo not in known)
-    return merged, overflow or shared_overflow
+    merge(read, shared)
+    return read, overflow or shared_overflow
 
 
 async def flow_decision(call: Call, target: Target) -> FlowDecision | None:
@@ -62,7 +72,7 @@ async def flow_decision(call: Call, target: Target) -> FlowDecision | None:
     # reading and writing one repository never crosses: a one-repository session asks
     # GitHub nothing more
     here = (target.repo or call.repo or "").lower()
-    read = tuple(repo for repo in read if repo.lower() != here)
+    read = {name: seen for name, seen in read.items() if name.lower() != here}
     if not (read or overflow):
         return None
     destination = await _destination(call, target)
@@ -91,15 +101,21 @@ async def _destination(call: Call, target: Target) -> Destination:
     return Destination(call.repo, await _visibility(call, call.repo))
 
 
-async def _visibilities(call: Call, repos: tuple[str, ...]) -> dict[str, str]:
+async def _visibilities(call: Call, read: dict[str, str | None]) -> dict[str, str]:
+    """Each source's visibility: as an answer stated it, else looked up (an allowed
+    repository), else `unknown`, which counts as private."""
     limit = asyncio.Semaphore(LOOKUPS_AT_ONCE)
 
-    async def one(repo: str) -> str:
+    async def one(name: str, stated: str | None) -> str:
+        if stated is not None:
+            return stated
+        if ":" in name or not call.rt.gate.repo_allowed(name):
+            return "unknown"
         async with limit:
-            return await _visibility(call, repo)
+            return await _visibility(call, name)
 
-    found = await asyncio.gather(*(one(repo) for repo in repos))
-    return dict(zip(repos, found, strict=True))
+    found = await asyncio.gather(*(one(name, seen) for name, seen in read.items()))
+    return dict(zip(read, found, strict=True))
 
 
 async def _visibility(call: Call, repo: str) -> str:

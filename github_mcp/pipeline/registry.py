@@ -31,7 +31,8 @@ from github_mcp.pipeline.call_scope import tool_call_scope
 from github_mcp.pipeline.flows import note_reads
 from github_mcp.pipeline.human_approval import ClientInputRequired
 from github_mcp.pipeline.spec import Call as Call
-from github_mcp.pipeline.tool_spec import StateBinder, TargetResolver, ToolSpec
+from github_mcp.pipeline.tool_spec import ArgumentsOnly as ArgumentsOnly
+from github_mcp.pipeline.tool_spec import Binding, TargetResolver, ToolSpec
 
 if TYPE_CHECKING:
     from fastmcp import Context
@@ -69,13 +70,17 @@ def tool(
     name: str | None = None,
     read_only_hint: bool | None = None,
     lazy_default_ref: bool = False,
-    binds: StateBinder | None = None,
+    binds: Binding | None = None,
     approve_each: bool = False,
     needs_server: bool = False,
 ) -> Callable[[Callable[..., Awaitable[BaseModel]]], Callable[..., Awaitable[BaseModel]]]:
     """Declare a tool in one of the `Toolset`s (an unknown name fails here, at import).
     Writes must say what they write to: `target` is the argument holding the branch, a
-    resolver, or None for unscoped writes."""
+    resolver, or None for unscoped writes. And what their approval is bound to: `binds`
+    is a binder reading the remote state the effect depends on (approval_binding.py), or
+    `ArgumentsOnly(reason)` when the arguments are the whole effect. A write without
+    either is refused here, at import: no write can be approved for a state it does not
+    name."""
     if write and target is _REQUIRED:
         raise TypeError("write tools must declare target= (an argument name, resolver or None)")
     options: dict[str, Any] = {
@@ -94,10 +99,25 @@ def tool(
     }
 
     def decorate(fn: Callable[..., Awaitable[BaseModel]]) -> Callable[..., Awaitable[BaseModel]]:
+        _check_binding(name or fn.__name__, write, binds)
         _register(name or fn.__name__, fn, options)
         return fn
 
     return decorate
+
+
+def _check_binding(name: str, write: bool, binds: Binding | None) -> None:
+    what = f"tool {name!r}"
+    if write and binds is None:
+        raise TypeError(
+            f"{what} writes but declares no binds=: give the binder that reads the remote "
+            "state its effect depends on (a head SHA, a release, a file's blob), or "
+            "ArgumentsOnly('why the arguments are the whole effect')"
+        )
+    if binds is not None and not (isinstance(binds, ArgumentsOnly) or callable(binds)):
+        raise TypeError(f"{what}: binds= takes a binder (async callable) or ArgumentsOnly")
+    if not write and binds is not None:
+        raise TypeError(f"{what} is a read: only writes bind remote state")
 
 
 def _register(

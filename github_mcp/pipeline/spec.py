@@ -4,10 +4,11 @@ in tool_spec.py, re-exported here."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from github_mcp.github.provenance import Provenance
 from github_mcp.kernel.principal import PROCESS, ApprovalScope, Principal
 from github_mcp.pipeline.tool_spec import ToolSpec
 
@@ -39,8 +40,10 @@ class Call:
     # target elsewhere (a PR retargeted meanwhile) sets audit_ref to it.
     authorized_ref: str | None = None
     audit_ref: str | None = None
-    # Repositories read besides `repo` (search hits): the cross-visibility guard's record.
-    read_repos: set[str] = field(default_factory=set)
+    # What GitHub's answers to this call named (github/provenance.py): the
+    # cross-visibility guard's record, noted by the client, never by the handler.
+    reads: Provenance = field(default_factory=Provenance)
+    recording: Token[Provenance | None] | None = None
     # The remote state the gate bound this write to (None: ungated, or nothing to bind);
     # the handler sends it as the write's precondition.
     bound: RemoteState | None = None

@@ -1,6 +1,7 @@
 """The steps of one tool call, in the order `run_tool` takes them.
 
-1. `begin`: who is calling and under which approval scope.
+1. `begin`: who is calling and under which approval scope; from here the GitHub
+   client notes on the call every source GitHub's answers name (its provenance).
 2. `scope_arguments`: canonical refs, the allow-list, the effective ref.
 3. `authorize_write` (writes): the per-PR lock, the write's target branch, the
    look-alike check, the flow guard, the gate (which may ask a human).
@@ -17,6 +18,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from github_mcp.github import provenance
 from github_mcp.kernel.effects import Target
 from github_mcp.kernel.refnames import write_target as canonical_write_target
 from github_mcp.monitoring.observability import log_event
@@ -82,6 +84,8 @@ def begin(
         principal=approval.principal if approval is not None else caller_principal(ctx),
         approval=approval,
     )
+    # from here on, what GitHub answers is noted on the call (flows.note_reads takes it)
+    call.recording = provenance.start(call.reads)
     run = CallRun(call, kwargs)
     # a read's outcome line follows at once with the same fields: its start is for debugging
     level = logging.INFO if spec.write or spec.read_only_hint is False else logging.DEBUG

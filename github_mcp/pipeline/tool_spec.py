@@ -28,6 +28,32 @@ StateBinder = Callable[..., Awaitable["RemoteState"]]
 
 
 @dataclass(frozen=True)
+class ArgumentsOnly:
+    """A write's declaration that no remote state changes what it does: its arguments
+    are its whole effect (a comment's body, a label's name), and why that holds."""
+
+    reason: str
+
+    def __post_init__(self) -> None:
+        if len(self.reason.strip()) < 10:
+            raise TypeError("ArgumentsOnly needs the reason the arguments are the whole effect")
+
+
+# What every write tool declares (`@tool(binds=…)`): the state it is bound to, or none.
+Binding = StateBinder | ArgumentsOnly
+
+
+def binding_text(binds: Binding | None) -> str:
+    """The declaration in words: the binder's first docstring line, or the reason."""
+    if binds is None:
+        return "(none declared)"
+    if isinstance(binds, ArgumentsOnly):
+        return "arguments only: " + binds.reason
+    first = inspect.cleandoc(binds.__doc__ or binds.__name__).split("\n\n")[0]
+    return "bound: " + " ".join(first.split())
+
+
+@dataclass(frozen=True)
 class ToolSpec:
     name: str
     handler: Callable[..., Awaitable[BaseModel]]
@@ -44,7 +70,8 @@ class ToolSpec:
     # The handler takes ref=None as "the default branch" and resolves it in the same
     # request as its read, so the pipeline does not spend a round trip looking it up.
     lazy_default_ref: bool = False
-    binds: StateBinder | None = None
+    # every write: the remote state its approval is bound to, or ArgumentsOnly(reason)
+    binds: Binding | None = None
     # Approved for each call on its own (a human, or the operator's GITHUB_MCP_AUTO_APPROVE):
     # an approval window a human granted for other writes does not cover it.
     approve_each: bool = False
@@ -67,6 +94,11 @@ class ToolSpec:
             destructive_hint=self.destructive,
             idempotent_hint=True if self.idempotent else None,
         )
+
+    @property
+    def binder(self) -> StateBinder | None:
+        """The binder that reads the state a gated call is bound to, if the tool has one."""
+        return None if self.binds is None or isinstance(self.binds, ArgumentsOnly) else self.binds
 
     @property
     def target_label(self) -> str | None:

@@ -1,8 +1,10 @@
-"""Which repositories each approval scope (principal and session) has read from, for the
-cross-visibility guard (flow_guard.py). Names only: whether a repository is private is
-looked up when a write needs it, so a read costs nothing more.
+"""Which sources each approval scope (principal and session) has read from, for the
+cross-visibility guard (flow_guard.py): repositories (`owner/repo`), and the projects and
+gists GitHub's answers named (`project:owner/n`, `gist:id`). Each with its visibility
+when an answer stated it; a source without one is looked up when a write needs it, and
+counts as private when it cannot be.
 
-Bounded: at most MAX_REPOS names per scope (past that the scope is marked overflowing,
+Bounded: at most MAX_REPOS sources per scope (past that the scope is marked overflowing,
 which the guard treats as having read something private) and MAX_SCOPES scopes, the
 least recently used forgotten first. A scope's record goes when its session ends.
 """
@@ -10,7 +12,10 @@ least recently used forgotten first. A scope's record goes when its session ends
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+
+from github_mcp.github.provenance import stricter
 
 MAX_REPOS = 256
 MAX_SCOPES = 10_000
@@ -19,9 +24,21 @@ MAX_SCOPES = 10_000
 UNIDENTIFIED = "<unidentified>"
 
 
+def merge(into: dict[str, str | None], more: Mapping[str, str | None]) -> None:
+    """Add `more` to `into`, matching names case-insensitively."""
+    spelled = {name.lower(): name for name in into}
+    for name, visibility in more.items():
+        known = spelled.get(name.lower())
+        if known is None:
+            into[name] = visibility
+            spelled[name.lower()] = name
+        else:
+            into[known] = stricter(into[known], visibility)
+
+
 @dataclass
 class _Record:
-    repos: dict[str, str] = field(default_factory=dict)  # lower-cased -> as spelled
+    sources: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # lower -> …
     overflow: bool = False
 
 
@@ -34,29 +51,32 @@ class ReadLedger:
     def __len__(self) -> int:
         return len(self._records)  # scopes recorded (a bounded-memory check reads it)
 
-    def note(self, scope: str | None, repos: set[str]) -> None:
-        """Record that the scope's call read from `repos`."""
-        if not repos:
+    def note(self, scope: str | None, sources: Mapping[str, str | None]) -> None:
+        """Record that the scope's call read from `sources` (name -> visibility or None)."""
+        if not sources:
             return
         key = scope or UNIDENTIFIED
         record = self._records.pop(key, None) or _Record()
         self._records[key] = record
-        for repo in repos:
-            if repo.lower() in record.repos:
+        for name, visibility in sources.items():
+            known = record.sources.get(name.lower())
+            if known is not None:
+                record.sources[name.lower()] = (known[0], stricter(known[1], visibility))
                 continue
-            if len(record.repos) >= self._max_repos:
+            if len(record.sources) >= self._max_repos:
                 record.overflow = True
-                break
-            record.repos[repo.lower()] = repo
+                continue
+            record.sources[name.lower()] = (name, visibility)
         while len(self._records) > self._max_scopes:
             self._records.popitem(last=False)
 
-    def read_by(self, scope: str | None) -> tuple[tuple[str, ...], bool]:
-        """The repositories the scope read, and whether there were more than recorded."""
+    def read_by(self, scope: str | None) -> tuple[dict[str, str | None], bool]:
+        """The sources the scope read (name -> visibility or None), and whether there
+        were more than recorded."""
         record = self._records.get(scope or UNIDENTIFIED)
         if record is None:
-            return (), False
-        return tuple(record.repos.values()), record.overflow
+            return {}, False
+        return dict(record.sources.values()), record.overflow
 
     def drop(self, scope: str) -> None:
         self._records.pop(scope, None)

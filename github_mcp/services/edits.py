@@ -64,9 +64,11 @@ async def commit_text(
     expected_sha: str | None = None,
     allow_large_shrink: bool = False,
     with_diff: bool = False,
+    expected_head_sha: str | None = None,
 ) -> Edit:
     """Replace one file's whole text; a cut to under half of a sizeable file is refused
-    unless `allow_large_shrink` (a model that sends a fragment would otherwise truncate)."""
+    unless `allow_large_shrink` (a model that sends a fragment would otherwise truncate).
+    `expected_head_sha`: the head the edit must be made on (an approval's)."""
     head = await read_head(github, full_name, branch)
     old = await current_text(github, full_name, path, head)
     old_size = len(old.encode()) if old is not None else 0
@@ -81,7 +83,10 @@ async def commit_text(
         )
     diff = unified_diff(old or "", text, path) if with_diff else None
     change = Change(path, text, expected_sha=expected_sha)
-    outcome = await commit_changes(github, full_name, branch, message, [change], head=head)
+    outcome = await commit_changes(
+        github, full_name, branch, message, [change], head=head,
+        expected_head_sha=expected_head_sha,
+    )  # fmt: skip
     return Edit(outcome, diff)
 
 
@@ -263,9 +268,10 @@ async def commit_and_open_pr(
     title: str,
     body: str = "",
     draft: bool = False,
+    expected_head_sha: str | None = None,
 ) -> Proposal:
     """Commit to `branch` (created from `base` when it does not exist) and open a PR into
-    `base` once the commit verified."""
+    `base` once the commit verified; on `expected_head_sha` when given (an approval's)."""
     # The open-PR pre-check goes out with the head reads: one round trip fewer.
     head_or_error, base_head, open_pr = await asyncio.gather(
         read_head(github, full_name, branch),
@@ -281,7 +287,10 @@ async def commit_and_open_pr(
         raise head_or_error
     else:
         head = head_or_error
-    outcome = await commit_changes(github, full_name, branch, message, changes, head=head)
+    outcome = await commit_changes(
+        github, full_name, branch, message, changes, head=head,
+        expected_head_sha=expected_head_sha if head.exists else None,
+    )  # fmt: skip
     if not outcome.verification.verified:
         return Proposal(outcome, note="Commit did not verify; no PR was opened.")
     if outcome.status == NO_CHANGE and outcome.commit_sha == base_head.commit_sha:

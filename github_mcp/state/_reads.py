@@ -1,6 +1,8 @@
-"""The cross-visibility guard's read record shared by replicas: which repositories each
+"""The cross-visibility guard's read record shared by replicas: which sources each
 approval scope has read from, one Redis set per scope, so a private read through one
-replica counts for a public write through another (stateless HTTP lands anywhere).
+replica counts for a public write through another (stateless HTTP lands anywhere). A
+member is the lower-cased name, followed by `|` and the visibility when an answer
+stated it (`|` is in no repository, project or gist name).
 
 Kept READS_TTL_S after the scope's last read (a session's end is seen only by its own
 replica, so the key expires rather than being deleted). At most MAX_REPOS names; past
@@ -10,7 +12,9 @@ keeps its own record (read_ledger.py), so a Redis outage never forgets a local r
 
 from __future__ import annotations
 
-from github_mcp.policy.read_ledger import MAX_REPOS, UNIDENTIFIED
+from collections.abc import Mapping
+
+from github_mcp.policy.read_ledger import MAX_REPOS, UNIDENTIFIED, merge
 from github_mcp.state._connection import SharedState, pending
 
 READS_TTL_S = 12 * 3600
@@ -24,19 +28,25 @@ class SharedReads:
     def _key(self, scope: str | None) -> str:
         return self._state.key("reads", scope or UNIDENTIFIED)
 
-    async def note(self, scope: str | None, repos: set[str]) -> None:
+    async def note(self, scope: str | None, sources: Mapping[str, str | None]) -> None:
         key = self._key(scope)
+        members = sorted(
+            name.lower() + (f"|{seen}" if seen else "") for name, seen in sources.items()
+        )
         async with self._state.op("reads_note") as r:
             pipe = r.pipeline(transaction=False)
-            pipe.sadd(key, *sorted(repo.lower() for repo in repos))
+            pipe.sadd(key, *members)
             pipe.expire(key, READS_TTL_S)
             pipe.scard(key)
             _, _, count = await pending(pipe.execute())
             if int(count) > MAX_REPOS:
                 await pending(r.sadd(key, OVERFLOW))
 
-    async def read_by(self, scope: str | None) -> tuple[tuple[str, ...], bool]:
+    async def read_by(self, scope: str | None) -> tuple[dict[str, str | None], bool]:
         async with self._state.op("reads_get") as r:
             members = await pending(r.smembers(self._key(scope)))
-        names = sorted(m.decode() for m in members if m != OVERFLOW)
-        return tuple(names), OVERFLOW in members
+        found: dict[str, str | None] = {}
+        for member in sorted(m.decode() for m in members if m != OVERFLOW):
+            name, _, seen = member.partition("|")
+            merge(found, {name: seen or None})
+        return found, OVERFLOW in members

@@ -15,15 +15,16 @@ from typing import Annotated
 from pydantic import Field
 
 from github_mcp.kernel.params import Branch, FullName, PrRef
-from github_mcp.pipeline.registry import Call, tool
+from github_mcp.pipeline.registry import ArgumentsOnly, Call, tool
 from github_mcp.services import copilot as service
 from github_mcp.services.copilot import Confidence, CopilotAssignment, CopilotReview
+from github_mcp.tools._bindings import issue_text, still_as_approved
 
 TOOLSET = "copilot"
 Number = Annotated[int, Field(ge=1)]
 
 
-@tool(toolset=TOOLSET, write=True, target=None, idempotent=True)
+@tool(toolset=TOOLSET, write=True, target=None, idempotent=True, binds=issue_text)
 async def assign_copilot_to_issue(
     call: Call,
     full_name: FullName,
@@ -36,6 +37,7 @@ async def assign_copilot_to_issue(
     suggest: Annotated[bool, Field(description="Record for a human, start nothing.")] = False,
 ) -> CopilotAssignment:
     """Assign Copilot's coding agent to an issue: it opens a PR (needs Copilot enabled)."""
+    await still_as_approved(call, issue_text, {"full_name": full_name, "number": number})
     return await service.assign(
         call.rt.github,
         full_name,
@@ -49,7 +51,16 @@ async def assign_copilot_to_issue(
     )
 
 
-@tool(toolset=TOOLSET, write=True, target=None, idempotent=True)
+@tool(
+    toolset=TOOLSET,
+    write=True,
+    target=None,
+    idempotent=True,
+    binds=ArgumentsOnly(
+        "it asks Copilot to review the PR as it stands when Copilot runs; the request itself "
+        "publishes no text of the caller's"
+    ),
+)
 async def request_copilot_review(
     call: Call,
     pr: PrRef | None = None,

@@ -18,10 +18,13 @@ from github_mcp.services.approved_state import RemoteState, branch_state
 from github_mcp.services.branches import branch_head, delete_branch
 from github_mcp.services.commit_checks import read_head
 from github_mcp.services.commit_types import Change, CommitResult, Verification
-from github_mcp.tools.writes import verified_commit
+from github_mcp.tools.writes import branch_at, verified_commit
 
 
-@tool(toolset="writes", write=True, target="branch", ref_arg="branch", destructive=True)
+@tool(
+    toolset="writes", write=True, target="branch", ref_arg="branch", destructive=True,
+    binds=branch_at,
+)  # fmt: skip
 async def delete_file(
     call: Call,
     full_name: FullName,
@@ -34,7 +37,10 @@ async def delete_file(
     return await verified_commit(call, full_name, branch, message, [Change(path, None)])
 
 
-@tool(toolset="writes", write=True, target="branch", ref_arg="branch", destructive=True)
+@tool(
+    toolset="writes", write=True, target="branch", ref_arg="branch", destructive=True,
+    binds=branch_at,
+)  # fmt: skip
 async def move_file(
     call: Call,
     full_name: FullName,

@@ -12,7 +12,7 @@ from typing import Annotated
 from pydantic import Field
 
 from github_mcp.kernel.params import Cursor, FullName, Limit
-from github_mcp.pipeline.registry import Call, tool
+from github_mcp.pipeline.registry import ArgumentsOnly, Call, tool
 from github_mcp.services import discussions as service
 from github_mcp.services.discussions import (
     AddedComment,
@@ -63,7 +63,12 @@ async def list_discussion_categories(call: Call, full_name: FullName) -> Categor
     return await service.categories(call.rt.github, full_name)
 
 
-@tool(toolset=TOOLSET, write=True, target=None)
+@tool(
+    toolset=TOOLSET,
+    write=True,
+    target=None,
+    binds=ArgumentsOnly("the comment's body, given in full, is all that is published"),
+)
 async def add_discussion_comment(
     call: Call,
     full_name: FullName,

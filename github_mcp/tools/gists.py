@@ -14,9 +14,10 @@ from pydantic import Field
 from github_mcp.kernel.effects import Target
 from github_mcp.kernel.errors import invalid_input
 from github_mcp.kernel.params import Cursor, Limit
-from github_mcp.pipeline.registry import Call, tool
+from github_mcp.pipeline.registry import ArgumentsOnly, Call, tool
 from github_mcp.services import gists as service
 from github_mcp.services.gists import Gist, GistPage
+from github_mcp.tools._bindings import gist_files, still_as_approved
 
 TOOLSET = "gists"
 GistId = Annotated[str, Field(pattern=r"^[0-9a-fA-F]{1,64}$", description="Gist id.")]
@@ -48,7 +49,13 @@ async def get_gist(call: Call, gist_id: GistId) -> Gist:
     return await service.get_gist(call.rt.github, gist_id)
 
 
-@tool(toolset=TOOLSET, write=True, target=_new_gist, repo_arg=None)
+@tool(
+    toolset=TOOLSET,
+    write=True,
+    target=_new_gist,
+    repo_arg=None,
+    binds=ArgumentsOnly("a new gist holds exactly the files and description given"),
+)
 async def create_gist(
     call: Call,
     files: Annotated[dict[FileName, FileText], Field(min_length=1, max_length=20)],
@@ -59,7 +66,7 @@ async def create_gist(
     return await service.create_gist(call.rt.github, files, description, public)
 
 
-@tool(toolset=TOOLSET, write=True, target=_existing_gist, repo_arg=None)
+@tool(toolset=TOOLSET, write=True, target=_existing_gist, repo_arg=None, binds=gist_files)
 async def update_gist(
     call: Call,
     gist_id: GistId,
@@ -69,4 +76,5 @@ async def update_gist(
     """Change a gist's files ({filename: text}; null deletes a file) or description."""
     if not files and description is None:
         raise invalid_input("nothing to change", hint="Give files or description.")
+    await still_as_approved(call, gist_files, {"gist_id": gist_id})  # no precondition in PATCH
     return await service.update_gist(call.rt.github, gist_id, files, description)

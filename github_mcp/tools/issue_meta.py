@@ -12,7 +12,7 @@ from typing import Annotated
 from pydantic import Field
 
 from github_mcp.kernel.params import FullName
-from github_mcp.pipeline.registry import Call, tool
+from github_mcp.pipeline.registry import ArgumentsOnly, Call, tool
 from github_mcp.services import issue_meta as service
 from github_mcp.services.issue_meta import (
     Confidence,
@@ -21,6 +21,7 @@ from github_mcp.services.issue_meta import (
     IssueTypes,
     TypeChange,
 )
+from github_mcp.tools._bindings import issue_field_values, still_as_approved
 
 TOOLSET = "issue_planning"
 Number = Annotated[int, Field(ge=1)]
@@ -42,7 +43,15 @@ async def list_issue_types(call: Call, full_name: FullName) -> IssueTypes:
     return await service.list_types(call.rt.github, full_name)
 
 
-@tool(toolset=TOOLSET, write=True, target=None, idempotent=True)
+@tool(
+    toolset=TOOLSET,
+    write=True,
+    target=None,
+    idempotent=True,
+    binds=ArgumentsOnly(
+        "it sets the named type (or clears it, or suggests it); the value is the argument"
+    ),
+)
 async def set_issue_type(
     call: Call,
     full_name: FullName,
@@ -74,7 +83,7 @@ async def list_issue_fields(
     return await service.list_fields(call.rt.github, full_name, number)
 
 
-@tool(toolset=TOOLSET, write=True, target=None, idempotent=True)
+@tool(toolset=TOOLSET, write=True, target=None, idempotent=True, binds=issue_field_values)
 async def set_issue_fields(
     call: Call,
     full_name: FullName,
@@ -83,4 +92,5 @@ async def set_issue_fields(
     replace: Annotated[bool, Field(description="Drop values not given.")] = False,
 ) -> IssueFields:
     """Set an issue's custom field values by field name; returns all its values."""
+    await still_as_approved(call, issue_field_values, {"full_name": full_name, "number": number})
     return await service.set_fields(call.rt.github, full_name, number, values, replace=replace)

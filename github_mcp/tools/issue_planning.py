@@ -13,7 +13,7 @@ from pydantic import Field
 
 from github_mcp.kernel.errors import invalid_input
 from github_mcp.kernel.params import Cursor, FullName, Limit
-from github_mcp.pipeline.registry import Call, tool
+from github_mcp.pipeline.registry import ArgumentsOnly, Call, tool
 from github_mcp.services import duplicates
 from github_mcp.services import issue_planning as service
 from github_mcp.services import issues as issue_service
@@ -39,7 +39,14 @@ async def list_sub_issues(
     )
 
 
-@tool(toolset=TOOLSET, write=True, target=None)
+@tool(
+    toolset=TOOLSET,
+    write=True,
+    target=None,
+    binds=ArgumentsOnly(
+        "it links, unlinks or reorders the named issues of one repository, by number"
+    ),
+)
 async def change_sub_issue(
     call: Call,
     full_name: FullName,
@@ -71,7 +78,13 @@ async def get_issue_dependencies(call: Call, full_name: FullName, number: Number
     return await service.dependencies(call.rt.github, full_name, number)
 
 
-@tool(toolset=TOOLSET, write=True, target=None, idempotent=True)
+@tool(
+    toolset=TOOLSET,
+    write=True,
+    target=None,
+    idempotent=True,
+    binds=ArgumentsOnly("it adds or removes the dependency between the two named issues"),
+)
 async def change_issue_dependency(
     call: Call,
     full_name: FullName,

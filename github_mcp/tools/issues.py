@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from github_mcp.kernel.params import Body, Cursor, FullName, Labels, Limit, Title
-from github_mcp.pipeline.registry import Call, tool
+from github_mcp.pipeline.registry import ArgumentsOnly, Call, tool
 from github_mcp.services import issue_views
 from github_mcp.services.issue_views import CommentRef, IssueDetail, IssueList, IssueRef
 
@@ -55,7 +55,12 @@ async def get_issue(
     )  # fmt: skip
 
 
-@tool(toolset=TOOLSET, write=True, target=None)
+@tool(
+    toolset=TOOLSET,
+    write=True,
+    target=None,
+    binds=ArgumentsOnly("a new issue holds exactly the title, body and labels given"),
+)
 async def create_issue(
     call: Call, full_name: FullName, title: Title, body: Body = "", labels: Labels | None = None
 ) -> IssueRef:
@@ -66,7 +71,14 @@ async def create_issue(
     return await issue_views.open_issue(call.rt.github, full_name, payload)
 
 
-@tool(toolset=TOOLSET, write=True, target=None)
+@tool(
+    toolset=TOOLSET,
+    write=True,
+    target=None,
+    binds=ArgumentsOnly(
+        "each field given replaces the issue's own; fields not given are left as they are"
+    ),
+)
 async def update_issue(
     call: Call,
     full_name: FullName,
@@ -93,7 +105,12 @@ async def update_issue(
     return await issue_views.edit_issue(call.rt.github, full_name, number, payload)
 
 
-@tool(toolset=TOOLSET, write=True, target=None)
+@tool(
+    toolset=TOOLSET,
+    write=True,
+    target=None,
+    binds=ArgumentsOnly("the comment's body, given in full, is all that is published"),
+)
 async def comment_on_issue(
     call: Call,
     full_name: FullName,

@@ -12,7 +12,7 @@ from pydantic import Field
 
 from github_mcp.kernel.errors import invalid_input
 from github_mcp.kernel.params import Cursor, FullName, Limit
-from github_mcp.pipeline.registry import Call, tool
+from github_mcp.pipeline.registry import ArgumentsOnly, Call, tool
 from github_mcp.services import labels as service
 from github_mcp.services.labels import Label, LabelDeleted, LabelPage
 
@@ -36,7 +36,12 @@ async def get_label(call: Call, full_name: FullName, name: LabelName) -> Label:
     return await service.get_label(call.rt.github, full_name, name)
 
 
-@tool(toolset=TOOLSET, write=True, target=None)
+@tool(
+    toolset=TOOLSET,
+    write=True,
+    target=None,
+    binds=ArgumentsOnly("a label is its name, colour and description, all given"),
+)
 async def create_label(
     call: Call,
     full_name: FullName,
@@ -51,7 +56,14 @@ async def create_label(
     return await service.create_label(call.rt.github, full_name, fields)
 
 
-@tool(toolset=TOOLSET, write=True, target=None)
+@tool(
+    toolset=TOOLSET,
+    write=True,
+    target=None,
+    binds=ArgumentsOnly(
+        "the label keeps what is not given and takes the name, colour and description given"
+    ),
+)
 async def update_label(
     call: Call,
     full_name: FullName,
@@ -70,7 +82,13 @@ async def update_label(
     return await service.update_label(call.rt.github, full_name, name, fields)
 
 
-@tool(toolset=TOOLSET, write=True, target=None, destructive=True)
+@tool(
+    toolset=TOOLSET,
+    write=True,
+    target=None,
+    destructive=True,
+    binds=ArgumentsOnly("it deletes the label of the given name, wherever it is used"),
+)
 async def delete_label(call: Call, full_name: FullName, name: LabelName) -> LabelDeleted:
     """Delete a label; it is removed from every issue and pull request."""
     return await service.delete_label(call.rt.github, full_name, name)

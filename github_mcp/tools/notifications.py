@@ -17,7 +17,7 @@ from pydantic import Field
 from github_mcp.kernel.effects import Target
 from github_mcp.kernel.errors import invalid_input
 from github_mcp.kernel.params import Cursor, FullName, Limit
-from github_mcp.pipeline.registry import Call, tool
+from github_mcp.pipeline.registry import ArgumentsOnly, Call, tool
 from github_mcp.services import notifications as service
 from github_mcp.services.notifications import (
     Done,
@@ -70,7 +70,16 @@ async def get_notification_details(call: Call, thread_id: ThreadId) -> Notificat
     return detail
 
 
-@tool(toolset=TOOLSET, write=True, target=_thread_repo, repo_arg=None, idempotent=True)
+@tool(
+    toolset=TOOLSET,
+    write=True,
+    target=_thread_repo,
+    repo_arg=None,
+    idempotent=True,
+    binds=ArgumentsOnly(
+        "it marks one named thread read or done in the user's own inbox; nothing is published"
+    ),
+)
 async def dismiss_notification(
     call: Call, thread_id: ThreadId, state: Literal["read", "done"] = "read"
 ) -> Done:
@@ -78,7 +87,15 @@ async def dismiss_notification(
     return await service.dismiss(call.rt.github, thread_id, state)
 
 
-@tool(toolset=TOOLSET, write=True, target=None, idempotent=True)
+@tool(
+    toolset=TOOLSET,
+    write=True,
+    target=None,
+    idempotent=True,
+    binds=ArgumentsOnly(
+        "it marks read what the inbox holds up to last_read_at (or the call); nothing is published"
+    ),
+)
 async def mark_all_notifications_read(
     call: Call, full_name: FullName | None = None, last_read_at: Timestamp | None = None
 ) -> Done:
@@ -91,7 +108,16 @@ async def mark_all_notifications_read(
     return await service.mark_all_read(call.rt.github, full_name, last_read_at)
 
 
-@tool(toolset=TOOLSET, write=True, target=_thread_repo, repo_arg=None, idempotent=True)
+@tool(
+    toolset=TOOLSET,
+    write=True,
+    target=_thread_repo,
+    repo_arg=None,
+    idempotent=True,
+    binds=ArgumentsOnly(
+        "it sets the user's own subscription to one named thread; nothing is published"
+    ),
+)
 async def manage_notification_subscription(
     call: Call, thread_id: ThreadId, action: Literal["watch", "ignore", "delete"]
 ) -> Subscription:
@@ -99,7 +125,15 @@ async def manage_notification_subscription(
     return await service.set_thread_subscription(call.rt.github, thread_id, action)
 
 
-@tool(toolset=TOOLSET, write=True, target=None, idempotent=True)
+@tool(
+    toolset=TOOLSET,
+    write=True,
+    target=None,
+    idempotent=True,
+    binds=ArgumentsOnly(
+        "it sets the user's own subscription to the named repository; nothing is published"
+    ),
+)
 async def manage_repository_notification_subscription(
     call: Call, full_name: FullName, action: Literal["watch", "ignore", "delete"]
 ) -> Subscription:

@@ -16,9 +16,10 @@ from pydantic import Field
 
 from github_mcp.kernel.effects import Target
 from github_mcp.kernel.params import Cursor, FullName, Limit
-from github_mcp.pipeline.registry import Call, tool
+from github_mcp.pipeline.registry import ArgumentsOnly, Call, tool
 from github_mcp.services import projects as service
 from github_mcp.services.projects import ItemPage, OwnerType, Project, ProjectItem, ProjectList
+from github_mcp.tools._bindings import project_item_field, still_as_approved
 
 TOOLSET = "projects"
 Login = Annotated[str, Field(min_length=1, max_length=39, pattern=r"^[A-Za-z0-9][A-Za-z0-9-]*$")]
@@ -81,7 +82,15 @@ async def list_project_items(
     return page.model_copy(update={"items": [_withhold(call, i) for i in page.items]})
 
 
-@tool(toolset=TOOLSET, write=True, target=None, idempotent=True)
+@tool(
+    toolset=TOOLSET,
+    write=True,
+    target=None,
+    idempotent=True,
+    binds=ArgumentsOnly(
+        "it adds the named issue or pull request as an item; its content stays in its repository"
+    ),
+)
 async def add_project_item(
     call: Call, project_id: NodeId, full_name: FullName, number: Number
 ) -> ProjectItem:
@@ -89,7 +98,10 @@ async def add_project_item(
     return await service.add_item(call.rt.github, project_id, full_name, number)
 
 
-@tool(toolset=TOOLSET, write=True, target=_project_place, repo_arg=None, idempotent=True)
+@tool(
+    toolset=TOOLSET, write=True, target=_project_place, repo_arg=None, idempotent=True,
+    binds=project_item_field,
+)  # fmt: skip
 async def update_project_item_field(
     call: Call,
     project_id: NodeId,
@@ -109,11 +121,19 @@ async def update_project_item_field(
         option_id=option_id,
         iteration_id=iteration_id,
     )
+    await still_as_approved(call, project_item_field, {"item_id": item_id, "field_id": field_id})
     found = await service.update_value(call.rt.github, project_id, item_id, field_id, value)
     return _withhold(call, found)
 
 
-@tool(toolset=TOOLSET, write=True, target=_project_place, repo_arg=None, idempotent=True)
+@tool(
+    toolset=TOOLSET,
+    write=True,
+    target=_project_place,
+    repo_arg=None,
+    idempotent=True,
+    binds=ArgumentsOnly("it archives the named item; no value of it changes"),
+)
 async def archive_project_item(call: Call, project_id: NodeId, item_id: NodeId) -> ProjectItem:
     """Archive a project item (it stays in the project, hidden from its views)."""
     found = await service.archive_item(call.rt.github, project_id, item_id)

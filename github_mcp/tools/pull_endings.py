@@ -11,7 +11,7 @@ from github_mcp.kernel.effects import Written
 from github_mcp.kernel.errors import GitHubMCPError
 from github_mcp.kernel.params import Body, FullName, PrRef, Title
 from github_mcp.pipeline.earlier_calls import earlier_call
-from github_mcp.pipeline.registry import Call, tool
+from github_mcp.pipeline.registry import ArgumentsOnly, Call, tool
 from github_mcp.services import pulls as prs
 from github_mcp.services.pulls import PullMerge, PullRequestRef, compact_pr, merge_pull
 from github_mcp.tools._pull_targets import merge_head, pr_base_branch, pr_state
@@ -94,7 +94,12 @@ class ClosedPullRequest(PullRequestRef):
     earlier_call_id: str | None = None
 
 
-@tool(toolset=TOOLSET, write=True, target=None)
+@tool(
+    toolset=TOOLSET,
+    write=True,
+    target=None,
+    binds=ArgumentsOnly("it closes the PR; nothing in it changes"),
+)
 async def close_pull_request(
     call: Call,
     pr: PrRef | None = None,

@@ -8,7 +8,7 @@ from pydantic import Field
 
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.kernel.params import FullName, PrRef
-from github_mcp.pipeline.registry import Call, tool
+from github_mcp.pipeline.registry import ArgumentsOnly, Call, tool
 from github_mcp.services import pulls as prs
 from github_mcp.services.pulls import PullRequestRef, compact_pr
 from github_mcp.tools.pull_reviews import Number
@@ -20,7 +20,13 @@ class ReopenedPullRequest(PullRequestRef):
     already_open: bool = Field(False, description="It was open before this call; nothing changed.")
 
 
-@tool(toolset=TOOLSET, write=True, target=None, idempotent=True)
+@tool(
+    toolset=TOOLSET,
+    write=True,
+    target=None,
+    idempotent=True,
+    binds=ArgumentsOnly("it reopens the PR as it is; nothing in it changes"),
+)
 async def reopen_pull_request(
     call: Call,
     pr: PrRef | None = None,

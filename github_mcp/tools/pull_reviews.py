@@ -14,10 +14,11 @@ from pydantic import BaseModel, Field
 from github_mcp.kernel.effects import Written
 from github_mcp.kernel.errors import invalid_input
 from github_mcp.kernel.params import Body, FullName, PrRef
-from github_mcp.pipeline.registry import Call, tool
+from github_mcp.pipeline.registry import ArgumentsOnly, Call, tool
 from github_mcp.services import pull_reviews as service
 from github_mcp.services.pull_reviews import BranchUpdate, PendingReview, ReviewRequests
 from github_mcp.services.pulls import get_pull
+from github_mcp.tools._bindings import pending_review, still_as_approved
 from github_mcp.tools._pull_targets import merge_head, pr_head_branch, pr_state
 from github_mcp.tools.pulls import Sha
 
@@ -30,7 +31,13 @@ Name = Annotated[
 Names = Annotated[list[Name], Field(max_length=15)]
 
 
-@tool(toolset=TOOLSET, write=True, target=None, idempotent=True)
+@tool(
+    toolset=TOOLSET,
+    write=True,
+    target=None,
+    idempotent=True,
+    binds=ArgumentsOnly("it requests (or withdraws) reviews from the named users and teams"),
+)
 async def request_pr_reviewers(
     call: Call,
     pr: PrRef | None = None,
@@ -58,7 +65,13 @@ class DraftState(BaseModel):
         return Written(repo) if self.changed else None
 
 
-@tool(toolset=TOOLSET, write=True, target=None, idempotent=True)
+@tool(
+    toolset=TOOLSET,
+    write=True,
+    target=None,
+    idempotent=True,
+    binds=ArgumentsOnly("it sets the PR's draft flag to the value given"),
+)
 async def set_pr_draft(
     call: Call,
     draft: bool,
@@ -108,7 +121,7 @@ class ReviewLine(BaseModel):
     body: Annotated[str, Field(min_length=1, max_length=65536)]
 
 
-@tool(toolset=TOOLSET, write=True, target=None)
+@tool(toolset=TOOLSET, write=True, target=None, binds=pending_review)
 async def pending_pr_review(
     call: Call,
     action: Literal["start", "comment", "submit", "delete"],
@@ -137,4 +150,6 @@ async def pending_pr_review(
     if action == "submit" and event is None:
         raise invalid_input("submit needs an event", hint="COMMENT, APPROVE or REQUEST_CHANGES.")
     chosen = event if action == "submit" else None
+    ends = {"full_name": full_name, "number": number, "action": action, "review_id": review_id}
+    await still_as_approved(call, pending_review, ends)  # a submit publishes what was shown
     return await service.end_review(call.rt.github, full_name, number, review_id, chosen, body)

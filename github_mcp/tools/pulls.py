@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.kernel.params import Body, Cursor, FullName, Labels, Limit, PrRef, Ref, Title
-from github_mcp.pipeline.registry import Call, tool
+from github_mcp.pipeline.registry import ArgumentsOnly, Call, tool
 from github_mcp.services import approved_state, issue_views
 from github_mcp.services import pulls as prs
 from github_mcp.services.issue_views import CommentRef, LabelsResult
@@ -23,6 +23,7 @@ from github_mcp.services.pulls import (
     compact_pr,
     open_pull_request,
 )
+from github_mcp.tools._bindings import head_commits
 from github_mcp.tools._pull_targets import pr_state, pr_update_target
 
 TOOLSET = "pull_requests"
@@ -105,7 +106,10 @@ async def list_pr_comments(
     )  # fmt: skip
 
 
-@tool(toolset=TOOLSET, write=True, target="head", ref_arg="base", idempotent=True)
+@tool(
+    toolset=TOOLSET, write=True, target="head", ref_arg="base", idempotent=True,
+    binds=head_commits,
+)  # fmt: skip
 async def create_pull_request(
     call: Call,
     full_name: FullName,
@@ -117,6 +121,8 @@ async def create_pull_request(
 ) -> PullRequestRef:
     """Open a PR from head into base; returns the open one if it already exists."""
     assert base is not None
+    if call.bound is not None and ":" not in head:  # no precondition: re-read the head
+        await approved_state.require_branch_state(call.rt.github, full_name, head, call.bound)
     pr, existed = await open_pull_request(
         call.rt.github, full_name, head=head, base=base, title=title, body=body, draft=draft
     )
@@ -148,7 +154,12 @@ async def update_pull_request(
 CommentBody = Annotated[str, Field(min_length=1, max_length=65536)]
 
 
-@tool(toolset=TOOLSET, write=True, target=None)
+@tool(
+    toolset=TOOLSET,
+    write=True,
+    target=None,
+    binds=ArgumentsOnly("the comment's body, given in full, is all that is published"),
+)
 async def comment_on_pull_request(
     call: Call,
     body: CommentBody,
@@ -160,7 +171,12 @@ async def comment_on_pull_request(
     return await issue_views.comment_on(call.rt.github, full_name or "", number or 0, body)
 
 
-@tool(toolset=TOOLSET, write=True, target=None)
+@tool(
+    toolset=TOOLSET,
+    write=True,
+    target=None,
+    binds=ArgumentsOnly("it adds the named labels to the PR"),
+)
 async def add_pr_labels(
     call: Call,
     labels: Labels,
@@ -185,7 +201,7 @@ class LineComment(BaseModel):
     body: CommentBody
 
 
-@tool(toolset=TOOLSET, write=True, target=None)
+@tool(toolset=TOOLSET, write=True, target=None, binds=pr_state)
 async def create_pr_review(
     call: Call,
     event: Literal["COMMENT", "APPROVE", "REQUEST_CHANGES"],
@@ -196,7 +212,12 @@ async def create_pr_review(
     comments: Annotated[list[LineComment], Field(max_length=50)] | None = None,
 ) -> ReviewRef:
     """Submit a review (COMMENT, APPROVE or REQUEST_CHANGES) with optional line comments."""
+    if call.bound is not None:  # the review is of the head the human saw, or of nothing
+        await approved_state.require_pull_state(
+            call.rt.github, full_name or "", number or 0, call.bound
+        )
     return await prs.create_review(
         call.rt.github, full_name or "", number or 0,
         event=event, body=body, comments=[c.model_dump() for c in comments or []],
+        commit_id=call.bound.get("head_sha") if call.bound is not None else None,
     )  # fmt: skip

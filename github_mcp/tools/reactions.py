@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from github_mcp.kernel.params import Cursor, FullName, Limit
-from github_mcp.pipeline.registry import Call, tool
+from github_mcp.pipeline.registry import ArgumentsOnly, Call, tool
 from github_mcp.services import reactions as service
 from github_mcp.services.reactions import Reaction, ReactionPage
 
@@ -21,7 +21,13 @@ SubjectId = Annotated[int, Field(ge=1, description="Issue or PR number, or comme
 Content = Literal["+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes"]
 
 
-@tool(toolset=TOOLSET, write=True, target=None, idempotent=True)
+@tool(
+    toolset=TOOLSET,
+    write=True,
+    target=None,
+    idempotent=True,
+    binds=ArgumentsOnly("it adds the given reaction to the named subject"),
+)
 async def add_reaction(
     call: Call, full_name: FullName, on: Subject, subject_id: SubjectId, content: Content
 ) -> Reaction:

@@ -19,9 +19,11 @@ from pydantic import Field
 from github_mcp.kernel.effects import Target
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, invalid_input
 from github_mcp.kernel.params import Body, Cursor, FullName, Limit, Tag
-from github_mcp.pipeline.registry import Call, tool
+from github_mcp.pipeline.registry import ArgumentsOnly, Call, tool
 from github_mcp.services import releases as service
+from github_mcp.services.approved_records import publish_fields
 from github_mcp.services.releases import ReleaseDetail, ReleasePage, TagDetail, TagPage
+from github_mcp.tools._bindings import release_as_published, still_as_approved
 
 TOOLSET = "releases"
 ReleaseId = Annotated[int, Field(ge=1, description="Release id (list_releases shows it).")]
@@ -63,7 +65,15 @@ async def get_tag(call: Call, full_name: FullName, tag: Tag) -> TagDetail:
     return await service.get_tag(call.rt.github, full_name, tag)
 
 
-@tool(toolset=TOOLSET, write=True, target="tag")
+@tool(
+    toolset=TOOLSET,
+    write=True,
+    target="tag",
+    binds=ArgumentsOnly(
+        "a draft is seen only by people with push access; publish_release binds the notes and the"
+        " target it publishes"
+    ),
+)
 async def draft_release(
     call: Call,
     full_name: FullName,
@@ -99,7 +109,7 @@ async def _release_target(call: Call, kwargs: dict[str, Any]) -> Target:
     return Target(kwargs.get("tag") or release["tag_name"])
 
 
-@tool(toolset=TOOLSET, write=True, target=_release_target)
+@tool(toolset=TOOLSET, write=True, target=_release_target, binds=release_as_published)
 async def update_release(
     call: Call,
     full_name: FullName,
@@ -128,10 +138,12 @@ async def update_release(
         fields["prerelease"] = prerelease
     if not fields:
         raise invalid_input("nothing to change", hint="Give name, body, tag, target or prerelease.")
+    where = {"full_name": full_name, "release_id": release_id}
+    await still_as_approved(call, release_as_published, where)  # the PATCH has no precondition
     return await service.update_release(call.rt.github, full_name, release_id, fields)
 
 
-@tool(toolset=TOOLSET, write=True, target=None)
+@tool(toolset=TOOLSET, write=True, target=None, binds=release_as_published)
 async def publish_release(
     call: Call, full_name: FullName, release_id: ReleaseId, make_latest: bool = True
 ) -> ReleaseDetail:
@@ -142,5 +154,7 @@ async def publish_release(
             f"release {release_id} is already published",
             hint="It is live already; change it with update_release.",
         )
-    fields = {"draft": False, "make_latest": "true" if make_latest else "false"}
+    fields: dict[str, Any] = {"draft": False, "make_latest": "true" if make_latest else "false"}
+    if call.bound is not None:  # exactly the notes, name, tag and commit the human approved
+        fields |= await publish_fields(call.rt.github, full_name, release_id, call.bound)
     return await service.update_release(call.rt.github, full_name, release_id, fields)

@@ -17,7 +17,7 @@ from pydantic import AfterValidator, Field
 from github_mcp.kernel.effects import Target
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.kernel.params import FullName
-from github_mcp.pipeline.registry import Call, tool
+from github_mcp.pipeline.registry import ArgumentsOnly, Call, tool
 from github_mcp.services import repo_admin as service
 from github_mcp.services.approved_state import RemoteState
 from github_mcp.services.repo_admin import DeletedRepository, Fork, NewRepository
@@ -67,7 +67,16 @@ async def _new_repository(call: Call, kwargs: dict[str, Any]) -> Target:
     return Target(None, visibility="private" if kwargs.get("private", True) else "public")
 
 
-@tool(toolset=TOOLSET, write=True, target=_new_repository, repo_arg=None)
+@tool(
+    toolset=TOOLSET,
+    write=True,
+    target=_new_repository,
+    repo_arg=None,
+    binds=ArgumentsOnly(
+        "a new repository takes the name, description and visibility given (private unless "
+        "private=false)"
+    ),
+)
 async def create_repository(
     call: Call,
     name: RepoName,
@@ -105,7 +114,16 @@ async def _fork_destination(call: Call, kwargs: dict[str, Any]) -> Target:
     return Target(None, visibility="private" if source.get("private") else "public")
 
 
-@tool(toolset=TOOLSET, write=True, target=_fork_destination, idempotent=True)
+@tool(
+    toolset=TOOLSET,
+    write=True,
+    target=_fork_destination,
+    idempotent=True,
+    binds=ArgumentsOnly(
+        "the fork copies the source with the source's visibility, to a destination checked before"
+        " anyone is asked"
+    ),
+)
 async def fork_repository(
     call: Call,
     full_name: FullName,
@@ -146,6 +164,8 @@ async def _deletable(call: Call, kwargs: dict[str, Any]) -> Target:
 
 
 async def _repository_to_delete(call: Call, kwargs: dict[str, Any]) -> RemoteState:
+    """The repository's id, visibility, default branch head and last push: a push or a
+    re-created repository of the same name after the approval deletes nothing."""
     return await service.repo_state(call.rt.github, kwargs["full_name"])
 
 

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 from github_mcp.kernel.effects import Written
 from github_mcp.kernel.params import Cursor, FullName, PrRef
 from github_mcp.pipeline.earlier_calls import earlier_call
-from github_mcp.pipeline.registry import Call, tool
+from github_mcp.pipeline.registry import ArgumentsOnly, Call, tool
 from github_mcp.services.paging import offset_from_cursor as _offset
 from github_mcp.services.pulls import (
     ThreadReply,
@@ -67,7 +67,13 @@ class ThreadResolution(BaseModel):
         return Written(repo) if self.changed else None
 
 
-@tool(toolset="pull_requests", write=True, target=None, idempotent=True)
+@tool(
+    toolset="pull_requests",
+    write=True,
+    target=None,
+    idempotent=True,
+    binds=ArgumentsOnly("it resolves (or unresolves) the named thread; no text is published"),
+)
 async def resolve_review_thread(
     call: Call,
     thread_id: ThreadId,
@@ -97,7 +103,12 @@ async def resolve_review_thread(
     return answer
 
 
-@tool(toolset="pull_requests", write=True, target=None)
+@tool(
+    toolset="pull_requests",
+    write=True,
+    target=None,
+    binds=ArgumentsOnly("the reply's body, given in full, is all that is published"),
+)
 async def reply_to_review_thread(
     call: Call,
     thread_id: ThreadId,

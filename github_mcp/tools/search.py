@@ -53,8 +53,6 @@ async def search(
         allowlist_active=bool(call.rt.settings.allowlist),
         cursor=cursor,
     )
-    # hits show text (titles, paths) from their repositories: the cross-visibility guard
-    call.read_repos.update(documents.parse_document_id(hit["id"]).full_name for hit in found.hits)
     return SearchResults(
         results=[SearchHit(**hit) for hit in found.hits],
         total=found.total,

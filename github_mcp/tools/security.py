@@ -14,7 +14,7 @@ from pydantic import Field
 
 from github_mcp.kernel.errors import invalid_input
 from github_mcp.kernel.params import Cursor, FullName, Limit
-from github_mcp.pipeline.registry import Call, tool
+from github_mcp.pipeline.registry import ArgumentsOnly, Call, tool
 from github_mcp.services import advisories as advisory_service
 from github_mcp.services import security as service
 from github_mcp.services.advisories import AdvisoryPage
@@ -73,7 +73,13 @@ async def get_security_alert(
     return await service.get_alert(call.rt.github, full_name, kind, number)
 
 
-@tool(toolset=TOOLSET, write=True, target=None, idempotent=True)
+@tool(
+    toolset=TOOLSET,
+    write=True,
+    target=None,
+    idempotent=True,
+    binds=ArgumentsOnly("it sets the named alert's state, with the reason and comment given"),
+)
 async def set_security_alert_state(
     call: Call,
     full_name: FullName,

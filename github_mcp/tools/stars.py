@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Literal
 
 from github_mcp.kernel.params import Cursor, FullName, Limit
-from github_mcp.pipeline.registry import Call, tool
+from github_mcp.pipeline.registry import ArgumentsOnly, Call, tool
 from github_mcp.services import people as service
 from github_mcp.services.people import Starred, StarredPage
 
@@ -30,13 +30,25 @@ async def list_starred_repositories(
     return page.model_copy(update={"repositories": kept})
 
 
-@tool(toolset=TOOLSET, write=True, target=None, idempotent=True)
+@tool(
+    toolset=TOOLSET,
+    write=True,
+    target=None,
+    idempotent=True,
+    binds=ArgumentsOnly("it stars the named repository"),
+)
 async def star_repository(call: Call, full_name: FullName) -> Starred:
     """Star a repository."""
     return await service.set_star(call.rt.github, full_name, True)
 
 
-@tool(toolset=TOOLSET, write=True, target=None, idempotent=True)
+@tool(
+    toolset=TOOLSET,
+    write=True,
+    target=None,
+    idempotent=True,
+    binds=ArgumentsOnly("it removes the star from the named repository"),
+)
 async def unstar_repository(call: Call, full_name: FullName) -> Starred:
     """Remove your star from a repository."""
     return await service.set_star(call.rt.github, full_name, False)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import Field
 
 from github_mcp.kernel.params import CommitMessage, FullName, Ref
-from github_mcp.pipeline.registry import Call, tool
+from github_mcp.pipeline.registry import ArgumentsOnly, Call, tool
 from github_mcp.services.approved_state import FileCount, RemoteState
 from github_mcp.services.signed_push import pusher_for
 from github_mcp.services.workspace import (
@@ -60,7 +60,16 @@ async def ensure_workspace_clone(
     )
 
 
-@tool(toolset=TOOLSET, write=True, target="ref", ref_arg="ref")
+@tool(
+    toolset=TOOLSET,
+    write=True,
+    target="ref",
+    ref_arg="ref",
+    binds=ArgumentsOnly(
+        "it runs the given command in the local clone of the ref; no credential reaches "
+        "the command and nothing on GitHub changes"
+    ),
+)
 async def terminal_command(
     call: Call,
     full_name: FullName,
@@ -85,7 +94,16 @@ async def terminal_command(
     )
 
 
-@tool(toolset=TOOLSET, write=True, target="ref", ref_arg="ref")
+@tool(
+    toolset=TOOLSET,
+    write=True,
+    target="ref",
+    ref_arg="ref",
+    binds=ArgumentsOnly(
+        "it runs the given test command in the local clone of the ref; no credential "
+        "reaches it and nothing on GitHub changes"
+    ),
+)
 async def run_tests(
     call: Call,
     full_name: FullName,

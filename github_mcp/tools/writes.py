@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import BaseModel, Field
 
@@ -20,7 +20,7 @@ from github_mcp.kernel.params import (
     Title,
 )
 from github_mcp.pipeline.registry import Call, tool
-from github_mcp.services import approved_state, branches, edits
+from github_mcp.services import branches, edits
 from github_mcp.services.commit_types import (
     Change,
     CommitResult,
@@ -28,6 +28,7 @@ from github_mcp.services.commit_types import (
 )
 from github_mcp.services.commits import commit_changes
 from github_mcp.services.pulls import PullRequestRef, compact_pr
+from github_mcp.tools._bindings import bound_head, branch_at, from_ref_commit
 
 TOOLSET = "writes"
 Sha = Annotated[str, Field(pattern=r"^[0-9a-f]{40}$")]
@@ -42,17 +43,23 @@ class BranchCreated(BaseModel):
         return Written(repo, self.branch, self.sha)
 
 
-@tool(toolset=TOOLSET, write=True, target="branch", ref_arg="from_ref", idempotent=True)
+@tool(
+    toolset=TOOLSET, write=True, target="branch", ref_arg="from_ref", idempotent=True,
+    binds=from_ref_commit,
+)  # fmt: skip
 async def create_branch(
     call: Call, full_name: FullName, branch: Branch, from_ref: Ref | None = None
 ) -> BranchCreated:
     """Create a branch from a ref (default: the default branch); idempotent if it exists there."""
     assert from_ref is not None  # the registry applied the effective ref
-    result = await branches.create_branch(call.rt.github, full_name, branch, from_ref)
+    start = call.bound.get("from_sha") if call.bound is not None else None
+    if start == "absent":
+        start = None  # no such ref: GitHub's answer says so
+    result = await branches.create_branch(call.rt.github, full_name, branch, start or from_ref)
     return BranchCreated(**result)
 
 
-@tool(toolset=TOOLSET, write=True, target="branch", ref_arg="branch")
+@tool(toolset=TOOLSET, write=True, target="branch", ref_arg="branch", binds=branch_at)
 async def apply_text_update_and_commit(
     call: Call,
     full_name: FullName,
@@ -69,11 +76,12 @@ async def apply_text_update_and_commit(
     edit = await edits.commit_text(
         call.rt.github, full_name, branch, path, new_content, message,
         expected_sha=expected_sha, allow_large_shrink=allow_large_shrink, with_diff=return_diff,
+        expected_head_sha=bound_head(call, None),
     )  # fmt: skip
     return edit.outcome.result(edit.diff)
 
 
-@tool(toolset=TOOLSET, write=True, target="branch", ref_arg="branch")
+@tool(toolset=TOOLSET, write=True, target="branch", ref_arg="branch", binds=branch_at)
 async def apply_patch_and_commit(
     call: Call,
     full_name: FullName,
@@ -85,8 +93,9 @@ async def apply_patch_and_commit(
     """Apply a unified diff (one or more files) exactly, as one verified commit."""
     assert branch is not None
     outcome = await edits.commit_patch(
-        call.rt.github, full_name, branch, patch, message, expected_head_sha=expected_head_sha
-    )
+        call.rt.github, full_name, branch, patch, message,
+        expected_head_sha=bound_head(call, expected_head_sha),
+    )  # fmt: skip
     return outcome.result()
 
 
@@ -94,12 +103,6 @@ class Section(BaseModel):
     start_line: Annotated[int, Field(ge=1)]
     end_line: Annotated[int, Field(ge=0, description="Inclusive; start_line - 1 inserts.")]
     new_text: FileContent
-
-
-async def branch_at(call: Call, kwargs: dict[str, Any]) -> approved_state.RemoteState:
-    """What a gated section edit is approved for: the branch's head (line numbers are read
-    against it)."""
-    return await approved_state.branch_state(call.rt.github, kwargs["full_name"], kwargs["branch"])
 
 
 @tool(toolset=TOOLSET, write=True, target="branch", ref_arg="branch", binds=branch_at)
@@ -118,7 +121,7 @@ async def update_file_sections_and_commit(
     edit = await edits.commit_sections(
         call.rt.github, full_name, branch, path, sections, message,
         expected_sha=expected_sha, with_diff=return_diff,
-        expected_head_sha=call.bound.get("head_sha") if call.bound else None,
+        expected_head_sha=bound_head(call, None),
     )  # fmt: skip
     return edit.outcome.result(edit.diff)
 
@@ -147,7 +150,7 @@ def _changes(specs: list[FileSpec]) -> list[Change]:
 FileList = Annotated[list[FileSpec], Field(min_length=1, max_length=MAX_COMMIT_FILES)]
 
 
-@tool(toolset=TOOLSET, write=True, target="branch", ref_arg="branch")
+@tool(toolset=TOOLSET, write=True, target="branch", ref_arg="branch", binds=branch_at)
 async def commit_files(
     call: Call,
     full_name: FullName,
@@ -160,7 +163,7 @@ async def commit_files(
     assert branch is not None
     outcome = await commit_changes(
         call.rt.github, full_name, branch, message, _changes(files),
-        expected_head_sha=expected_head_sha,
+        expected_head_sha=bound_head(call, expected_head_sha),
     )  # fmt: skip
     return outcome.result()
 
@@ -174,7 +177,7 @@ class CommitAndPr(BaseModel):
         return self.commit.written(repo)
 
 
-@tool(toolset=TOOLSET, write=True, target="branch", ref_arg="base")
+@tool(toolset=TOOLSET, write=True, target="branch", ref_arg="base", binds=branch_at)
 async def update_files_and_open_pr(
     call: Call,
     full_name: FullName,
@@ -190,7 +193,7 @@ async def update_files_and_open_pr(
     assert base is not None
     proposal = await edits.commit_and_open_pr(
         call.rt.github, full_name, branch, base, _changes(files), message,
-        title=title, body=body, draft=draft,
+        title=title, body=body, draft=draft, expected_head_sha=bound_head(call, None),
     )  # fmt: skip
     pull = proposal.pull
     return CommitAndPr(
@@ -211,6 +214,10 @@ async def verified_commit(
 ) -> CommitResult:
     """Commit `changes` to `branch` through the verified commit engine, as the write tools
     here do: the entry point for tools declared elsewhere (extra_tools.py). The pipeline
-    then drops the repository's cached reads and refreshes a clean clone of the branch."""
-    outcome = await commit_changes(call.rt.github, full_name, branch, message, changes, head=head)
+    then drops the repository's cached reads and refreshes a clean clone of the branch.
+    A call bound to the branch's head (binds=branch_at, gated) commits on that head only."""
+    outcome = await commit_changes(
+        call.rt.github, full_name, branch, message, changes, head=head,
+        expected_head_sha=bound_head(call, None),
+    )  # fmt: skip
     return outcome.result()

@@ -7,6 +7,7 @@ from typing import Any
 
 from sandbox_forge.graphql.context import Context, GQLFailure
 from sandbox_forge.graphql.cost import query_cost
+from sandbox_forge.graphql.projects import ItemView, ProjectView, access
 from sandbox_forge.graphql.views import (
     CommentView,
     PullRequestView,
@@ -18,6 +19,7 @@ from sandbox_forge.kernel.formats import iso
 from sandbox_forge.rest.moved import moved_names
 from sandbox_forge.stores.collab import Thread, collab
 from sandbox_forge.stores.lookups import parse_node_id, repo_by_id
+from sandbox_forge.stores.projects import find_by_node
 from sandbox_forge.stores.pull_heads import live_head
 from sandbox_forge.stores.records import RepoRecord
 from sandbox_forge.stores.reviews import thread_outdated
@@ -44,8 +46,22 @@ def find_thread(ctx: Context, value: str) -> tuple[RepoRecord, Thread]:
     return repo, thread
 
 
+def _project_node(ctx: Context, value: str) -> Any:
+    """A project (PVT_) or a project item (PVTI_) the caller may read, else None."""
+    found = find_by_node(ctx.state, value)
+    if found is None or access(ctx, found[1]) is None:
+        return None
+    prefix, project, thing = found
+    if prefix == "PVT":
+        return ProjectView(ctx, project)
+    return ItemView(ctx, project, thing) if prefix == "PVTI" else None
+
+
 def resolve_node(root: Any, info: Any, id: str) -> Any:
     ctx: Context = info.context
+    project_node = _project_node(ctx, id)
+    if project_node is not None:
+        return project_node
     prefix, repo, ident = find_node(ctx, id)
     data = collab(repo)
     if prefix == "PRRT" and ident in data.threads:

@@ -66,33 +66,44 @@ def test_an_overflowing_record_fails_closed():
 
 def test_the_ledger_keeps_reads_per_scope():
     ledger = ReadLedger()
-    ledger.note("alice/s1", {"acme/secrets"})
-    ledger.note("alice/s1", {"ACME/Secrets", "acme/site"})
-    ledger.note("bob/s2", {"acme/site"})
-    repos, overflow = ledger.read_by("alice/s1")
-    assert sorted(r.lower() for r in repos) == ["acme/secrets", "acme/site"] and not overflow
-    assert ledger.read_by("bob/s2") == (("acme/site",), False)
-    assert ledger.read_by("carol/s3") == ((), False)
+    ledger.note("alice/s1", {"acme/secrets": None})
+    ledger.note("alice/s1", {"ACME/Secrets": "private", "acme/site": "public"})
+    ledger.note("bob/s2", {"acme/site": None})
+    sources, overflow = ledger.read_by("alice/s1")
+    assert sources == {"acme/secrets": "private", "acme/site": "public"} and not overflow
+    assert ledger.read_by("bob/s2") == ({"acme/site": None}, False)
+    assert ledger.read_by("carol/s3") == ({}, False)
     ledger.drop("alice/s1")
-    assert ledger.read_by("alice/s1") == ((), False)
+    assert ledger.read_by("alice/s1") == ({}, False)
+
+
+def test_the_ledger_keeps_the_more_private_of_two_statements():
+    """A repository one answer said was public and another said was private (made
+    private in between) counts as private; a stated visibility is never lost to a read
+    that stated none."""
+    ledger = ReadLedger()
+    ledger.note("s", {"acme/app": "public", "acme/lib": "private"})
+    ledger.note("s", {"acme/app": "private", "acme/lib": "public", "ACME/LIB": None})
+    ledger.note("s", {"acme/app": None})
+    assert ledger.read_by("s") == ({"acme/app": "private", "acme/lib": "private"}, False)
 
 
 def test_the_ledger_is_bounded_and_says_so():
     ledger = ReadLedger(max_repos=2, max_scopes=2)
-    ledger.note("a", {"o/1"})
-    ledger.note("a", {"o/2"})
-    ledger.note("a", {"o/3"})
-    repos, overflow = ledger.read_by("a")
-    assert len(repos) == 2 and overflow
-    ledger.note("b", {"o/1"})
-    ledger.note("c", {"o/1"})  # the least recently used scope ("a") goes
-    assert ledger.read_by("a") == ((), False) and ledger.read_by("c") == (("o/1",), False)
+    ledger.note("a", {"o/1": None})
+    ledger.note("a", {"o/2": "public"})
+    ledger.note("a", {"o/3": "private"})
+    sources, overflow = ledger.read_by("a")
+    assert sources == {"o/1": None, "o/2": "public"} and overflow
+    ledger.note("b", {"o/1": None})
+    ledger.note("c", {"o/1": None})  # the least recently used scope ("a") goes
+    assert ledger.read_by("a") == ({}, False) and ledger.read_by("c") == ({"o/1": None}, False)
 
 
 def test_unidentified_callers_share_one_record():
     ledger = ReadLedger()
-    ledger.note(None, {"acme/secrets"})
-    assert ledger.read_by(None) == (("acme/secrets",), False)
+    ledger.note(None, {"acme/secrets": None})
+    assert ledger.read_by(None) == ({"acme/secrets": None}, False)
 
 
 def test_every_write_tool_names_where_it_publishes():

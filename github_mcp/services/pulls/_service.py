@@ -268,9 +268,13 @@ async def create_review(
     event: str,
     body: str,
     comments: list[dict[str, Any]],
+    commit_id: str | None = None,
 ) -> ReviewRef:
-    """Submit a review with its line comments (path, line, side, body each)."""
+    """Submit a review with its line comments (path, line, side, body each), of
+    `commit_id` when given (the head an approval names) rather than the PR's latest."""
     payload: dict[str, Any] = {"event": event, "body": body}
+    if commit_id:
+        payload["commit_id"] = commit_id
     if comments:
         payload["comments"] = comments
     data: PullReview = await github.request_json(

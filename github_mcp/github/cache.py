@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 from github_mcp.github import provenance
 from github_mcp.github.auth import acting_user
+from github_mcp.github.provenance import Sources
 from github_mcp.monitoring import client_log
 from github_mcp.monitoring.observability import Metrics
 
@@ -73,6 +74,9 @@ class Cache:
             OrderedDict()
         )
         self._by_repo: dict[str, set[tuple[str, str]]] = {}
+        # what a cached GitHub answer named (provenance.py), beside its entry and gone
+        # with it: a call served the entry notes the same sources without re-reading it
+        self._sources: dict[tuple[str, str], Sources] = {}
         self._inflight: dict[tuple[str, str], asyncio.Future[Any]] = {}
 
     def __len__(self) -> int:
@@ -95,6 +99,16 @@ class Cache:
         if record:
             self.metrics.record_cache(namespace, False)
         return _MISSING
+
+    def keep_sources(self, namespace: str, key: str, value: Any, sources: Sources) -> None:
+        """Keep what the entry's answer named, if the entry still holds `value`."""
+        full = (namespace, _partitioned(key))
+        item = self._data.get(full)
+        if item is not None and item[0] is value:
+            self._sources[full] = sources
+
+    def sources_of(self, namespace: str, key: str) -> Sources | None:
+        return self._sources.get((namespace, _partitioned(key)))
 
     def lookup(self, namespace: str, key: str) -> tuple[bool, Any]:
         value = self.get(namespace, key)
@@ -175,6 +189,7 @@ class Cache:
         )
         if validator is not None:
             self._data[("etag", stored_key)] = (validator, None, None)
+            self._sources.pop(("etag", stored_key), None)
         if value is None:
             return _MISSING
         self.metrics.record_cache(namespace + "_shared", True)
@@ -221,16 +236,19 @@ class Cache:
                 kept.add(full)  # no expiry: keyed by a SHA, true whatever was written
             else:
                 self._data.pop(full, None)
+                self._sources.pop(full, None)
         if kept:
             self._by_repo[repo.lower()] = kept
         return len(keys) - len(kept)
 
     def clear(self) -> None:
         self._data.clear()
+        self._sources.clear()
         self._by_repo.clear()
 
     def _drop(self, full: tuple[str, str]) -> None:
         item = self._data.pop(full, None)
+        self._sources.pop(full, None)
         if item is not None and item[2]:
             keys = self._by_repo.get(item[2])
             if keys is not None:

@@ -20,7 +20,7 @@ import httpx2 as httpx
 
 from github_mcp.github.connection import Connection
 from github_mcp.github.paths import refuse_unstable_path
-from github_mcp.github.provenance import AnswerReader
+from github_mcp.github.provenance import AnswerReader, Sources
 from github_mcp.github.retries import IDEMPOTENT_METHODS, graphql_error
 from github_mcp.github.sending import Outgoing, deliver
 from github_mcp.github.urls import (
@@ -92,6 +92,22 @@ class GitHubClient(Connection):
         idempotent: bool | None = None,
         accept: str | None = None,
     ) -> Any:
+        body, _ = await self._json(
+            method, path, params=params, json_body=json_body, idempotent=idempotent, accept=accept
+        )
+        return body
+
+    async def _json(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: dict[str, Any] | None = None,
+        json_body: Any = None,
+        idempotent: bool | None = None,
+        accept: str | None = None,
+    ) -> tuple[Any, Sources | None]:
+        """The body and the sources it names (provenance.py)."""
         async with self._send(
             method,
             path,
@@ -101,8 +117,8 @@ class GitHubClient(Connection):
             accept=accept,
         ) as response:
             if response.status_code == 204 or not response.content:
-                return None
-            return self.answers.parse(response.content)
+                return None, None
+            return self.answers.parse_named(response.content)
 
     async def request_text(
         self,
@@ -139,18 +155,30 @@ class GitHubClient(Connection):
         )
         if slot.found:
             self.answers.request(path)
-            self.answers.body(slot.value)
+            self._named_again("http", key, slot.value, slot.value)
             return slot.value
         try:
             if immutable:
-                body = await self.request_json("GET", path, params=params, accept=accept)
+                body, named = await self._json("GET", path, params=params, accept=accept)
             else:
-                body = await self._revalidate(path, params, key, repo, accept)
+                body, named = await self._revalidate(path, params, key, repo, accept)
         except BaseException as exc:
             slot.fail(exc)
             raise
         await slot.fill(body)
+        if named is not None:  # beside the body, for the calls it is served to again
+            self.cache.keep_sources("http", key, body, named)
         return body
+
+    def _named_again(self, namespace: str, key: str, entry: Any, body: Any) -> None:
+        """A cached body's sources noted on this call: as its parse found them, or (a body
+        from the shared cache, or parsed outside a call) by walking it. `entry` is what
+        the cache holds (the body, or an ETag and the body)."""
+        named = self.cache.sources_of(namespace, key)
+        if named is not None:
+            self.answers.replay(named)
+        elif (named := self.answers.body(body)) is not None:
+            self.cache.keep_sources(namespace, key, entry, named)
 
     async def _revalidate(
         self,
@@ -159,19 +187,22 @@ class GitHubClient(Connection):
         key: str,
         repo: str | None,
         accept: str | None,
-    ) -> Any:
+    ) -> tuple[Any, Sources | None]:
         stale = self.cache.peek_stale("etag", key)
         extra = {"If-None-Match": stale[0]} if stale else None
         async with self._send("GET", path, params=params, headers=extra, accept=accept) as resp:
             if resp.status_code == 304 and stale:
                 self.metrics.record_cache("etag", True)
-                self.answers.body(stale[1])
-                return stale[1]
-            body = self.answers.parse(resp.content) if resp.content else None
+                self._named_again("etag", key, stale, stale[1])
+                return stale[1], None
+            body, named = self.answers.parse_named(resp.content) if resp.content else (None, None)
             etag = resp.headers.get("etag")
             if etag:
-                self.cache.set("etag", key, (etag, body), ttl=None, repo=repo)
-            return body
+                kept = (etag, body)
+                self.cache.set("etag", key, kept, ttl=None, repo=repo)
+                if named is not None:
+                    self.cache.keep_sources("etag", key, kept, named)
+            return body, named
 
     async def paginate(
         self,

@@ -36,7 +36,8 @@ from urllib.parse import urlsplit
 _RANK = {"public": 0, "secret": 1, "internal": 2, "private": 3}
 _OWNER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
 _REPO = re.compile(r"^[A-Za-z0-9._-]{1,100}$")
-REMEMBERED = 1024  # parsed bodies whose sources are kept for a cached answer's reuse
+# What one answer named: (name, visibility or None) pairs, kept beside a cached answer.
+Sources = tuple[tuple[str, str | None], ...]
 # First segments of github.com (and API) paths that are not an owner's login.
 _NOT_OWNERS = frozenset(
     """about account advisories apps app avatars codes_of_conduct codespaces collections
@@ -72,6 +73,9 @@ class Provenance:
             self._seen[key] = (name, visibility)
         elif visibility is not None and known[1] != visibility:
             self._seen[key] = (known[0], stricter(known[1], visibility))
+
+    def frozen(self) -> Sources:
+        return tuple(self._seen.values())
 
     def absorb(self, other: Provenance) -> None:
         for name, visibility in other._seen.values():
@@ -126,12 +130,9 @@ def note(name: str, visibility: str | None = None) -> None:
 
 
 class AnswerReader:
-    """Finds the sources in GitHub's answers, for one API host and its web host.
-
-    A fresh body is read while it is parsed (`parse`: a hook on each JSON object, about a
-    fifth of the parse's own time); what it named is remembered for the body, so that a
-    cached answer served again (`body`) notes the same sources without a second look.
-    """
+    """Finds the sources in GitHub's answers, for one API host and its web host: a fresh
+    body while it is parsed (a hook on each JSON object), a cached one by what its parse
+    found (`replay`) or, when that was not kept, by walking it (`body`)."""
 
     def __init__(self, api_base: str, web_base: str) -> None:
         self._api = api_base.rstrip("/")
@@ -139,8 +140,6 @@ class AnswerReader:
         self._repos = self._api + "/repos/"
         self._gists = self._api + "/gists/"
         self._web = web_base.rstrip("/") + "/"
-        # id(body) -> (body, what it named): bodies held by the cache, read once
-        self._named: dict[int, tuple[Any, Provenance]] = {}
 
     # -- the request ---------------------------------------------------------------
     def request(self, path: str, variables: Any = None) -> None:
@@ -175,9 +174,15 @@ class AnswerReader:
     # -- the body ------------------------------------------------------------------
     def parse(self, content: bytes) -> Any:
         """The JSON body, its sources noted on the call in progress as it is parsed."""
+        return self.parse_named(content)[0]
+
+    def parse_named(self, content: bytes) -> tuple[Any, Sources | None]:
+        """The JSON body and the sources it names (None outside a call: not looked at),
+        noted on the call in progress. A cache keeps the sources beside the body, so a
+        cached answer served again notes them without a second look (`replay`)."""
         found = _CURRENT.get()
         if found is None:
-            return json.loads(content)
+            return json.loads(content), None
         named = Provenance()
         look = self._object
 
@@ -186,21 +191,25 @@ class AnswerReader:
             return node
 
         data = json.loads(content, object_hook=hook)
-        self._remember(data, named)
         found.absorb(named)
-        return data
+        return data, named.frozen()
 
-    def body(self, data: Any) -> None:
-        """Every source an already parsed body (a cached answer) names."""
+    @staticmethod
+    def replay(sources: Sources) -> None:
+        """Note what an answer named when it was parsed (a cached answer served again)."""
         found = _CURRENT.get()
-        if found is None or not isinstance(data, dict | list):
-            return
-        known = self._named.get(id(data))
-        if known is not None and known[0] is data:
-            found.absorb(known[1])
-            return
+        if found is not None:
+            for name, visibility in sources:
+                found.note(name, visibility)
+
+    def body(self, data: Any) -> Sources | None:
+        """Every source an already parsed body names (a cached answer whose sources were
+        not kept), noted on the call in progress; None outside a call."""
+        found = _CURRENT.get()
+        if found is None:
+            return None
         named = Provenance()
-        stack: list[Any] = [data]
+        stack: list[Any] = [data] if type(data) is dict or type(data) is list else []
         pop, push = stack.pop, stack.append
         while stack:
             node = pop()
@@ -210,16 +219,8 @@ class AnswerReader:
             for value in values:
                 if type(value) is dict or type(value) is list:
                     push(value)
-        self._remember(data, named)
         found.absorb(named)
-
-    def _remember(self, data: Any, named: Provenance) -> None:
-        if not isinstance(data, dict | list):
-            return
-        self._named[id(data)] = (data, named)
-        while len(self._named) > REMEMBERED:
-            with suppress(StopIteration, KeyError, RuntimeError):  # another thread's turn
-                del self._named[next(iter(self._named))]
+        return named.frozen()
 
     def _object(self, node: dict[str, Any], found: Provenance) -> None:
         name = node.get("full_name") or node.get("nameWithOwner")

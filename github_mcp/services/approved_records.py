@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import Any, TypedDict
 
 from github_mcp.github.client import GitHubClient, encode_path
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
@@ -169,9 +169,18 @@ def _field_value(item: dict[str, Any]) -> str:
     return str(item.get("value"))
 
 
+class PublishFields(TypedDict, total=False):
+    """What the publishing PATCH carries besides `draft` and `make_latest`."""
+
+    tag_name: str | None
+    name: str
+    body: str
+    target_commitish: str
+
+
 async def publish_fields(
     github: GitHubClient, full_name: str, release_id: int, approved: RemoteState
-) -> dict[str, Any]:
+) -> PublishFields:
     """Just before a release is published: the release must still be what the human
     approved (else `conflict`), and the publishing call carries the approved tag, name,
     notes and, for a tag yet to be made, the approved commit, so that an edit landing in
@@ -180,7 +189,7 @@ async def publish_fields(
         github, full_name, approved, await release_state(github, full_name, release_id)
     )
     texts = dict(approved.texts)
-    fields: dict[str, Any] = {
+    fields: PublishFields = {
         "tag_name": approved.get("tag"),
         "name": texts.get("release name", ""),
         "body": texts.get("release notes", ""),

@@ -80,7 +80,7 @@ LIST_ITEMS = f"""
 query Items($login: String!, $number: Int!, $first: Int!, $after: String) {{
   owner: OWNER(login: $login) {{
     projectV2(number: $number) {{
-      id
+      id url public
       items(first: $first, after: $after) {{
         pageInfo {{ hasNextPage endCursor }}
         nodes {{ {ITEM} }}

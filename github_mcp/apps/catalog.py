@@ -24,6 +24,11 @@ class View:
     # session whose client declared the UI extension. Audience, not authorisation: such a
     # tool must still check what it is asked to do (a human-only nonce, for instance).
     app_tools: tuple[str, ...] = ()
+    # Tools the card itself calls (its buttons, the halves it fetches). A client that shows
+    # cards lists them for the card (`visibility: ["app"]` where the session's list leaves
+    # them out), and each result the card renders says which of them this session may call,
+    # so a button appears only when its call can go through.
+    calls: tuple[str, ...] = ()
     # ChatGPT's status lines while a tool runs and after (`openai/toolInvocation/*`, at
     # most 64 characters): the MCP Apps standard has no field for them.
     invoking: str = ""
@@ -43,6 +48,14 @@ VIEWS: tuple[View, ...] = (
         "Pull request card",
         "A pull request's state, checks, reviews and merge blockers, with their actions.",
         tools=("get_pr_overview", "check_merge_readiness"),
+        calls=(
+            "get_pr_overview",
+            "check_merge_readiness",
+            "list_workflow_runs",
+            "rerun_failed_jobs",
+            "request_pr_reviewers",
+            "merge_pull_request",
+        ),
         invoking="Reading the pull request…",
         invoked="Pull request card ready",
     ),
@@ -52,6 +65,7 @@ VIEWS: tuple[View, ...] = (
         "Failing tests grouped by job, with their messages, locations, log excerpts and rerun "
         "commands; a workflow run's jobs.",
         tools=("get_failing_tests", "get_workflow_run_overview"),
+        calls=("get_pr_overview", "get_job_logs", "list_workflow_runs", "rerun_failed_jobs"),
         invoking="Reading the CI results…",
         invoked="CI card ready",
     ),
@@ -60,6 +74,7 @@ VIEWS: tuple[View, ...] = (
         "Diff card",
         "A pull request's diff, or the commits and files between two refs, file by file.",
         tools=("get_pr_diff", "compare_refs"),
+        calls=("get_pr_diff", "compare_refs", "get_repository", "get_pr_overview"),
         invoking="Reading the diff…",
         invoked="Diff ready",
     ),
@@ -77,6 +92,7 @@ VIEWS: tuple[View, ...] = (
             "move_file",
             "update_files_and_open_pr",
         ),
+        calls=("get_repository", "compare_refs"),
         invoking="Writing…",
         invoked="Change summary ready",
     ),
@@ -97,3 +113,8 @@ def view_of_tool() -> dict[str, View]:
 
 def app_only_tools() -> frozenset[str]:
     return frozenset(name for view in VIEWS for name in view.app_tools)
+
+
+def card_calls() -> frozenset[str]:
+    """Every tool some card calls (its buttons and the halves it fetches)."""
+    return frozenset(name for view in VIEWS for name in view.calls)

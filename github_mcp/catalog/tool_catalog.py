@@ -26,7 +26,7 @@ import contextlib
 import dataclasses
 import json
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from fastmcp.server.dependencies import get_http_headers
@@ -95,15 +95,21 @@ class ToolCatalogMiddleware(Middleware):
 
     def __init__(self, rt: Runtime) -> None:
         self.rt = rt
+        # Tools listed to this request's client beyond its view, for something other than
+        # the model (the cards of an MCP Apps host, apps/wiring.py, which marks them so).
+        self.also_listed: Callable[[MiddlewareContext], frozenset[str]] | None = None
 
     async def on_list_tools(self, context: MiddlewareContext, call_next: Any) -> Sequence[Any]:
         view = request_view(self.rt)
         enabled = enabled_toolsets(_session_of(context))
         specs = self.rt.bound_specs
         catalog = _hidden(self.rt, view, enabled)
+        extra = self.also_listed(context) if self.also_listed else frozenset()
 
         def shows(name: str) -> bool:
             if name not in specs:
+                return True
+            if name in extra and not (view.read_only and specs[name].write):
                 return True
             return catalog if name in CATALOG_TOOLS else view.shows(specs[name], enabled)
 
@@ -133,6 +139,22 @@ def _refusal(name: str) -> ToolResult:
         structured_content=envelope,
         is_error=True,
     )
+
+
+def model_sees(rt: Runtime, context: MiddlewareContext, name: str) -> bool:
+    """Whether this request's session lists `name` to its model (its view and what it
+    enabled), as on_list_tools decides it."""
+    spec = rt.bound_specs.get(name)
+    if spec is None:
+        return False
+    return request_view(rt).shows(spec, enabled_toolsets(_session_of(context)))
+
+
+def callable_here(rt: Runtime, name: str) -> bool:
+    """Whether a call of `name` can go through on this request: it is served, and it is not
+    a write on a read-only connection (the write gate still decides each write)."""
+    spec = rt.bound_specs.get(name)
+    return spec is not None and not (spec.write and request_view(rt).read_only)
 
 
 def _session_of(context: MiddlewareContext) -> Any:

@@ -45,10 +45,12 @@ HOST_TOKEN = "card-host-token-0123456789"
 @pytest.fixture
 def card_server(make_runtime):
     """A factory: the server over loopback HTTP (bearer HOST_TOKEN) with the local card
-    host under /host/; yields (base url, runtime)."""
+    host under /host/; yields (base url, runtime). The tool list is the default one, as a
+    user's `make run` lists it: a card's button must work there."""
 
     @contextlib.contextmanager
     def start(**settings: Any) -> Iterator[tuple[str, Runtime]]:
+        settings.setdefault("toolsets", "default")
         rt = make_runtime(auth_tokens=HOST_TOKEN, **settings)
         with serve_with_host(rt) as url:
             yield url, rt

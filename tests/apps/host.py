@@ -28,6 +28,7 @@ from tests.shared_browser import fresh_context
 ROOT = Path(__file__).resolve().parents[2]
 HOST_FILES = {"index.html": "text/html", "sandbox.html": "text/html", "host.js": "text/javascript"}
 CARD_FRAME = "#frame-box iframe"
+HANG_MS = 180_000  # what a wait in the host may take before it counts as a hang
 
 
 @functools.cache
@@ -95,7 +96,8 @@ class HostPage:
         result = await self.page.evaluate(
             "([tool, args]) => window.cardHost.show(tool, args)", [tool, args]
         )
-        await self.card.locator("[data-ready]").first.wait_for(timeout=15_000)
+        # bounds a hang only: a loaded machine may take long to start a card
+        await self.card.locator("[data-ready]").first.wait_for(timeout=HANG_MS)
         return result
 
     async def log(self) -> dict[str, Any]:
@@ -103,7 +105,7 @@ class HostPage:
 
     async def wait_for_calls(self, count: int) -> list[dict[str, Any]]:
         await self.page.wait_for_function(
-            f"window.cardHost.log.results.length >= {count}", timeout=30_000
+            f"window.cardHost.log.results.length >= {count}", timeout=HANG_MS
         )
         return (await self.log())["calls"]
 

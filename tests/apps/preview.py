@@ -42,8 +42,7 @@ def main(argv: list[str] | None = None) -> int:
             auth_tokens=token,
             audit_log=scratch / "audit.jsonl",
             workspace_dir=scratch / "workspaces",
-            toolsets="all",
-        )
+        )  # the default tool list, as `make run` serves it
         app = WithCardHost(build_http_app(Runtime.create(settings)), assets)
         base = f"http://127.0.0.1:{args.port}"
         print(

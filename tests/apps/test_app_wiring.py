@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 
 from github_mcp.apps.approval_card import PROPOSED_WRITE_URI
-from github_mcp.apps.catalog import VIEWS, app_only_tools
+from github_mcp.apps.catalog import VIEWS
+from github_mcp.apps.wiring import CALLABLE_META
 from tests.apps.conftest import UI_MIME, ui_client
 from tests.conftest import DEMO_REPO, mcp_client
 
 PR_CARD = "ui://github-mcp/pr-card.html"
+PR_CARD_CALLS = next(v.calls for v in VIEWS if v.name == "pr-card")
 
 
 async def _listing(client):
@@ -72,7 +74,8 @@ async def test_the_card_resource_is_html_with_an_empty_network_policy(make_runti
 
 
 async def test_results_are_the_same_with_and_without_the_extension(make_runtime):
-    """The card reads the same structured content the model gets: nothing is added."""
+    """The card reads the same structured content the model gets: nothing is added but,
+    in `_meta`, which of the card's own calls this session can make."""
     rt = make_runtime()
     args = {"full_name": DEMO_REPO, "number": 1}
     async with mcp_client(rt) as plain:
@@ -81,7 +84,9 @@ async def test_results_are_the_same_with_and_without_the_extension(make_runtime)
         after = await host.call_tool("get_pr_overview", args)
     assert after.structured_content == before.structured_content
     assert [c.text for c in after.content] == [c.text for c in before.content]
-    assert after.meta == before.meta
+    card_calls = after.meta.pop(CALLABLE_META)
+    assert after.meta == before.meta and CALLABLE_META not in (before.meta or {})
+    assert card_calls == dict.fromkeys(PR_CARD_CALLS, True)
     assert json.loads(before.content[0].text)["number"] == 1
 
 
@@ -92,9 +97,13 @@ async def test_the_default_tool_list_is_the_same_size_without_the_extension(make
         plain_size = len(json.dumps([t.model_dump(mode="json") for t in await plain.list_tools()]))
     async with ui_client(rt) as host:
         # an app-only tool is a whole extra entry, for the card: not a link's bytes
-        listed = [t for t in await host.list_tools() if t.name not in app_only_tools()]
+        listed = [t for t in await host.list_tools() if not _for_cards_only(t)]
         host_size = len(json.dumps([t.model_dump(mode="json") for t in listed]))
     linked = sum(1 for t in listed if t.meta)
     assert host_size > plain_size
     assert host_size - plain_size < 200 * max(linked, 1)
     print(f"default list: {plain_size} bytes plain, {host_size} with cards ({linked} linked)")
+
+
+def _for_cards_only(tool) -> bool:
+    return (tool.meta or {}).get("ui", {}).get("visibility") == ["app"]

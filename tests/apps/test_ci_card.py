@@ -85,8 +85,10 @@ async def test_hostile_test_output_stays_text_and_rerun_reaches_the_forge(card_s
 
 
 async def test_run_overview_lists_jobs_reads_logs_and_reruns(card_server, forge, screenshots):
+    """get_workflow_run_overview is in the Actions toolset: listed once a user (or the
+    model, with enable_toolset) adds it."""
     name, _number, run = pr_with_failed_run(forge)
-    with card_server() as (url, _rt):
+    with card_server(toolsets="default,actions") as (url, _rt):
         async with open_host(url, HOST_TOKEN) as host:
             await host.show("get_workflow_run_overview", {"full_name": name, "run_id": run["id"]})
             card = host.card

@@ -45,6 +45,10 @@ async def test_the_preview_prints_a_link_to_a_working_host():
             result = await host.show("get_pr_overview", {"pr": f"{DEMO_REPO}#1"})
             title = await host.card.locator("h1.title").inner_text()
             assert title == result["structuredContent"]["title"] == "Add cart and inventory modules"
+            # the default tool list, as make run serves it: the card's buttons work there
+            offered = await host.page.locator("#tool option").all_inner_texts()
+            assert "get_pr_overview" in offered and "get_workflow_run_overview" not in offered
+            assert await host.card.locator("#rerun, #request-review, #merge").count() == 3
     finally:
         preview.terminate()
         preview.wait(timeout=30)

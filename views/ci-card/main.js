@@ -7,6 +7,13 @@ import { h, payload, plural, startCard } from "../shared/card.js";
 const state = { data: null, tool: null, ref: null, prUrl: null, status: null, approval: null, busy: false };
 const logs = new Map(); // job id -> Promise of its failed-steps log text
 
+/** A status value as a person reads it: no_checks -> "no checks", timed_out -> "timed out". */
+function statusLabel(value) {
+  return String(value || "").replace(/_/g, " ");
+}
+
+const PILL_CLASS = { failed: "bad", passed: "ok", no_checks: "muted" };
+
 function refOf(input, data) {
   const text = String(input.pr || "");
   const m = /([\w.-]+\/[\w.-]+)#(\d+)/.exec(text) || /([\w.-]+\/[\w.-]+)\/pull\/(\d+)/.exec(text);
@@ -38,6 +45,7 @@ function excerpt(log, test) {
 }
 
 function logDetails(card, jobId, test) {
+  if (!card.can("get_job_logs")) return null; // no log excerpt this session could fetch
   const box = h("pre", { class: "log" }, "Loading the log…");
   return h(
     "details",
@@ -109,7 +117,7 @@ function failingTests(card) {
       h(
         "p",
         { class: "pills" },
-        h("span", { class: `pill ${d.status === "failed" ? "bad" : d.status === "passed" ? "ok" : "warn"}`, "data-pill": d.status }, d.status),
+        h("span", { class: `pill ${PILL_CLASS[d.status] || "warn"}`, "data-pill": d.status }, statusLabel(d.status)),
         h("span", { class: "meta mono" }, String(d.head_sha || "").slice(0, 7)),
       ),
       h(
@@ -157,7 +165,7 @@ function runOverview(card) {
       h(
         "p",
         { class: "pills" },
-        h("span", { class: `pill ${run.conclusion === "success" ? "ok" : run.conclusion ? "bad" : "warn"}`, "data-pill": run.conclusion || run.status }, run.conclusion || run.status),
+        h("span", { class: `pill ${run.conclusion === "success" ? "ok" : run.conclusion ? "bad" : "warn"}`, "data-pill": run.conclusion || run.status }, statusLabel(run.conclusion || run.status)),
         h("span", { class: "meta" }, `${run.event} on `, h("span", { class: "mono" }, run.branch || ""), " · ", h("span", { class: "mono" }, String(run.head_sha || "").slice(0, 7))),
       ),
     ),
@@ -173,7 +181,7 @@ function runOverview(card) {
           h(
             "li",
             { "data-job": job.name },
-            h("span", { class: job.conclusion === "success" ? "ok" : job.conclusion ? "bad" : "warn" }, job.conclusion || job.status),
+            h("span", { class: job.conclusion === "success" ? "ok" : job.conclusion ? "bad" : "warn" }, statusLabel(job.conclusion || job.status)),
             " ",
             h("strong", {}, job.name),
             job.duration_s !== undefined ? h("span", { class: "meta" }, ` · ${job.duration_s}s`) : null,
@@ -214,13 +222,19 @@ async function rerun(card) {
   draw(card);
 }
 
+// Rerunning a PR's failures first finds the head commit's failed runs.
+function canRerun(card) {
+  const finds = state.tool === "get_workflow_run_overview" || card.can("list_workflow_runs");
+  return finds && card.can("rerun_failed_jobs");
+}
+
 function actions(card) {
   const failed = state.tool === "get_failing_tests" ? state.data.status === "failed" : state.data.run?.status === "completed" && state.data.run?.conclusion !== "success";
   return [
     h(
       "div",
       { class: "actions" },
-      h("button", { id: "rerun", disabled: state.busy || !failed, onclick: () => rerun(card) }, "Rerun failed jobs"),
+      canRerun(card) ? h("button", { id: "rerun", disabled: state.busy || !failed, onclick: () => rerun(card) }, "Rerun failed jobs") : null,
       state.prUrl ? h("button", { id: "open", onclick: () => card.openLink(state.prUrl) }, "Open pull request") : null,
     ),
     h("p", { id: "status", class: `status ${state.status?.kind || ""}`, role: "status" }, state.status?.text || ""),
@@ -251,7 +265,7 @@ startCard("ci-card", async (card, data, input) => {
     card.show(h("p", { class: "error", "data-ready": "" }, "This result names no repository."));
     return;
   }
-  if (state.tool === "get_failing_tests" && state.ref.number) {
+  if (state.tool === "get_failing_tests" && state.ref.number && card.can("get_pr_overview")) {
     // The PR's web address, for links to files at the commit (a read-only call).
     try {
       const overview = payload(await card.callTool("get_pr_overview", { pr: `${state.ref.full_name}#${state.ref.number}` }));

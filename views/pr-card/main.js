@@ -19,6 +19,10 @@ function prRef(input, data) {
 
 async function complete(card, ref) {
   const other = state.overview ? "check_merge_readiness" : "get_pr_overview";
+  if (!card.can(other)) {
+    state.missing = `${other} is not available in this session`;
+    return;
+  }
   try {
     const data = payload(await card.callTool(other, { pr: `${ref.full_name}#${ref.number}` }));
     if (other === "get_pr_overview") state.overview = data;
@@ -147,9 +151,14 @@ function blockersSection(card, ref) {
   );
 }
 
+// Rerunning reads the head commit's runs, then reruns each failed one.
+const canRerun = (card) => card.can("list_workflow_runs") && card.can("rerun_failed_jobs");
+
 function blockerButton(card, ref, kind) {
-  if (kind === "checks_failing") return h("button", { class: "inline", onclick: () => rerun(card, ref) }, "Rerun failed jobs");
-  if (kind === "approvals" || kind === "changes_requested") {
+  if (kind === "checks_failing" && canRerun(card)) {
+    return h("button", { class: "inline", onclick: () => rerun(card, ref) }, "Rerun failed jobs");
+  }
+  if ((kind === "approvals" || kind === "changes_requested") && card.can("request_pr_reviewers")) {
     return h("button", { class: "inline", onclick: () => document.getElementById("reviewers")?.focus() }, "Request a review");
   }
   return null;
@@ -275,12 +284,16 @@ function draw(card, ref) {
         "div",
         { class: "actions" },
         o.url ? h("button", { id: "open", onclick: () => card.openLink(o.url) }, "Open pull request") : null,
-        h("button", { id: "rerun", disabled: state.busy, onclick: () => rerun(card, ref) }, "Rerun failed jobs"),
-        h("span", { class: "review" },
-          h("input", { id: "reviewers", placeholder: "reviewer login(s)", "aria-label": "reviewers", size: 16 }),
-          h("button", { id: "request-review", disabled: state.busy, onclick: () => requestReview(card, ref) }, "Request review"),
-        ),
-        h(
+        canRerun(card)
+          ? h("button", { id: "rerun", disabled: state.busy, onclick: () => rerun(card, ref) }, "Rerun failed jobs")
+          : null,
+        card.can("request_pr_reviewers")
+          ? h("span", { class: "review" },
+              h("input", { id: "reviewers", placeholder: "reviewer login(s)", "aria-label": "reviewers", size: 16 }),
+              h("button", { id: "request-review", disabled: state.busy, onclick: () => requestReview(card, ref) }, "Request review"),
+            )
+          : null,
+        card.can("merge_pull_request") && h(
           "button",
           {
             id: "merge",

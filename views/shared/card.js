@@ -53,6 +53,9 @@ function applyContext(ctx) {
   if (dims && "height" in dims) root.height = "100vh";
 }
 
+// On a result a card renders: tool name -> whether this session can call it (apps/wiring.py).
+const CALLABLE_META = "io.github.github-mcp-controller/card-calls";
+
 /**
  * Start a card: `render(card, result, input)` draws a tool result into #app. `card` gives
  * the renderer the host's services: call a tool, open a link, say something to the chat.
@@ -62,8 +65,12 @@ export async function startCard(name, render, { acceptErrors = false } = {}) {
   const app = new App({ name: `github-mcp ${name}`, version: "1.0.0" }, {}, { autoResize: true });
   const root = document.getElementById("app");
   let input = {};
+  let callable = null; // the server's word on which tools this session lets the card call
   const card = {
     app,
+    /** Whether this session can call `tool` (the server says so on the result it renders;
+     * a result that does not say leaves every button in place). */
+    can: (tool) => !callable || callable[tool] === true,
     callTool: (tool, args) => app.callServerTool({ name: tool, arguments: args }),
     openLink: (url) => {
       const safe = safeUrl(url);
@@ -74,6 +81,7 @@ export async function startCard(name, render, { acceptErrors = false } = {}) {
     rerender: (result) => draw(result),
   };
   const draw = (result) => {
+    callable = result?._meta?.[CALLABLE_META] || null;
     try {
       if (!acceptErrors && (result.isError || !result.structuredContent)) {
         card.show(errorBox(result));

@@ -61,9 +61,28 @@ async def test_a_browser_signs_in_with_the_token_and_out_again(served, tmp_path)
         assert TOKEN not in await page.content()
         (cookie,) = [c for c in await context.cookies() if c["name"] == SESSION_COOKIE]
         assert cookie["httpOnly"] and cookie["sameSite"] == "Strict"
-        assert cookie["path"] == "/status" and cookie["secure"] is False  # plain http
+        # the whole site's: the approval pages take the same sign-in
+        assert cookie["path"] == "/" and cookie["secure"] is False  # plain http
         assert TOKEN not in cookie["value"]
         await page.screenshot(path=str(shot), full_page=True)
+        for width in (1280, 360):  # the sign-out button sits inside the header, at its right
+            await page.set_viewport_size({"width": width, "height": 900})
+            header = await page.locator("header").bounding_box()
+            button = await page.locator("#sign-out button").bounding_box()
+            title = await page.locator("header h1").bounding_box()
+            assert header and button and title
+            assert (
+                header["x"] <= button["x"]
+                and button["x"] + button["width"] <= header["x"] + header["width"]
+            )
+            assert (
+                header["y"] <= button["y"]
+                and button["y"] + button["height"] <= header["y"] + header["height"]
+            )
+            assert (
+                button["x"] >= title["x"] + title["width"]
+                or button["y"] >= title["y"] + title["height"]
+            )
 
         async with page.expect_navigation():
             await page.click("#sign-out button")

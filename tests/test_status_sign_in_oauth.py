@@ -65,7 +65,7 @@ async def test_a_github_user_sees_only_their_own_activity(oauth_server, people):
     assert f"{ORG}/stat-ann" in text and "ann/feature" in text
     assert "stat-ben" not in text and "ben/feature" not in text
     (cookie,) = [c for c in cookies if c["name"] == SESSION_COOKIE]
-    assert cookie["httpOnly"] and cookie["sameSite"] == "Strict" and cookie["path"] == "/status"
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Strict" and cookie["path"] == "/"
 
     # the operator's token shows the whole server, both users' writes included
     whole = httpx.get(server.base_url + "/status", headers={"Authorization": f"Bearer {OPERATOR}"})

@@ -1,15 +1,19 @@
-"""Who is at the approval page, and how they prove it is their approval to decide.
+"""Who is at the approval page, and how they prove it is their approval to decide. The
+pages share /status's sign-in (approvals/browser_session.py): one session cookie, never a
+browser's HTTP Basic prompt.
 
 - an OAuth user (GITHUB_MCP_AUTH=oauth): GitHub's own sign-in in the browser (GitHub's web
-  flow, run here for the approval pages only), remembered in a signed, HttpOnly cookie;
-- a bearer-token principal: HTTP Basic with a token of that same principal as password;
+  flow, run here when the user has not signed in to /status with GitHub), which starts the
+  shared session;
+- a bearer-token principal: the session /status's sign-in form starts with a token of that
+  same principal (the page sends the browser there and gets it back), or an
+  `Authorization: Bearer` header from a script;
 - a caller with no identity (loopback without tokens): the link alone.
-The sign-in state and the cookie are signed with a key every replica shares.
+The sign-in state and the cookies are signed with keys every replica shares.
 """
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import hmac
 import html
@@ -23,6 +27,8 @@ import httpx2 as httpx
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
+from github_mcp.approvals.browser_session import COOKIE as SESSION_COOKIE
+from github_mcp.approvals.browser_session import GITHUB_PREFIX, BrowserSession
 from github_mcp.approvals.page_html import page, wrong_person
 from github_mcp.approvals.record import ApprovalRequest
 from github_mcp.approvals.requests import PAGE_PATH, PendingApprovals
@@ -37,8 +43,9 @@ FLOW_TTL_S = 600
 
 TokenPrincipal = Callable[[str], str | None]  # a bearer token -> its principal name
 
-# The visitor of a github user's request who has not signed in here yet.
+# The visitor of a request whose owner must sign in first (nobody signed in here yet).
 SIGN_IN = Principal("sign-in needed", "anonymous")
+STATUS_SIGN_IN = "/status"  # the sign-in form for bearer principals (status/auth.py)
 
 
 def same(a: str, b: str) -> bool:
@@ -52,40 +59,62 @@ class Approver:
         pending: PendingApprovals,
         bearer_principal: TokenPrincipal | None = None,
         sign_in: Any = None,
+        browser: BrowserSession | None = None,
     ) -> None:
         self.pending = pending
         self.bearer_principal = bearer_principal
         self.sign_in = sign_in  # the OAuth provider (hosted.GitHubSignIn) in oauth mode
+        self.browser = browser  # the session /status's sign-in starts
 
     def visitor(self, request: Request, found: ApprovalRequest) -> Principal | None:
         """The principal proven by this browser if it is the request's own; None when it
-        is someone else; SIGN_IN when an OAuth user has not signed in here yet."""
+        is someone else; SIGN_IN when nobody has signed in yet."""
         owner = found.scope.principal
+        if owner.kind not in ("github", "bearer"):
+            return owner  # no identity behind the call: the link is the credential
+        who = self.signed_in_as(request)
+        if who is None:
+            return SIGN_IN
+        if who.kind != owner.kind:
+            return None
         if owner.kind == "github":
-            login = self.login(request)
-            if login is None:
-                return SIGN_IN
-            return owner if login.lower() == owner.name.lower() else None
-        if owner.kind == "bearer":
-            name = self.basic_principal(request)
-            return owner if name is not None and name == owner.name else None
-        return owner  # no identity behind the call: the link is the credential
+            return owner if who.name.lower() == owner.name.lower() else None
+        return owner if who.name == owner.name else None
 
-    def basic_principal(self, request: Request) -> str | None:
-        """The bearer principal whose token is this request's HTTP Basic password."""
-        if self.bearer_principal is None:
-            return None
+    def signed_in_as(self, request: Request) -> Principal | None:
+        """Who this browser (or script) proved to be: a GitHub login, or the principal of a
+        bearer token given in /status's sign-in form or an Authorization header."""
         scheme, _, value = request.headers.get("authorization", "").partition(" ")
-        if scheme.lower() != "basic" or not value:
-            return None
-        try:
-            password = base64.b64decode(value, validate=True).decode().partition(":")[2]
-        except (ValueError, UnicodeDecodeError):
-            return None
-        return self.bearer_principal(password) if password else None
+        if scheme.lower() == "bearer" and value and self.bearer_principal is not None:
+            name = self.bearer_principal(value)
+            return Principal(name, "bearer") if name else None
+        login = self.login(request)
+        if login is not None:
+            return Principal(login, "github")
+        session = self.browser.principal(request.cookies.get(SESSION_COOKIE, "")) if (
+            self.browser is not None and self.bearer_principal is not None
+        ) else None  # fmt: skip
+        if session is not None and not session.startswith(GITHUB_PREFIX):
+            return Principal(session, "bearer")
+        return None
+
+    def sign_in_for(self, page_id: str, owner_kind: str) -> Response:
+        """Where a visitor who has not signed in goes: GitHub's sign-in for a GitHub user,
+        /status's form (back here afterwards) for a bearer principal."""
+        if owner_kind == "github" and self.sign_in is not None:
+            return self.start_sign_in(page_id)
+        if owner_kind == "bearer" and self.bearer_principal is not None:
+            return RedirectResponse(f"{STATUS_SIGN_IN}?next={PAGE_PATH}/{page_id}", 303)
+        body = "<p>Sign in to this server's status page first, then open the link again.</p>"
+        return page("Sign in to approve", body, 401)
 
     def login(self, request: Request) -> str | None:
-        """The GitHub login this browser signed in as here, from its signed cookie."""
+        """The GitHub login this browser signed in as: on /status (the shared session) or
+        through this page's own GitHub sign-in (its signed cookie)."""
+        if self.browser is not None and self.sign_in is not None:
+            shared = self.browser.github_login(request.cookies.get(SESSION_COOKIE, ""))
+            if shared is not None:
+                return shared
         value = request.cookies.get(APPROVER_COOKIE, "")
         login, _, rest = value.partition("|")
         expires, _, mac = rest.partition("|")
@@ -106,9 +135,9 @@ class Approver:
     # -- OAuth mode: GitHub's web flow, for the approval pages only --------------------
 
     def start_for(self, found: ApprovalRequest) -> Response:
-        if self.sign_in is None:
+        if found.scope.principal.kind == "github" and self.sign_in is None:
             return wrong_person(found)
-        return self.start_sign_in(found.id)
+        return self.sign_in_for(found.id, found.scope.principal.kind)
 
     def start_sign_in(self, page_id: str) -> Response:
         """GitHub's web flow, back to `/approvals/{page_id}` (a request, or `grants`)."""
@@ -155,6 +184,8 @@ class Approver:
             secure=self.secure, max_age=APPROVER_SESSION_S,
         )  # fmt: skip
         response.delete_cookie(STATE_COOKIE, path=CALLBACK_PATH)
+        if self.browser is not None and self.browser.keyed:  # signed in to /status too
+            self.browser.start(response, GITHUB_PREFIX + login, secure=self.secure)
         log_event("approval_page_sign_in", login=login)
         return response
 

@@ -2,11 +2,11 @@
 approve / deny / approve-for-N-minutes.
 
 Who may decide is the principal the request belongs to, proven the way that principal
-signs in (`approver.py`: GitHub's sign-in, HTTP Basic with the principal's token, or for
-a caller with no identity the link alone, which is single-use, short-lived and
-unguessable). A POST also needs the page's CSRF token (a hidden field matching a
-SameSite=Strict cookie and the request's own token) and the link's key; the first
-decision spends it.
+signs in (`approver.py`: the session /status's sign-in starts, with GitHub or with the
+principal's token, never a browser's Basic prompt; for a caller with no identity the link
+alone, which is single-use, short-lived and unguessable). A POST also needs the page's
+CSRF token (a hidden field matching a SameSite=Strict cookie and the request's own
+token) and the link's key; the first decision spends it.
 
 The link's key travels in its fragment (`#key=…`), which browsers never send: a tiny
 script posts it to `…/open`, which keeps it in an HttpOnly cookie for this request's
@@ -31,6 +31,7 @@ from github_mcp.approvals.approver import (
     TokenPrincipal,
     same,
 )
+from github_mcp.approvals.browser_session import BrowserSession
 from github_mcp.approvals.page_html import (
     closed,
     form_html,
@@ -56,9 +57,10 @@ class ApprovalPage:
         *,
         bearer_principal: TokenPrincipal | None = None,
         sign_in: Any = None,
+        browser: BrowserSession | None = None,
     ) -> None:
         self.pending = pending
-        self.approver = Approver(pending, bearer_principal, sign_in)
+        self.approver = Approver(pending, bearer_principal, sign_in, browser)
 
     def routes(self) -> list[Route]:
         routes = [

@@ -94,8 +94,9 @@ def wrong_person(found: ApprovalRequest) -> HTMLResponse:
 
 
 def button_meanings(found: ApprovalRequest, windows: bool) -> list[tuple[str, str, str, str]]:
-    """(id, choice, label, exactly what it grants) for each button the page offers.
-    A client without a session is offered no window: per-write approvals only."""
+    """(id, choice, label, exactly what it grants) for each button the page shows. A
+    client without a session cannot hold a window: its button is shown, disabled, saying
+    why."""
     minutes = found.window_minutes
     session = "this client session (the one that asked; not your other sessions or clients)"
     if found.summary is not None:
@@ -116,16 +117,14 @@ def button_meanings(found: ApprovalRequest, windows: bool) -> list[tuple[str, st
                 f"Gated writes from {session} pass until the approval expires.",
             )
         ]
-    if windows:
-        choices.append(
-            (
-                "approve-window",
-                "approve_window",
-                f"Approve for {minutes} minutes",
-                f"Every gated write from {session} passes for {minutes} minutes, "
-                "then approval is asked again.",
-            )
-        )
+    window = (
+        f"Every gated write from {session} passes for {minutes} minutes, "
+        "then approval is asked again."
+        if windows
+        else "Not offered here: this client connects without a session (each request stands "
+        "alone), so a window would cover every client of this principal."
+    )
+    choices.append(("approve-window", "approve_window", f"Approve for {minutes} minutes", window))
     choices.append(("deny", "deny", "Deny", "Nothing is approved; the call is refused."))
     return choices  # fmt: skip
 
@@ -137,7 +136,9 @@ def form_html(found: ApprovalRequest, windows: bool = True) -> str:
     )
     meanings = button_meanings(found, windows)
     buttons = "".join(
-        f'<button id="{b}" name="choice" value="{c}">{html.escape(label)}</button>'
+        f'<button id="{b}" name="choice" value="{c}"'
+        + (" disabled" if c == "approve_window" and not windows else "")
+        + f">{html.escape(label)}</button>"
         for b, c, label, _ in meanings
     )
     notes = "".join(

@@ -79,23 +79,25 @@ def tree_summary(p: dict[str, Any]) -> str:
 
 
 def approve_on_page(link: str) -> None:
-    """What the human does in a browser: open the approval page (HTTP Basic with this
-    principal's token, as the page asks in bearer mode) and press Approve."""
+    """What the human does in a browser: open the approval page, sign in on the form it
+    sends a browser to (this principal's token, once), and press Approve."""
     import re
 
     import httpx2 as httpx
 
     origin = link.split("/approvals/", 1)[0]
     page_url, _, fragment = link.partition("#")
-    with httpx.Client(auth=("human", BEARER), timeout=10, follow_redirects=True) as browser:
+    form = {"Origin": origin, "Sec-Fetch-Site": "same-origin"}
+    with httpx.Client(timeout=10, follow_redirects=True) as browser:
         # the key is in the link's fragment; the page's script posts it, as done here
         key = fragment.partition("key=")[2]
         page = browser.post(page_url + "/open", data={"key": key}, headers={"Origin": origin})
+        if page.url.path == "/status":  # not signed in yet: the sign-in form, then back
+            sign_in = dict(re.findall(r'name="(csrf|next)" value="([^"]*)"', page.text))
+            page = browser.post(
+                origin + "/status/login", data={**sign_in, "token": BEARER}, headers=form
+            )
         page.raise_for_status()
         fields = dict(re.findall(r'name="(key|csrf)" value="([^"]*)"', page.text))
-        answer = browser.post(
-            page_url,
-            data={**fields, "choice": "approve"},
-            headers={"Origin": origin, "Sec-Fetch-Site": "same-origin"},
-        )
+        answer = browser.post(page_url, data={**fields, "choice": "approve"}, headers=form)
         answer.raise_for_status()

@@ -105,7 +105,8 @@ class HttpGuard:
     # own sign-in (status/auth.py, status/github_signin.py)
     STATUS_PATHS = ("/status", "/status/login", "/status/logout", "/status/github")
     BROWSER_PATHS = ("/metrics",)
-    APPROVAL_PREFIX = "/approvals/"  # the approval page: Basic in bearer mode, own sign-in in oauth
+    # the approval pages sign in as /status does (approvals/approver.py), never with Basic
+    APPROVAL_PREFIX = "/approvals/"
 
     def __init__(
         self,
@@ -179,6 +180,8 @@ class HttpGuard:
             return 403, "origin not allowed"
         if path in self.OPEN_PATHS or path in self.STATUS_PATHS or self.open_access:
             return None
+        if path.startswith(self.APPROVAL_PREFIX):
+            return None
         if self.operator_only and path not in self.BROWSER_PATHS:
             return None
         if self.tokens is None:
@@ -205,7 +208,7 @@ class HttpGuard:
         return None
 
     def _takes_basic(self, path: str) -> bool:
-        return path in self.BROWSER_PATHS or path.startswith(self.APPROVAL_PREFIX)
+        return path in self.BROWSER_PATHS
 
     def _origin_allowed(self, origin: str) -> bool:
         normalized = origin.rstrip("/").lower()
@@ -346,9 +349,12 @@ def _approval_routes(rt: Runtime, sign_in: Any, public_url: str | None) -> list[
     bearer = None
     if settings.auth_mode == "bearer" and settings.bearer_tokens:
         bearer = _bearer_tokens(settings.bearer_tokens).principal_for
+    from github_mcp.approvals.browser_session import BrowserSession
     from github_mcp.status.my_grants import MyGrants
 
-    page = ApprovalPage(rt.pending, bearer_principal=bearer, sign_in=sign_in)
+    page = ApprovalPage(
+        rt.pending, bearer_principal=bearer, sign_in=sign_in, browser=BrowserSession(settings)
+    )
     return MyGrants(page, rt.gate).routes() + page.routes()  # /grants before /{request_id}
 
 

@@ -2,10 +2,10 @@
 the HTTP Basic prompt), a session cookie, and the bearer header for scripts.
 
 - GET /status without a session answers 401 with the sign-in form (no Basic challenge).
-- POST /status/login checks the token and sets the session cookie: HttpOnly,
-  SameSite=Strict, Path=/status, Secure when the page is served over HTTPS. Its value is
-  the principal, an expiry and an HMAC under a key derived from the configured tokens, so
-  every replica with the same tokens accepts it and changing the tokens ends all sessions.
+- POST /status/login checks the token and sets the session cookie the approval pages share
+  (approvals/browser_session.py: HttpOnly, SameSite=Strict, Secure over HTTPS, signed with
+  a key every replica derives from the configured secrets). A `next` field brings the
+  browser back to the approval page that sent it here.
 - Both forms (sign in, sign out) carry a CSRF token that must match a SameSite=Strict
   cookie, and a cross-site POST (Sec-Fetch-Site) is refused; the guard in front of the
   app already refuses a foreign Origin.
@@ -16,27 +16,27 @@ the HTTP Basic prompt), a session cookie, and the bearer header for scripts.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import html
+import re
 import secrets
-import time
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from github_mcp.approvals.browser_session import COOKIE as SESSION_COOKIE
+from github_mcp.approvals.browser_session import BrowserSession, same
 from github_mcp.monitoring.observability import log_event
 
 if TYPE_CHECKING:
     from github_mcp.config import Settings
     from github_mcp.pipeline.runtime import Runtime
 
-SESSION_COOKIE = "github_mcp_status"
 CSRF_COOKIE = "github_mcp_status_csrf"
 PATH = "/status"
-SESSION_S = 8 * 3600
+# where a sign-in may send the browser back to: an approval page, or the user's own grants
+NEXT = re.compile(r"/approvals/[A-Za-z0-9_-]{1,80}")
 FORM_HEADERS = {
     "Cache-Control": "no-store",
     "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; "
@@ -63,13 +63,8 @@ class StatusSignIn:
         self.oauth = settings.auth_mode == "oauth"
         self.open = settings.auth_mode == "none"
         self.secure_default = (settings.public_url or "").startswith("https://")
-        # the key is derived from secrets every replica shares: the tokens, and under
-        # OAuth the app's client secret (never from nothing: a session needs one of them)
-        seed = sorted(hashlib.sha256(t.encode()).digest() for t in tokens)
+        self.session = BrowserSession(settings)
         secret = settings.oauth_client_secret
-        if self.oauth and secret is not None:
-            seed.append(hashlib.sha256(b"oauth\0" + secret.get_secret_value().encode()).digest())
-        self.key = hashlib.sha256(b"github-mcp status session\0" + b"\0".join(seed)).digest()
         self.github = None
         if self.oauth and provider is not None and public_url and secret is not None:
             from github_mcp.status.github_signin import GitHubStatusSignIn
@@ -113,15 +108,10 @@ class StatusSignIn:
         page = render_own_activity(rt, visitor.removeprefix("github:"), self.logout_form(request))
         return HTMLResponse(page, headers=FORM_HEADERS)
 
-    def signed_in(self, request: Request, principal: str) -> Response:
-        """Back to /status with the session cookie for `principal`."""
-        expires = str(int(time.time()) + SESSION_S)
-        value = f"{principal}|{expires}|{self._mac(f'{principal}|{expires}')}"
-        response = RedirectResponse(PATH, status_code=303)
-        response.set_cookie(
-            SESSION_COOKIE, value, path=PATH, httponly=True, samesite="strict",
-            secure=self._secure(request), max_age=SESSION_S,
-        )  # fmt: skip
+    def signed_in(self, request: Request, principal: str, back_to: str = PATH) -> Response:
+        """Back to /status (or the approval page `back_to`) with the session cookie."""
+        response = RedirectResponse(back_to if NEXT.fullmatch(back_to) else PATH, 303)
+        self.session.start(response, principal, secure=self._secure(request))
         return response
 
     def logout_form(self, request: Request) -> str:
@@ -131,9 +121,9 @@ class StatusSignIn:
             return ""
         csrf = self._mac(f"logout|{session}")
         return (
-            f'<form id="sign-out" method="post" action="{PATH}/logout" style="float:right">'
+            f'<form id="sign-out" method="post" action="{PATH}/logout">'
             f'<input type="hidden" name="csrf" value="{csrf}">'
-            '<button style="width:auto">Sign out</button></form>'
+            '<button type="submit">Sign out</button></form>'
         )
 
     # -- the two POSTs -------------------------------------------------------------------
@@ -143,13 +133,16 @@ class StatusSignIn:
             return _refused("Sign-in is not available here.")
         form = await request.form()
         csrf, token = str(form.get("csrf", "")), str(form.get("token", ""))
+        back_to = str(form.get("next", ""))
         if not _same(csrf, request.cookies.get(CSRF_COOKIE, "")):
             return _refused("The form's security token did not match; reload the page.")
         principal = self.tokens.principal_for(token.strip()) if token.strip() else None
         if principal is None:
             log_event("status_sign_in_failed")
-            return self._form(request, error="That token is not valid here.", status=401)
-        response = self.signed_in(request, principal)
+            return self._form(
+                request, error="That token is not valid here.", status=401, back_to=back_to
+            )
+        response = self.signed_in(request, principal, back_to)
         response.delete_cookie(CSRF_COOKIE, path=PATH)
         log_event("status_sign_in", principal=principal)
         return response
@@ -161,12 +154,14 @@ class StatusSignIn:
         if _cross_site(request) or not _same(str(form.get("csrf", "")), expected):
             return _refused("The form's security token did not match; reload the page.")
         response = RedirectResponse(PATH, status_code=303)
-        response.delete_cookie(SESSION_COOKIE, path=PATH)
+        self.session.end(response)
         return response
 
     # -- helpers ------------------------------------------------------------------------
 
-    def _form(self, request: Request, *, error: str | None, status: int) -> Response:
+    def _form(
+        self, request: Request, *, error: str | None, status: int, back_to: str | None = None
+    ) -> Response:
         csrf = secrets.token_urlsafe(24)
         note = f'<p class="error" id="error">{html.escape(error)}</p>' if error else ""
         github = ""
@@ -176,12 +171,25 @@ class StatusSignIn:
                 "to see your own activity.</p>"
             )
         form = ""
+        if back_to is None:
+            back_to = request.query_params.get("next", "")
         if self.tokens is not None:
-            form = (
+            back = (
+                f'<input type="hidden" name="next" value="{html.escape(back_to)}">'
+                if NEXT.fullmatch(back_to)
+                else ""
+            )
+            approving = (
+                '<p id="approval-sign-in">Sign in to decide on the write waiting for '
+                "approval; you come back to it afterwards.</p>"
+                if back
+                else ""
+            )
+            form = approving + (
                 "<p>Operators: sign in with a bearer token (the one <code>make run</code> "
                 "printed, or one of GITHUB_MCP_AUTH_TOKENS).</p>"
                 f'{note}<form id="sign-in" method="post" action="{PATH}/login">'
-                f'<input type="hidden" name="csrf" value="{csrf}">'
+                f'<input type="hidden" name="csrf" value="{csrf}">{back}'
                 '<label for="token">Token</label><input id="token" name="token" '
                 'type="password" autocomplete="current-password" required autofocus>'
                 '<button id="submit" type="submit">Sign in</button></form>'
@@ -199,16 +207,10 @@ class StatusSignIn:
         return response
 
     def _session(self, value: str) -> str | None:
-        principal, _, rest = value.partition("|")
-        expires, _, mac = rest.partition("|")
-        if not (principal and expires.isdigit() and mac):
-            return None
-        if not _same(mac, self._mac(f"{principal}|{expires}")) or int(expires) < time.time():
-            return None
-        return principal
+        return self.session.principal(value)
 
     def _mac(self, text: str) -> str:
-        return hmac.new(self.key, text.encode(), hashlib.sha256).hexdigest()
+        return self.session.mac(text)
 
     def _secure(self, request: Request) -> bool:
         forwarded = request.headers.get("x-forwarded-proto", "")
@@ -219,8 +221,7 @@ def _cross_site(request: Request) -> bool:
     return request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none")
 
 
-def _same(a: str, b: str) -> bool:
-    return bool(a) and bool(b) and hmac.compare_digest(a.encode(), b.encode())
+_same = same
 
 
 def _refused(message: str) -> Response:

@@ -1,7 +1,7 @@
 """Your approvals (`/approvals/grants`): each user sees their own open grants and pending
 approval requests, with their age, and revokes a grant. It sits behind the approval page's
-own sign-in (GitHub's web flow under OAuth, HTTP Basic with the principal's token in
-bearer mode), so a user needs no operator credentials; the operator revokes anyone's on
+sign-in (the session /status's sign-in starts, with GitHub or the principal's own token),
+so a user needs no operator credentials; the operator revokes anyone's on
 /status. A revoke is a POST with a CSRF token matching a SameSite=Strict cookie.
 """
 
@@ -43,19 +43,13 @@ class MyGrants:
         ]
 
     def _who(self, request: Request) -> Principal | None:
-        approver = self.page.approver
-        if approver.sign_in is not None:
-            login = approver.login(request)
-            return Principal(login, "github") if login else None
-        name = approver.basic_principal(request)
-        return Principal(name, "bearer") if name else None
+        return self.page.approver.signed_in_as(request)
 
     async def show(self, request: Request) -> Response:
         who = self._who(request)
         if who is None:
-            if self.page.approver.sign_in is not None:
-                return self.page.approver.start_sign_in("grants")
-            return page("Sign in", "<p>Open this page with your own token.</p>", 401)
+            approver = self.page.approver
+            return approver.sign_in_for("grants", "github" if approver.sign_in else "bearer")
         csrf = request.cookies.get(CSRF_COOKIE, "")
         csrf = csrf if len(csrf) >= 32 else secrets.token_urlsafe(32)
         response = page("Your approvals", self._body(who, csrf), 200)

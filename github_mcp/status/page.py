@@ -123,7 +123,10 @@ def _audit_result(entry: dict[str, Any]) -> str:
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d2430;
 background:#f6f7f9}
-header{background:#1d2430;color:#fff;padding:14px 28px}
+header{background:#1d2430;color:#fff;padding:14px 28px;display:flex;flex-wrap:wrap;
+align-items:center;justify-content:space-between;gap:8px 16px}
+#sign-out button{background:transparent;color:#fff;border:1px solid #c9d1dd;border-radius:6px;
+padding:4px 12px;font:inherit;cursor:pointer}
 header h1{font-size:20px;margin:0}
 header p{margin:4px 0 0;color:#c9d1dd}
 main{padding:8px 28px 28px;display:grid;grid-template-columns:repeat(auto-fit,minmax(440px,1fr));
@@ -350,8 +353,8 @@ def render_status(rt: Runtime, sessions: SessionCounts | None = None, csrf: str 
 <meta http-equiv="refresh" content="{REFRESH_S}">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>GitHub MCP Controller · status</title><style>{CSS}</style></head><body>
-<header><h1>GitHub MCP Controller</h1>
-<p id="uptime">{uptime}</p></header>
+<header><div><h1>GitHub MCP Controller</h1>
+<p id="uptime">{uptime}</p></div></header>
 <main>
 <section id="overview"><h2>Activity</h2>{overview}</section>
 <section><h2>Write gate</h2>{gate}</section>

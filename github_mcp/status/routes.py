@@ -65,8 +65,9 @@ def health_routes(
             return other  # the sign-in form, or a GitHub user's own activity
         await probe.readiness()  # remembered, so a page reload costs GitHub nothing
         csrf = new_csrf(request)
+        # the sign-out button sits at the header's right (the page's CSS lays it out)
         page = render_status(rt, sessions, csrf).replace(
-            "<body>", "<body>" + sign_in.logout_form(request), 1
+            "</header>", sign_in.logout_form(request) + "</header>", 1
         )
         response = HTMLResponse(page, headers=STATUS_HEADERS)
         set_csrf(response, csrf, secure=request.url.scheme == "https")

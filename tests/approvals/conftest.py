@@ -116,24 +116,30 @@ async def visit_approval_page(
     link: str,
     choice: str | None,
     *,
-    basic_token: str | None = None,
+    token: str | None = None,
     sign_in: tuple[str, str] | None = None,
 ) -> PageVisit:
-    """Open `link` in headless Chromium (HTTP Basic with `basic_token`, or signing in to
-    the forge as `sign_in` when the page sends the browser there) and click `choice`
-    (approve, approve-window, deny), or only look when `choice` is None."""
+    """Open `link` in headless Chromium as a human does and click `choice` (approve,
+    approve-window, deny), or only look when `choice` is None. When the page sends the
+    browser to /status's sign-in form, sign in there with the bearer `token` (and come
+    back); when it sends it to the forge's GitHub sign-in, sign in as `sign_in`. A
+    browser's HTTP Basic prompt is never answered: a page that asks for one fails here."""
     visit = PageVisit()
-    credentials = {"username": "human", "password": basic_token} if basic_token else None
     # the worker's Chromium; this visit in a context of its own
-    async with fresh_context(http_credentials=credentials) as context:
+    async with fresh_context() as context:
         page = await context.new_page()
         pages: list[Any] = []  # each document the browser landed on (not redirects)
         page.on("response", lambda r: _landed(page, r, pages))
         await page.goto(link)
-        # the link's page posts the fragment's key, then shows the approval itself
-        with contextlib.suppress(Exception):
-            await page.wait_for_selector("form#f input#k", state="detached", timeout=10_000)
+        # the link's page posts the fragment's key, then shows the approval itself (or
+        # the sign-in it needs first)
+        await page.wait_for_selector("#files, #sign-in, #login_field, #outcome, p", timeout=120_000)
         await page.wait_for_load_state()
+        if token is not None and await page.locator("form#sign-in").count():
+            await page.fill("#token", token)
+            async with page.expect_navigation():
+                await page.click("#submit")
+            await page.wait_for_load_state()
         if sign_in is not None:  # the page moves on to the forge's sign-in by itself
             with contextlib.suppress(Exception):
                 await page.wait_for_selector("#login_field, #write", timeout=10_000)
@@ -148,6 +154,8 @@ async def visit_approval_page(
                     await page.click("#js-oauth-authorize-btn")
             response = None
         await page.wait_for_load_state()
+        assert not [r for r in pages if "www-authenticate" in r.headers], "a Basic prompt"
+        response = pages[-1] if pages and response is not None else response
         visit.status = response.status if response is not None else None
         visit.text = await page.inner_text("body")
         visit.files = [await item.inner_text() for item in await page.locator("#files li").all()]

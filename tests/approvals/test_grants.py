@@ -54,7 +54,7 @@ async def test_a_flood_from_one_principal_cannot_block_another(approval_server, 
         # the other principal is still asked, and its human's approval lands its write
         async with Client(served.url + "/mcp", auth=TOKEN_B) as other:
             link = approval_url((await call_tool(other, "commit_files", commit_args(repo)))[1])
-            visit = await visit_approval_page(link, "approve", basic_token=TOKEN_B)
+            visit = await visit_approval_page(link, "approve", token=TOKEN_B)
             assert visit.outcome == "approved"
             is_error, written = await call_tool(other, "commit_files", commit_args(repo))
             assert not is_error, written
@@ -97,11 +97,12 @@ async def test_a_sessionless_client_is_never_offered_a_window(approval_server, f
             link = approval_url((await call_tool(model, "commit_files", commit_args(repo)))[1])
             # a forged POST asking for a window is refused, and stores nothing
             page_url, _, fragment = link.partition("#")
-            with httpx.Client(auth=("human", TOKEN_A), follow_redirects=True) as browser:
+            bearer = {"Authorization": f"Bearer {TOKEN_A}"}
+            with httpx.Client(headers=bearer, follow_redirects=True) as browser:
                 opened = browser.post(page_url + "/open", data={"key": fragment[4:]})
                 shown = browser.get(page_url)
                 csrf = re.search(r'name="csrf" value="([^"]+)"', shown.text)
-                assert csrf and "approve-window" not in shown.text
+                assert csrf and re.search(r'id="approve-window"[^>]* disabled', shown.text)
                 assert "Approve this write once" in shown.text
                 forged = browser.post(
                     page_url,
@@ -113,8 +114,8 @@ async def test_a_sessionless_client_is_never_offered_a_window(approval_server, f
             is_error, payload = await call_tool(model, "commit_files", commit_args(repo))
             assert is_error and error_code(payload) == "write_not_allowed"
             # the human approves the one write: it lands once, and nothing else is open
-            visit = await visit_approval_page(link, "approve", basic_token=TOKEN_A)
-            assert visit.outcome == "approved" and "minutes" not in visit.text
+            visit = await visit_approval_page(link, "approve", token=TOKEN_A)
+            assert visit.outcome == "approved" and "Not offered here" in visit.text
             assert not (await call_tool(model, "commit_files", commit_args(repo)))[0]
             again = await call_tool(model, "commit_files", numbered(repo, 2))
             assert error_code(again[1]) == "write_not_allowed"
@@ -165,7 +166,7 @@ async def test_status_lists_grants_and_pending_requests_and_revokes_a_grant(
             assert f'data-request="{request_id}"' in text  # pending, with its age
             assert "commit_files on " + repo in text and link.split("#")[1] not in text
 
-            visit = await visit_approval_page(link, "approve", basic_token=TOKEN_A)
+            visit = await visit_approval_page(link, "approve", token=TOKEN_A)
             assert visit.outcome == "approved"
             with httpx.Client() as browser:
                 text, csrf = status_page(served.url, browser)
@@ -204,7 +205,7 @@ async def test_each_user_sees_and_revokes_only_their_own_grants(approval_server,
                 ]
             assert len(gate.grants()) == 2
             url = served.url + "/approvals/grants"
-            with httpx.Client(auth=("human", TOKEN_B)) as browser:
+            with httpx.Client(headers={"Authorization": f"Bearer {TOKEN_B}"}) as browser:
                 page = browser.get(url)
                 assert page.status_code == 200
                 mine = re.findall(r'data-grant="([0-9a-f]+)"', page.text)

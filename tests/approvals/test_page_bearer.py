@@ -71,7 +71,7 @@ async def test_a_human_click_approves_that_write_exactly_once(approval_server, f
             assert urlsplit(link).netloc == urlsplit(served.url).netloc
             assert branch_head(forge, repo) == before
 
-            visit = await visit_approval_page(link, "approve", basic_token=TOKEN_A)
+            visit = await visit_approval_page(link, "approve", token=TOKEN_A)
             assert visit.status == 200
             assert "commit_files" in visit.text and repo in visit.text and "main" in visit.text
             assert any("README.md" in f and "+2" in f and "−1" in f for f in visit.files)
@@ -87,7 +87,7 @@ async def test_a_human_click_approves_that_write_exactly_once(approval_server, f
             is_error, payload = await call_tool(model, "commit_files", commit_args(repo))
             assert is_error and approval_url(payload) != link
             # and the spent link cannot be used again
-            again = await visit_approval_page(link, "approve", basic_token=TOKEN_A)
+            again = await visit_approval_page(link, "approve", token=TOKEN_A)
             assert again.outcome is None and "approved" in again.text.lower()
     assert branch_head(forge, repo) == after
 
@@ -103,7 +103,7 @@ async def test_url_elicitation_waits_for_the_click(approval_server, forge, fresh
         asked.append(params)
         assert params.mode == "url"
         clicks.append(
-            asyncio.create_task(visit_approval_page(params.url, "approve", basic_token=TOKEN_A))
+            asyncio.create_task(visit_approval_page(params.url, "approve", token=TOKEN_A))
         )
         return ElicitResult(action="accept")  # the human agreed to open the page
 
@@ -137,7 +137,7 @@ async def test_a_deny_stays_denied(approval_server, forge, fresh_repo):
     async def human(message: str, response_type: Any, params: Any, context: Any) -> Any:
         links.append(params.url)
         if len(links) == 1:
-            await visit_approval_page(params.url, "deny", basic_token=TOKEN_A)
+            await visit_approval_page(params.url, "deny", token=TOKEN_A)
             return ElicitResult(action="accept")
         return ElicitResult(action="decline")  # asked again, the human says no
 
@@ -147,7 +147,7 @@ async def test_a_deny_stays_denied(approval_server, forge, fresh_repo):
             assert is_error and error_code(payload) == "write_not_allowed"
             assert "denied" in payload["error"]["message"]
             # replaying an approve on the denied link is refused
-            replay = await visit_approval_page(links[0], "approve", basic_token=TOKEN_A)
+            replay = await visit_approval_page(links[0], "approve", token=TOKEN_A)
             assert replay.outcome is None and "denied" in replay.text.lower()
             # the model asking for approval itself, or retrying, gets nothing through
             is_error, state = await call_tool(client, "authorize_write_actions", {"approved": True})
@@ -165,7 +165,7 @@ async def test_approve_for_n_minutes_expires(approval_server, forge, fresh_repo)
     with approval_server(clock=clock, approval_window_minutes=5) as served:
         async with http_client(served.url, TOKEN_A) as model:
             link = approval_url((await call_tool(model, "commit_files", commit_args(repo)))[1])
-            visit = await visit_approval_page(link, "approve-window", basic_token=TOKEN_A)
+            visit = await visit_approval_page(link, "approve-window", token=TOKEN_A)
             assert visit.outcome == "approved_window" and "5 minutes" in visit.text
             heads = [branch_head(forge, repo)]
             for n in range(2):  # two different writes pass inside the window, no new click
@@ -191,7 +191,7 @@ async def test_a_link_used_by_another_principal_is_refused(approval_server, forg
     with approval_server() as served:
         async with http_client(served.url, TOKEN_A) as model:
             link = approval_url((await call_tool(model, "commit_files", commit_args(repo)))[1])
-            intruder = await visit_approval_page(link, "approve", basic_token=TOKEN_B)
+            intruder = await visit_approval_page(link, "approve", token=TOKEN_B)
             assert intruder.status == 403 and intruder.outcome is None
             assert "Not your approval" in intruder.text
             # a forged POST with B's credentials and the link's key is refused too
@@ -201,16 +201,23 @@ async def test_a_link_used_by_another_principal_is_refused(approval_server, forg
             forged = httpx.post(
                 page_url,
                 data={"key": key, "csrf": "guess", "choice": "approve"},
-                auth=("human", TOKEN_B),
+                headers={"Authorization": f"Bearer {TOKEN_B}"},
             )
             assert forged.status_code == 403
-            # without credentials the page is not served at all
-            assert httpx.get(link).status_code == 401
+            # without a sign-in the page shows nothing of the write: with the link's key it
+            # sends the browser to /status's sign-in form, never to a Basic prompt
+            with httpx.Client(follow_redirects=True) as anonymous:
+                anonymous.post(page_url + "/open", data={"key": key})
+                shown = anonymous.get(page_url)
+            assert shown.status_code == 401 and shown.url.path == "/status"
+            assert shown.url.params["next"] == page_url.removeprefix(served.url)
+            assert "www-authenticate" not in shown.headers and 'id="sign-in"' in shown.text
+            assert "commit_files" not in shown.text
             is_error, payload = await call_tool(model, "commit_files", commit_args(repo))
             assert is_error and error_code(payload) == "write_not_allowed"
             assert branch_head(forge, repo) == before
             # the link is still good for its own principal
-            owner = await visit_approval_page(link, "approve", basic_token=TOKEN_A)
+            owner = await visit_approval_page(link, "approve", token=TOKEN_A)
             assert owner.outcome == "approved"
             assert not (await call_tool(model, "commit_files", commit_args(repo)))[0]
     assert commit_parents(forge, repo, branch_head(forge, repo)) == [before]
@@ -229,7 +236,7 @@ async def test_current_protocol_opens_the_page_and_waits_on_the_retry(
     async def human(message: str, response_type: Any, params: Any, context: Any) -> Any:
         asked.append(params)
         clicks.append(
-            asyncio.create_task(visit_approval_page(params.url, "approve", basic_token=TOKEN_A))
+            asyncio.create_task(visit_approval_page(params.url, "approve", token=TOKEN_A))
         )
         return ElicitResult(action="accept")
 

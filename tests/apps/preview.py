@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
             f"  Open:  {base}/host/index.html#token={token}&open=1\n"
             "  Pick a tool (get_pr_overview, get_failing_tests, get_pr_diff, ...), edit its\n"
             '  arguments (e.g. {"pr": "octo-org/demo-app#1"}) and press Call.\n'
-            f"  A write's approval page asks for a password: the token above.\n"
+            "  A write's approval page asks you to sign in once: with the token above.\n"
             "Press Ctrl-C to stop.\n",
             file=sys.stderr,
             flush=True,

@@ -130,7 +130,7 @@ async def approve_through_the_page(host) -> None:
         "window.cardHost.log.links.some(l => l.includes('/approvals/'))"
     )
     link = next(lnk for lnk in (await host.log())["links"] if "/approvals/" in lnk)
-    visit = await visit_approval_page(link, "approve", basic_token=HOST_TOKEN)
+    visit = await visit_approval_page(link, "approve", token=HOST_TOKEN)
     assert visit.outcome == "approved", visit.text
 
 

@@ -195,7 +195,7 @@ def page_html(forge: Any, rt: Runtime, url: str, request_id: str) -> str:
     found = rt.pending.find(request_id)
     assert found is not None
     key = rt.pending.link(found, url).split("#key=")[1]
-    with httpx.Client(base_url=url, auth=("human", TOKEN)) as browser:
+    with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {TOKEN}"}) as browser:
         opened = browser.post(f"/approvals/{request_id}/open", data={"key": key})
         assert opened.status_code == 303, opened.text
         page = browser.get(f"/approvals/{request_id}")

@@ -171,7 +171,7 @@ async def test_where_the_host_is_not_trusted_the_card_links_the_page(make_runtim
             [link] = (await host.log())["links"]
             assert link == result["structuredContent"]["error"]["approval_url"]
             assert branch_head(forge, repo) == before
-            visit = await visit_approval_page(link, "approve", basic_token=HOST_TOKEN)
+            visit = await visit_approval_page(link, "approve", token=HOST_TOKEN)
             assert visit.outcome == "approved"
             again = await host.show("commit_files", args)  # the model's retry
             assert not again["isError"]

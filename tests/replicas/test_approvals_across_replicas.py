@@ -144,7 +144,7 @@ def model_client(
         links.append(link)
         if page_base is not None:
             link = page_base + link[link.index("/approvals/") :]
-        clicks.append(asyncio.create_task(visit_approval_page(link, "approve", basic_token=BEARER)))
+        clicks.append(asyncio.create_task(visit_approval_page(link, "approve", token=BEARER)))
         return ElicitResult(action="accept")  # the human agreed to open the page
 
     transport = StreamableHttpTransport(mcp_url, auth=BEARER)

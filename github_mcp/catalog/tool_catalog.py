@@ -4,7 +4,8 @@ Every tool's name, description and input schema are context a model pays for on 
 turn. A session lists a view of the registered tools:
 
 - GITHUB_MCP_TOOLSETS=`default` (the default) lists the default toolsets (DEFAULT_TOOLSETS
-  in config/fields/_access.py; a toolset not named there is never listed by default);
+  in config/fields/_access.py; a toolset not named there is never listed by default) and
+  the few most used tools of some others (DEFAULT_TOOLS);
   `all` lists every toolset; names list those.
 - GITHUB_MCP_TOOLS=core lists CORE_TOOLS only.
 - Over HTTP a client may choose its own view, as the official GitHub server's hosted
@@ -14,6 +15,8 @@ turn. A session lists a view of the registered tools:
 When some registered tool is not listed, `find_tools` and `enable_toolset` are: enabling a
 toolset lists it for that session and sends `notifications/tools/list_changed` (the server
 declares `tools.listChanged`, so any client that follows the standard capability re-lists).
+`find_tools` enables the toolsets of its best matches itself unless told not to, so a new
+area costs one call.
 
 The list is what a model is shown, not what the server allows: every registered tool stays
 callable by name (the write gate decides writes, as always), except that a read-only view
@@ -36,7 +39,7 @@ from mcp.types import TextContent
 
 from github_mcp.catalog.tool_search import rank
 from github_mcp.catalog.views import CATALOG_TOOLS, FALSE_WORDS, View, settings_view
-from github_mcp.config import Toolset, listed_toolsets
+from github_mcp.config import Toolset, listed_tools, listed_toolsets
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.pipeline.tool_binding import listing_only
 
@@ -58,7 +61,7 @@ def request_view(rt: Runtime) -> View:
     )
     if chosen:
         toolsets = listed_toolsets(chosen, settings.toolset_list)  # unknown names: ignored
-        return View(toolsets, tools, read_only=read_only)
+        return View(toolsets, tools | listed_tools(chosen), read_only=read_only)
     if tools:
         return View(frozenset(), tools, read_only=read_only)  # those tools alone
     return dataclasses.replace(settings_view(settings), read_only=read_only)
@@ -184,6 +187,41 @@ def find(rt: Runtime, query: str, limit: int, session: Any) -> list[dict[str, An
         }
         for spec in rank(specs, params, query)[:limit]
     ]
+
+
+# find_tools lists the toolsets of its best few matches (enable=true, the default), so a new
+# area costs one call, not find_tools and then enable_toolset.
+ENABLE_TOP = 3
+
+
+def keeps_session(session: Any) -> bool:
+    """Whether this client keeps a session the server can list more tools for (and tell with
+    tools/list_changed): stdio, or HTTP on a handshake-era protocol. The 2026 revision's
+    requests each stand alone, with no session to remember what was enabled."""
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+    connection = getattr(session, "_connection", None)
+    version = getattr(connection, "protocol_version", None)
+    return connection is not None and version in HANDSHAKE_PROTOCOL_VERSIONS
+
+
+async def find_and_enable(
+    rt: Runtime, query: str, limit: int, session: Any, *, enable_found: bool
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """find(), then (when asked and the client keeps a session) the toolsets of the best
+    ENABLE_TOP matches that are not listed yet are listed for this session; (the matches,
+    each saying whether it is listed now, and the toolsets listed by this call)."""
+    found = find(rt, query, limit, session)
+    if not (enable_found and keeps_session(session)):
+        return found, []
+    enabled = []
+    for toolset in dict.fromkeys(f["toolset"] for f in found[:ENABLE_TOP] if not f["listed"]):
+        if (await enable(rt, session, toolset))[1]:
+            enabled.append(toolset)
+    view, listed = request_view(rt), enabled_toolsets(session)
+    for match in found:
+        match["listed"] = view.shows(rt.bound_specs[match["name"]], listed)
+    return found, enabled
 
 
 async def enable(rt: Runtime, session: Any, name: str) -> tuple[list[str], bool]:

@@ -62,6 +62,10 @@ class View:
 def settings_view(settings: Settings) -> View:
     """What a session lists when the client chooses nothing itself (over HTTP it may:
     tool_catalog.request_view)."""
+    core = settings.tools == "core"
     return View(
-        settings.listed_toolsets, core=settings.tools == "core", read_only=settings.read_only
+        settings.listed_toolsets,
+        frozenset() if core else settings.listed_tools,
+        core=core,
+        read_only=settings.read_only,
     )

@@ -13,6 +13,7 @@ from functools import cached_property
 from pydantic import field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from github_mcp.config.fields import DEFAULT_TOOLS as DEFAULT_TOOLS
 from github_mcp.config.fields import DEFAULT_TOOLSETS as DEFAULT_TOOLSETS
 from github_mcp.config.fields import TOOLSETS as TOOLSETS
 from github_mcp.config.fields import (
@@ -44,6 +45,13 @@ def listed_toolsets(value: str, registered: tuple[str, ...]) -> frozenset[str]:
     if "default" in wanted:
         wanted |= {t.value for t in DEFAULT_TOOLSETS}
     return frozenset(t for t in registered if t in wanted)
+
+
+def listed_tools(value: str) -> frozenset[str]:
+    """The single tools a GITHUB_MCP_TOOLSETS-style value lists beyond its toolsets: the
+    default list's DEFAULT_TOOLS when it says `default` (or nothing)."""
+    wanted = set(_split_csv(value.lower())) or {"default"}
+    return DEFAULT_TOOLS if "default" in wanted else frozenset()
 
 
 class Settings(
@@ -118,6 +126,11 @@ class Settings(
     def listed_toolsets(self) -> frozenset[str]:
         """The toolsets a session lists before it enables more (GITHUB_MCP_TOOLS=all)."""
         return listed_toolsets(self.toolsets, self.toolset_list)
+
+    @cached_property
+    def listed_tools(self) -> frozenset[str]:
+        """Single tools listed beyond the toolsets (the default list's DEFAULT_TOOLS)."""
+        return listed_tools(self.toolsets)
 
     @cached_property
     def allowlist(self) -> tuple[str, ...]:

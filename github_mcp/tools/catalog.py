@@ -22,6 +22,7 @@ class FoundTool(BaseModel):
 
 class FoundTools(BaseModel):
     tools: list[FoundTool]
+    enabled: list[str] = []  # toolsets this call listed for the session
     hint: str | None = None
 
 
@@ -37,14 +38,30 @@ async def find_tools(
     call: Call,
     query: Annotated[str, Field(max_length=200)] = "",
     limit: Annotated[int, Field(ge=1, le=100)] = 10,
+    enable: bool = True,
 ) -> FoundTools:
-    """Find tools by words (e.g. 'merge conflicts'); for unlisted ones, enable_toolset."""
+    """Find tools by words (e.g. 'merge conflicts'); lists the best matches' toolsets too."""
     from github_mcp.catalog import tool_catalog  # the listing side loads the MCP framework
 
-    found = tool_catalog.find(call.rt, query, limit, _session(call))
+    session = _session(call)
+    found, enabled = await tool_catalog.find_and_enable(
+        call.rt, query, limit, session, enable_found=enable
+    )
+    return FoundTools(
+        tools=[FoundTool(**f) for f in found],
+        enabled=enabled,
+        hint=_hint(found, enabled, tool_catalog.keeps_session(session)),
+    )
+
+
+def _hint(found: list[dict[str, Any]], enabled: list[str], session: bool) -> str | None:
     hidden = sorted({f["toolset"] for f in found if not f["listed"]})
-    hint = f"enable_toolset lists these: {', '.join(hidden)}." if hidden else None
-    return FoundTools(tools=[FoundTool(**f) for f in found], hint=hint)
+    said = [f"Listed for this session now: {', '.join(enabled)}."] if enabled else []
+    if hidden and session:
+        said.append(f"enable_toolset lists these: {', '.join(hidden)}.")
+    elif hidden:
+        said.append("This connection keeps no session: call these tools by name.")
+    return " ".join(said) or None
 
 
 class EnabledToolset(BaseModel):

@@ -12,7 +12,7 @@ from typing import Any
 
 import extra_tools  # noqa: F401 - the server registers these too
 from github_mcp.catalog.views import CORE_TOOLS
-from github_mcp.config import DEFAULT_TOOLSETS, TOOLSETS
+from github_mcp.config import DEFAULT_TOOLS, DEFAULT_TOOLSETS, TOOLSETS
 from github_mcp.pipeline.registry import REGISTRY
 from tests.conftest import ROOT
 from tests.perf.test_fast_start import environment, serve
@@ -114,14 +114,53 @@ def test_core_list_grows_by_toolset_with_a_list_changed_notification(tmp_path):
     assert model_facing(got[2]["result"]["tools"]) <= 10 * 1024
 
 
+# The five most common tasks of each area outside the default toolsets that agents meet
+# often, and the tool that does each: all on the default list, so none costs a discovery call.
+AREA_TASKS = {
+    "releases": {
+        "list releases": "list_releases", "read a release": "get_release",
+        "read the latest release": "get_release", "draft a release": "draft_release",
+        "publish a draft": "publish_release",
+    },
+    "notifications": {
+        "list unread": "list_notifications", "list those I take part in": "list_notifications",
+        "read one": "get_notification_details", "mark one done": "dismiss_notification",
+        "mark all read": "mark_all_notifications_read",
+    },
+    "projects": {
+        "list projects": "list_projects", "read a project's fields": "get_project",
+        "list its items": "list_project_items", "add an item": "add_project_item",
+        "set an item's status": "update_project_item_field",
+    },
+    "sub-issues": {
+        "list sub-issues": "list_sub_issues", "add one": "change_sub_issue",
+        "remove one": "change_sub_issue", "reorder them": "change_sub_issue",
+        "what blocks an issue": "get_issue_dependencies",
+    },
+    "security alerts": {
+        "list Dependabot alerts": "list_security_alerts",
+        "list code scanning alerts": "list_security_alerts",
+        "read an alert": "get_security_alert", "dismiss an alert": "set_security_alert_state",
+        "reopen an alert": "set_security_alert_state",
+    },
+}  # fmt: skip
+
+
 def test_the_default_list_is_the_default_toolsets_within_budget(tmp_path):
     listed = answers(serve(environment(tmp_path), opening({})))[2]["result"]["tools"]
     names = {t["name"] for t in listed}
     defaults = {s.name for s in REGISTRY.values() if s.toolset in DEFAULT_TOOLSETS}
-    assert names == defaults  # find_tools and enable_toolset are in meta, a default toolset
+    # find_tools and enable_toolset are in meta, a default toolset
+    assert names == defaults | DEFAULT_TOOLS
     hidden = set(TOOLSETS) - set(DEFAULT_TOOLSETS)
     assert hidden, "every toolset is default: nothing left for enable_toolset"
-    assert not [s.name for s in REGISTRY.values() if s.toolset in hidden and s.name in names]
+    assert DEFAULT_TOOLS <= {s.name for s in REGISTRY.values() if s.toolset in hidden}
+    unlisted = [s for s in REGISTRY.values() if s.toolset in hidden and s.name not in names]
+    assert unlisted, "every tool is listed: nothing left for find_tools"
+    for area, tasks in AREA_TASKS.items():
+        assert len(tasks) == 5 and set(tasks.values()) <= names, area
+    assert set().union(*(t.values() for t in AREA_TASKS.values())) == DEFAULT_TOOLS
+    print(f"default list: {len(listed)} tools, {model_facing(listed)} B model-facing")
     assert model_facing(listed) <= DEFAULT_BUDGET, model_facing(listed)
 
 

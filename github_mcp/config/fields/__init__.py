@@ -2,6 +2,7 @@
 is composed from; the validators and derived values live on `Settings` itself."""
 
 from github_mcp.config.fields._access import (
+    DEFAULT_TOOLS,
     DEFAULT_TOOLSETS,
     TOOLSETS,
     GitHubAccessSettings,
@@ -13,6 +14,7 @@ from github_mcp.config.fields._serving import HostedSignInSettings, HttpTranspor
 from github_mcp.config.fields._workspace import CacheSettings, WorkspaceSettings
 
 __all__ = [
+    "DEFAULT_TOOLS",
     "DEFAULT_TOOLSETS",
     "TOOLSETS",
     "CacheSettings",

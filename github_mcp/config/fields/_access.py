@@ -71,6 +71,41 @@ DEFAULT_TOOLSETS: frozenset[Toolset] = frozenset(
 )
 
 
+# Listed by default too, from toolsets that are not: the five most common tasks of each
+# area an agent meets often enough that finding its tools first would cost a call every
+# time (tests/perf/test_tool_catalog.py keeps the default list within its byte budget).
+DEFAULT_TOOLS: frozenset[str] = frozenset(
+    {
+        # releases: list them, read one (by tag) or the latest, draft one, publish a draft
+        "list_releases",
+        "get_release",
+        "draft_release",
+        "publish_release",
+        # notifications: list unread (or those you take part in), read one, mark one read
+        # or done, mark all read
+        "list_notifications",
+        "get_notification_details",
+        "dismiss_notification",
+        "mark_all_notifications_read",
+        # projects: list them, read one's fields, list its items, add an item, set a field
+        "list_projects",
+        "get_project",
+        "list_project_items",
+        "add_project_item",
+        "update_project_item_field",
+        # sub-issues: list, add, remove, reorder; what blocks an issue
+        "list_sub_issues",
+        "change_sub_issue",
+        "get_issue_dependencies",
+        # security alerts: list (Dependabot, code scanning, secret scanning), read one,
+        # dismiss or reopen
+        "list_security_alerts",
+        "get_security_alert",
+        "set_security_alert_state",
+    }
+)
+
+
 def env(name: str, *more: str) -> AliasChoices:
     return AliasChoices(name, *more)
 
@@ -159,7 +194,9 @@ class ToolSurfaceSettings(BaseSettings):
         validation_alias=env("GITHUB_MCP_TOOLSETS"),
         description="Toolsets listed to the model, comma-separated. `default` lists "
         + ", ".join(sorted(DEFAULT_TOOLSETS))
-        + " and keeps the others registered behind `find_tools` and `enable_toolset`; "
+        + " and the most used tools of releases, notifications, projects, sub-issues and "
+        "security alerts, and keeps the others registered behind `find_tools` (which can "
+        "list what it finds) and `enable_toolset`; "
         "`all` lists every toolset; names alone (e.g. `repos,actions`) register only "
         "those; `default,actions` adds to the default. Known: " + ", ".join(TOOLSETS) + ".",
     )

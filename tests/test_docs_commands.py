@@ -4,6 +4,9 @@ checkout, with no GitHub token and no GitHub settings at all.
 
     ```sh tested           each line runs; CHECKS says what it must print
     ```sh tested-serving   each line starts a server; SERVING_CHECKS says what it answers
+    ```sh tested-with: X   the whole block runs against the server of the tested-serving
+                           line X, with `<token>` and port 8000 replaced by that server's;
+                           WITH_SERVER_CHECKS says what it must print
     ```sh untested: why    not runnable here (a real GitHub token, docker, a public host)
 
 A tested line without a check fails here: a block is not tested by exiting 0.
@@ -44,6 +47,11 @@ def blocks() -> list[tuple[str, str, str]]:
         for match in FENCE.finditer(doc.read_text()):
             found.append((doc.name, match[2].strip(), match[3]))
     return found
+
+
+def with_server(server: str) -> list[str]:
+    """The bodies of the blocks marked `tested-with: <server>`."""
+    return [b for _, m, b in blocks() if m == f"tested-with: {server}"]
 
 
 def commands(body: str) -> list[str]:
@@ -143,7 +151,10 @@ def test_every_shell_block_says_how_it_is_checked():
     unmarked = [
         (name, body.splitlines()[0])
         for name, marker, body in blocks()
-        if not (marker in ("tested", "tested-serving") or marker.startswith("untested: "))
+        if not (
+            marker in ("tested", "tested-serving")
+            or marker.startswith(("untested: ", "tested-with: "))
+        )
     ]
     assert not unmarked, f"mark these blocks tested / tested-serving / untested: why: {unmarked}"
     assert sum(marker.startswith("tested") for _, marker, _ in blocks()) >= 4
@@ -152,6 +163,13 @@ def test_every_shell_block_says_how_it_is_checked():
 def test_every_tested_line_has_a_check_of_what_it_prints():
     assert sorted({c for _, c in TESTED} - set(CHECKS)) == []
     assert sorted({c for _, c in SERVING} - set(SERVING_CHECKS)) == []
+    with_server = [
+        (m.removeprefix("tested-with: "), b)
+        for _, m, b in blocks()
+        if m.startswith("tested-with: ")
+    ]
+    assert with_server and all(server in SERVING_CHECKS for server, _ in with_server)
+    assert sorted(b for _, b in with_server) == sorted(WITH_SERVER_CHECKS)
 
 
 @pytest.fixture
@@ -222,6 +240,33 @@ async def _make_run(serving: Serving) -> None:
     )
     assert serving.token and f'--header "Authorization: Bearer {serving.token}"' in serving.banner
     await _served_demo(serving)
+    for marker_server, body in [
+        (m.removeprefix("tested-with: "), b)
+        for _, m, b in blocks()
+        if m.startswith("tested-with: ")
+    ]:
+        if marker_server == "make run":
+            _run_against(serving, body)
+
+
+def _readme_client_output(stdout: str) -> None:
+    """The README's fastmcp client: the default list's size, then the PR's CI verdict."""
+    _registered, listed = builtin_counts()
+    lines = stdout.splitlines()
+    assert lines[0] == f"{listed} tools"
+    status, failures = lines[1].split()
+    assert status == "failed" and int(failures) >= 5
+
+
+def _run_against(serving: Serving, body: str) -> None:
+    assert serving.token
+    port = serving.base.rsplit(":", 1)[1]
+    script = body.replace("<token>", serving.token).replace("127.0.0.1:8000", f"127.0.0.1:{port}")
+    done = subprocess.run(
+        ["bash", "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    WITH_SERVER_CHECKS[body](done.stdout)
 
 
 async def _apps_preview(serving: Serving) -> None:
@@ -244,6 +289,13 @@ async def _plain_serve(serving: Serving) -> None:
     health = httpx.get(f"{serving.base}/healthz", timeout=60).json()
     assert health["github"]["credential_kind"] == "classic"
 
+
+# blocks run against a documented server, keyed by their text (see the module docstring)
+WITH_SERVER_CHECKS: dict[str, Callable[[str], None]] = {}
+
+for _body in with_server("make run"):
+    if "from fastmcp import Client" in _body:
+        WITH_SERVER_CHECKS[_body] = _readme_client_output
 
 SERVING_CHECKS = {
     "make run": _make_run,

@@ -30,14 +30,18 @@ LOOKUPS_AT_ONCE = 8
 
 async def note_reads(call: Call) -> None:
     """After any call, read or write: remember for the caller's approval scope every
-    source GitHub's answers named, and the allowed repository the arguments name. With
-    replicas, in Redis too; a failure there is logged and the local record stands."""
+    source GitHub's answers named, and the allowed repository the arguments name, except
+    those an answer stated public. With replicas, in Redis too; a failure there is
+    logged and the local record stands."""
     if call.recording is not None:
         provenance.stop(call.recording)
         call.recording = None
     sources = call.reads.sources()
     if call.repo and call.rt.gate.repo_allowed(call.repo):
         merge(sources, {call.repo: None})
+    # what an answer stated public can never make a write cross: not kept, so a long
+    # listing of public repositories does not fill the record
+    sources = {name: seen for name, seen in sources.items() if seen != "public"}
     if not sources:
         return
     call.rt.gate.reads.note(call.scope, sources)

@@ -7,6 +7,9 @@ lands on either replica), headless Chromium as each human.
 - Once A approved one write, B's identical call, on either replica, does not take A's
   one-time grant: it is refused and nothing is written; A's own call then passes exactly
   once, and a second identical call is refused.
+- With sessions (a replica holds each), an approval window A's human granted for one
+  session lets that session's writes through and no one else's: not B's, not A's other
+  session, on either replica.
 - A project read on one replica (it names no repository) gates a public write on the
   other: the record is kept from GitHub's answer, in Redis.
 
@@ -29,31 +32,55 @@ TOKEN_A = "replica-owner-alpha-0123456789"
 TOKEN_B = "replica-owner-bravo-0123456789"
 
 
-@pytest.fixture
-def two_replicas(forge, forge_token, tmp_path):
-    cluster = Cluster(
+def _cluster(forge: Any, forge_token: str, tmp_path: Any, stateless: bool) -> Cluster:
+    return Cluster(
         tmp_path,
         api_url=forge.base_url,
         token=forge_token,
         count=2,
+        stateless=stateless,
         workspace_dir=traversable(tmp_path),
         extra_env={
             "GITHUB_MCP_AUTH_TOKENS": f"{TOKEN_A},{TOKEN_B}",
             "GITHUB_MCP_APPROVAL_MODE": "auto",
         },
     )
+
+
+@pytest.fixture
+def two_replicas(forge, forge_token, tmp_path):
+    cluster = _cluster(forge, forge_token, tmp_path, stateless=True)
     yield cluster
     cluster.close()
 
 
-async def _call(url: str, token: str, tool: str, args: dict[str, Any]) -> tuple[bool, Any]:
+@pytest.fixture
+def two_session_replicas(forge, forge_token, tmp_path):
+    cluster = _cluster(forge, forge_token, tmp_path, stateless=False)
+    yield cluster
+    cluster.close()
+
+
+def _client(url: str, token: str, mode: str = "auto") -> Any:
+    """A client of one replica; `legacy`: the handshake-era protocol, whose sessions can
+    hold an approval window (the current protocol has no session)."""
     from fastmcp import Client
     from fastmcp.client.transports import StreamableHttpTransport
 
     transport = StreamableHttpTransport(url + "/mcp", headers={"Authorization": f"Bearer {token}"})
-    async with Client(transport, timeout=120) as client:
-        result = await client.call_tool(tool, args, raise_on_error=False)
-        return result.is_error, result.structured_content
+    return Client(transport, timeout=120, mode=mode)
+
+
+async def _call(
+    url: str, token: str, tool: str, args: dict[str, Any], mode: str = "auto"
+) -> tuple[bool, Any]:
+    async with _client(url, token, mode) as client:
+        return await _in(client, tool, args)
+
+
+async def _in(client: Any, tool: str, args: dict[str, Any]) -> tuple[bool, Any]:
+    result = await client.call_tool(tool, args, raise_on_error=False)
+    return result.is_error, result.structured_content
 
 
 def _moved_to(link: str, replica_url: str) -> str:
@@ -101,6 +128,31 @@ async def test_another_principal_cannot_decide_or_take_an_approval(two_replicas,
     failed, again = await _call(one, TOKEN_A, "commit_files", write)
     assert failed and again["error"]["code"] == "write_not_allowed", again
     assert branch_head(forge, repo) == after
+
+
+async def test_a_window_granted_for_one_session_opens_no_other(two_session_replicas, forge):
+    repo = f"octo-org/windowed-{two_session_replicas.replicas[0].port}"
+    forge.seed_repo(repo, {"README.md": "# demo\nline two\n"})
+    one, two = (r.url for r in two_session_replicas.replicas)
+    async with _client(one, TOKEN_A, "legacy") as session:
+        failed, refused = await _in(session, "commit_files", commit_args(repo, "first\n"))
+        assert failed and refused["error"]["code"] == "write_not_allowed", refused
+        link = _moved_to(refused["error"]["approval_url"], two)
+        window = await visit_approval_page(link, "approve-window", basic_token=TOKEN_A)
+        assert window.outcome == "approved_window", window
+        before = branch_head(forge, repo)
+        # neither B, on either replica, nor A's other session gets through the window
+        for replica, token in ((one, TOKEN_B), (two, TOKEN_B), (two, TOKEN_A), (one, TOKEN_A)):
+            args = commit_args(repo, "x\n")
+            failed, other = await _call(replica, token, "commit_files", args, "legacy")
+            assert failed and other["error"]["code"] == "write_not_allowed", (token, other)
+        assert branch_head(forge, repo) == before
+        # the session the window was granted for writes, twice, with no new click
+        for text in ("second\n", "third\n"):
+            failed, done = await _in(session, "commit_files", commit_args(repo, text))
+            assert not failed, done
+    head = branch_head(forge, repo)
+    assert commit_parents(forge, repo, commit_parents(forge, repo, head)[0]) == [before]
 
 
 async def test_a_project_read_on_one_replica_gates_a_public_write_on_the_other(two_replicas, forge):

@@ -149,3 +149,23 @@ def test_nothing_is_noted_outside_a_call():
     body = reader.parse(b'{"full_name": "acme/vault", "private": true}')
     assert body == {"full_name": "acme/vault", "private": True}
     assert provenance.current() is None
+
+
+async def test_public_sources_are_not_kept_so_a_long_listing_cannot_fill_the_record(
+    make_runtime,
+):
+    """A listing of hundreds of public repositories (stars, a search) would fill the
+    session's record (past 256 names it counts as having read something private); what
+    an answer stated public can never make a write cross, so it is not kept."""
+    from github_mcp.pipeline.flows import note_reads
+    from github_mcp.pipeline.registry import REGISTRY
+    from github_mcp.pipeline.spec import Call
+
+    rt = make_runtime()
+    call = Call(rt=rt, spec=REGISTRY["list_starred_repositories"], call_id="c1", scope="s")
+    for n in range(300):
+        call.reads.note(f"acme/public-{n}", "public")
+    call.reads.note("acme/vault", "private")
+    call.reads.note("acme/unsaid")
+    await note_reads(call)
+    assert rt.gate.reads.read_by("s") == ({"acme/vault": "private", "acme/unsaid": None}, False)

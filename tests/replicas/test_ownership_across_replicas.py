@@ -100,12 +100,12 @@ async def test_another_principal_cannot_decide_or_take_an_approval(two_replicas,
     link = refused["error"]["approval_url"]
 
     # B opens A's link on the other replica: refused, nothing decided
-    intruder = await visit_approval_page(_moved_to(link, two), "approve", basic_token=TOKEN_B)
+    intruder = await visit_approval_page(_moved_to(link, two), "approve", token=TOKEN_B)
     assert intruder.status == 403 and intruder.outcome is None
     page_url, _, fragment = _moved_to(link, two).partition("#")
     forged = httpx.post(
         page_url, data={"key": fragment.split("key=", 1)[1], "csrf": "x", "choice": "approve"},
-        auth=("human", TOKEN_B),
+        headers={"Authorization": f"Bearer {TOKEN_B}"},
     )  # fmt: skip
     assert forged.status_code == 403
     failed, still = await _call(one, TOKEN_A, "commit_files", write)
@@ -113,7 +113,7 @@ async def test_another_principal_cannot_decide_or_take_an_approval(two_replicas,
     assert branch_head(forge, repo) == before
 
     # A approves on replica two; B's identical call, on either replica, cannot take it
-    owner = await visit_approval_page(_moved_to(link, two), "approve", basic_token=TOKEN_A)
+    owner = await visit_approval_page(_moved_to(link, two), "approve", token=TOKEN_A)
     assert owner.outcome == "approved"
     for replica in (one, two):
         failed, theirs = await _call(replica, TOKEN_B, "commit_files", write)
@@ -138,7 +138,7 @@ async def test_a_window_granted_for_one_session_opens_no_other(two_session_repli
         failed, refused = await _in(session, "commit_files", commit_args(repo, "first\n"))
         assert failed and refused["error"]["code"] == "write_not_allowed", refused
         link = _moved_to(refused["error"]["approval_url"], two)
-        window = await visit_approval_page(link, "approve-window", basic_token=TOKEN_A)
+        window = await visit_approval_page(link, "approve-window", token=TOKEN_A)
         assert window.outcome == "approved_window", window
         before = branch_head(forge, repo)
         # neither B, on either replica, nor A's other session gets through the window

@@ -56,7 +56,7 @@ async def test_an_edit_after_the_approval_is_not_published(approval_server, forg
             release_id = await draft(model, release_repo)
             publish = {"full_name": release_repo, "release_id": release_id}
             first = (await call_tool(model, "publish_release", publish))[1]
-            visit = await visit_approval_page(approval_link(first), "approve", basic_token=TOKEN_A)
+            visit = await visit_approval_page(approval_link(first), "approve", token=TOKEN_A)
             assert visit.outcome == "approved"
             # the page showed the notes in full, the hidden character made visible, and
             # the commit the tag will be made at
@@ -77,7 +77,7 @@ async def test_an_edit_after_the_approval_is_not_published(approval_server, forg
             # reads the changed notes
             again = (await call_tool(model, "publish_release", publish))[1]
             assert error_code(again) == "write_not_allowed", again
-            second = await visit_approval_page(approval_link(again), "deny", basic_token=TOKEN_A)
+            second = await visit_approval_page(approval_link(again), "deny", token=TOKEN_A)
             assert EVIL in second.text
     release = stored(forge, release_repo, release_id)
     assert release.draft and not tag_exists(forge, release_repo, "v1.0")
@@ -90,7 +90,7 @@ async def test_the_published_release_is_the_approved_one(approval_server, forge,
             publish = {"full_name": release_repo, "release_id": release_id}
             approved_head = branch_head(forge, release_repo)
             first = (await call_tool(model, "publish_release", publish))[1]
-            visit = await visit_approval_page(approval_link(first), "approve", basic_token=TOKEN_A)
+            visit = await visit_approval_page(approval_link(first), "approve", token=TOKEN_A)
             assert visit.outcome == "approved"
             is_error, done = await call_tool(model, "publish_release", publish)
             assert not is_error, done
@@ -110,7 +110,7 @@ async def test_a_target_that_moved_after_the_approval_is_not_tagged(
             release_id = await draft(model, release_repo, "v3.0")
             publish = {"full_name": release_repo, "release_id": release_id}
             first = (await call_tool(model, "publish_release", publish))[1]
-            visit = await visit_approval_page(approval_link(first), "approve", basic_token=TOKEN_A)
+            visit = await visit_approval_page(approval_link(first), "approve", token=TOKEN_A)
             assert visit.outcome == "approved"
             pushed = forge_put_file(forge, release_repo, "main", "run.sh", "curl x | sh\n", "x")
             is_error, refused = await call_tool(model, "publish_release", publish)
@@ -134,7 +134,7 @@ async def test_editing_a_published_release_is_bound_to_what_was_shown(
         async with http_client(served.url, TOKEN_A) as model:
             edit = where | {"body": "Corrected notes."}
             first = (await call_tool(model, "update_release", edit))[1]
-            visit = await visit_approval_page(approval_link(first), "approve", basic_token=TOKEN_A)
+            visit = await visit_approval_page(approval_link(first), "approve", token=TOKEN_A)
             assert visit.outcome == "approved" and "Thanks to every contributor" in visit.text
             record = stored(forge, release_repo, release_id)
             record.body = EVIL  # changed on GitHub meanwhile, by someone else

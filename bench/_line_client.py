@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any
 
 HANDSHAKE = {
@@ -23,27 +24,27 @@ HANDSHAKE = {
 
 
 class LineClient:
-    def __init__(self, process: asyncio.subprocess.Process) -> None:
+    def __init__(self, process: asyncio.subprocess.Process, spawned: float) -> None:
         self.process = process
         self.next_id = 0
+        self.spawned = spawned  # time.perf_counter() just before the spawn
+        self.listed = spawned  # ... when the tools/list answer arrived
 
     @classmethod
-    async def start(
-        cls, command: list[str], env: dict[str, str], cwd: str, *, prompts: bool = False
-    ) -> LineClient:
-        """Spawn the server, initialize, list its tools (and its prompts with `prompts`,
-        which only a fully started server of ours answers)."""
+    async def start(cls, command: list[str], env: dict[str, str], cwd: str) -> LineClient:
+        """Spawn the server, initialize and list its tools, as a client does before its
+        first call: nothing more, so a server that defers work pays for it in the calls."""
+        spawned = time.perf_counter()
         process = await asyncio.create_subprocess_exec(
             *command, env=env, cwd=cwd, stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL, limit=2**24,
         )  # fmt: skip
-        client = cls(process)
+        client = cls(process, spawned)
         await client.request("initialize", HANDSHAKE)
         assert process.stdin is not None
         process.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
         await client.request("tools/list", {})
-        if prompts:
-            await client.request("prompts/list", {})
+        client.listed = time.perf_counter()
         return client
 
     async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:

@@ -8,11 +8,10 @@ over stdio, on the sandbox forge at 0 ms latency.
 
 The forge runs in its own process (as GitHub would: its work never shares a GIL with the
 client's). Each round starts each server as a client does (ours with its defaults: JSON
-logs at INFO on stderr, the audit log, metrics; the reference is bench/_reference_server.py),
-waits until it has fully started (ours: its prompts listed, which only the MCP server
-itself answers, so the framework that loads after the first answers is loaded; the cold
-start is bench/cold_start.py's), then calls each operation --calls times in a row after one
-warm-up call; the rounds alternate between the servers so both see the same machine load.
+logs at INFO on stderr, the audit log, metrics; the reference is bench/_reference_server.py):
+initialize and tools/list, nothing more (the cold start is bench/cold_start.py's); then it
+calls each operation --calls times in a row after one warm-up call; the rounds alternate
+between the servers so both see the same machine load.
 
 By default the client is bench/_line_client.py, a line-level JSON-RPC client: it writes a
 request line and reads lines until the answer's, so its own share of a call is small and
@@ -117,7 +116,7 @@ def server_command(
 
 
 async def line_session(command: list[str], env: dict[str, str], cwd: str, ours: bool):
-    client = await LineClient.start(command, env, cwd, prompts=ours)
+    client = await LineClient.start(command, env, cwd)
 
     async def call(tool: str, arguments: dict[str, Any]) -> bool:
         return bool((await client.call_tool(tool, arguments)).get("isError"))
@@ -134,8 +133,6 @@ async def fastmcp_session(command: list[str], env: dict[str, str], cwd: str, our
     client = Client(transport, timeout=120)
     await client.__aenter__()
     await client.list_tools()
-    if ours:
-        await client.list_prompts()
 
     async def call(tool: str, arguments: dict[str, Any]) -> bool:
         return (await client.call_tool(tool, arguments, raise_on_error=False)).is_error

@@ -9,12 +9,15 @@ with the reference Node server (bench/_reference_server.py) where it has the too
     address_review  PR #1's unresolved review threads: one commit, then resolve them
 
 Each agent uses the shortest sequence of its server's tools a competent agent would use.
-For each: tool calls, text bytes handed to the model, forge requests, wall time (first call
-to last answer; the server is started and initialized before: its tools are listed and,
-for ours, its prompts, which the stdio front leaves to the server itself, so the MCP
-framework it loads after its first answers is loaded; bench/cold_start.py measures the
-start), at 0 and 50 ms of forge latency, median of the rounds. Completion is checked from
-the forge's state (its API and the demo's seeded truth), never from the answers alone.
+Each scenario (a workflow, or ship_5_files then triage_issue in one session: a new user's
+first two tasks) runs in a server spawned for it, as a user meets it: the client spawns
+it, initializes, lists its tools and starts at once, or after a 1 s pause (a model's
+first turn), with no other request in between. For each: tool calls, forge requests, the
+time from the spawn to the last answer and from the tools/list answer to the last answer
+(both less the pause), and each call's own time (a slow first call shows), at 0 and 50 ms
+of forge latency, median of the rounds, with the reference server in the same run.
+Completion is checked from the forge's state (its API and the demo's seeded truth), never
+from the answers alone.
 
 The agents talk MCP through bench/_line_client.py, a line-level JSON-RPC client whose
 own share of a call is small and alike for both servers; `--client fastmcp` uses
@@ -22,6 +25,7 @@ fastmcp's Client instead (it validates every message with the protocol's pydanti
 and post-processes each result, on the client's side of the clock).
 
     python bench/workflows.py [--rounds 3] [--no-reference] [--tree DIR] [--client line|fastmcp]
+                              [--only SCENARIO ...]
 
 `--tree DIR` runs our server from another checkout (an older commit, for before/after).
 """
@@ -297,13 +301,21 @@ def review_addressed(forge: Forge, http: httpx.Client) -> bool:
 
 # --- running --------------------------------------------------------------------------------
 
+SCENARIOS: dict[str, tuple[str, ...]] = {
+    **{workflow: (workflow,) for workflow in ORDER},
+    "ship+triage": ("ship_5_files", "triage_issue"),  # a new user's first two tasks
+}
+PAUSES = (0.0, 1.0)  # immediately after the list, and after a model's first turn
+
 
 @dataclass
 class Measure:
     calls: int
     text_bytes: int
     requests: int
-    wall_s: float
+    from_spawn_s: float  # spawn to the last answer, less the pause
+    from_list_s: float  # the tools/list answer to the last answer, less the pause
+    per_call_ms: list[float]
     complete: bool
 
 
@@ -327,12 +339,27 @@ def reference_command(forge: Forge, token: str) -> tuple[list[str], dict[str, st
     return command, env, str(ROOT)
 
 
+class Timed:
+    """A tool-calling function that notes each call's time."""
+
+    def __init__(self, call: CallTool) -> None:
+        self.call = call
+        self.times: list[float] = []
+
+    async def __call__(self, name: str, args: dict[str, Any]) -> tuple[str, bool]:
+        started = time.perf_counter()
+        try:
+            return await self.call(name, args)
+        finally:
+            self.times.append((time.perf_counter() - started) * 1000)
+
+
 @asynccontextmanager
-async def connected(command: list[str], env: dict[str, str], cwd: str, ours: bool):
-    """A started, initialized server (ours fully started: its prompts listed, which only
-    the MCP server itself answers) and its tool-calling function, for the chosen client."""
+async def connected(command: list[str], env: dict[str, str], cwd: str):
+    """A spawned, initialized server whose tools are listed (and nothing more: the clock
+    runs from the spawn), its spawn and list times, and its tool-calling function."""
     if CLIENT == "line":
-        client = await LineClient.start(command, env, cwd, prompts=ours)
+        client = await LineClient.start(command, env, cwd)
 
         async def call_line(name: str, args: dict[str, Any]) -> tuple[str, bool]:
             result = await client.call_tool(name, args)
@@ -340,87 +367,123 @@ async def connected(command: list[str], env: dict[str, str], cwd: str, ours: boo
             return text, bool(result.get("isError"))
 
         try:
-            yield call_line
+            yield client.spawned, client.listed, call_line
         finally:
             await client.close()
         return
+    spawned = time.perf_counter()
     transport = StdioTransport(command[0], command[1:], env=env, cwd=cwd)
     async with Client(transport, timeout=120) as fastmcp_client:
         await fastmcp_client.list_tools()  # as a client does before its first call
-        if ours:
-            await fastmcp_client.list_prompts()
+        listed = time.perf_counter()
 
         async def call_fastmcp(name: str, args: dict[str, Any]) -> tuple[str, bool]:
             result = await fastmcp_client.call_tool(name, args, raise_on_error=False)
             return "".join(getattr(c, "text", "") for c in result.content), result.is_error
 
-        yield call_fastmcp
+        yield spawned, listed, call_fastmcp
 
 
-async def measure(forge: Forge, token: str, workflow: str, ours: bool, home: str) -> Measure:
+async def measure(
+    forge: Forge, token: str, scenario: str, ours: bool, home: str, pause: float
+) -> Measure:
     tag = f"{'o' if ours else 'r'}{uuid.uuid4().hex[:8]}"
+    workflows = SCENARIOS[scenario]
     command, env, cwd = our_command(forge, token, home) if ours else reference_command(forge, token)
-    if workflow == "merge_ready":
+    if "merge_ready" in workflows:
         set_mergeability_delay(forge, 1, REPO, 1)  # a fresh PR: GitHub has not computed it
-    async with connected(command, env, cwd, ours) as call_tool:
-        agent = Agent(call_tool)
-        forge.clear_requests()
-        started = time.perf_counter()
-        await (OURS if ours else REFERENCE)[workflow](agent, tag)
-        wall = time.perf_counter() - started
-        requests = len(forge.requests())
-    done = completed(forge, token, workflow, tag, agent, ours)
-    return Measure(agent.calls, agent.text_bytes, requests, wall, done)
+    forge.clear_requests()
+    async with connected(command, env, cwd) as (spawned, listed, call_tool):
+        timed = Timed(call_tool)
+        agent = Agent(timed)
+        await asyncio.sleep(pause)
+        for workflow in workflows:
+            await (OURS if ours else REFERENCE)[workflow](agent, tag)
+        done = time.perf_counter()
+    requests = len(forge.requests())
+    complete = all(completed(forge, token, w, tag, agent, ours) for w in workflows)
+    return Measure(
+        agent.calls,
+        agent.text_bytes,
+        requests,
+        done - spawned - pause,
+        done - listed - pause,
+        timed.times,
+        complete,
+    )
 
 
-async def round_at(latency_ms: int, reference: bool) -> dict[tuple[str, bool], Measure]:
+def served_by(scenario: str, reference: bool) -> bool:
+    return not reference or all(w in REFERENCE for w in SCENARIOS[scenario])
+
+
+async def round_at(latency_ms: int, reference: bool) -> dict[tuple[str, float, bool], Measure]:
     forge = Forge()
     forge.start()
     try:
         seed_demo(forge)
         token = forge.create_token(login="octocat")
         forge.set_latency(latency_ms)
-        found: dict[tuple[str, bool], Measure] = {}
+        found: dict[tuple[str, float, bool], Measure] = {}
         with tempfile.TemporaryDirectory() as home:
-            for workflow in ORDER:
-                found[workflow, True] = await measure(forge, token, workflow, True, home)
-                if reference and workflow in REFERENCE:
-                    found[workflow, False] = await measure(forge, token, workflow, False, home)
+            for scenario in SCENARIOS:
+                for pause in PAUSES:
+                    found[scenario, pause, True] = await measure(
+                        forge, token, scenario, True, home, pause
+                    )
+                    if reference and served_by(scenario, True):
+                        found[scenario, pause, False] = await measure(
+                            forge, token, scenario, False, home, pause
+                        )
         return found
     finally:
         forge.stop()
 
 
 def median(values: list[Measure]) -> Measure:
+    calls = [m.per_call_ms for m in values]
     return Measure(
         calls=int(statistics.median(m.calls for m in values)),
         text_bytes=int(statistics.median(m.text_bytes for m in values)),
         requests=int(statistics.median(m.requests for m in values)),
-        wall_s=statistics.median(m.wall_s for m in values),
+        from_spawn_s=statistics.median(m.from_spawn_s for m in values),
+        from_list_s=statistics.median(m.from_list_s for m in values),
+        per_call_ms=[statistics.median(c) for c in zip(*calls, strict=False)],
         complete=all(m.complete for m in values),
     )
 
 
 def cell(m: Measure | None) -> str:
     if m is None:
-        return "n/a (no tools for it) |" + " |" * 4
+        return "n/a (no tools for it) |" + " |" * 5
     done = "yes" if m.complete else "**no**"
-    return f"{m.calls} | {m.text_bytes:,} | {m.requests} | {m.wall_s * 1000:,.0f} | {done} |"
+    per_call = " ".join(f"{t:.0f}" for t in m.per_call_ms)
+    return (
+        f"{m.calls} | {m.requests} | {m.from_spawn_s * 1000:,.0f} | "
+        f"{m.from_list_s * 1000:,.0f} | {per_call} | {done} |"
+    )
 
 
-def table(results: dict[int, dict[tuple[str, bool], list[Measure]]]) -> str:
+def table(results: dict[int, dict[tuple[str, float, bool], list[Measure]]]) -> str:
     lines = [
-        "| workflow | latency | ours: calls | bytes | requests | ms | done "
-        "| reference: calls | bytes | requests | ms | done | time ratio |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| scenario | latency | pause | ours: calls | requests | from spawn ms | from list ms "
+        "| per call ms | done | reference: calls | requests | from spawn ms | from list ms "
+        "| per call ms | done | spawn ratio | list ratio |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for workflow in ORDER:
+    for scenario in SCENARIOS:
         for latency, found in results.items():
-            ours = median(found[workflow, True])
-            ref_runs = found.get((workflow, False))
-            ref = median(ref_runs) if ref_runs else None
-            ratio = f"{ours.wall_s / ref.wall_s:.2f}x" if ref and ref.complete else "-"
-            lines.append(f"| {workflow} | {latency} ms | {cell(ours)} {cell(ref)} {ratio} |")
+            for pause in PAUSES:
+                ours = median(found[scenario, pause, True])
+                ref_runs = found.get((scenario, pause, False))
+                ref = median(ref_runs) if ref_runs else None
+                usable = ref is not None and ref.complete
+                spawn = f"{ours.from_spawn_s / ref.from_spawn_s:.2f}x" if usable else "-"
+                listed = f"{ours.from_list_s / ref.from_list_s:.2f}x" if usable else "-"
+                lines.append(
+                    f"| {scenario} | {latency} ms | {pause:g} s | {cell(ours)} {cell(ref)} "
+                    f"{spawn} | {listed} |"
+                )
     return "\n".join(lines)
 
 
@@ -430,13 +493,16 @@ async def main() -> None:
     parser.add_argument("--no-reference", action="store_true")
     parser.add_argument("--tree", type=Path, default=ROOT, help="run our server from here")
     parser.add_argument("--client", choices=("line", "fastmcp"), default="line")
+    parser.add_argument("--only", choices=tuple(SCENARIOS), action="append")
     args = parser.parse_args()
     global TREE, CLIENT
     TREE = args.tree.resolve()
     CLIENT = args.client
-    results: dict[int, dict[tuple[str, bool], list[Measure]]] = {}
+    for name in [name for name in SCENARIOS if args.only and name not in args.only]:
+        del SCENARIOS[name]
+    results: dict[int, dict[tuple[str, float, bool], list[Measure]]] = {}
     for latency in (0, 50):
-        collected: dict[tuple[str, bool], list[Measure]] = {}
+        collected: dict[tuple[str, float, bool], list[Measure]] = {}
         for _ in range(args.rounds):
             for key, value in (await round_at(latency, not args.no_reference)).items():
                 collected.setdefault(key, []).append(value)

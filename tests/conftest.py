@@ -56,7 +56,6 @@ FAST_MODULES = frozenset(
         "tests/test_typed_services.py",
         "tests/test_module_size.py",
         "tests/test_request_meta.py",
-        "tests/test_stdio_writer.py",
     }
 )
 

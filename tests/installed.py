@@ -73,9 +73,9 @@ def builtin_counts() -> tuple[int, int]:
     """(registered, listed by default) among the built-in tools, counted in this process:
     what `check` and `tools` must report for a default configuration."""
     import github_mcp.tools  # noqa: F401 - registers the built-in tools
-    from github_mcp.catalog.views import CATALOG_TOOLS, settings_view
     from github_mcp.config import Settings
     from github_mcp.pipeline.registry import REGISTRY
+    from github_mcp.pipeline.views import CATALOG_TOOLS, settings_view
 
     builtin = [s for s in REGISTRY.values() if s.handler.__module__.startswith("github_mcp.")]
     view = settings_view(Settings())

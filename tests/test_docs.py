@@ -1,4 +1,4 @@
-"""docs/TOOLS.md and docs/CONFIG.md are generated and must be current."""
+"""docs/TOOLS.md, docs/CONFIG.md and the tool index are generated and must be current."""
 
 from __future__ import annotations
 
@@ -36,3 +36,13 @@ def test_config_doc_lists_every_otel_variable_the_code_reads():
     assert {"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_SERVICE_NAME"} <= read
     listed = set(re.findall(r"^\| `(OTEL_[A-Z_]+)` \|", (DOCS / "CONFIG.md").read_text(), re.M))
     assert read <= listed
+
+
+def test_the_tool_index_is_current():
+    """The served listing reads the index, so a stale one would list stale schemas."""
+    from github_mcp.cli.docs_gen import builtin_entries
+    from github_mcp.pipeline.tool_index import INDEX_PATH, render
+
+    assert INDEX_PATH.read_text(encoding="utf-8") == render(builtin_entries()), (
+        "run: python main.py docs"
+    )

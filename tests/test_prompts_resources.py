@@ -10,7 +10,8 @@ import mcp_types
 import pytest
 from fastmcp.exceptions import McpError
 
-from github_mcp.catalog.prompts import BLOB_TEMPLATE, CONTRACT_URI
+from github_mcp.catalog.prompts import CONTRACT_URI
+from github_mcp.catalog.resources import BLOB_TEMPLATE
 from tests.conftest import call_tool, mcp_client
 
 REPO = "octo-org/prompt-res"

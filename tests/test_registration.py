@@ -13,10 +13,10 @@ import pytest
 from pydantic import ValidationError
 
 import github_mcp.tools
-from github_mcp.catalog.views import CATALOG_TOOLS
 from github_mcp.config import TOOLSETS, Settings, Toolset
 from github_mcp.pipeline.extension_tools import import_extension_tools
 from github_mcp.pipeline.registry import REGISTRY, tool
+from github_mcp.pipeline.views import CATALOG_TOOLS
 from tests.conftest import mcp_client
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,7 +84,9 @@ async def test_only_the_chosen_toolsets_are_listed(make_runtime):
     rt = make_runtime(toolsets="search,meta")
     async with mcp_client(rt) as client:
         names = {t.name for t in await client.list_tools()}
-    expected = {s.name for s in REGISTRY.values() if s.toolset in ("search", "meta")}
+    expected = {
+        s.name for s in REGISTRY.values() if s.toolset in ("search", "meta") and not s.app_only
+    }
     # find_tools and enable_toolset are listed only in core mode (GITHUB_MCP_TOOLS=core)
     assert names == expected - CATALOG_TOOLS and names
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from github_mcp.serving import request_meta
-from github_mcp.serving.request_meta import RequestMeta, parse, sends_log, shaped
+from github_mcp.serving.request_meta import MetaError, RequestMeta, parse, sends_log, shaped
 
 MODERN = {
     request_meta.PROTOCOL_VERSION: "2026-07-28",
@@ -12,23 +14,33 @@ MODERN = {
 }
 
 
-def test_handshake_requests_carry_at_most_a_progress_token():
+def _refused(meta: object) -> MetaError:
+    with pytest.raises(MetaError) as refused:
+        parse(meta)
+    return refused.value
+
+
+def test_handshake_requests_carry_a_progress_token_and_keys_of_their_own():
     assert parse(None) == parse({}) == RequestMeta()
     assert parse({"progressToken": 7}) == RequestMeta(progress_token=7)
     assert parse({"progressToken": "p"}) == RequestMeta(progress_token="p")
-    for bad in ({"progressToken": True}, {"progressToken": [1]}, {"other": 1}, [1], "x"):
-        assert parse(bad) is None, bad
+    assert parse({"idempotency_key": "k", "other": 1}) == RequestMeta()  # passed to the call
+    for bad in ({"progressToken": True}, {"progressToken": [1]}, [1], "x"):
+        assert _refused(bad).code == request_meta.INVALID_PARAMS, bad
 
 
 def test_2026_requests_name_their_revision_client_and_capabilities():
     asks = parse({**MODERN, request_meta.LOG_LEVEL: "warning", "progressToken": 3})
     assert asks == RequestMeta(progress_token=3, modern=True, log_level="warning")
     assert parse(MODERN) == RequestMeta(modern=True)
-    assert parse({**MODERN, request_meta.PROTOCOL_VERSION: "2025-06-18"}) is None
-    assert parse({**MODERN, request_meta.CLIENT_INFO: "c"}) is None
-    assert parse({k: v for k, v in MODERN.items() if k != request_meta.CLIENT_CAPABILITIES}) is None
-    assert parse({**MODERN, request_meta.LOG_LEVEL: "loud"}) is None
-    assert parse({**MODERN, "io.modelcontextprotocol/somethingNew": 1}) is None
+    caps = {"elicitation": {}}
+    assert parse({**MODERN, request_meta.CLIENT_CAPABILITIES: caps}).capabilities == caps
+    unserved = _refused({**MODERN, request_meta.PROTOCOL_VERSION: "2025-06-18"})
+    assert unserved.code == request_meta.UNSUPPORTED_PROTOCOL_VERSION
+    assert unserved.data == {"supported": ["2026-07-28"], "requested": "2025-06-18"}
+    missing = {k: v for k, v in MODERN.items() if k != request_meta.CLIENT_CAPABILITIES}
+    assert _refused(missing).code == request_meta.INVALID_PARAMS
+    assert _refused({**MODERN, request_meta.LOG_LEVEL: "loud"}).code == request_meta.INVALID_PARAMS
 
 
 def test_log_notifications_follow_the_session_or_the_request():

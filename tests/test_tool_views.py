@@ -28,7 +28,9 @@ def names(*toolsets: str, writes: bool = True, tools: frozenset[str] = frozenset
     return {
         s.name
         for s in REGISTRY.values()
-        if (s.toolset.value in toolsets or s.name in tools) and (writes or not s.write)
+        if (s.toolset.value in toolsets or s.name in tools)
+        and (writes or not s.write)
+        and not s.app_only
     }
 
 
@@ -57,7 +59,7 @@ async def test_paths_and_headers_choose_the_listed_tools(make_runtime):
     assert actions == names("actions") | catalog
     assert actions_ro == names("actions", writes=False) | catalog
     assert names("actions") - actions_ro  # its writes are not listed
-    assert every == set(rt.bound_specs) - catalog
+    assert every == {n for n in rt.bound_specs if not rt.bound_specs.entries[n].app_only} - catalog
     assert by_header == names("issues") | catalog  # an unknown name is ignored, as GitHub's
     assert ro_header == readonly and not_ro == plain
     assert tools == {"get_me", "list_workflow_runs"} | catalog

@@ -24,72 +24,48 @@ the same call made again lands exactly that, and a moved head is refused.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from fastmcp import Context, FastMCP
-from fastmcp.apps.config import AppConfig
-from fastmcp.server.middleware import Middleware, MiddlewareContext
-from fastmcp.tools import ToolResult
-from mcp.types import TextContent, ToolAnnotations
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from github_mcp.approvals.requests import ApprovalRequest, PendingApprovals, RequestClosed
 from github_mcp.apps.approval_card import (
     DECIDE_TOOL,
-    PROPOSED_WRITE_URI,
     card_refusal,
     nonce_matches,
     with_page_card,
 )
-from github_mcp.apps.catalog import view_of_tool
-from github_mcp.apps.wiring import client_shows_cards
+from github_mcp.apps.listing import card_result_meta, untrusted_host
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.monitoring.observability import log_event
 from github_mcp.pipeline.caller import approval_scope
+from github_mcp.pipeline.registry import Call, tool
 
 if TYPE_CHECKING:
-    from github_mcp.config import Settings
     from github_mcp.pipeline.runtime import Runtime
+    from github_mcp.pipeline.views import View
 
 Token = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_-]+$")]
 
 
-def declares_ui(ctx: Context | None) -> bool:
-    """Whether this client declared the MCP Apps extension (with the card MIME type)."""
-    return client_shows_cards(ctx)
+class CardDecision(BaseModel):
+    request: str
+    status: Literal["approved", "denied"]
+    message: str
 
 
-def untrusted_host(ctx: Context | None, settings: Settings) -> str | None:
-    """Why the card may not approve for this client (None: it may)."""
-    if settings.approval_mode != "auto":
-        return "this server does not ask humans itself (GITHUB_MCP_APPROVAL_MODE is not auto)"
-    if settings.auth_mode == "oauth":
-        return "a hosted deployment (GITHUB_MCP_AUTH=oauth) decides on its approval page"
-    if len(settings.bearer_tokens) > 1:
-        return "a server with several principals decides on its approval page"
-    if not declares_ui(ctx):
-        return "this client did not declare the MCP Apps extension"
-    return None
-
-
-async def _tool(rt: Runtime, ctx: Context, request: str, nonce: str, choice: str) -> ToolResult:
-    try:
-        body = _decide(rt, ctx, request, nonce, choice)
-    except GitHubMCPError as refused:
-        log_event("approval_card_refused", request=request[:24], code=refused.code.value)
-        return _answer(refused.envelope(), is_error=True)
-    return _answer(body, is_error=False)
-
-
-def _decide(rt: Runtime, ctx: Context, request_id: str, nonce: str, choice: str) -> dict:
-    reason = untrusted_host(ctx, rt.settings)
+@tool(toolset="meta", repo_arg=None, read_only_hint=False, name=DECIDE_TOOL, app_only=True)
+async def decide_proposed_write(
+    call: Call, request: Token, nonce: Token, choice: Literal["approve", "deny"]
+) -> CardDecision:
+    """Approve or deny a proposed write shown on its card (app only: the human's click;
+    never the model)."""
+    reason = untrusted_host(call.rt.settings, call.peer.shows_cards)
     if reason is not None:
         raise _refused(f"Deciding on the card is not available here: {reason}.")
-    scope = approval_scope(ctx)
-    pending = rt.pending
-    found = pending.find(request_id)
+    scope = approval_scope(call.peer)
+    pending = call.rt.pending
+    found = pending.find(request)
     if found is None or scope is None or found.scope != scope:
         raise _refused("This card's request is not one of this session's.")
     if not found.pending:
@@ -97,17 +73,17 @@ def _decide(rt: Runtime, ctx: Context, request_id: str, nonce: str, choice: str)
     if not nonce_matches(found, scope.key, nonce):
         raise _refused("This card's nonce is not valid for this request.")
     try:
-        pending.decide(found, choice, f"{scope.principal.key} (card)")  # type: ignore[arg-type]
+        pending.decide(found, choice, f"{scope.principal.key} (card)")
     except RequestClosed as closed:
         raise _refused(f"This write's approval request was already {closed}.") from None
     log_event("approval_card_decision", request=found.id, choice=choice)
-    status = "approved" if choice == "approve" else "denied"
+    approved = choice == "approve"
     then = (
         "The same call, with the same arguments, now runs once."
-        if status == "approved"
+        if approved
         else "Nothing was approved and nothing is written."
     )
-    return {"request": found.id, "status": status, "message": then}
+    return CardDecision(request=found.id, status="approved" if approved else "denied", message=then)
 
 
 def _refused(message: str) -> GitHubMCPError:
@@ -118,86 +94,30 @@ def _refused(message: str) -> GitHubMCPError:
     )
 
 
-def _answer(body: dict[str, Any], *, is_error: bool) -> ToolResult:
-    text = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
-    return ToolResult(
-        content=[TextContent(type="text", text=text)], structured_content=body, is_error=is_error
-    )
-
-
-class ProposedWriteCards(Middleware):
-    """tools/list per client: the app-only tool only for a host trusted with it, and the
-    write tools no other card shows linked to the proposed-write view, for a client that
-    renders MCP Apps (the change card shows a commit waiting for approval the same way).
-    A call of the app-only tool from anyone else is refused in the tool itself."""
-
-    def __init__(self, rt: Runtime) -> None:
-        self.rt = rt
-
-    async def on_list_tools(self, context: MiddlewareContext, call_next: Any) -> Sequence[Any]:
-        tools = await call_next(context)
-        ctx = context.fastmcp_context
-        trusted = untrusted_host(ctx, self.rt.settings) is None
-        ui = declares_ui(ctx)
-        own_cards = view_of_tool()  # the change card shows a pending commit itself
-        shown = []
-        for tool in tools:
-            if tool.name == DECIDE_TOOL and not trusted:
-                continue
-            spec = self.rt.bound_specs.get(tool.name)
-            if ui and spec is not None and spec.write and tool.name not in own_cards:
-                tool = _linked(tool)
-            shown.append(tool)
-        return shown
-
-
-def _linked(tool: Any) -> Any:
-    meta = dict(tool.meta or {})
-    meta["ui"] = {**(meta.get("ui") or {}), "resourceUri": PROPOSED_WRITE_URI}
-    return tool.model_copy(update={"meta": meta})
-
-
 class CardChannel:
     """What the approval path (pipeline/human_approval.py) asks of the card."""
 
-    def trusted(self, call: Any) -> bool:
-        return untrusted_host(call.ctx, call.rt.settings) is None
+    def trusted(self, call: Call) -> bool:
+        return untrusted_host(call.rt.settings, call.peer.shows_cards) is None
 
     def refusal(
         self, pending: PendingApprovals, request: ApprovalRequest, link: str | None
     ) -> GitHubMCPError:
         return card_refusal(pending, request, link)
 
+    def result_meta(self, rt: Runtime, view: View, tool: str) -> dict[str, Any] | None:
+        """What a card's result says about the calls its buttons make (listing.py)."""
+        return card_result_meta(rt, view, tool)
+
     def page_card(
-        self, call: Any, error: GitHubMCPError, request: ApprovalRequest, link: str
+        self, call: Call, error: GitHubMCPError, request: ApprovalRequest, link: str
     ) -> GitHubMCPError:
         """The page's refusal, with a card showing the write and the page's link."""
-        if request.summary is None or not declares_ui(call.ctx):
+        if request.summary is None or not call.peer.shows_cards:
             return error
         return with_page_card(error, call.rt.pending, request, link)
 
 
-def register_proposed_write(mcp: FastMCP, rt: Runtime) -> None:
-    """The app-only decision tool and the middleware that lists it (see the docstring)."""
-
-    async def decide_proposed_write(
-        request: Token, nonce: Token, choice: Literal["approve", "deny"], ctx: Context
-    ) -> ToolResult:
-        """The human's Approve or Deny on a proposed-write card. Only the card calls this."""
-        return await _tool(rt, ctx, request, nonce, choice)
-
-    mcp.tool(
-        decide_proposed_write,
-        name=DECIDE_TOOL,
-        description="Approve or deny a proposed write shown on its card (app only: the "
-        "human's click; never the model).",
-        app=AppConfig(visibility=["app"]),
-        annotations=ToolAnnotations(
-            read_only_hint=False,
-            destructive_hint=False,
-            idempotent_hint=False,
-            open_world_hint=False,
-        ),
-    )
-    mcp.add_middleware(ProposedWriteCards(rt))
+def install_cards(rt: Runtime) -> None:
+    """The approval path asks the card through this (the pipeline sits below apps)."""
     rt.approval_cards = CardChannel()

@@ -18,42 +18,31 @@ declares `tools.listChanged`, so any client that follows the standard capability
 `find_tools` enables the toolsets of its best matches itself unless told not to, so a new
 area costs one call.
 
-The list is what a model is shown, not what the server allows: every registered tool stays
+The list is what a model is shown, not what the server allows: every served tool stays
 callable by name (the write gate decides writes, as always), except that a read-only view
-(`/readonly`, `X-MCP-Readonly`) refuses write tools.
+refuses write tools (the call seam, pipeline/seam.py). Free of the MCP framework: each
+transport applies it with the view and enabled toolsets of its own client.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import json
-import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from fastmcp.server.dependencies import get_http_headers
-from fastmcp.server.middleware import Middleware, MiddlewareContext
-from fastmcp.tools import ToolResult
-from mcp.types import TextContent
-
 from github_mcp.catalog.tool_search import rank
-from github_mcp.catalog.views import CATALOG_TOOLS, FALSE_WORDS, View, settings_view
-from github_mcp.config import Toolset, listed_tools, listed_toolsets
+from github_mcp.config import Settings, Toolset, listed_tools, listed_toolsets
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
-from github_mcp.pipeline.tool_binding import listing_only
+from github_mcp.pipeline.views import CATALOG_TOOLS, FALSE_WORDS, View, settings_view
 
 if TYPE_CHECKING:
+    from github_mcp.pipeline.peer import Peer
     from github_mcp.pipeline.runtime import Runtime
-
-# id of a connection -> toolsets its session enabled
-_ENABLED: dict[int, set[str]] = {}
+    from github_mcp.pipeline.tool_index import ToolEntry
 
 
-def request_view(rt: Runtime) -> View:
-    """The view of the current request: the settings', or the HTTP client's own choice."""
-    settings = rt.settings
-    headers = get_http_headers(include_all=True)
+def view_of(settings: Settings, headers: Mapping[str, str]) -> View:
+    """The view of one request: the settings', or an HTTP client's own choice."""
     chosen = headers.get("x-mcp-toolsets", "").strip()
     tools = frozenset(t.strip() for t in headers.get("x-mcp-tools", "").split(",") if t.strip())
     read_only = settings.read_only or (
@@ -67,116 +56,31 @@ def request_view(rt: Runtime) -> View:
     return dataclasses.replace(settings_view(settings), read_only=read_only)
 
 
-def enabled_toolsets(session: Any) -> set[str]:
-    # The MCP library hands each request its own session object over one connection
-    # (unhashable): what a session enabled is kept by the connection's identity, and
-    # dropped when the connection is collected.
-    if session is None:
-        return set()
-    connection = getattr(session, "_connection", session)
-    key = id(connection)
-    found = _ENABLED.get(key)
-    if found is None:
-        found = _ENABLED[key] = set()
-        with contextlib.suppress(TypeError):
-            weakref.finalize(connection, _ENABLED.pop, key, None)
-    return found
+def listed(entries: Mapping[str, ToolEntry], view: View, enabled: set[str]) -> list[str]:
+    """The names a session lists, in the served order: its view, and the catalog tools
+    only while enabling a toolset could list something more."""
 
+    def shows(entry: ToolEntry) -> bool:
+        return view.shows_tool(entry.name, entry.toolset, entry.write, enabled)
 
-def _hidden(rt: Runtime, view: View, enabled: set[str]) -> bool:
-    """Whether enable_toolset could list anything more for this session."""
-    return any(
-        not view.shows(spec, enabled) and not (view.read_only and spec.write)
-        for name, spec in rt.bound_specs.items()
+    hidden = any(
+        not shows(entry) and not (view.read_only and entry.write)
+        for name, entry in entries.items()
         if name not in CATALOG_TOOLS
     )
+    return [
+        name
+        for name, entry in entries.items()
+        if (hidden if name in CATALOG_TOOLS else shows(entry))
+    ]
 
 
-class ToolCatalogMiddleware(Middleware):
-    """Shapes tools/list per session (see the module docstring); refuses write calls in a
-    read-only view."""
-
-    def __init__(self, rt: Runtime) -> None:
-        self.rt = rt
-        # Tools listed to this request's client beyond its view, for something other than
-        # the model (the cards of an MCP Apps host, apps/wiring.py, which marks them so).
-        self.also_listed: Callable[[MiddlewareContext], frozenset[str]] | None = None
-
-    async def on_list_tools(self, context: MiddlewareContext, call_next: Any) -> Sequence[Any]:
-        view = request_view(self.rt)
-        enabled = enabled_toolsets(_session_of(context))
-        specs = self.rt.bound_specs
-        catalog = _hidden(self.rt, view, enabled)
-        extra = self.also_listed(context) if self.also_listed else frozenset()
-
-        def shows(name: str) -> bool:
-            if name not in specs:
-                return True
-            if name in extra and not (view.read_only and specs[name].write):
-                return True
-            return catalog if name in CATALOG_TOOLS else view.shows(specs[name], enabled)
-
-        with listing_only(shows):  # tools are built when first shown: build only these
-            tools = await call_next(context)
-        order = {name: i for i, name in enumerate(specs)}
-        listed = [t for t in tools if shows(t.name)]
-        return sorted(listed, key=lambda t: order.get(t.name, len(order)))
-
-    async def on_call_tool(self, context: MiddlewareContext, call_next: Any) -> Any:
-        spec = self.rt.bound_specs.get(getattr(context.message, "name", ""))
-        if spec is not None and spec.write and request_view(self.rt).read_only:
-            return _refusal(spec.name)
-        return await call_next(context)
-
-
-def _refusal(name: str) -> ToolResult:
-    error = GitHubMCPError(
-        ErrorCode.WRITE_NOT_ALLOWED,
-        f"{name} writes, and this connection is read-only (/readonly or X-MCP-Readonly).",
-        hint="Connect without /readonly and X-MCP-Readonly to write.",
-    )
-    envelope = error.envelope(None)
-    text = json.dumps(envelope, separators=(",", ":"), ensure_ascii=False)
-    return ToolResult(
-        content=[TextContent(type="text", text=text)],
-        structured_content=envelope,
-        is_error=True,
-    )
-
-
-def model_sees(rt: Runtime, context: MiddlewareContext, name: str) -> bool:
-    """Whether this request's session lists `name` to its model (its view and what it
-    enabled), as on_list_tools decides it."""
-    spec = rt.bound_specs.get(name)
-    if spec is None:
-        return False
-    return request_view(rt).shows(spec, enabled_toolsets(_session_of(context)))
-
-
-def callable_here(rt: Runtime, name: str) -> bool:
-    """Whether a call of `name` can go through on this request: it is served, and it is not
-    a write on a read-only connection (the write gate still decides each write)."""
-    spec = rt.bound_specs.get(name)
-    return spec is not None and not (spec.write and request_view(rt).read_only)
-
-
-def _session_of(context: MiddlewareContext) -> Any:
-    ctx = context.fastmcp_context
-    if ctx is None:
-        return None
-    try:
-        return ctx.session
-    except (RuntimeError, AttributeError):
-        return None
-
-
-def find(rt: Runtime, query: str, limit: int, session: Any) -> list[dict[str, Any]]:
-    """Registered tools ranked for the query (tool_search.py); an empty query lists them
+def find(rt: Runtime, query: str, limit: int, peer: Peer) -> list[dict[str, Any]]:
+    """Served tools ranked for the query (tool_search.py); an empty query lists them
     all. Each says whether this session lists it."""
-    view = request_view(rt)
-    enabled = enabled_toolsets(session)
+    view, enabled = peer.view, peer.enabled_toolsets
     specs = [s for s in rt.bound_specs.values() if s.name not in CATALOG_TOOLS]
-    params = {s.name: rt.tool_schemas[s.name][0] for s in specs}
+    params = {s.name: rt.bound_specs.listed_input(s.name) for s in specs}
     return [
         {
             "name": spec.name,
@@ -194,37 +98,28 @@ def find(rt: Runtime, query: str, limit: int, session: Any) -> list[dict[str, An
 ENABLE_TOP = 3
 
 
-def keeps_session(session: Any) -> bool:
-    """Whether this client keeps a session the server can list more tools for (and tell with
-    tools/list_changed): stdio, or HTTP on a handshake-era protocol. The 2026 revision's
-    requests each stand alone, with no session to remember what was enabled."""
-    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
-
-    connection = getattr(session, "_connection", None)
-    version = getattr(connection, "protocol_version", None)
-    return connection is not None and version in HANDSHAKE_PROTOCOL_VERSIONS
-
-
 async def find_and_enable(
-    rt: Runtime, query: str, limit: int, session: Any, *, enable_found: bool
+    rt: Runtime, query: str, limit: int, peer: Peer, *, enable_found: bool
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """find(), then (when asked and the client keeps a session) the toolsets of the best
     ENABLE_TOP matches that are not listed yet are listed for this session; (the matches,
     each saying whether it is listed now, and the toolsets listed by this call)."""
-    found = find(rt, query, limit, session)
-    if not (enable_found and keeps_session(session)):
+    found = find(rt, query, limit, peer)
+    if not (enable_found and peer.keeps_session):
         return found, []
     enabled = []
     for toolset in dict.fromkeys(f["toolset"] for f in found[:ENABLE_TOP] if not f["listed"]):
-        if (await enable(rt, session, toolset))[1]:
+        if (await enable(rt, peer, toolset))[1]:
             enabled.append(toolset)
-    view, listed = request_view(rt), enabled_toolsets(session)
+    view, listed = peer.view, peer.enabled_toolsets
+    entries = rt.bound_specs.entries
     for match in found:
-        match["listed"] = view.shows(rt.bound_specs[match["name"]], listed)
+        entry = entries[match["name"]]
+        match["listed"] = view.shows_tool(entry.name, entry.toolset, entry.write, listed)
     return found, enabled
 
 
-async def enable(rt: Runtime, session: Any, name: str) -> tuple[list[str], bool]:
+async def enable(rt: Runtime, peer: Peer, name: str) -> tuple[list[str], bool]:
     """Add a toolset to the session's list; (its tools, whether the list changed)."""
     try:
         toolset = Toolset.parse(name)
@@ -244,11 +139,8 @@ async def enable(rt: Runtime, session: Any, name: str) -> tuple[list[str], bool]
                 "only for write toolsets); get_server_config shows what is served."
             ),
         )
-    view = request_view(rt)
+    view, enabled = peer.view, peer.enabled_toolsets
     tools = sorted(s.name for s in specs if not (view.read_only and s.write))
-    enabled = enabled_toolsets(session)
-    if session is None or all(view.shows(s, enabled) for s in specs if s.name in tools):
+    if all(view.shows(s, enabled) for s in specs if s.name in tools):
         return tools, False  # listed already
-    enabled.add(toolset.value)
-    await session.send_tool_list_changed()
-    return tools, True
+    return tools, await peer.enable_toolset(toolset.value)

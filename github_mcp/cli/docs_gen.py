@@ -1,11 +1,15 @@
-"""Generate docs/TOOLS.md (from the registry), docs/CONFIG.md (from Settings) and
-docs/PARITY.md (from the parity table)."""
+"""Generate docs/TOOLS.md (from the registry), docs/CONFIG.md (from Settings),
+docs/PARITY.md (from the parity table) and the tool index (pipeline/tool_index.json)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from github_mcp.config import Settings
+
+if TYPE_CHECKING:
+    from github_mcp.pipeline.tool_index import ToolEntry
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"  # written only from a source checkout (cli/checkout.py)
@@ -33,20 +37,7 @@ def config_markdown() -> str:
             annotation = "secret"
         desc = (field.description or "").replace("|", "\\|")
         lines.append(f"| `{'` / `'.join(names)}` | {annotation} | {default_text} | {desc} |")
-    return "\n".join(lines + _start_lines() + _otel_lines()) + "\n"
-
-
-def _start_lines() -> list[str]:
-    return [
-        "",
-        "## Read at start, before the settings",
-        "",
-        "| variable | description |",
-        "|---|---|",
-        "| `GITHUB_MCP_FAST_START` | `0` turns off the stdio front: no cached or shipped "
-        "answers to `initialize` and `tools/list`, and no read calls answered without the "
-        "MCP framework (everything goes to the server). On by default. |",
-    ]
+    return "\n".join(lines + _otel_lines()) + "\n"
 
 
 def _otel_lines() -> list[str]:
@@ -68,6 +59,7 @@ def _otel_lines() -> list[str]:
 
 def tools_markdown() -> str:
     from github_mcp import tools as _tools  # noqa: F401
+    from github_mcp.apps import approval_tool as _card  # noqa: F401 - the card's own tool
     from github_mcp.pipeline.registry import REGISTRY
 
     try:
@@ -121,7 +113,27 @@ def write_docs() -> list[Path]:
         path = DOCS / name
         path.write_text(text)
         written.append(path)
-    from github_mcp.cli.opening_gen import write_opening
-
-    written.append(write_opening())  # after the docs: it records the server as it is now
+    written.append(write_tool_index())
     return written
+
+
+def builtin_entries() -> list[ToolEntry]:
+    """Every built-in tool as a client sees it, in the order the server lists them (the
+    order an import of every tool module registers them in)."""
+    from github_mcp import tools as _tools  # noqa: F401 - registers the tools
+    from github_mcp.apps import approval_tool as _card  # noqa: F401 - and the card's
+    from github_mcp.pipeline.registry import REGISTRY
+    from github_mcp.pipeline.served import entry_of
+
+    return [
+        entry_of(spec)
+        for spec in REGISTRY.values()
+        if spec.handler.__module__.startswith("github_mcp.")
+    ]
+
+
+def write_tool_index() -> Path:
+    from github_mcp.pipeline.tool_index import INDEX_PATH, render
+
+    INDEX_PATH.write_text(render(builtin_entries()), encoding="utf-8")
+    return INDEX_PATH

@@ -2,9 +2,9 @@
 and the checkout's `main.py` all run `main()`.
 
 Before anything heavy is imported, `serve` moves the secrets out of its environment (a
-re-exec: see secrets_handoff), so only the new image pays for the imports; then, over
-stdio, the front starts (a client gets its first answers from the disk cache while the
-rest imports). Both modules are stdlib only; everything else is imported after them.
+re-exec: see secrets_handoff), so only the new image pays for the imports; over stdio, the
+built-in tools are then left to the tool index until a call or the warm-up imports them
+(serving/stdio_serving.py).
 """
 
 from __future__ import annotations
@@ -23,9 +23,10 @@ def main(argv: list[str] | None = None) -> int:
         from github_mcp.serving.secrets_handoff import hand_off
 
         hand_off()  # with a secret set, re-executes this process without it
-        from github_mcp.serving.stdio_front import start_if_serving_stdio
+        if serves_stdio(args):
+            from github_mcp.pipeline.registry import defer_tool_imports
 
-        start_if_serving_stdio(args)
+            defer_tool_imports()
         from github_mcp.monitoring.gc_tuning import OLDER_THRESHOLDS, YOUNG_THRESHOLD
 
         # The serving thresholds (gc_tuning) from the start: imports and tool schemas make
@@ -43,15 +44,21 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def serves_stdio(args: list[str]) -> bool:
-    from github_mcp.serving.stdio_front import serves_stdio as over_stdio
-
-    return over_stdio(args)
+    """`serve` over stdio (its default transport), not asking for help."""
+    if args[:1] != ["serve"] or "-h" in args or "--help" in args:
+        return False
+    for i, arg in enumerate(args):
+        if arg == "--transport" and args[i + 1 : i + 2] != ["stdio"]:
+            return False
+        if arg.startswith("--transport=") and arg != "--transport=stdio":
+            return False
+    return True
 
 
 def _leave(code: object) -> None:
     """SIGTERM over stdio (serving/sigterm.py) after every cleanup ran: exit without joining
-    threads. The MCP library's thread reading stdin stays blocked while the client holds
-    stdin open, and interpreter shutdown would wait for it forever."""
+    threads. A thread reading stdin (when it is a regular file) or a workspace command's
+    stays blocked, and interpreter shutdown would wait for it."""
     import logging
     import os
 

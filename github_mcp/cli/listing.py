@@ -6,21 +6,20 @@ from __future__ import annotations
 
 import json
 
-from github_mcp.catalog.views import CATALOG_TOOLS, settings_view
+from github_mcp.catalog.tool_catalog import listed as listed_names
+from github_mcp.catalog.tool_catalog import view_of
 from github_mcp.config import Settings
-from github_mcp.pipeline.registry import selected_specs
 from github_mcp.pipeline.runtime import Runtime
-from github_mcp.pipeline.tool_spec import ToolSpec
+from github_mcp.pipeline.tool_index import ToolEntry
 
 
-def _served(settings: Settings) -> tuple[Runtime, list[ToolSpec], set[str]]:
+def _served(settings: Settings) -> tuple[Runtime, list[ToolEntry], set[str]]:
     rt = Runtime.create(settings)
-    specs = selected_specs(rt)
-    view = settings_view(settings)
-    listed = {s.name for s in specs if s.name not in CATALOG_TOOLS and view.shows(s, set())}
-    if len(listed) < len(specs) - len(CATALOG_TOOLS & {s.name for s in specs}):
-        listed |= CATALOG_TOOLS  # some tool is not listed: the two that find it are
-    return rt, specs, listed
+    rt.bound_specs.refresh()  # with the operator's tools, imported by the caller
+    entries = rt.bound_specs.entries
+    listed = set(listed_names(entries, view_of(settings, {}), set()))
+    listed -= {name for name, entry in entries.items() if entry.app_only}  # a card's own
+    return rt, list(entries.values()), listed
 
 
 def check(settings: Settings) -> int:

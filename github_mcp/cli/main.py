@@ -56,7 +56,7 @@ def _parser() -> argparse.ArgumentParser:
     if source_checkout() is not None:  # a developer command: it rewrites the checkout's files
         sub.add_parser(
             "docs",
-            help="regenerate docs/TOOLS.md, CONFIG.md, PARITY.md and the shipped opening "
+            help="regenerate docs/TOOLS.md, CONFIG.md, PARITY.md and the tool index "
             "(source checkout only)",
         )
     call = sub.add_parser(
@@ -223,10 +223,6 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
         if problem:
             print(f"github-mcp-controller: {problem}", file=sys.stderr)
             return 2
-    else:
-        from github_mcp.serving.stdio_serving import offer_opening
-
-        offer_opening(settings)  # before anything else: the client is waiting
     notes: list[str] = []
     callback = _oauth_callback(args, settings)
     with embedded_forge(

@@ -1,19 +1,12 @@
-"""A tool call's answer as the pipeline makes it, before any MCP library sees it.
-
-The pipeline stays free of the MCP framework so that a read can be served while the
-framework is still loading (serving/first_calls.py): the binding turns a `ToolAnswer`
-into the framework's result, and the early path writes `wire()` itself.
-"""
+"""A tool call's answer as the pipeline makes it, before any transport sees it: the
+stdio server writes `wire()` itself; the framework's tools (serving/framework_tools.py)
+turn it into the framework's result."""
 
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeGuard
-
-if TYPE_CHECKING:
-    from mcp.types import InputRequiredResult
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,11 +43,3 @@ class ToolAnswer:
 
 def compact_json(payload: Any) -> str:
     return json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
-
-
-def is_input_request(result: object) -> TypeGuard[InputRequiredResult]:
-    """Whether a handler returned the protocol's request for client input. Only a write
-    that asks a human builds one, and building one loads the MCP types: when they are not
-    loaded, nothing can be one (and a read does not load them just to find out)."""
-    types = sys.modules.get("mcp.types")
-    return types is not None and isinstance(result, types.InputRequiredResult)

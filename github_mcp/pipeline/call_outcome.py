@@ -59,8 +59,7 @@ async def claim_write(
     """Replicas: the write's idempotency claim (or the first call's result to replay);
     `unavailable` when Redis cannot coordinate it."""
     assert rt.shared is not None
-    meta = call.ctx.request_context.meta if call.ctx and call.ctx.request_context else None
-    client_key = meta.get("idempotency_key") if isinstance(meta, dict) else None
+    client_key = call.peer.meta.get("idempotency_key")
     valid = isinstance(client_key, str) and 0 < len(client_key) <= 200
     if client_key is not None and not valid:
         raise GitHubMCPError(

@@ -1,5 +1,5 @@
 """What surrounds every tool call besides the pipeline itself: its call_id bound for the
-logs, the client log sink bound to the caller's MCP session, and its trace span.
+logs, the client log sink bound to the caller (its Peer), and its trace span.
 
 The registry wraps each call in `tool_call_scope`; services reach the sink through
 `client_log` and the span through `tracing`, neither of which knows about MCP.
@@ -7,31 +7,25 @@ The registry wraps each call in `tool_call_scope`; services reach the sink throu
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager, nullcontext
+from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 from github_mcp.monitoring import client_log, tracing
 from github_mcp.monitoring.observability import CURRENT_CALL_ID
 
 if TYPE_CHECKING:
-    from fastmcp import Context
+    from github_mcp.pipeline.peer import Peer
 
 LOGGER_NAME = "github_mcp"
-# The newest protocol revision deprecates logging, but clients still use it; the SDK's
-# per-message deprecation warning would only flood the server's own log.
-warnings.filterwarnings("ignore", message="The logging capability is deprecated")
 
 
-def session_sink(ctx: Context | None, call_id: str) -> client_log.Sink | None:
-    """A sink sending `notifications/message` on the caller's session, at or above the
-    level the client chose with `logging/setLevel` (fastmcp applies that filter)."""
-    if ctx is None:
-        return None
+def peer_sink(peer: Peer, call_id: str) -> client_log.Sink:
+    """A sink sending the call's log lines to its client; the peer applies the level the
+    client asked for (a session's logging/setLevel, a 2026 request's own level)."""
 
     async def send(level: client_log.Level, message: str, fields: dict[str, Any]) -> None:
-        await ctx.log(message, level=level, logger_name=LOGGER_NAME, extra={"call_id": call_id})
+        await peer.log(level, message, call_id)
 
     return send
 
@@ -62,14 +56,13 @@ IN_FLIGHT = _InFlight()
 
 @asynccontextmanager
 async def tool_call_scope(
-    tool: str, call_id: str, *, write: bool, ctx: Context | None
+    tool: str, call_id: str, *, write: bool, peer: Peer
 ) -> AsyncIterator[CallTrace]:
     token = CURRENT_CALL_ID.set(call_id)
     IN_FLIGHT.count += 1
     try:
-        sink = session_sink(ctx, call_id)
         with (
-            client_log.bind(sink) if sink is not None else nullcontext(),
+            client_log.bind(peer_sink(peer, call_id)),
             tracing.span(
                 f"tool {tool}",
                 **{"mcp.tool": tool, "mcp.call_id": call_id, "mcp.write": write},

@@ -24,13 +24,12 @@ from github_mcp.approvals.summary import WriteSummary, summarize
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.monitoring.observability import log_event
 from github_mcp.pipeline.approval_binding import write_fingerprints
+from github_mcp.pipeline.peer import Answer, InputRequired
 from github_mcp.policy.gate import HumanApproval, holds_window
 from github_mcp.services.approved_state import tree_paths
 from github_mcp.services.files import MAX_READ_BYTES, read_file
 
 if TYPE_CHECKING:
-    from mcp.types import InputRequiredResult
-
     from github_mcp.pipeline.spec import Call
 
 Outcome = Literal["approved", "tool"]
@@ -38,10 +37,10 @@ Outcome = Literal["approved", "tool"]
 
 class ClientInputRequired(Exception):
     """On a 2026-07-28 connection the question travels back as the call's result (an
-    InputRequiredResult); the client asks its human and retries the call with the answer.
+    InputRequired); the client asks its human and retries the call with the answer.
     The pipeline returns `result` as it is."""
 
-    def __init__(self, result: InputRequiredResult) -> None:
+    def __init__(self, result: InputRequired) -> None:
         super().__init__("client input required")
         self.result = result
 
@@ -110,7 +109,7 @@ async def _ask_on_page(
     result = await _elicit_url(call, request, link, summary)
     if result is None:
         raise _needs_page(call, link, request)
-    if getattr(result, "action", None) != "accept":
+    if result.action != "accept":
         pending.decline(request)
         raise _refused("The human declined to open the approval page.")
     status = await pending.wait(request, call.rt.settings.approval_prompt_timeout_seconds)
@@ -124,34 +123,14 @@ async def _ask_on_page(
 def _channels(call: Call) -> tuple[bool, bool, bool, bool]:
     """(over HTTP, URL elicitation usable, form elicitation usable, 2026-07-28 protocol:
     no request to the client mid-call, so questions travel as InputRequiredResult)."""
-    ctx = call.ctx
-    if ctx is None:
-        return False, False, False, False
-    try:
-        http = ctx.transport in ("sse", "streamable-http")
-    except RuntimeError:
-        http = False
-    try:
-        modern = ctx._is_modern_protocol()
-        capabilities = ctx.session.client_capabilities
-    except (RuntimeError, AttributeError):
-        return http, False, False, False
-    elicitation = getattr(capabilities, "elicitation", None)
-    if elicitation is None:
-        return http, False, False, modern
-    url = elicitation.url is not None
-    # an empty elicitation capability means form (its only mode before URL mode existed)
-    form = elicitation.form is not None or not url
-    return http, url, form, modern
+    peer = call.peer
+    asks = peer.elicitation
+    return peer.transport == "http", asks.url, asks.form, peer.modern
 
 
 def _base_url(call: Call) -> str:
     configured = call.rt.pending.public_url
-    if configured:
-        return configured
-    from fastmcp.server.dependencies import get_http_request
-
-    return str(get_http_request().base_url).rstrip("/")
+    return configured or call.peer.base_url() or ""
 
 
 # -- URL elicitation -----------------------------------------------------------------
@@ -159,14 +138,11 @@ def _base_url(call: Call) -> str:
 
 async def _elicit_url(
     call: Call, request: ApprovalRequest, link: str, summary: WriteSummary | None
-) -> Any:
+) -> Answer | None:
     """Ask the client to open the page; None when the connection cannot carry the
     request (stateless HTTP has no back-channel)."""
-    assert call.ctx is not None
     try:
-        return await call.ctx.session.elicit_url(
-            _url_message(summary), link, request.id, related_request_id=call.ctx.request_id
-        )
+        return await call.peer.ask_url(_url_message(summary), link, request.id)
     except Exception as exc:  # no back-channel, or the client failed the request
         log_event("approval_url_elicitation_failed", request=request.id, error=type(exc).__name__)
         return None
@@ -187,11 +163,8 @@ def _url_message(summary: WriteSummary | None) -> str:
 
 async def _complete(call: Call, request: ApprovalRequest) -> None:
     """notifications/elicitation/complete: the page interaction is over."""
-    assert call.ctx is not None
     with contextlib.suppress(Exception):
-        await call.ctx.session.send_elicit_complete(
-            request.id, related_request_id=call.ctx.request_id
-        )
+        await call.peer.url_done(request.id)
 
 
 def _url_outcome(call: Call, request: ApprovalRequest, status: Status, link: str) -> Outcome:
@@ -223,15 +196,8 @@ def _url_outcome(call: Call, request: ApprovalRequest, status: Status, link: str
 async def _ask_on_retry(
     call: Call, summary: WriteSummary | None, fp: str | None, call_fp: str | None, use_page: bool
 ) -> Outcome:
-    from mcp.types import (
-        ElicitRequest,
-        ElicitRequestFormParams,
-        ElicitRequestURLParams,
-        InputRequiredResult,
-    )
-
-    assert call.ctx is not None and call.approval is not None
-    answers = call.ctx.input_responses or {}
+    assert call.approval is not None
+    answers = call.peer.input_responses
     pending = call.rt.pending
     if use_page:
         request = pending.open(call.approval, summary, fp, call_fp)
@@ -239,12 +205,9 @@ async def _ask_on_retry(
         key = f"approval-page-{request.id}"
         answer = answers.get(key)
         if answer is None:
-            params = ElicitRequestURLParams(
-                message=_url_message(summary), url=link, elicitation_id=request.id
-            )
-            question = ElicitRequest(params=params)
-            raise ClientInputRequired(InputRequiredResult(input_requests={key: question}))
-        if getattr(answer, "action", None) != "accept":
+            url = {"mode": "url", "message": _url_message(summary), "url": link}
+            raise _question(key, {**url, "elicitationId": request.id})
+        if answer.action != "accept":
             pending.decline(request)
             raise _refused("The human declined to open the approval page.")
         status = await pending.wait(request, call.rt.settings.approval_prompt_timeout_seconds)
@@ -254,27 +217,29 @@ async def _ask_on_retry(
     if answer is None:
         minutes = call.rt.settings.approval_window_minutes
         schema = _form_schema(summary, minutes, holds_window(call.approval.key))
-        form = ElicitRequestFormParams(message=_form_message(summary), requested_schema=schema)
-        question = ElicitRequest(params=form)
-        raise ClientInputRequired(InputRequiredResult(input_requests={key: question}))
-    content = getattr(answer, "content", None) or {}
-    accepted = getattr(answer, "action", None) == "accept"
+        form = {"mode": "form", "message": _form_message(summary), "requestedSchema": schema}
+        raise _question(key, form)
+    content = answer.content or {}
+    accepted = answer.action == "accept"
     return _apply_choice(call, summary, content.get("value") if accepted else None)
+
+
+def _question(key: str, params: dict[str, Any]) -> ClientInputRequired:
+    request = {"method": "elicitation/create", "params": params}
+    return ClientInputRequired(InputRequired({key: request}))
 
 
 # -- form elicitation ----------------------------------------------------------------
 
 
 async def _ask_form(call: Call, summary: WriteSummary | None) -> Outcome:
-    assert call.ctx is not None and call.approval is not None
+    assert call.approval is not None
     settings = call.rt.settings
     windows = holds_window(call.approval.key)
     schema = _form_schema(summary, settings.approval_window_minutes, windows)
     try:
         async with asyncio.timeout(settings.approval_prompt_timeout_seconds):
-            result = await call.ctx.session.elicit(
-                _form_message(summary), schema, related_request_id=call.ctx.request_id
-            )
+            result = await call.peer.ask_form(_form_message(summary), schema)
     except TimeoutError:
         raise GitHubMCPError(
             ErrorCode.TIMEOUT,

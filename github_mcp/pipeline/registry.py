@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from github_mcp.config import Toolset
 from github_mcp.monitoring import client_log
 from github_mcp.pipeline import steps
-from github_mcp.pipeline.answer import ToolAnswer, is_input_request
+from github_mcp.pipeline.answer import ToolAnswer
 from github_mcp.pipeline.call_outcome import (
     after_write,
     envelope_error,
@@ -30,32 +30,19 @@ from github_mcp.pipeline.call_outcome import (
 from github_mcp.pipeline.call_scope import tool_call_scope
 from github_mcp.pipeline.flows import note_reads
 from github_mcp.pipeline.human_approval import ClientInputRequired
+from github_mcp.pipeline.peer import InputRequired
 from github_mcp.pipeline.spec import Call as Call
+from github_mcp.pipeline.tool_spec import REGISTRY as REGISTRY
 from github_mcp.pipeline.tool_spec import ArgumentsOnly as ArgumentsOnly
 from github_mcp.pipeline.tool_spec import Binding, TargetResolver, ToolSpec
+from github_mcp.pipeline.tool_spec import defer_tool_imports as defer_tool_imports
+from github_mcp.pipeline.tool_spec import tool_imports_deferred as tool_imports_deferred
 
 if TYPE_CHECKING:
-    from fastmcp import Context
-    from mcp.types import InputRequiredResult
-
+    from github_mcp.pipeline.peer import Peer
     from github_mcp.pipeline.runtime import Runtime
 
 _REQUIRED: Any = object()
-
-
-REGISTRY: dict[str, ToolSpec] = {}
-_DEFERRED = False  # importing github_mcp.tools registers nothing until import_all()
-
-
-def defer_tool_imports() -> None:
-    """Before github_mcp.tools is first imported: its modules are imported one by one by
-    the caller (the stdio start, serving/stdio_serving.py), not by the package."""
-    global _DEFERRED
-    _DEFERRED = True
-
-
-def tool_imports_deferred() -> bool:
-    return _DEFERRED
 
 
 def tool(
@@ -72,7 +59,7 @@ def tool(
     lazy_default_ref: bool = False,
     binds: Binding | None = None,
     approve_each: bool = False,
-    needs_server: bool = False,
+    app_only: bool = False,
 ) -> Callable[[Callable[..., Awaitable[BaseModel]]], Callable[..., Awaitable[BaseModel]]]:
     """Declare a tool in one of the `Toolset`s (an unknown name fails here, at import).
     Writes must say what they write to: `target` is the argument holding the branch, a
@@ -95,7 +82,7 @@ def tool(
         "lazy_default_ref": lazy_default_ref,
         "binds": binds,
         "approve_each": approve_each,
-        "needs_server": needs_server,
+        "app_only": app_only,
     }
 
     def decorate(fn: Callable[..., Awaitable[BaseModel]]) -> Callable[..., Awaitable[BaseModel]]:
@@ -136,30 +123,15 @@ def _register(
     )
 
 
-def reorder(key: Callable[[ToolSpec], Any]) -> None:
-    """Put the registry in `key` order (stable), in place: its order is the listing's."""
-    ordered = sorted(REGISTRY.items(), key=lambda item: key(item[1]))
-    REGISTRY.clear()
-    REGISTRY.update(ordered)
-
-
-def selected_specs(rt: Runtime) -> list[ToolSpec]:
-    settings = rt.settings
-    return [
-        spec
-        for spec in REGISTRY.values()
-        if spec.toolset in settings.toolset_list and not (settings.read_only and spec.write)
-    ]
-
-
 async def run_tool(
-    spec: ToolSpec, rt: Runtime, kwargs: dict[str, Any], ctx: Context | None = None
-) -> ToolAnswer | InputRequiredResult:
-    """One call: its call_id, client log and trace span around the pipeline below."""
+    spec: ToolSpec, rt: Runtime, kwargs: dict[str, Any], peer: Peer
+) -> ToolAnswer | InputRequired:
+    """One call with validated arguments (seam.py validates them): its call_id, client
+    log and trace span around the pipeline below."""
     call_id = secrets.token_hex(8)  # 16 hex characters, as the logs and envelopes show
-    async with tool_call_scope(spec.name, call_id, write=spec.write, ctx=ctx) as trace:
+    async with tool_call_scope(spec.name, call_id, write=spec.write, peer=peer) as trace:
         await client_log.debug(f"{spec.name}: started (call_id {call_id})")
-        result = await _run_pipeline(spec, rt, kwargs, ctx, call_id)
+        result = await _run_pipeline(spec, rt, kwargs, peer, call_id)
         failure = envelope_error(result)
         repo = kwargs.get(spec.repo_arg) if spec.repo_arg else None
         trace.finish(repo=repo if isinstance(repo, str) else None, error_code=failure.get("code"))
@@ -174,11 +146,11 @@ async def _run_pipeline(
     spec: ToolSpec,
     rt: Runtime,
     kwargs: dict[str, Any],
-    ctx: Context | None,
+    peer: Peer,
     call_id: str,
-) -> ToolAnswer | InputRequiredResult:
+) -> ToolAnswer | InputRequired:
     """The steps of pipeline/steps.py, in order; any failure becomes the error envelope."""
-    run = steps.begin(spec, rt, kwargs, ctx, call_id)
+    run = steps.begin(spec, rt, kwargs, peer, call_id)
     async with contextlib.AsyncExitStack() as held:  # the per-PR write lock, if taken
         try:
             await steps.scope_arguments(run)
@@ -187,8 +159,6 @@ async def _run_pipeline(
                 if (replay := await steps.claim_once(run)) is not None:
                     return replay
             result = await spec.handler(run.call, **kwargs)
-            if is_input_request(result):
-                return result  # a request for client input (elicitation), passed through as is
             if spec.write:
                 await after_write(rt, run.call, result)
         except ClientInputRequired as question:

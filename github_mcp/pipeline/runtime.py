@@ -15,12 +15,12 @@ from github_mcp.github.cache import Cache
 from github_mcp.github.client import GitHubClient
 from github_mcp.monitoring.audit import AuditLog
 from github_mcp.monitoring.observability import Metrics, log_event
+from github_mcp.pipeline.served import ServedTools
 from github_mcp.policy.gate import WriteGate
 from github_mcp.services.repos import default_branch
 from github_mcp.services.workspace import WorkspaceConfig, WorkspaceManager, basic_auth_header
 
 if TYPE_CHECKING:
-    from github_mcp.pipeline.tool_spec import ToolSpec
     from github_mcp.state import ReplicaState
 
 VERSION = "0.1.0"
@@ -127,12 +127,6 @@ class Runtime:
     gate: WriteGate
     audit: AuditLog
     started_at: float = field(default_factory=time.time)
-    bound_specs: dict[str, ToolSpec] = field(default_factory=dict)
-    tool_schemas: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = field(
-        default_factory=dict
-    )
-    # input schemas with every constraint (the listed ones leave long patterns out)
-    validation_schemas: dict[str, dict[str, Any]] = field(default_factory=dict)
     health_probe: object | None = None  # the status page's readiness probe, built once
     # The proposed-write card's approval channel (apps/approval_tool.py, set by build_mcp:
     # the pipeline sits below apps, so it asks through this, never by import).
@@ -172,6 +166,9 @@ class Runtime:
         )
 
     def __post_init__(self) -> None:
+        # The served tools, what every transport lists and the call seam calls (served.py);
+        # a transport refreshes it once the operator's tools are registered.
+        self.bound_specs = ServedTools(self.settings)
         # The approval page's open requests, told by the gate when a grant ends.
         self.pending = PendingApprovals(
             self.gate, clock=self.gate.clock, store=self.gate.requests_store

@@ -3,23 +3,16 @@ in tool_spec.py, re-exported here."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from contextvars import ContextVar, Token
+from contextvars import Token
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from github_mcp.github.provenance import Provenance
 from github_mcp.kernel.principal import PROCESS, ApprovalScope, Principal
+from github_mcp.pipeline.peer import Peer
 from github_mcp.pipeline.tool_spec import ToolSpec
 
-# How a call made without an MCP context reports progress (serving/direct_calls.py), when
-# its request carried a progress token.
-ProgressReport = Callable[[float, float | None, str], Awaitable[None]]
-PROGRESS: ContextVar[ProgressReport | None] = ContextVar("direct_progress", default=None)
-
 if TYPE_CHECKING:
-    from fastmcp import Context
-
     from github_mcp.pipeline.runtime import Runtime
     from github_mcp.services.approved_state import RemoteState
 
@@ -32,7 +25,7 @@ class Call:
     spec: ToolSpec
     call_id: str
     scope: str | None
-    ctx: Context | None = None
+    peer: Peer
     repo: str | None = None
     principal: Principal = PROCESS
     approval: ApprovalScope | None = None
@@ -49,12 +42,7 @@ class Call:
     bound: RemoteState | None = None
 
     async def progress(self, done: float, total: float | None = None, message: str = "") -> None:
-        if self.ctx is None:
-            report = PROGRESS.get()  # a call answered without the MCP framework
-            if report is not None:
-                await report(done, total, message)
-            return
         try:
-            await self.ctx.report_progress(done, total, message)
-        except Exception:
+            await self.peer.progress(done, total, message)
+        except Exception:  # a client gone or slow to read never fails the call
             return

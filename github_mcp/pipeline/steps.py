@@ -33,16 +33,16 @@ from github_mcp.pipeline.call_outcome import (
     replayed,
     safe_detail,
 )
-from github_mcp.pipeline.caller import approval_scope, caller_principal
+from github_mcp.pipeline.caller import approval_scope
 from github_mcp.pipeline.flows import flow_decision
 from github_mcp.pipeline.human_approval import human_approval
 from github_mcp.pipeline.spec import Call
 from github_mcp.pipeline.tool_spec import ToolSpec
 
 if TYPE_CHECKING:
-    from fastmcp import Context
     from pydantic import BaseModel
 
+    from github_mcp.pipeline.peer import Peer
     from github_mcp.pipeline.runtime import Runtime
     from github_mcp.state import WriteClaim
 
@@ -71,17 +71,15 @@ class CallRun:
         return {"call_id": self.call.call_id, "tool": spec.name, "write": spec.write}
 
 
-def begin(
-    spec: ToolSpec, rt: Runtime, kwargs: dict[str, Any], ctx: Context | None, call_id: str
-) -> CallRun:
-    approval = approval_scope(ctx)
+def begin(spec: ToolSpec, rt: Runtime, kwargs: dict[str, Any], peer: Peer, call_id: str) -> CallRun:
+    approval = approval_scope(peer)
     call = Call(
         rt=rt,
         spec=spec,
         call_id=call_id,
         scope=approval.key if approval is not None else None,
-        ctx=ctx,
-        principal=approval.principal if approval is not None else caller_principal(ctx),
+        peer=peer,
+        principal=approval.principal if approval is not None else peer.principal,
         approval=approval,
     )
     # from here on, what GitHub answers is noted on the call (flows.note_reads takes it)

@@ -75,9 +75,9 @@ class ToolSpec:
     # Approved for each call on its own (a human, or the operator's GITHUB_MCP_AUTO_APPROVE):
     # an approval window a human granted for other writes does not cover it.
     approve_each: bool = False
-    # Uses the MCP session or the server's bound tools: always the server's to answer,
-    # never the direct path's (serving/direct_calls.py).
-    needs_server: bool = False
+    # Called only by an MCP Apps card (`_meta.ui.visibility: ["app"]`): unknown to a
+    # client that did not declare the UI extension, listed or called.
+    app_only: bool = False
 
     @property
     def annotations(self) -> ToolAnnotations:
@@ -117,3 +117,18 @@ class ToolSpec:
                 param.replace(kind=inspect.Parameter.KEYWORD_ONLY, annotation=hints[param.name])
             )
         return params, hints["return"]
+
+
+# Every registered tool by name, in the order registered (the `@tool` decorator fills it).
+REGISTRY: dict[str, ToolSpec] = {}
+_DEFERRED: list[bool] = [False]  # importing github_mcp.tools registers nothing until import_all()
+
+
+def defer_tool_imports() -> None:
+    """Before github_mcp.tools is first imported: its modules are imported one by one
+    (the stdio start, from the tool index), not by the package."""
+    _DEFERRED[0] = True
+
+
+def tool_imports_deferred() -> bool:
+    return _DEFERRED[0]

@@ -1,20 +1,18 @@
-"""What a `tools/call` request's `_meta` asks of the answer, for calls answered without the
-MCP framework (direct_calls.py). Pure: no I/O.
+"""What a request's `_meta` asks of its answer, over stdio. Pure: no I/O.
 
 Two revisions of the protocol meet here:
-- the handshake revisions (2024-11-05 to 2025-11-25): `_meta` holds at most a progress
-  token; log notifications follow the session's `logging/setLevel`, else the server's
-  `info`;
+- the handshake revisions (2024-11-05 to 2025-11-25): `_meta` may hold a progress token;
+  log notifications follow the session's `logging/setLevel`, else the server's `info`;
 - the 2026-07-28 revision (no handshake: each request carries its protocol version,
   client info and capabilities, and opts in to log notifications with a level of its
   own): the result also says `resultType: complete` and names the server in its `_meta`.
 
-Anything else in `_meta` (a key this module does not know) leaves the call to the server.
+Other `_meta` keys (an idempotency key, a client's own) pass through to the call.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 PREFIX = "io.modelcontextprotocol/"
@@ -23,8 +21,8 @@ CLIENT_INFO = PREFIX + "clientInfo"
 CLIENT_CAPABILITIES = PREFIX + "clientCapabilities"
 LOG_LEVEL = PREFIX + "logLevel"
 SERVER_INFO = PREFIX + "serverInfo"
-MODERN_VERSIONS = frozenset({"2026-07-28"})
-MODERN_KEYS = frozenset({PROTOCOL_VERSION, CLIENT_INFO, CLIENT_CAPABILITIES, LOG_LEVEL})
+MODERN_VERSIONS = ("2026-07-28",)
+HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 SEVERITY = {
     "debug": 0,
     "info": 1,
@@ -43,28 +41,43 @@ class RequestMeta:
     progress_token: str | int | None = None
     modern: bool = False
     log_level: str | None = None  # the 2026 revision's per-request opt-in
+    capabilities: dict[str, Any] = field(default_factory=dict)  # the 2026 revision's
 
 
-def parse(meta: Any) -> RequestMeta | None:
-    """The request's asks, or None when its `_meta` is not one this module answers."""
+class MetaError(ValueError):
+    """A `_meta` this server cannot serve: (JSON-RPC code, message, data)."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code, self.message, self.data = code, message, data
+
+
+INVALID_PARAMS = -32602
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+
+
+def parse(meta: Any) -> RequestMeta:
+    """The request's asks; MetaError for a malformed one or an unserved revision."""
     if meta is None:
         return RequestMeta()
-    if not isinstance(meta, dict) or not set(meta) <= MODERN_KEYS | {"progressToken"}:
-        return None
+    if not isinstance(meta, dict):
+        raise MetaError(INVALID_PARAMS, "_meta must be an object")
     token = meta.get("progressToken")
     if token is not None and (not isinstance(token, str | int) or isinstance(token, bool)):
-        return None
-    if not set(meta) & MODERN_KEYS:
+        raise MetaError(INVALID_PARAMS, "_meta.progressToken must be a string or an integer")
+    if PROTOCOL_VERSION not in meta:
         return RequestMeta(progress_token=token)
+    version = meta.get(PROTOCOL_VERSION)
+    if version not in MODERN_VERSIONS:
+        data = {"supported": list(MODERN_VERSIONS), "requested": version}
+        raise MetaError(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", data)
+    capabilities = meta.get(CLIENT_CAPABILITIES)
+    if not isinstance(capabilities, dict):
+        raise MetaError(INVALID_PARAMS, f"_meta[{CLIENT_CAPABILITIES!r}] must be an object")
     level = meta.get(LOG_LEVEL)
-    if (
-        meta.get(PROTOCOL_VERSION) not in MODERN_VERSIONS
-        or not isinstance(meta.get(CLIENT_INFO), dict)
-        or not isinstance(meta.get(CLIENT_CAPABILITIES), dict)
-        or (level is not None and level not in SEVERITY)
-    ):
-        return None
-    return RequestMeta(progress_token=token, modern=True, log_level=level)
+    if level is not None and level not in SEVERITY:
+        raise MetaError(INVALID_PARAMS, f"_meta[{LOG_LEVEL!r}] is not a log level")
+    return RequestMeta(token, modern=True, log_level=level, capabilities=capabilities)
 
 
 def names_revision(message: dict[str, Any]) -> bool:
@@ -87,8 +100,8 @@ def sends_log(asks: RequestMeta, level: str, session_level: str) -> bool:
 
 
 def shaped(result: dict[str, Any], asks: RequestMeta, server: dict[str, str]) -> dict[str, Any]:
-    """A tools/call result as the request's revision puts it on the wire."""
+    """A result as the request's revision puts it on the wire."""
     if not asks.modern:
         return result
     meta = {**result.get("_meta", {}), SERVER_INFO: server}
-    return {**result, "resultType": "complete", "_meta": meta}
+    return {**result, "resultType": result.get("resultType", "complete"), "_meta": meta}

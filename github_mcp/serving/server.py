@@ -7,46 +7,30 @@ import base64
 from typing import Any
 
 from fastmcp import FastMCP
-from fastmcp.server.middleware import Middleware, MiddlewareContext
+from fastmcp.server.middleware import Middleware
 from starlette.applications import Starlette
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from github_mcp import tools as _tools  # noqa: F401 - importing registers the tools
+from github_mcp.apps import approval_tool
 from github_mcp.apps.wiring import install_apps
-from github_mcp.catalog.protocol_errors import ProtocolErrorMiddleware
-from github_mcp.catalog.tool_catalog import ToolCatalogMiddleware
 from github_mcp.catalog.tool_paths import ToolViewPaths
 from github_mcp.config import Settings
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.monitoring.observability import log_event
-from github_mcp.pipeline.caller import claim_session
 from github_mcp.pipeline.extension_tools import import_extension_tools
-from github_mcp.pipeline.refused_calls import ArgumentErrorMiddleware
 from github_mcp.pipeline.runtime import SERVER_NAME, VERSION, Runtime
 from github_mcp.pipeline.schema_listing import SHARED_NOTE
-from github_mcp.pipeline.tool_binding import bind_tools
 from github_mcp.serving.exposure import LOOPBACK_HOSTS, check_http_exposure, is_loopback
+from github_mcp.serving.framework_guides import register_guides
+from github_mcp.serving.framework_tools import ServedToolsProvider, SessionOwnerMiddleware
 
 INSTRUCTIONS = (
     "GitHub MCP Controller: read repositories cheaply, change code on feature branches with "
     "verified commits, run tests in a workspace, and drive pull requests. Writes to default "
     "or protected branches need approval (see get_server_config). " + SHARED_NOTE
 )
-
-
-class SessionOwnerMiddleware(Middleware):
-    """At initialize, record which principal a server-issued session belongs to, and
-    drop that session's approval when it ends (client DELETE, idle timeout, crash)."""
-
-    def __init__(self, rt: Runtime) -> None:
-        self.rt = rt
-
-    async def on_initialize(self, context: MiddlewareContext, call_next: Any) -> Any:
-        result = await call_next(context)
-        gate = self.rt.gate
-        claim_session(context.fastmcp_context, lambda scope: gate.drop_approval(scope.key))
-        return result
 
 
 def _bearer_tokens(tokens: tuple[str, ...]) -> Any:
@@ -63,12 +47,7 @@ def build_mcp(rt: Runtime, *, http_auth: bool = False, sign_in: Any = None) -> F
         auth = sign_in
     elif http_auth and rt.settings.auth_mode == "bearer" and rt.settings.bearer_tokens:
         auth = _bearer_tokens(rt.settings.bearer_tokens)
-    middleware: list[Middleware] = [
-        ArgumentErrorMiddleware(rt.metrics),
-        SessionOwnerMiddleware(rt),
-        ProtocolErrorMiddleware(),
-        ToolCatalogMiddleware(rt),
-    ]
+    middleware: list[Middleware] = [SessionOwnerMiddleware(rt)]
     if sign_in is not None:
         from github_mcp.hosted import ActAsSignedInUser
 
@@ -84,14 +63,11 @@ def build_mcp(rt: Runtime, *, http_auth: bool = False, sign_in: Any = None) -> F
         client_log_level="info",
     )
     import_extension_tools()
-    bind_tools(mcp, rt)
-    from github_mcp.catalog.prompts import register_prompts_and_resources
-
-    register_prompts_and_resources(mcp, rt)
+    rt.bound_specs.refresh()
+    mcp.add_provider(ServedToolsProvider(rt))
+    register_guides(mcp, rt)
     install_apps(mcp)
-    from github_mcp.apps.approval_tool import register_proposed_write
-
-    register_proposed_write(mcp, rt)
+    approval_tool.install_cards(rt)
     return mcp
 
 
@@ -285,10 +261,12 @@ def build_http_app(
         proxy_id_header=rt.settings.session_id_header,
         hibernate_after_s=rt.settings.session_hibernate_after_seconds,
     )
-    for route in health_routes(rt, sessions, sign_in, public_url or ""):
-        mcp._additional_http_routes.append(route)
-    for route in _approval_routes(rt, sign_in, public_url):
-        mcp._additional_http_routes.append(route)
+    for route in [
+        *health_routes(rt, sessions, sign_in, public_url or ""),
+        *_approval_routes(rt, sign_in, public_url),
+    ]:
+        methods = sorted(route.methods or ())
+        mcp.custom_route(route.path, methods=methods, name=route.name)(route.endpoint)
     event_store = _event_store(rt)
     app = mcp.http_app(
         path="/mcp",

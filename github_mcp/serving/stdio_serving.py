@@ -1,46 +1,35 @@
-"""Serving over stdio: the opening and early reads while the MCP framework loads, then
-the server.
+"""Serving over stdio: the process's stdin and stdout carry one client's MCP session,
+answered by the stdio server (stdio_server.py) on one event loop.
 
-As soon as the settings are read, `offer_opening` gives the stdio front the shipped
-answers to `initialize` and `tools/list` (shipped_opening.py), when they apply. Then, in
-order, on one event loop:
-1. when the stdio front runs, the calls already waiting are offered to `DirectCalls`
-   (direct_calls.py) once only their tools' modules are imported (as the shipped file
-   records them), so a first call does not wait for every tool; then every built-in tool
-   is registered (in the order the server always lists them) and every later call is
-   offered to `DirectCalls`;
-2. once no direct call is running (so the two do not share the CPU), a worker thread pays
-   what a first GitHub request would (the TLS context, the modules of a first
-   connection) and imports the MCP framework, while the loop goes on answering direct
-   calls;
-3. the server is built on this loop and the front releases what it held to it;
-4. the server serves everything else until the client closes its input, while direct
-   calls keep going to `DirectCalls`.
+The pipes are asyncio's own (a second, non-blocking open of each, so the flag never
+reaches a descriptor the client or a terminal shares): reading never blocks the loop, and
+a client slow to read its answers is buffered for, not waited on. On end of input, the
+calls already taken are answered before the process exits.
+
+The built-in tools are not imported to be listed (the tool index describes them); once the
+first listing is answered, their modules are imported one at a time between messages,
+with the first GitHub connection's set-up, so that a later first call costs what any
+other call costs.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
+import json
+import os
 import signal
-import sys
-from collections.abc import Callable
-from functools import partial
-from types import ModuleType
-from typing import TYPE_CHECKING
+import stat
+from typing import TYPE_CHECKING, Any
 
 from github_mcp.monitoring.observability import log_event
 from github_mcp.pipeline.extension_tools import import_extension_tools
-from github_mcp.serving import sigterm, stdio_front
-from github_mcp.serving.shipped_opening import ShippedOpening
-from github_mcp.serving.shipped_opening import load as load_shipped
+from github_mcp.serving import sigterm
+from github_mcp.serving.stdio_server import StdioServer
 
 if TYPE_CHECKING:
-    from github_mcp.config import Settings
     from github_mcp.pipeline.runtime import Runtime
-    from github_mcp.pipeline.tool_spec import ToolSpec
-    from github_mcp.serving.direct_calls import DirectCalls
-    from github_mcp.serving.stdio_front import Front
 
 
 def serve_stdio(rt: Runtime) -> int:
@@ -49,119 +38,95 @@ def serve_stdio(rt: Runtime) -> int:
         asyncio.run(_serve(rt))
     finally:
         signal.signal(signal.SIGTERM, handler)  # closing the loop reset it to the default
-        stdio_front.finish()
     return 0
 
 
-_SHIPPED: ShippedOpening | None = None  # the shipped answers this start uses, if any
-
-
-def offer_opening(settings: Settings) -> None:
-    """As soon as the settings are read: the shipped `initialize` answer, then, once the
-    operator's tools (if any) are registered, the shipped listing (shipped_opening.py)."""
-    global _SHIPPED
-    front = stdio_front.running()
-    shipped = load_shipped(settings) if front is not None else None
-    if front is None or shipped is None:
-        return
-    _SHIPPED = shipped
-    front.opening.offer_initialize(shipped.initialize)
-    front.offer_stateless("discover", shipped.discover)
-    import_extension_tools()  # only the operator's module: the built-in ones are recorded
-    listing = shipped.tools_list(_registered())
-    log_event("shipped_opening", listing=listing is not None)
-    front.opening.offer_listing(listing)
-    front.offer_stateless("modern_list", partial(shipped.modern_listing, listing=listing))
-
-
 async def _serve(rt: Runtime) -> None:
+    from github_mcp.apps.approval_tool import install_cards
+
+    loop = asyncio.get_running_loop()
+    sigterm.exit_from_loop(loop)
+    import_extension_tools()
+    rt.bound_specs.refresh()
+    install_cards(rt)
+    out = await _writer(loop)
+    server = StdioServer(rt, lambda message: _write(out, message))
+    server.on_opened = lambda: _warm(loop, rt)
+    reader = await _reader(loop)
+    log_event("serving", transport="stdio", tools=len(rt.bound_specs))
+    while line := await reader.readline():
+        if line.strip():
+            server.receive(line)
+    while server.running:  # the calls taken before the client closed its input
+        await asyncio.gather(*server.running.values(), return_exceptions=True)
+    with contextlib.suppress(OSError, RuntimeError):
+        await out.drain()
+
+
+def _write(out: asyncio.StreamWriter, message: dict[str, Any]) -> None:
+    line = json.dumps(message, separators=(",", ":"), ensure_ascii=False) + "\n"
+    with contextlib.suppress(OSError, RuntimeError):  # the client is gone
+        out.write(line.encode())
+
+
+async def _reader(loop: asyncio.AbstractEventLoop) -> asyncio.StreamReader:
+    """stdin as a stream; from a thread when it is a regular file (no pipe to poll)."""
+    reader = asyncio.StreamReader(limit=64 * 1024 * 1024)
+    protocol = asyncio.StreamReaderProtocol(reader)
+    if _pollable(0):
+        await loop.connect_read_pipe(lambda: protocol, os.fdopen(_twin(0, os.O_RDONLY), "rb", 0))
+        return reader
+
+    def pump() -> None:
+        with os.fdopen(os.dup(0), "rb", 0) as source:
+            while chunk := source.read(65536):
+                loop.call_soon_threadsafe(reader.feed_data, chunk)
+        loop.call_soon_threadsafe(reader.feed_eof)
+
+    loop.run_in_executor(None, pump)
+    return reader
+
+
+async def _writer(loop: asyncio.AbstractEventLoop) -> asyncio.StreamWriter:
+    pipe = os.fdopen(_twin(1, os.O_WRONLY) if _pollable(1) else os.dup(1), "wb", 0)
+    transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, pipe)
+    return asyncio.StreamWriter(transport, protocol, None, loop)
+
+
+def _pollable(fd: int) -> bool:
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+
+
+def _twin(fd: int, flags: int) -> int:
+    """A second open of the pipe `fd` (its own file description), or a duplicate when
+    that cannot be opened (a socket)."""
+    try:
+        return os.open(f"/proc/self/fd/{fd}", flags | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return os.dup(fd)
+
+
+def _warm(loop: asyncio.AbstractEventLoop, rt: Runtime) -> None:
+    """Import the served tools' modules, one per turn of the loop, then the first GitHub
+    connection's set-up: between two imports, any message waiting goes first. Then the
+    start-up objects are frozen out of the collector's view (gc_tuning.py)."""
     from github_mcp.monitoring.gc_tuning import tune_for_serving
-    from github_mcp.serving.direct_calls import DirectCalls
 
-    sigterm.exit_from_loop(asyncio.get_running_loop())
-    import_extension_tools()  # before early calls: the operator's tools are the server's
-    front, direct = stdio_front.running(), None
-    if front is None:
-        import github_mcp.tools  # noqa: F401 - registers every built-in tool
-    else:
-        loop = asyncio.get_running_loop()
-        direct = DirectCalls(rt, loop, front.reply, front.notify, lambda: front.log_level)
-        await _register_tools(front, direct)
-        await direct.idle()
-    server = await asyncio.to_thread(_load_server)
-    mcp = server.build_mcp(rt)
-    if direct is not None:
-        direct.server_runs = True
-    if front is not None:
-        front.release()
-    tune_for_serving()
-    await mcp.run_async(transport="stdio", show_banner=False)
-    if direct is not None:
-        await direct.idle()  # calls taken before the client closed its input are answered
+    modules = rt.bound_specs.modules()
 
+    def step() -> None:
+        if not modules:
+            from github_mcp.github.connection import warm_up
 
-async def _register_tools(front: Front, direct: DirectCalls) -> None:
-    """Every built-in tool, one module at a time when the shipped file says which module
-    defines each tool: between two, the modules of the calls waiting for their tool go
-    first, and those calls are answered, so a first call does not wait for every tool.
-    The registry then takes the order of an import all at once (the listing's order)."""
-    from github_mcp.pipeline import registry
+            warm_up()
+            log_event("stdio_warm", tools=len(rt.bound_specs))
+            tune_for_serving()
+            return
+        importlib.import_module(modules.pop(0))
+        loop.call_soon(step)
 
-    shipped, before = _SHIPPED, list(registry.REGISTRY)
-    if shipped is None or "github_mcp.tools" in sys.modules:
-        import github_mcp.tools  # noqa: F401 - registers every built-in tool
-    else:
-        registry.defer_tool_imports()
-        import github_mcp.tools as builtin
-
-        pending = [f"github_mcp.tools.{name}" for name in builtin.TOOL_MODULES]
-        ahead: list[str] = []  # imported before their turn, for a waiting call
-        while pending:
-            waiting = {shipped.module_of(tool) or "" for tool in front.waiting_tools()}
-            wanted = sorted(waiting & set(pending))
-            for module in wanted or pending[:1]:
-                importlib.import_module(module)
-                pending.remove(module)
-            if wanted:
-                ahead += wanted
-                await _take_waiting(front, direct)
-        registry.reorder(_listing_order(shipped, before))
-        log_event("tools_registered", tools=len(registry.REGISTRY), ahead=ahead)
-    await _take_waiting(front, direct)
-
-
-async def _take_waiting(front: Front, direct: DirectCalls) -> None:
-    """Offer the held calls again, with what is registered now, and answer those taken."""
-    direct.refresh()
-    front.attach(direct.accepts, direct.cancel)
-    await direct.idle()
-
-
-def _listing_order(
-    shipped: ShippedOpening, before: list[str]
-) -> Callable[[ToolSpec], tuple[int, int]]:
-    """What was registered before (the operator's tools), then the built-in ones in the
-    order they were recorded in (an import all at once)."""
-    first = {name: i for i, name in enumerate(before)}
-    rank = {tool["name"]: i for i, tool in enumerate(shipped.recorded["tools"])}
-    return lambda spec: (
-        (0, first[spec.name]) if spec.name in first else (1, rank.get(spec.name, len(rank)))
-    )
-
-
-def _load_server() -> ModuleType:
-    """On a worker thread: what a first GitHub request would pay (connection.py), then
-    the MCP framework and the server built on it."""
-    from github_mcp.github.connection import warm_up  # loaded by now: the Runtime's
-
-    warm_up()
-    return importlib.import_module("github_mcp.serving.server")
-
-
-def _registered() -> dict[str, tuple[str, bool]]:
-    """What is registered so far: an operator's module that did not import the registry
-    registered nothing (and importing it here would cost a start the call path)."""
-    registry = sys.modules.get("github_mcp.pipeline.registry")
-    if registry is None:
-        return {}
-    return {name: (spec.toolset.value, spec.write) for name, spec in registry.REGISTRY.items()}
+    loop.call_soon(step)

@@ -1,5 +1,5 @@
 """Tools found on demand: search the registered tools, and list a toolset for this session
-(listed when some registered tool is not; see tool_catalog.py)."""
+(listed when some registered tool is not; see catalog/tool_catalog.py)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
+from github_mcp.catalog import tool_catalog
 from github_mcp.pipeline.registry import Call, tool
 
 TOOLSET = "meta"
@@ -26,14 +27,7 @@ class FoundTools(BaseModel):
     hint: str | None = None
 
 
-def _session(call: Call) -> Any:
-    try:
-        return call.ctx.session if call.ctx is not None else None
-    except (RuntimeError, AttributeError):
-        return None
-
-
-@tool(toolset=TOOLSET, repo_arg=None, needs_server=True)
+@tool(toolset=TOOLSET, repo_arg=None)
 async def find_tools(
     call: Call,
     query: Annotated[str, Field(max_length=200)] = "",
@@ -41,16 +35,13 @@ async def find_tools(
     enable: bool = True,
 ) -> FoundTools:
     """Find tools by words (e.g. 'merge conflicts'); lists the best matches' toolsets too."""
-    from github_mcp.catalog import tool_catalog  # the listing side loads the MCP framework
-
-    session = _session(call)
     found, enabled = await tool_catalog.find_and_enable(
-        call.rt, query, limit, session, enable_found=enable
+        call.rt, query, limit, call.peer, enable_found=enable
     )
     return FoundTools(
         tools=[FoundTool(**f) for f in found],
         enabled=enabled,
-        hint=_hint(found, enabled, tool_catalog.keeps_session(session)),
+        hint=_hint(found, enabled, call.peer.keeps_session),
     )
 
 
@@ -70,12 +61,10 @@ class EnabledToolset(BaseModel):
     list_changed: bool
 
 
-@tool(toolset=TOOLSET, repo_arg=None, idempotent=True, needs_server=True)
+@tool(toolset=TOOLSET, repo_arg=None, idempotent=True)
 async def enable_toolset(
     call: Call, name: Annotated[str, Field(max_length=40, pattern=r"^[a-z_]+$")]
 ) -> EnabledToolset:
     """List a toolset's tools in this session (find_tools names the toolset of each tool)."""
-    from github_mcp.catalog import tool_catalog
-
-    tools, changed = await tool_catalog.enable(call.rt, _session(call), name)
+    tools, changed = await tool_catalog.enable(call.rt, call.peer, name)
     return EnabledToolset(toolset=name, tools=tools, list_changed=changed)

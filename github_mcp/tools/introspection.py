@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.pipeline.registry import Call, tool
+from github_mcp.pipeline.tool_index import ToolEntry
 
 TOOLSET = "meta"
 
@@ -29,19 +30,19 @@ class ActionList(BaseModel):
 
 
 def _info(call: Call, name: str, *, params: bool, compact: bool) -> ActionInfo:
-    spec = call.rt.bound_specs[name]
+    entry = call.rt.bound_specs.entries[name]  # from the tool index: no tool imported
     return ActionInfo(
-        name=spec.name,
-        toolset=spec.toolset,
-        write=spec.write,
-        description=None if compact else spec.description,
-        target=spec.target_label,
-        destructive=spec.destructive or None,
-        parameters=call.rt.tool_schemas[name][0] if params else None,
+        name=entry.name,
+        toolset=entry.toolset,
+        write=entry.write,
+        description=None if compact else entry.description,
+        target=entry.target,
+        destructive=entry.destructive or None,
+        parameters=call.rt.bound_specs.listed_input(name) if params else None,
     )
 
 
-@tool(toolset=TOOLSET, repo_arg=None, needs_server=True)
+@tool(toolset=TOOLSET, repo_arg=None)
 async def list_all_actions(
     call: Call, include_parameters: bool = False, compact: bool = True
 ) -> ActionList:
@@ -51,10 +52,10 @@ async def list_all_actions(
     return ActionList(total=len(tools), tools=tools)
 
 
-@tool(toolset=TOOLSET, repo_arg=None, needs_server=True)
+@tool(toolset=TOOLSET, repo_arg=None)
 async def list_write_tools(call: Call) -> ActionList:
     """List the write-capable tools and what each writes to."""
-    names = sorted(n for n, s in call.rt.bound_specs.items() if s.write)
+    names = sorted(n for n, e in call.rt.bound_specs.entries.items() if e.write)
     tools = [_info(call, n, params=False, compact=False) for n in names]
     return ActionList(total=len(tools), tools=tools)
 
@@ -73,32 +74,30 @@ class ToolDescription(BaseModel):
 ToolName = Annotated[str, Field(min_length=1, max_length=100)]
 
 
-def _spec(call: Call, name: str):
-    spec = call.rt.bound_specs.get(name)
-    if spec is None:
+def _entry(call: Call, name: str) -> ToolEntry:
+    entry = call.rt.bound_specs.entries.get(name)
+    if entry is None:
         raise GitHubMCPError(
             ErrorCode.NOT_FOUND,
             f"No tool named {name!r}.",
             hint="list_all_actions lists the tools.",
         )
-    return spec
+    return entry
 
 
-@tool(toolset=TOOLSET, repo_arg=None, needs_server=True)
+@tool(toolset=TOOLSET, repo_arg=None)
 async def describe_tool(call: Call, name: ToolName) -> ToolDescription:
     """The full input and output schema of one tool, with its write target."""
-    spec = _spec(call, name)
-    _, outputs = call.rt.tool_schemas[name]
-    inputs = call.rt.validation_schemas[name]  # every rule, not the listing's lighter form
+    entry = _entry(call, name)
     return ToolDescription(
-        name=spec.name,
-        toolset=spec.toolset,
-        write=spec.write,
-        description=spec.description,
-        target=spec.target_label,
-        annotations=spec.annotations.model_dump(by_alias=True, exclude_none=True),
-        input_schema=inputs,
-        output_schema=outputs,
+        name=entry.name,
+        toolset=entry.toolset,
+        write=entry.write,
+        description=entry.description,
+        target=entry.target,
+        annotations=entry.annotations,
+        input_schema=entry.input_schema,  # every rule, not the listing's lighter form
+        output_schema=entry.output_schema,
     )
 
 
@@ -107,13 +106,12 @@ class ArgsValidation(BaseModel):
     errors: list[str] = []
 
 
-@tool(toolset=TOOLSET, repo_arg=None, needs_server=True)
+@tool(toolset=TOOLSET, repo_arg=None)
 async def validate_tool_args(call: Call, name: ToolName, args: dict[str, Any]) -> ArgsValidation:
     """Validate arguments against a tool's real input schema without calling it."""
     import jsonschema  # lazy: keeps server start-up fast
 
-    _spec(call, name)
-    schema = call.rt.validation_schemas[name]
+    schema = _entry(call, name).input_schema
     validator = jsonschema.Draft202012Validator(schema)
     errors = [
         f"{'/'.join(str(p) for p in err.absolute_path) or '<root>'}: {err.message}"[:300]

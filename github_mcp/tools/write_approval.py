@@ -5,11 +5,13 @@ says so (elicitation, or the approval page in auto mode). The gate still decides
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.pipeline.human_approval import ClientInputRequired
+from github_mcp.pipeline.peer import Answer, InputRequired
 from github_mcp.pipeline.registry import Call, tool
 
 TOOLSET = "meta"
@@ -34,7 +36,7 @@ TOOL_CONFIRMATION_NOTE = (
 )
 
 
-@tool(toolset=TOOLSET, repo_arg=None, read_only_hint=False, needs_server=True)
+@tool(toolset=TOOLSET, repo_arg=None, read_only_hint=False)
 async def authorize_write_actions(call: Call, approved: bool) -> ApprovalState:
     """Approve (or revoke) protected and unscoped writes for this session; may ask the human."""
     s = call.rt.settings
@@ -63,9 +65,7 @@ async def authorize_write_actions(call: Call, approved: bool) -> ApprovalState:
         # otherwise the human's decision has set (or refused) the approval
     else:
         if approved and s.approval_mode == "elicit":
-            question = await _ask_human(call)
-            if question is not None:
-                return question  # the client asks the human and retries with the answer
+            await _ask_human(call)  # 2026-07-28: raises the question for the client
         gate.set_approval(call.scope, approved)
     return ApprovalState(
         approved=gate.is_approved(call.scope),
@@ -100,40 +100,39 @@ def _no_elicitation() -> GitHubMCPError:
     )
 
 
-async def _ask_human(call: Call) -> Any:
-    """Ask through elicitation. On 2026-07-28 connections the question travels as
-    an InputRequiredResult and the answer comes back with the retried call."""
-    ctx = call.ctx
-    if ctx is None:
-        raise _no_elicitation()
-    if ctx._is_modern_protocol():
-        from mcp.types import ElicitRequest, ElicitRequestFormParams, InputRequiredResult
+# The question as the client sees it: one boolean, in an object as MCP requires (its
+# name as each revision's clients have always been asked it).
+APPROVAL_FIELD = {"title": "Allow writes", "type": "boolean"}
+APPROVAL_SCHEMA = {"type": "object", "properties": {"value": APPROVAL_FIELD}, "required": ["value"]}
+MODERN_SCHEMA = {
+    "type": "object",
+    "properties": {"approve": APPROVAL_FIELD},
+    "required": ["approve"],
+}
 
-        answers = ctx.input_responses or {}
-        answer = answers.get(APPROVAL_KEY)
+
+async def _ask_human(call: Call) -> None:
+    """Ask through elicitation. On 2026-07-28 connections the question travels as
+    the call's result (ClientInputRequired) and the answer comes back with the retry."""
+    peer = call.peer
+    if peer.modern:
+        answer = peer.input_responses.get(APPROVAL_KEY)
         if answer is None:
-            schema = {
-                "type": "object",
-                "required": ["approve"],
-                "properties": {"approve": {"type": "boolean", "title": "Allow writes"}},
+            form = {
+                "mode": "form",
+                "message": APPROVAL_QUESTION,
+                "requestedSchema": APPROVAL_SCHEMA,
             }
-            return InputRequiredResult(
-                input_requests={
-                    APPROVAL_KEY: ElicitRequest(
-                        params=ElicitRequestFormParams(
-                            message=APPROVAL_QUESTION, requested_schema=schema
-                        )
-                    )
-                }
-            )
-        content = getattr(answer, "content", None) or {}
-        if getattr(answer, "action", None) != "accept" or content.get("approve") is not True:
-            raise _refusal()
-        return None
+            question = {"method": "elicitation/create", "params": form}
+            raise ClientInputRequired(InputRequired({APPROVAL_KEY: question}))
+        _check_answer(answer, "approve")
+        return
+    if not peer.elicitation.form:
+        raise _no_elicitation()
     wait_s = call.rt.settings.approval_prompt_timeout_seconds
     try:
         async with asyncio.timeout(wait_s):
-            result = await ctx.elicit(APPROVAL_QUESTION, response_type=bool)
+            result = await peer.ask_form(APPROVAL_QUESTION, APPROVAL_SCHEMA)
     except TimeoutError:
         raise GitHubMCPError(
             ErrorCode.TIMEOUT,
@@ -142,6 +141,9 @@ async def _ask_human(call: Call) -> Any:
         ) from None
     except Exception:
         raise _no_elicitation() from None
-    if getattr(result, "action", None) != "accept" or getattr(result, "data", None) is not True:
+    _check_answer(result, "value")
+
+
+def _check_answer(answer: Answer, field: str) -> None:
+    if answer.action != "accept" or (answer.content or {}).get(field) is not True:
         raise _refusal()
-    return None

@@ -6,7 +6,7 @@ from __future__ import annotations
 import mcp_types
 import pytest
 
-from github_mcp.catalog.prompts import BLOB_TEMPLATE
+from github_mcp.catalog.resources import BLOB_TEMPLATE
 from tests.conftest import mcp_client, requests_matching
 
 REPO = "octo-org/complete-me"

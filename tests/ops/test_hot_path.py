@@ -18,6 +18,7 @@ import pytest
 from github_mcp.monitoring import observability
 from github_mcp.monitoring.gc_tuning import OLDER_THRESHOLDS, YOUNG_THRESHOLD
 from tests.conftest import ROOT
+from tests.stdio_session import INITIALIZED, initialize, request
 
 
 def _free_port() -> int:
@@ -74,7 +75,12 @@ def test_serve_freezes_start_up_objects_and_widens_the_young_generation(
         stderr=subprocess.PIPE,
     )
     try:
-        tuned = _first_event(proc, "gc_tuned", deadline_s=60)
+        if transport == "stdio":  # over stdio, start-up ends with the first listing's warm-up
+            assert proc.stdin is not None
+            for message in (initialize(), INITIALIZED, request(2, "tools/list")):
+                proc.stdin.write(json.dumps(message).encode() + b"\n")
+            proc.stdin.flush()
+        tuned = _first_event(proc, "gc_tuned", deadline_s=120)
     finally:
         proc.terminate()
         proc.wait(timeout=20)

@@ -12,7 +12,7 @@ import mcp_types
 import pytest
 from fastmcp.exceptions import McpError
 
-from github_mcp.catalog.prompts import BLOB_TEMPLATE
+from github_mcp.catalog.resources import BLOB_TEMPLATE
 from github_mcp.serving.loopback import serve_in_thread
 from github_mcp.serving.server import build_http_app
 from tests.conftest import mcp_client

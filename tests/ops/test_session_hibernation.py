@@ -22,8 +22,8 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
-from github_mcp.catalog import tool_catalog
 from github_mcp.pipeline.runtime import Runtime
+from github_mcp.serving.framework_tools import SESSIONS
 from github_mcp.serving.loopback import serve_in_thread
 from github_mcp.serving.server import build_http_app
 from tests.approvals.conftest import branch_head
@@ -271,18 +271,18 @@ def test_enabled_toolsets_of_an_ended_sleeping_session_are_released(http_server)
 
     with http_server(session_idle_timeout_seconds=4.0) as (url, _rt):
         gc.collect()
-        before = len(tool_catalog._ENABLED)
+        before = len(SESSIONS)
         client = RawClient(url, TOKEN, PROTOCOL)
         session = client.initialize()
         status, _ = client.call("enable_toolset", {"name": "actions"}, session)
-        assert status == 200 and len(tool_catalog._ENABLED) == before + 1
+        assert status == 200 and len(SESSIONS) == before + 1
         wait_asleep(url, 1)
         wait_for_open_sessions(url, 0)
         deadline = time.monotonic() + 30
-        while len(tool_catalog._ENABLED) > before and time.monotonic() < deadline:
+        while len(SESSIONS) > before and time.monotonic() < deadline:
             time.sleep(0.1)
             gc.collect()
-        assert len(tool_catalog._ENABLED) == before
+        assert len(SESSIONS) == before
 
 
 def test_a_sleeping_session_counts_to_the_cap(http_server):

@@ -18,8 +18,8 @@ import httpx2 as httpx
 import pytest
 from mcp.server.auth.middleware.auth_context import auth_context_var
 
-from github_mcp.catalog import tool_catalog
 from github_mcp.hosted.bearer_tokens import BearerTokens
+from github_mcp.serving.framework_tools import SESSIONS as RECORDS
 from github_mcp.serving.loopback import serve_in_thread
 from github_mcp.serving.server import build_http_app
 from tests.ops.test_sessions import (
@@ -38,7 +38,7 @@ SESSIONS = 6
 def test_reaped_sessions_leave_no_per_session_records(make_runtime):
     rt = make_runtime(auth_tokens=TOKEN, approval_mode="tool", session_idle_timeout_seconds=1.0)
     gc.collect()
-    enabled_before = len(tool_catalog._ENABLED)
+    enabled_before = len(RECORDS)
     with serve_in_thread(build_http_app(rt)) as url:
         client = RawClient(url, TOKEN, PROTOCOL)
         for _ in range(SESSIONS):
@@ -50,23 +50,22 @@ def test_reaped_sessions_leave_no_per_session_records(make_runtime):
             status, read = client.call(*READ, session)
             assert status == 200 and not read["isError"]
         assert len(rt.gate.reads) >= 1  # the reads were recorded per session...
-        assert len(tool_catalog._ENABLED) > enabled_before
+        assert len(RECORDS) > enabled_before
 
         wait_for_open_sessions(url, 0)  # ...and every client went away without DELETE
         assert len(rt.gate.reads) == 0
         assert rt.gate.active_approvals() == 0
         # a reaped session's task may still be unwinding for a moment; then it is collected
         deadline = time.monotonic() + 30
-        while len(tool_catalog._ENABLED) > enabled_before and time.monotonic() < deadline:
+        while len(RECORDS) > enabled_before and time.monotonic() < deadline:
             time.sleep(0.1)
             gc.collect()
-        assert len(tool_catalog._ENABLED) == enabled_before, _holders()
+        assert len(RECORDS) == enabled_before, _holders()
 
 
 def _holders() -> list[str]:
-    """What still holds a connection whose record is left (for the failure message)."""
-    left = [o for o in gc.get_objects() if id(o) in tool_catalog._ENABLED]
-    return [type(r).__name__ for o in left for r in gc.get_referrers(o)][:20]
+    """The records left (for the failure message)."""
+    return sorted(RECORDS)[:20]
 
 
 @pytest.mark.timeout(120)

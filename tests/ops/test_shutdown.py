@@ -176,7 +176,7 @@ def test_sigterm_as_the_stdio_server_starts_serving_exits_cleanly(tmp_path):
         home.mkdir()
         proc = _start(home, "stdio", grace=5)
         try:
-            assert _first_event(proc, "gc_tuned", deadline_s=60)  # serving begins now
+            assert _first_event(proc, "serving", deadline_s=120)  # serving begins now
             proc.send_signal(signal.SIGTERM)
             assert proc.wait(timeout=30) == 0, attempt
         finally:

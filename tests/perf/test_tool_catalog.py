@@ -6,16 +6,37 @@ per tool."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import extra_tools  # noqa: F401 - the server registers these too
-from github_mcp.catalog.views import CORE_TOOLS
 from github_mcp.config import DEFAULT_TOOLS, DEFAULT_TOOLSETS, TOOLSETS
 from github_mcp.pipeline.registry import REGISTRY
+from github_mcp.pipeline.views import CORE_TOOLS
 from tests.conftest import ROOT
-from tests.perf.test_fast_start import environment, serve
+from tests.stdio_session import run
+
+
+def serve(env: dict[str, str], messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every frame the server writes until it has answered each request, in order."""
+    session = run([sys.executable, "main.py", "serve"], [messages], cwd=ROOT, env=env)
+    assert session.returncode == 0
+    return session.frames
+
+
+def environment(home: Path, **extra: str) -> dict[str, str]:
+    return {
+        "PATH": os.environ["PATH"],
+        "HOME": str(home),
+        "GITHUB_API_URL": "http://127.0.0.1:9",
+        "GITHUB_MCP_AUDIT_LOG": str(home / "audit.jsonl"),
+        "GITHUB_MCP_WORKSPACE_DIR": str(home / "ws"),
+        **extra,
+    }
+
 
 # Model-facing bytes (name, description, input schema) the default list may take; new
 # toolsets are outside it unless DEFAULT_TOOLSETS names them.
@@ -149,7 +170,9 @@ AREA_TASKS = {
 def test_the_default_list_is_the_default_toolsets_within_budget(tmp_path):
     listed = answers(serve(environment(tmp_path), opening({})))[2]["result"]["tools"]
     names = {t["name"] for t in listed}
-    defaults = {s.name for s in REGISTRY.values() if s.toolset in DEFAULT_TOOLSETS}
+    defaults = {
+        s.name for s in REGISTRY.values() if s.toolset in DEFAULT_TOOLSETS and not s.app_only
+    }
     # find_tools and enable_toolset are in meta, a default toolset
     assert names == defaults | DEFAULT_TOOLS
     hidden = set(TOOLSETS) - set(DEFAULT_TOOLSETS)

@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
+from github_mcp.catalog.tool_catalog import view_of
 from github_mcp.kernel.errors import GitHubMCPError
+from github_mcp.pipeline.peer import Peer
 from github_mcp.pipeline.registry import REGISTRY, run_tool
 from tests.conftest import call_tool, error_code, mcp_client, settled_requests
 
@@ -202,19 +204,19 @@ async def test_confusable_branch_names_are_refused_on_creation(make_runtime, for
 
 
 async def test_registry_canonicalises_before_the_gate_for_direct_callers(make_runtime, forge):
-    # run_tool is also reached without pydantic (the file_at_ref resource template);
-    # it must refuse and canonicalise on its own.
+    # the pipeline below the seam's validation must refuse and canonicalise on its own
     full_name = seed(forge)
     before = refs_of(forge, full_name)
     rt = make_runtime(protected_branches="release/*")
     spec = REGISTRY["delete_remote_branch"]
+    peer = Peer(view_of(rt.settings, {}))
     for spelling in ("./main", "%2e/main", "ma\u200bin", "./release/1.0"):
         forge.clear_requests()
-        result = await run_tool(spec, rt, {"full_name": full_name, "branch": spelling}, None)
+        result = await run_tool(spec, rt, {"full_name": full_name, "branch": spelling}, peer)
         assert result.is_error
         assert result.structured["error"]["code"] == "invalid_input"
         assert writes_to(forge, full_name) == []
-    result = await run_tool(spec, rt, {"full_name": full_name, "branch": "refs/heads/main"})
+    result = await run_tool(spec, rt, {"full_name": full_name, "branch": "refs/heads/main"}, peer)
     # stdio-like direct call: the process scope, no approval
     assert result.structured["error"]["code"] == "write_not_allowed"
     assert refs_of(forge, full_name) == before

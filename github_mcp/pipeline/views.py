@@ -1,7 +1,6 @@
-"""Which tools a view lists (tool_catalog.py applies it per session): a pure function of
-the view, the tool's name, toolset and whether it writes, and what the session enabled.
-Free of the MCP framework, so the stdio start can list without loading it
-(serving/shipped_opening.py)."""
+"""Which tools a view lists: a pure function of the view, the tool's name, toolset and
+whether it writes, and what the session enabled. The call seam (seam.py) also refuses
+what a view cannot call (a write in a read-only view); the listing applies it per session."""
 
 from __future__ import annotations
 
@@ -61,7 +60,7 @@ class View:
 
 def settings_view(settings: Settings) -> View:
     """What a session lists when the client chooses nothing itself (over HTTP it may:
-    tool_catalog.request_view)."""
+    catalog/tool_catalog.view_of)."""
     core = settings.tools == "core"
     return View(
         settings.listed_toolsets,

@@ -79,5 +79,8 @@ def builtin_counts() -> tuple[int, int]:
 
     builtin = [s for s in REGISTRY.values() if s.handler.__module__.startswith("github_mcp.")]
     view = settings_view(Settings())
-    listed = [s for s in builtin if s.name in CATALOG_TOOLS or view.shows(s, set())]
+    # a card's own tool is listed only to a client that renders cards
+    listed = [
+        s for s in builtin if not s.app_only and (s.name in CATALOG_TOOLS or view.shows(s, set()))
+    ]
     return len(builtin), len(listed)

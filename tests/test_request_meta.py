@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from github_mcp.serving import request_meta
-from github_mcp.serving.request_meta import MetaError, RequestMeta, parse, sends_log, shaped
+from github_mcp.serving.request_meta import RequestMeta, RpcError, parse, sends_log, shaped
 
 MODERN = {
     request_meta.PROTOCOL_VERSION: "2026-07-28",
@@ -14,8 +14,8 @@ MODERN = {
 }
 
 
-def _refused(meta: object) -> MetaError:
-    with pytest.raises(MetaError) as refused:
+def _refused(meta: object) -> RpcError:
+    with pytest.raises(RpcError) as refused:
         parse(meta)
     return refused.value
 

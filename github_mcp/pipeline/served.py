@@ -34,16 +34,15 @@ class ServedTools(Mapping[str, "ToolSpec"]):
         self.refresh()
 
     def refresh(self) -> None:
-        """The operator's tools (and any missing from a stale index), then the indexed
-        ones; once every built-in tool is registered, only those the index still names."""
+        """The operator's tools (and any a stale index misses), then the indexed ones,
+        less any whose module was imported without registering it (a stale index)."""
         indexed = tool_index.load()
-        complete = not tool_spec.tool_imports_deferred() and "github_mcp.tools" in sys.modules
         found: dict[str, ToolEntry] = {}
         for name, spec in tool_spec.REGISTRY.items():
             if name not in indexed:
                 found[name] = self.entries.get(name) or entry_of(spec)
         for name, entry in indexed.items():
-            if not complete or name in tool_spec.REGISTRY:
+            if name in tool_spec.REGISTRY or entry.module not in sys.modules:
                 found[name] = entry
         self.entries = {name: e for name, e in found.items() if self._selected(e)}
 

@@ -44,8 +44,9 @@ class RequestMeta:
     capabilities: dict[str, Any] = field(default_factory=dict)  # the 2026 revision's
 
 
-class MetaError(ValueError):
-    """A `_meta` this server cannot serve: (JSON-RPC code, message, data)."""
+class RpcError(ValueError):
+    """A request this server answers with a JSON-RPC error (a `_meta` it cannot serve, bad
+    params): its code, message and data."""
 
     def __init__(self, code: int, message: str, data: Any = None) -> None:
         super().__init__(message)
@@ -57,26 +58,26 @@ UNSUPPORTED_PROTOCOL_VERSION = -32022
 
 
 def parse(meta: Any) -> RequestMeta:
-    """The request's asks; MetaError for a malformed one or an unserved revision."""
+    """The request's asks; RpcError for a malformed one or an unserved revision."""
     if meta is None:
         return RequestMeta()
     if not isinstance(meta, dict):
-        raise MetaError(INVALID_PARAMS, "_meta must be an object")
+        raise RpcError(INVALID_PARAMS, "_meta must be an object")
     token = meta.get("progressToken")
     if token is not None and (not isinstance(token, str | int) or isinstance(token, bool)):
-        raise MetaError(INVALID_PARAMS, "_meta.progressToken must be a string or an integer")
+        raise RpcError(INVALID_PARAMS, "_meta.progressToken must be a string or an integer")
     if PROTOCOL_VERSION not in meta:
         return RequestMeta(progress_token=token)
     version = meta.get(PROTOCOL_VERSION)
     if version not in MODERN_VERSIONS:
         data = {"supported": list(MODERN_VERSIONS), "requested": version}
-        raise MetaError(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", data)
+        raise RpcError(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", data)
     capabilities = meta.get(CLIENT_CAPABILITIES)
     if not isinstance(capabilities, dict):
-        raise MetaError(INVALID_PARAMS, f"_meta[{CLIENT_CAPABILITIES!r}] must be an object")
+        raise RpcError(INVALID_PARAMS, f"_meta[{CLIENT_CAPABILITIES!r}] must be an object")
     level = meta.get(LOG_LEVEL)
     if level is not None and level not in SEVERITY:
-        raise MetaError(INVALID_PARAMS, f"_meta[{LOG_LEVEL!r}] is not a log level")
+        raise RpcError(INVALID_PARAMS, f"_meta[{LOG_LEVEL!r}] is not a log level")
     return RequestMeta(token, modern=True, log_level=level, capabilities=capabilities)
 
 

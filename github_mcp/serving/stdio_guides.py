@@ -12,6 +12,7 @@ from github_mcp.apps.listing import UI_MIME_TYPE
 from github_mcp.catalog import prompts, resources
 from github_mcp.catalog.completions import Completer
 from github_mcp.pipeline.peer import Peer
+from github_mcp.serving.request_meta import RpcError
 
 if TYPE_CHECKING:
     from github_mcp.pipeline.runtime import Runtime
@@ -19,12 +20,6 @@ if TYPE_CHECKING:
 
 INVALID_PARAMS = -32602
 NO_NETWORK: dict[str, list[str]] = {"connectDomains": [], "resourceDomains": [], "frameDomains": []}
-
-
-class GuideError(Exception):
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code, self.message, self.data = code, message, data
 
 
 class Guides:
@@ -55,18 +50,18 @@ class Guides:
         name = params.get("name")
         definition = self.prompts.get(name) if isinstance(name, str) else None
         if definition is None:
-            raise GuideError(INVALID_PARAMS, f"Unknown prompt: {name}", {"prompt": name})
+            raise RpcError(INVALID_PARAMS, f"Unknown prompt: {name}", {"prompt": name})
         given = params.get("arguments") or {}
         if not isinstance(given, dict):
-            raise GuideError(INVALID_PARAMS, "arguments must be an object", {"prompt": name})
+            raise RpcError(INVALID_PARAMS, "arguments must be an object", {"prompt": name})
         missing = definition.missing(given)
         if missing:
             problem = f"Missing required argument(s) for prompt {name!r}: " + ", ".join(missing)
-            raise GuideError(INVALID_PARAMS, problem, {"prompt": name, "missing": missing})
+            raise RpcError(INVALID_PARAMS, problem, {"prompt": name, "missing": missing})
         try:
             text = definition.render({k: str(v) for k, v in given.items()})
         except prompts.PromptArgumentError as exc:
-            raise GuideError(INVALID_PARAMS, str(exc), {"prompt": name}) from None
+            raise RpcError(INVALID_PARAMS, str(exc), {"prompt": name}) from None
         message = {"role": "user", "content": {"type": "text", "text": text}}
         return {"description": definition.description, "messages": [message]}
 
@@ -108,7 +103,7 @@ class Guides:
     async def _read(self, params: dict[str, Any], modern: bool) -> dict[str, Any]:
         uri = params.get("uri")
         if not isinstance(uri, str):
-            raise GuideError(INVALID_PARAMS, "uri must be a string")
+            raise RpcError(INVALID_PARAMS, "uri must be a string")
         if uri == prompts.CONTRACT_URI:
             text = prompts.contract(self.rt)
             return {"contents": [{"uri": uri, "mimeType": "text/markdown", "text": text}]}
@@ -124,13 +119,13 @@ class Guides:
             content = await resources.read_blob(self.rt, Peer(self.view), arguments)
         except resources.ResourceFailure as exc:
             failure = resources.read_error(exc.envelope, uri, modern)
-            raise GuideError(failure.code, failure.message, failure.data) from None
+            raise RpcError(failure.code, failure.message, failure.data) from None
         return {"contents": [{"uri": uri, **content}]}
 
     async def _complete(self, params: dict[str, Any]) -> dict[str, Any]:
         ref, argument = params.get("ref"), params.get("argument")
         if not isinstance(ref, dict) or not isinstance(argument, dict):
-            raise GuideError(INVALID_PARAMS, "completion/complete needs ref and argument objects")
+            raise RpcError(INVALID_PARAMS, "completion/complete needs ref and argument objects")
         context = params.get("context") if isinstance(params.get("context"), dict) else {}
         values = await self.completer(
             SimpleNamespace(uri=ref.get("uri"), name=ref.get("name")),

@@ -35,7 +35,7 @@ from github_mcp.pipeline.peer import CallOrder, InputRequired
 from github_mcp.pipeline.runtime import SERVER_NAME, VERSION
 from github_mcp.pipeline.schema_listing import SHARED_NOTE
 from github_mcp.serving import request_meta
-from github_mcp.serving.request_meta import MetaError, RequestMeta
+from github_mcp.serving.request_meta import RequestMeta, RpcError
 from github_mcp.serving.stdio_peer import StdioPeer
 
 if TYPE_CHECKING:
@@ -77,12 +77,6 @@ GUIDE_METHODS = frozenset(
 )
 
 Write = Callable[[dict[str, Any]], None]
-
-
-class RpcError(Exception):
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code, self.message, self.data = code, message, data
 
 
 class StdioServer:
@@ -133,9 +127,6 @@ class StdioServer:
         try:
             asks = request_meta.parse(params.get("_meta"))
             self._check_era(method, asks)
-        except MetaError as exc:
-            self._error(ident, exc.code, exc.message, exc.data)
-            return
         except RpcError as exc:
             self._error(ident, exc.code, exc.message, exc.data)
             return
@@ -316,14 +307,14 @@ class StdioServer:
     async def _guide(
         self, ident: Any, method: str, params: dict[str, Any], asks: RequestMeta
     ) -> None:
-        from github_mcp.serving.stdio_guides import GuideError, Guides
+        from github_mcp.serving.stdio_guides import Guides
 
         if self.guides is None:
             self.guides = Guides(self.rt, view_of(self.rt.settings, {}))
         ui = _ui(self._capabilities(asks))
         try:
             result = await self.guides.answer(method, params, ui=ui, modern=asks.modern)
-        except GuideError as exc:
+        except RpcError as exc:
             self._error(ident, exc.code, exc.message, exc.data)
             return
         self._result(ident, result, asks)

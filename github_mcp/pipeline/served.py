@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from github_mcp.pipeline import tool_index, tool_spec
 from github_mcp.pipeline.schema_listing import listed_schema
 from github_mcp.pipeline.tool_index import ToolEntry
+from github_mcp.pipeline.tool_spec import binding_text
 
 if TYPE_CHECKING:
     from github_mcp.config import Settings
@@ -92,7 +93,6 @@ def entry_of(spec: ToolSpec) -> ToolEntry:
 
     inputs, output = parsed_schemas(spec)
     annotations = spec.annotations.model_dump(by_alias=True, exclude_none=True, mode="json")
-    binds = spec.binds
     return ToolEntry(
         name=spec.name,
         module=spec.handler.__module__,
@@ -104,6 +104,6 @@ def entry_of(spec: ToolSpec) -> ToolEntry:
         output_schema=output,
         target=spec.target_label,
         destructive=spec.destructive,
-        binding=getattr(binds, "__name__", None) if binds is not None else None,
+        binding=binding_text(spec.binds) if spec.write else None,
         app_only=spec.app_only,
     )

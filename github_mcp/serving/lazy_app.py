@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # importing `main` must not import starlette (see stdio_front)
+if TYPE_CHECKING:  # importing `main` must not import starlette (see cli/entry.py)
     from starlette.types import ASGIApp, Receive, Scope, Send
 
 

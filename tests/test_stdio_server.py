@@ -47,7 +47,8 @@ def _serve(env: dict[str, str], steps: list[list[dict[str, Any]]]):
 
 
 def test_prompts_resources_and_completions_with_their_codes(forge, forge_token, tmp_path):
-    env = _env(tmp_path, forge, forge_token)
+    # a completion's latency budget is wall-clock: generous here, for a loaded machine
+    env = _env(tmp_path, forge, forge_token, GITHUB_MCP_COMPLETION_BUDGET_SECONDS="120")
     steps = [
         *opening(),
         [

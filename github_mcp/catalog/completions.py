@@ -20,7 +20,6 @@ from github_mcp.services.repos import default_branch, repo_path, resolve_commit_
 if TYPE_CHECKING:
     from github_mcp.pipeline.runtime import Runtime
 
-BUDGET_S = 2.0
 MAX_VALUES = 100  # the protocol's cap on one answer
 LIST_TTL_S = 60.0
 PR_PROMPTS = {"fix_failing_ci", "address_review_comments"}
@@ -34,7 +33,8 @@ class Completer:
     async def __call__(self, ref: Any, argument: Any, context: Any) -> list[str]:
         values = dict(getattr(context, "arguments", None) or {})
         try:
-            found = await asyncio.wait_for(self._complete(ref, argument, values), BUDGET_S)
+            budget = self.rt.settings.completion_budget_seconds
+            found = await asyncio.wait_for(self._complete(ref, argument, values), budget)
         except TimeoutError:
             log_event("completion_over_budget", argument=argument.name)
             return []

@@ -95,6 +95,13 @@ class StdioServer:
         self._next_id = 0
         self.guides: Any = None  # stdio_guides.Guides, built on first use
         self.on_opened: Callable[[], None] | None = None  # after the first tools/list
+        self.answered_at_once: dict[str, Callable[[dict[str, Any], RequestMeta], Any]] = {
+            "initialize": self._initialize,
+            "server/discover": self._discover,
+            "ping": lambda params, asks: {},
+            "logging/setLevel": self._set_level,
+            "tools/list": self._tools_list,
+        }
 
     # -- messages ------------------------------------------------------------------------
 
@@ -130,7 +137,7 @@ class StdioServer:
         except RpcError as exc:
             self._error(ident, exc.code, exc.message, exc.data)
             return
-        handler = self._sync_handlers().get(method)
+        handler = self.answered_at_once.get(method)
         if handler is not None:
             self._answer_now(ident, asks, lambda: handler(params, asks))
         elif method == "tools/call":
@@ -139,15 +146,6 @@ class StdioServer:
             self._start(ident, self._guide(ident, method, params, asks))
         else:
             self._error(ident, METHOD_NOT_FOUND, f"Method not found: {method}")
-
-    def _sync_handlers(self) -> dict[str, Callable[[dict[str, Any], RequestMeta], Any]]:
-        return {
-            "initialize": self._initialize,
-            "server/discover": self._discover,
-            "ping": lambda params, asks: {},
-            "logging/setLevel": self._set_level,
-            "tools/list": self._tools_list,
-        }
 
     def _check_era(self, method: Any, asks: RequestMeta) -> None:
         """The first request decides the era; a request of the other era is refused."""

@@ -96,3 +96,16 @@ async def test_nothing_outside_the_allow_list_and_lookups_are_cached(repo, forge
                 {"owner": "octo-org", "repo": "complete-me", "ref": "main"},
             )
     assert len(requests_matching(forge, "GET", "/git/trees/")) == 1
+
+
+async def test_a_completion_past_its_budget_answers_with_nothing(repo, make_runtime, forge):
+    """GitHub slower than the budget: an empty answer, not a wait (the lookup's latency is
+    the forge's, ten times the budget, so no machine is fast enough to beat it)."""
+    rt = make_runtime(repo_allowlist=REPO, completion_budget_seconds=0.2)
+    forge.set_latency(2000)
+    try:
+        async with mcp_client(rt) as client:
+            owners = await client.complete(TEMPLATE, {"name": "owner", "value": "oc"}, None)
+    finally:
+        forge.set_latency(0)
+    assert owners.values == []

@@ -177,6 +177,13 @@ class GitHubAccessSettings(BaseSettings):
         validation_alias=env("GITHUB_REQUEST_TIMEOUT"),
         description="Per-request timeout in seconds.",
     )
+    completion_budget_seconds: float = Field(
+        2.0,
+        gt=0,
+        validation_alias=env("GITHUB_MCP_COMPLETION_BUDGET_SECONDS"),
+        description="How long `completion/complete` may wait for GitHub before it answers "
+        "with what it has (a keystroke's help is worth little once it is late).",
+    )
     github_repo_defaults: str = Field(
         "",
         validation_alias=env("GITHUB_REPO_DEFAULTS"),

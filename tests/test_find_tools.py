@@ -69,7 +69,7 @@ def _stdio(tmp_path, steps, **env):
     import sys
 
     from tests.conftest import ROOT
-    from tests.perf.test_fast_start import environment
+    from tests.perf.test_tool_catalog import environment
     from tests.stdio_session import run
 
     session = run(

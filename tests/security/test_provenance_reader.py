@@ -158,11 +158,15 @@ async def test_public_sources_are_not_kept_so_a_long_listing_cannot_fill_the_rec
     session's record (past 256 names it counts as having read something private); what
     an answer stated public can never make a write cross, so it is not kept."""
     from github_mcp.pipeline.flows import note_reads
+    from github_mcp.pipeline.peer import Peer
     from github_mcp.pipeline.registry import REGISTRY
     from github_mcp.pipeline.spec import Call
+    from github_mcp.pipeline.views import settings_view
 
     rt = make_runtime()
-    call = Call(rt=rt, spec=REGISTRY["list_starred_repositories"], call_id="c1", scope="s")
+    peer = Peer(settings_view(rt.settings))
+    spec = REGISTRY["list_starred_repositories"]
+    call = Call(rt=rt, spec=spec, call_id="c1", scope="s", peer=peer)
     for n in range(300):
         call.reads.note(f"acme/public-{n}", "public")
     call.reads.note("acme/vault", "private")

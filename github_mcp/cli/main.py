@@ -25,12 +25,21 @@ if TYPE_CHECKING:
     from github_mcp.pipeline.runtime import Runtime
 
 
+class _VersionAction(argparse.Action):
+    def __call__(self, parser: argparse.ArgumentParser, *_: object, **__: object) -> None:
+        print(f"{parser.prog} {version()}")
+        parser.exit()
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="github-mcp-controller", description="The GitHub MCP Controller."
     )
-    # entry.main answers --version before this parser is built; here it shows in --help
-    parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {version()}")
+    # entry.main answers --version before this parser is built; here it shows in --help.
+    # Looked up only when asked: a lookup that misses scans every installed package.
+    parser.add_argument(
+        "-V", "--version", action=_VersionAction, nargs=0, help="show the version and exit"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="run the MCP server (stdio by default)")
     serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")

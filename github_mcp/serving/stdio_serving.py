@@ -51,7 +51,7 @@ async def _serve(rt: Runtime) -> None:
     install_cards(rt)
     out = await _writer(loop)
     server = StdioServer(rt, lambda message: _write(out, message))
-    server.on_opened = lambda: _warm(loop, rt)
+    server.on_opened = lambda: _warm(loop, rt, server)
     reader = await _reader(loop)
     log_event("serving", transport="stdio", tools=len(rt.bound_specs))
     while line := await reader.readline():
@@ -110,15 +110,23 @@ def _twin(fd: int, flags: int) -> int:
         return os.dup(fd)
 
 
-def _warm(loop: asyncio.AbstractEventLoop, rt: Runtime) -> None:
+_BUSY_RETRY_S = 0.01  # how soon warming looks again while calls run
+
+
+def _warm(loop: asyncio.AbstractEventLoop, rt: Runtime, server: StdioServer) -> None:
     """Import the served tools' modules, one per turn of the loop, then the first GitHub
-    connection's set-up: between two imports, any message waiting goes first. Then the
-    start-up objects are frozen out of the collector's view (gc_tuning.py)."""
+    connection's set-up, while no call is running: a call imports what it needs itself,
+    and one arriving right after the list should not also pay for every other tool's
+    modules. Then the start-up objects are frozen out of the collector's view
+    (gc_tuning.py)."""
     from github_mcp.monitoring.gc_tuning import tune_for_serving
 
     modules = rt.bound_specs.modules()
 
     def step() -> None:
+        if server.running:
+            loop.call_later(_BUSY_RETRY_S, step)
+            return
         if not modules:
             from github_mcp.github.connection import warm_up
 

@@ -11,6 +11,7 @@ allow-list are listed without their content (repository, title, url).
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 from typing import Annotated, Any
 
@@ -64,11 +65,19 @@ async def project_items_field(call: Call, kwargs: dict[str, Any]) -> RemoteState
     field = await admin.field_named(github, kwargs["project_id"], kwargs["field"])
     facts: list[tuple[str, str]] = [("field_id", field.id)]
     texts: list[tuple[str, str]] = []
-    for n, item_id in enumerate(kwargs["item_ids"]):
-        one = await approved_records.project_item_state(github, item_id, field.id)
+    states = await asyncio.gather(
+        *(approved_records.project_item_state(github, i, field.id) for i in kwargs["item_ids"])
+    )
+    for n, one in enumerate(states):
         facts += [(f"item{n}.{k}", v) for k, v in one.facts]
         texts += [(f"item {n + 1}: {k}", v) for k, v in one.texts]
     return RemoteState(tuple(facts), texts=tuple(texts))
+
+
+async def project_item_values(call: Call, kwargs: dict[str, Any]) -> RemoteState:
+    """The item's issue or pull request, whether it is archived, and every field's value
+    now, in the project (and whether it is public): what removing the item throws away."""
+    return await approved_records.project_item_whole_state(call.rt.github, kwargs["item_id"])
 
 
 def _withhold(call: Call, item: ProjectItem) -> ProjectItem:
@@ -211,10 +220,11 @@ async def create_project(
 @tool(
     toolset=TOOLSET, write=True, target=_project_place, repo_arg=None, destructive=True,
     idempotent=True,
-    binds=ArgumentsOnly("it removes the named item; its issue or pull request stays as is"),
+    binds=project_item_values,
 )  # fmt: skip
 async def delete_project_item(call: Call, project_id: NodeId, item_id: NodeId) -> DeletedItem:
     """Remove an item from a project (the issue or PR stays)."""
+    await still_as_approved(call, project_item_values, {"item_id": item_id})
     return await admin.delete_item(call.rt.github, project_id, item_id)
 
 

@@ -78,6 +78,9 @@ from sandbox_forge.rest.routes import (
     review_requests,
 )
 from sandbox_forge.rest.routes import (
+    projects as routes_projects,
+)
+from sandbox_forge.rest.routes import (
     protection as routes_protection,
 )
 from sandbox_forge.rest.routes import (
@@ -176,6 +179,8 @@ FEATURES: list[ModuleType] = [
     routes_issue_meta,
     routes_copilot,
     routes_code_quality,
+    # Projects (v2) over REST: views (GraphQL serves the rest of them).
+    routes_projects,
 ]
 
 

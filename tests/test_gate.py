@@ -52,6 +52,8 @@ SAMPLES: dict[str, Any] = {
     "sections": [{"start_line": 1, "end_line": 1, "new_text": "x"}],
     "files": [{"path": "README.md", "content": "x"}],
     "paths": ["README.md"],
+    "item_ids": ["PVTI_x"],
+    "start_date": "2024-01-01",
 }
 
 
@@ -145,6 +147,8 @@ async def test_every_write_tool_is_gated_on_a_protected_branch(make_runtime, for
             "project_id": roadmap.node_id,
             "item_id": roadmap.items[0].node_id,
             "field_id": roadmap.fields[0].node_id,
+            "item_ids": [roadmap.items[0].node_id],
+            "field": roadmap.fields[1].name,
         }
         for spec in write_specs:
             args = {**synth_args(tools[spec.name].input_schema)}

@@ -1,15 +1,27 @@
 """docs/PARITY.md is generated from the parity table (github_mcp/cli/parity.toml), is current,
-and names only real tools: one row per official tool listed in the breadth issue. A malformed
+and names only real tools: one row per official tool listed in the breadth issue. Every row
+of ours names the tests that show ours doing the official tool's job, and each of them
+exists and calls one of the row's tools; a row without one reads "untested". A malformed
 table is refused when it is read."""
 
 from __future__ import annotations
+
+import ast
+from pathlib import Path
 
 import pytest
 
 import extra_tools  # noqa: F401  (registers the extra tools)
 import github_mcp.tools  # noqa: F401  (registers the tools)
 from github_mcp.cli.docs_gen import DOCS
-from github_mcp.cli.parity import NOT_OFFERED, NOT_YET, PARITY, load_rows, parity_markdown
+from github_mcp.cli.parity import (
+    NOT_OFFERED,
+    NOT_YET,
+    PARITY,
+    UNTESTED,
+    load_rows,
+    parity_markdown,
+)
 from github_mcp.pipeline.registry import REGISTRY
 
 OFFICIAL = """
@@ -62,6 +74,7 @@ def test_a_row_serving_several_official_tools_gives_each_its_own_line():
         ('[[row]]\nofficial = []\nours = ["b"]\n', "official"),
         ('[[row]]\nofficial = ["a"]\nours = ["b"]\nnot_offered = "why"\n', "both offered"),
         ('[[row]]\nofficial = ["a"]\n[[row]]\nofficial = ["c", "a"]\n', "more than one row: a"),
+        ('[[row]]\nofficial = ["a"]\nours = ["b"]\ntests = ["test_x"]\n', "pattern"),
     ],
 )
 def test_a_malformed_table_is_refused(table, complaint):
@@ -96,7 +109,7 @@ def test_uncovered_rows_read_not_yet():
             ln for ln in parity_markdown().splitlines() if ln.startswith(f"| {row.official} |")
         )
         if not row.ours and not row.not_offered:
-            assert line == f"| {row.official} | {NOT_YET} |  |"
+            assert line == f"| {row.official} | {NOT_YET} |  |  |"
         elif row.ours:
             assert row.adds or row.official == "get_me", row.official
 
@@ -123,3 +136,58 @@ def test_breadth_toolsets_stay_off_the_default_list():
     assert BREADTH_TOOLSETS.isdisjoint(settings.listed_toolsets)  # but not listed
     breadth = {s.name for s in REGISTRY.values() if s.toolset in BREADTH_TOOLSETS}
     assert len(breadth) >= 20
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _test_function(test_id: str) -> ast.AST | None:
+    path, _, name = test_id.partition("::")
+    source = ROOT / path
+    if not source.is_file():
+        return None
+    tree = ast.parse(source.read_text())
+    return next(
+        (
+            node
+            for node in tree.body
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name
+        ),
+        None,
+    )
+
+
+def _strings(node: ast.AST) -> set[str]:
+    return {
+        n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    }
+
+
+def test_every_row_of_ours_names_a_test_that_exists_and_calls_its_tools():
+    untested = sorted(row.official for row in PARITY.values() if row.ours and not row.tests)
+    assert untested == []
+    problems = []
+    for row in PARITY.values():
+        for test_id in row.tests:
+            found = _test_function(test_id)
+            if found is None:
+                problems.append(f"{row.official}: no test {test_id}")
+            elif not set(row.ours) & _strings(found):
+                problems.append(f"{row.official}: {test_id} calls none of {row.ours}")
+    assert problems == []
+
+
+def test_a_row_without_a_test_reads_untested():
+    rows = load_rows(
+        '[[row]]\nofficial = ["a_tool"]\nours = ["ours"]\nadds = "x"\n'
+        '[[row]]\nofficial = ["b_tool"]\nours = ["ours"]\nadds = "y"\n'
+        'tests = ["tests/test_parity.py::test_a_row_without_a_test_reads_untested"]\n'
+    )
+    lines = parity_markdown(rows).splitlines()
+    assert f"| a_tool | ours | x | {UNTESTED} |" in lines
+    assert (
+        "| b_tool | ours | y | `test_parity.py::test_a_row_without_a_test_reads_untested` |"
+        in lines
+    )
+    assert "2 covered, 1 of them shown by a named test" in parity_markdown(rows)
+    assert _test_function("tests/test_parity.py::test_no_such_test") is None

@@ -55,6 +55,17 @@ async def test_assigning_copilot_needs_approval_then_starts_the_agent(make_runti
     assert session["login"] == "Copilot" and session["target_repo"] == repo
     assert session["base_branch"] == "feature"
     assert session["custom_instructions"] == "Keep it small."
+    # the session GitHub would start, simulated: a branch and a draft pull request by the bot
+    record = forge.state.repo(*repo.split("/"))
+    draft = collab(record).issues[session["pull_request"]]
+    assert session["simulated"] is True and session["state"] == "in_progress"
+    assert session["head_branch"] == draft.pull.head_ref == f"copilot/fix-{number}"
+    assert draft.user == "Copilot" and draft.pull.draft is True
+    assert draft.pull.base_ref == "feature" and draft.title == "[WIP] Add a --verbose flag"
+    assert f"Fixes #{number}" in draft.body and "Simulated by the sandbox forge" in draft.body
+    plan = record.git.read_commit(record.git.read_ref(f"refs/heads/{draft.pull.head_ref}"))
+    assert plan.parents == (record.git.read_ref("refs/heads/feature"),)
+    assert plan.message.startswith("Initial plan") and plan.author.name == "Copilot"
     records = [r for r in forge.responses() if "/assignees" in r["path"]]
     assert records and validate_records(records) == [] and validate_request_bodies(records) == []
 

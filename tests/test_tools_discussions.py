@@ -5,6 +5,8 @@ Evidence comes from the forge's discussion records and its request log."""
 
 from __future__ import annotations
 
+import uuid
+
 from sandbox_forge.stores import discussions as store
 from tests.conftest import DEMO_REPO, call_tool, error_code, mcp_client
 from tests.test_tools_write import write_requests
@@ -147,3 +149,27 @@ async def test_hostile_arguments_never_reach_the_forge(make_runtime, forge):
         requests = forge.requests()
     assert all(is_error for is_error, _ in results)
     assert [r for r in requests if "graphql" in r["path"]] == []
+
+
+async def test_an_organisations_discussions_come_from_its_github_repository(make_runtime, forge):
+    org = f"disc-org-{uuid.uuid4().hex[:6]}"
+    forge.add_user(org, type="Organization")
+    forge.seed_repo(f"{org}/.github", {"profile/README.md": "# hello\n"})
+    home = forge.state.repo(org, ".github")
+    general = store.add_category(forge.state, home, "Announcements")
+    news = store.add_discussion(forge.state, home, general, "alice", "Welcome", "Hello all")
+    bare = f"bare-org-{uuid.uuid4().hex[:6]}"
+    forge.add_user(bare, type="Organization")
+    async with mcp_client(make_runtime()) as client:
+        _, listed = await call_tool(client, "list_discussions", {"owner": org})
+        _, none = await call_tool(client, "list_discussions", {"owner": bare})
+        _, neither = await call_tool(client, "list_discussions", {})
+    async with mcp_client(make_runtime(repo_allowlist=f"{org}/other")) as client:
+        forge.clear_requests()
+        _, outside = await call_tool(client, "list_discussions", {"owner": org})
+        sent = forge.requests()
+    assert listed["repository"] == f"{org}/.github"
+    assert [(d["number"], d["title"]) for d in listed["discussions"]] == [(news.number, "Welcome")]
+    assert error_code(none) == "not_found" and ".github" in none["error"]["message"]
+    assert error_code(neither) == "invalid_input"
+    assert error_code(outside) == "repo_not_allowed" and sent == []

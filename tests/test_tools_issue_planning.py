@@ -141,3 +141,32 @@ async def test_demo_has_a_tracking_issue_with_sub_issues(make_runtime, forge):
     closed = [n for n in demo["sub_issues"] if issues[n].state == "closed"]
     assert closed and subs["completed"] == len(closed)
     assert [i["number"] for i in deps["blocked_by"]] == [demo["blocked"]["by"]]
+
+
+async def test_get_issue_names_a_sub_issues_parent_and_counts_a_parents_sub_issues(
+    make_runtime, forge
+):
+    repo = new_repo(forge, prefix="planning-org")
+    parent, a, b, plain = (
+        create_issue(forge, repo, t)["number"] for t in ("Epic", "A", "B", "Alone")
+    )
+    pid, aid, bid = issue_ids(forge, repo, parent, a, b)
+    with forge.state.lock:  # B is done: one of two closed
+        links(forge.state, SUB_ISSUES)[pid] = [aid, bid]
+        forge.state.repo(*repo.split("/")).extra["collab"].issues[b].state = "closed"
+    forge.clear_responses()
+    async with mcp_client(make_runtime()) as client:
+        _, child = await call_tool(client, "get_issue", {"full_name": repo, "number": a})
+        _, epic = await call_tool(client, "get_issue", {"full_name": repo, "number": parent})
+        forge.clear_requests()
+        _, alone = await call_tool(client, "get_issue", {"full_name": repo, "number": plain})
+        asked = [r["path"] for r in forge.requests()]
+    found = child["parent"]
+    assert (found["number"], found["title"], found["state"]) == (parent, "Epic", "open"), child
+    assert found["url"].endswith(f"/{repo}/issues/{parent}") and not found.get("repository")
+    assert child.get("sub_issues") is None
+    assert epic["sub_issues"] == {"total": 2, "completed": 1, "percent_completed": 50}
+    assert epic.get("parent") is None
+    assert alone.get("parent") is None and alone.get("sub_issues") is None
+    assert not any(p.endswith("/parent") for p in asked)  # no parent: no extra call
+    contract_clean(forge, "/issues/")

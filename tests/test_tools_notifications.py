@@ -6,10 +6,12 @@ request and response is checked against GitHub's OpenAPI description."""
 
 from __future__ import annotations
 
+import time
+
 from sandbox_forge.stores import notifications as inbox_store
 from tests.conftest import DEMO_REPO, call_tool, error_code, mcp_client
 from tests.forge.contract import validate_records, validate_request_bodies
-from tests.test_tools_write import write_requests
+from tests.test_tools_write import new_repo, write_requests
 
 OTHER_REPO = "octo-org/private-notes"
 
@@ -165,3 +167,54 @@ async def test_bad_thread_ids_never_reach_the_forge(make_runtime, forge):
         writes = write_requests(forge)
     assert all(is_error for is_error, _ in results) and since["error"]["code"] == "invalid_input"
     assert writes == []
+
+
+def iso(stamp: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(stamp))
+
+
+def thread_at(forge, repo: str, updated_at: float) -> inbox_store.Thread:
+    return inbox_store.add_thread(
+        forge.state, "octocat", repo, "Issue", "Sweep", "mention", 1, updated_at=updated_at
+    )
+
+
+def test_the_demo_inbox_is_dated_in_whole_seconds_and_never_ahead_of_now(forge):
+    demo = forge.state.extensions["demo_inbox"]
+    threads = [stored(forge, thread_id) for thread_id in demo.values()]
+    assert all(t.updated_at <= time.time() for t in threads)
+    assert all(t.updated_at == int(t.updated_at) for t in threads)
+
+
+async def test_mark_all_read_says_how_many_and_what_stays_unread(make_runtime, forge):
+    repo = new_repo(forge, prefix="inbox-org")
+    cutoff = int(time.time()) - 100
+    old = thread_at(forge, repo, cutoff - 30.25)
+    # updated within the cutoff's second: GitHub's times are whole seconds, so it is read
+    same_second = thread_at(forge, repo, cutoff + 0.9)
+    newer = thread_at(forge, repo, cutoff + 50)
+    forge.clear_responses()
+    async with mcp_client(make_runtime(auto_approve=True)) as client:
+        _, answer = await call_tool(
+            client, "mark_all_notifications_read", {"full_name": repo, "last_read_at": iso(cutoff)}
+        )
+    assert answer["marked"] == 2 and answer["still_unread"] == 1, answer
+    assert answer["in_background"] is False and "stay unread" in answer["hint"]
+    assert stored(forge, old.id).unread is False and stored(forge, same_second.id).unread is False
+    assert stored(forge, same_second.id).last_read_at == cutoff
+    assert stored(forge, newer.id).unread is True
+    check_contract(forge)
+
+
+async def test_a_large_sweep_is_marked_in_the_background_and_says_so(make_runtime, forge):
+    repo = new_repo(forge, prefix="inbox-org")
+    many = [thread_at(forge, repo, time.time() - 60) for _ in range(inbox_store.AT_ONCE + 5)]
+    forge.clear_responses()
+    async with mcp_client(make_runtime(auto_approve=True)) as client:
+        _, answer = await call_tool(client, "mark_all_notifications_read", {"full_name": repo})
+    assert answer["in_background"] is True and "background" in answer["hint"], answer
+    assert answer.get("marked") is None  # GitHub did not say how many yet
+    (put,) = [r for r in forge.responses() if r["method"] == "PUT"]
+    assert put["status"] == 202 and "background" in put["body"]["message"]
+    assert not any(stored(forge, t.id).unread for t in many)
+    check_contract(forge)

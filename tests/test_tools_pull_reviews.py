@@ -273,3 +273,62 @@ async def test_pending_review_needs_a_human(make_runtime, forge):
     assert error_code(refused) == "write_not_allowed"
     assert writes == []
     assert reviews_of(forge, repo, issue.number) == {}
+
+
+async def test_pending_review_takes_file_comments_and_finds_your_review_itself(make_runtime, forge):
+    repo, issue = new_pull(
+        forge,
+        files={"app.txt": "a\nb\n", "notes.md": "one\n"},
+        branches={"feature": {"app.txt": "a\nB\n", "notes.md": "one\ntwo\n"}},
+    )
+    pr = f"{repo}#{issue.number}"
+    forge.clear_responses()
+    async with mcp_client(make_runtime(auto_approve=True)) as client:
+        _, nothing = await call_tool(
+            client,
+            "pending_pr_review",
+            {"pr": pr, "action": "comment", "comments": [{"path": "app.txt", "line": 2,
+                                                           "body": "x"}]},
+        )  # fmt: skip
+        start = [
+            {"path": "app.txt", "line": 2, "body": "why upper case?"},
+            {"path": "notes.md", "subject_type": "FILE", "body": "the whole file: why?"},
+        ]
+        _, started = await call_tool(
+            client, "pending_pr_review", {"pr": pr, "action": "start", "comments": start}
+        )
+        more = [{"path": "app.txt", "subject_type": "FILE", "body": "and this file?"}]
+        # no review_id: the caller's pending review on the PR is found
+        _, added = await call_tool(
+            client, "pending_pr_review", {"pr": pr, "action": "comment", "comments": more}
+        )
+        _, line_missing = await call_tool(
+            client,
+            "pending_pr_review",
+            {"pr": pr, "action": "comment", "comments": [{"path": "app.txt", "body": "where?"}]},
+        )
+        _, file_with_line = await call_tool(
+            client,
+            "pending_pr_review",
+            {"pr": pr, "action": "comment",
+             "comments": [{"path": "app.txt", "subject_type": "FILE", "line": 1, "body": "?"}]},
+        )  # fmt: skip
+        _, submitted = await call_tool(
+            client, "pending_pr_review", {"pr": pr, "action": "submit", "event": "COMMENT"}
+        )
+    assert error_code(nothing) == "not_found" and "action=start" in nothing["error"]["hint"]
+    assert started["comments"] == 2 and added["review_id"] == started["review_id"]
+    assert error_code(line_missing) == error_code(file_with_line) == "invalid_input"
+    assert submitted["review_id"] == started["review_id"] and submitted["state"] == "COMMENTED"
+    state, comments = reviews_of(forge, repo, issue.number)[started["review_id"]]
+    assert state == "COMMENTED"
+    by_body = {c.body: c for c in comments}
+    assert set(by_body) == {"why upper case?", "the whole file: why?", "and this file?"}
+    assert (by_body["why upper case?"].subject_type, by_body["why upper case?"].line) == (
+        "line",
+        2,
+    )
+    for body, path in (("the whole file: why?", "notes.md"), ("and this file?", "app.txt")):
+        assert (by_body[body].subject_type, by_body[body].path) == ("file", path)
+        assert by_body[body].line is None
+    check_contract(forge, "/reviews")

@@ -152,6 +152,20 @@ async def test_fork_copies_the_default_branch_and_answers_the_same_fork_again(ma
     assert forge_repo(forge, mine).extra.get("fork_parent") == forge_repo(forge, source).id
 
 
+async def test_forking_an_empty_repository_is_refused_and_leaves_no_fork(make_runtime, forge):
+    empty = f"repo-admin-org/{unique('empty')}"
+    forge.state.create_repo(empty, private=True)  # as create_repository makes it: no commits
+    before = {r.full_name for r in forge.state.all_repos()}
+    forge.clear_responses()
+    async with mcp_client(make_runtime(auto_approve=True)) as client:
+        _, refused = await call_tool(client, "fork_repository", {"full_name": empty})
+    assert error_code(refused) == "permission_denied", refused
+    assert "no Git content" in refused["error"]["message"]
+    assert {r.full_name for r in forge.state.all_repos()} == before  # nothing half-made
+    (answer,) = [r for r in forge.responses() if r["path"].endswith("/forks")]
+    assert answer["status"] == 403 and validate_records([answer]) == []
+
+
 async def test_fork_to_an_organisation_under_a_new_name_with_every_branch(make_runtime, forge):
     source = source_repo(forge)
     forge.add_org_member("repo-admin-org", "octocat", "member")

@@ -304,3 +304,49 @@ async def test_hostile_arguments_are_refused_before_any_request(make_runtime, fo
         assert failed, name
         assert error_code(payload) == "invalid_input", (name, payload)
     assert reached == []
+
+
+async def test_lists_keep_what_raised_each_alert_and_filter_secrets(make_runtime, forge):
+    repo = alert_repo(forge)
+    secret = record(forge, repo, "secret-scanning")
+    with forge.state.lock:  # a second secret alert, resolved as revoked
+        second = security.Alert(
+            0, "secret-scanning", secret_type="github_personal_access_token",
+            secret_type_display_name="GitHub Personal Access Token", secret="ghp_" + "x" * 36,
+            commit_sha=secret.commit_sha, blob_sha=secret.blob_sha, path=secret.path,
+            start_line=secret.start_line, end_line=secret.end_line,
+        )  # fmt: skip
+    security.add_alert(forge.state, forge.state.repo(*repo.split("/")), second)
+    second.state, second.dismissed_reason = "resolved", "revoked"
+    forge.clear_responses()
+    async with mcp_client(make_runtime()) as client:
+
+        async def listed(**filters):
+            _, page = await call_tool(
+                client, "list_security_alerts", {"full_name": repo, **filters}
+            )
+            return page
+
+        code = await listed(kind="code_scanning")
+        dependabot = await listed(kind="dependabot")
+        aws = await listed(kind="secret_scanning", secret_type="aws_access_key_id")
+        revoked = await listed(kind="secret_scanning", resolution="revoked")
+        both = await listed(
+            kind="secret_scanning", secret_type="aws_access_key_id,github_personal_access_token"
+        )
+        wrong = await listed(kind="dependabot", resolution="revoked")
+        bad_type = await listed(kind="secret_scanning", secret_type="a b")
+    (alert,) = code["alerts"]
+    assert (alert["rule_id"], alert["tool"]) == (
+        "py/shell-command-constructed-from-input",
+        "CodeQL",
+    )
+    assert dependabot["alerts"][0]["rule_id"] == "GHSA-x84v-xcm2-53pg"
+    assert [(a["number"], a["rule_id"]) for a in aws["alerts"]] == [(1, "aws_access_key_id")]
+    assert [(a["number"], a["resolution"]) for a in revoked["alerts"]] == [(2, "revoked")]
+    assert {a["number"] for a in both["alerts"]} == {1, 2}
+    assert error_code(wrong) == error_code(bad_type) == "invalid_input"
+    sent = [r["query"] for r in forge.responses() if "secret-scanning" in r["path"]]
+    assert any("resolution=revoked" in q for q in sent) and all(
+        "hide_secret=true" in q for q in sent
+    )

@@ -232,11 +232,7 @@ query ApprovedItem($item: ID!) {{
 """
 
 
-async def project_item_state(github: GitHubClient, item_id: str, field_id: str) -> RemoteState:
-    """A project item's field as it is, before a value is set on it: which project (and
-    whether it is public), which issue or pull request, the field's name and its value
-    now. The page shows them in words where the call names only ids."""
-    data = await github.graphql(PROJECT_ITEM, {"item": item_id})
+def _item_node(data: Any, item_id: str) -> dict[str, Any]:
     node = (data or {}).get("node") or {}
     if not node.get("id"):
         raise GitHubMCPError(
@@ -244,22 +240,54 @@ async def project_item_state(github: GitHubClient, item_id: str, field_id: str) 
             f"No project item {item_id} that this token can read.",
             hint="list_project_items shows the items and their ids.",
         )
-    project, content = node.get("project") or {}, node.get("content") or {}
-    field, value = field_id, "(empty)"
+    return dict(node)
+
+
+def _item_values(node: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """Each field the item has a value in: field id -> (field name, value as shown)."""
+    values: dict[str, tuple[str, str]] = {}
     for entry in (node.get("fieldValues") or {}).get("nodes") or []:
         named = (entry or {}).get("field") or {}
-        if named.get("id") == field_id:
-            field = str(named.get("name") or field_id)
-            found = next((entry[k] for k in ("text", "number", "date", "name", "title")
-                          if entry.get(k) is not None), None)  # fmt: skip
-            value = "(empty)" if found is None else str(found)
+        found = next((entry[k] for k in ("text", "number", "date", "name", "title")
+                      if entry.get(k) is not None), None)  # fmt: skip
+        if named.get("id") and found is not None:
+            values[str(named["id"])] = (str(named.get("name") or named["id"]), str(found))
+    return values
+
+
+def _item_place(node: dict[str, Any]) -> tuple[tuple[str, str], tuple[str, str]]:
+    project, content = node.get("project") or {}, node.get("content") or {}
+    what = f"{content.get('title') or '(not readable)'} {content.get('url') or ''}".strip()
+    return ("project", f"{project.get('title')} {project.get('url')}"), ("item", what)
+
+
+async def project_item_state(github: GitHubClient, item_id: str, field_id: str) -> RemoteState:
+    """A project item's field as it is, before a value is set on it: which project (and
+    whether it is public), which issue or pull request, the field's name and its value
+    now. The page shows them in words where the call names only ids."""
+    node = _item_node(await github.graphql(PROJECT_ITEM, {"item": item_id}), item_id)
+    project = node.get("project") or {}
+    field, value = _item_values(node).get(field_id, (field_id, "(empty)"))
     facts = (
         ("project", str(project.get("id"))),
         ("project_public", str(project.get("public")).lower()),
         ("field", field),
         ("value_sha256", digest(value)),
     )
-    what = f"{content.get('title') or '(not readable)'} {content.get('url') or ''}".strip()
-    where = f"{project.get('title')} {project.get('url')}"
-    texts = (("project", where), ("item", what), (f"{field} now", value))
-    return RemoteState(facts, texts=texts)
+    return RemoteState(facts, texts=(*_item_place(node), (f"{field} now", value)))
+
+
+async def project_item_whole_state(github: GitHubClient, item_id: str) -> RemoteState:
+    """A project item as it is, before it is removed: which project (and whether it is
+    public), which issue or pull request, whether it is archived, and every field's value
+    now (what the removal throws away), each in words on the page."""
+    node = _item_node(await github.graphql(PROJECT_ITEM, {"item": item_id}), item_id)
+    project, values = node.get("project") or {}, _item_values(node)
+    facts = (
+        ("project", str(project.get("id"))),
+        ("project_public", str(project.get("public")).lower()),
+        ("archived", str(bool(node.get("isArchived"))).lower()),
+        ("values_sha256", digest(sorted(values.items()))),
+    )
+    shown = tuple((f"{name} now", value) for name, value in values.values())
+    return RemoteState(facts, texts=(*_item_place(node), *shown))

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from github_mcp.github.client import GitHubClient
-from github_mcp.kernel.errors import not_found
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, not_found
 from github_mcp.kernel.hidden_text import strip_invisible
 from github_mcp.services.content import cut_text
 
@@ -79,8 +79,33 @@ class DiscussionSummary(BaseModel):
 
 
 class DiscussionPage(BaseModel):
+    repository: str | None = Field(
+        None, description="Where an organisation keeps its discussions (its .github)."
+    )
     discussions: list[DiscussionSummary]
     next_cursor: str | None = None
+
+
+# GitHub keeps an organisation's discussions in one of its repositories, `.github` unless the
+# organisation chose another; its discussions are the organisation's.
+ORG_DISCUSSIONS_REPO = ".github"
+
+
+async def list_org_discussions(
+    github: GitHubClient, owner: str, category: str | None, limit: int, cursor: str | None
+) -> DiscussionPage:
+    full_name = f"{owner}/{ORG_DISCUSSIONS_REPO}"
+    try:
+        page = await list_discussions(github, full_name, category, limit, cursor)
+    except GitHubMCPError as missing:
+        if missing.code != ErrorCode.NOT_FOUND or category:
+            raise
+        raise not_found(
+            f"{owner} has no {ORG_DISCUSSIONS_REPO} repository, where GitHub keeps an "
+            "organisation's discussions.",
+            hint="Name the repository that holds them (full_name).",
+        ) from None
+    return page.model_copy(update={"repository": full_name})
 
 
 class Comment(BaseModel):

@@ -150,6 +150,14 @@ class Issue(TypedDict):
     comments: NotRequired[int]
     updated_at: NotRequired[str | None]
     pull_request: NotRequired[dict[str, object]]
+    parent_issue_url: NotRequired[str | None]
+    sub_issues_summary: NotRequired[SubIssuesSummary | None]
+
+
+class SubIssuesSummary(TypedDict):
+    total: int
+    completed: int
+    percent_completed: int
 
 
 class IssueComment(TypedDict):

@@ -19,6 +19,8 @@ from github_mcp.services import issues
 from github_mcp.services.authorship import authored
 from github_mcp.services.content import cut_text
 from github_mcp.services.github_json import Issue
+from github_mcp.services.issue_planning import LinkedIssue, linked
+from github_mcp.services.repos import repo_path
 
 BODY_CAP = 16_000
 
@@ -110,12 +112,22 @@ def comment_model(item: Mapping[str, Any], lockdown: bool, cap: int = 4000) -> C
     )
 
 
+class SubIssueCounts(BaseModel):
+    total: int
+    completed: int
+    percent_completed: int
+
+
 class IssueDetail(IssueSummary):
     body: str
     body_truncated: bool | None = None
     assignees: list[str] = []
     is_pull_request: bool = False
     type: str | None = Field(None, description="Its issue type, in an organisation.")
+    parent: LinkedIssue | None = Field(None, description="The issue this is a sub-issue of.")
+    sub_issues: SubIssueCounts | None = Field(
+        None, description="Its sub-issues, counted; list_sub_issues lists them."
+    )
     url: str
     comment_items: list[Comment]
     next_comments_cursor: str | None = None
@@ -138,7 +150,14 @@ async def issue_detail(
         ),
     )
     body, cut = clean(authored(issue, lockdown).text(issue.get("body") or ""))
+    parent = None
+    if issue.get("parent_issue_url"):  # a sub-issue: one more call, for its parent's title
+        found = await github.request_json("GET", f"{repo_path(full_name)}/issues/{number}/parent")
+        parent = linked(found, full_name)
+    counts = issue.get("sub_issues_summary")
     return IssueDetail(
+        parent=parent,
+        sub_issues=SubIssueCounts(**counts) if counts and counts["total"] else None,
         **_summary(issue, lockdown).model_dump(),
         body=body,
         body_truncated=cut or None,

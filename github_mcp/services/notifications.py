@@ -117,15 +117,55 @@ async def dismiss(github: GitHubClient, thread_id: str, state: str) -> Done:
     return Done(thread_id=thread_id, state=state)
 
 
+class MarkedRead(BaseModel):
+    repository: str | None = None
+    state: Literal["read"] = "read"
+    marked: int | None = None  # threads that were unread and are read now
+    still_unread: int | None = None  # unread threads left (newer than last_read_at)
+    in_background: bool = False  # GitHub's 202: it marks them after answering
+    hint: str | None = None
+
+
+UNREAD_PAGE = 50  # GitHub's largest page of notifications
+
+
+async def _unread(github: GitHubClient, path: str) -> tuple[set[str], bool]:
+    """The first page of unread threads' ids, and whether there are more."""
+    page = await github.paginate(path, params={"all": False}, limit=UNREAD_PAGE)
+    return {str(item["id"]) for item in page.items}, page.next_cursor is not None
+
+
 async def mark_all_read(
     github: GitHubClient, full_name: str | None, last_read_at: str | None
-) -> Done:
+) -> MarkedRead:
     path = f"{repo_path(full_name)}/notifications" if full_name else "/notifications"
+    before, more_before = await _unread(github, path)
     body: dict[str, Any] = {"read": True}
     if last_read_at:
         body["last_read_at"] = last_read_at
-    await github.request_json("PUT", path, json_body=body)
-    return Done(repository=full_name, state="read")
+    answer = await github.request_json("PUT", path, json_body=body)
+    if isinstance(answer, dict):  # 202: too many for one request
+        return MarkedRead(
+            repository=full_name,
+            in_background=True,
+            hint="GitHub is marking them read in the background; list_notifications shows "
+            "what is still unread.",
+        )
+    after, more_after = await _unread(github, path)
+    left = len(after) if not more_after else None
+    hint = None
+    if after:
+        cutoff = f"after {last_read_at}" if last_read_at else "since this call began"
+        hint = (
+            f"{'Some' if left is None else left} notification(s) updated {cutoff} stay "
+            "unread; list_notifications shows them."
+        )
+    return MarkedRead(
+        repository=full_name,
+        marked=None if more_before else len(before - after),
+        still_unread=left,
+        hint=hint,
+    )
 
 
 async def set_thread_subscription(

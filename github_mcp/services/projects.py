@@ -146,6 +146,7 @@ class IterationInfo(BaseModel):
 
 class FieldInfo(BaseModel):
     id: str
+    database_id: int | None = None  # REST's field id (views' visible_fields)
     name: str
     type: str
     options: list[Choice] | None = None
@@ -153,10 +154,13 @@ class FieldInfo(BaseModel):
 
 
 class ViewInfo(BaseModel):
+    id: str | None = None
+    database_id: int | None = None
     number: int
     name: str
     layout: str
     filter: str | None = None
+    visible_fields: list[int] | None = None
 
 
 class Project(ProjectSummary):
@@ -264,7 +268,10 @@ def _iterations(config: dict[str, Any]) -> list[IterationInfo]:
 
 
 def _field(node: dict[str, Any]) -> FieldInfo:
-    found = FieldInfo(id=node["id"], name=_text(node["name"]) or "", type=node["dataType"])
+    found = FieldInfo(
+        id=node["id"], database_id=node.get("databaseId"), name=_text(node["name"]) or "",
+        type=node["dataType"],
+    )  # fmt: skip
     if "options" in node:
         found.options = [Choice(id=o["id"], name=_text(o["name"]) or "") for o in node["options"]]
     if "configuration" in node:

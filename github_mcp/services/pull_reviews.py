@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from github_mcp.github.client import GitHubClient
+from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.services.repos import repo_path
 
 
@@ -129,17 +130,44 @@ def _review(number: int, data: dict[str, Any], comments: int | None = None) -> P
     )
 
 
+def _file_level(comment: dict[str, Any]) -> bool:
+    return comment.get("subject_type") == "FILE"
+
+
 async def start_review(
     github: GitHubClient, full_name: str, number: int, body: str, comments: list[dict[str, Any]]
 ) -> PendingReview:
-    """A PENDING review (no event), with its first line comments."""
+    """A PENDING review (no event), with its first comments: line comments go with the
+    REST call; file comments (which REST's review comments cannot be) follow by GraphQL."""
     payload: dict[str, Any] = {"body": body} if body else {}
-    if comments:
-        payload["comments"] = comments
+    lines = [_rest_line(c) for c in comments if not _file_level(c)]
+    if lines:
+        payload["comments"] = lines
     data = await github.request_json(
         "POST", f"{repo_path(full_name)}/pulls/{number}/reviews", json_body=payload
     )
+    files = [c for c in comments if _file_level(c)]
+    for c in files:
+        await github.graphql(_ADD_THREAD, _thread_variables(data["node_id"], c))
     return _review(number, data, len(comments))
+
+
+def _rest_line(comment: dict[str, Any]) -> dict[str, object]:
+    return {k: v for k, v in comment.items() if k != "subject_type"}
+
+
+async def pending_review_id(github: GitHubClient, full_name: str, number: int) -> int:
+    """The caller's pending review on the PR: GitHub shows a pending review to its author
+    only, and keeps at most one per author and PR."""
+    reviews = await github.collect(f"{repo_path(full_name)}/pulls/{number}/reviews")
+    pending = [r for r in reviews if r.get("state") == "PENDING"]
+    if not pending:
+        raise GitHubMCPError(
+            ErrorCode.NOT_FOUND,
+            f"no pending review of yours on {full_name}#{number}",
+            hint="Start one with action=start (its comments may come later).",
+        )
+    return int(pending[-1]["id"])
 
 
 async def end_review(
@@ -164,13 +192,25 @@ async def end_review(
 
 _ADD_THREAD = """
 mutation($review: ID!, $path: String!, $body: String!, $line: Int, $side: DiffSide,
-         $startLine: Int, $startSide: DiffSide) {
+         $startLine: Int, $startSide: DiffSide, $subject: PullRequestReviewThreadSubjectType) {
   addPullRequestReviewThread(input: {pullRequestReviewId: $review, path: $path, body: $body,
-      line: $line, side: $side, startLine: $startLine, startSide: $startSide}) {
+      line: $line, side: $side, startLine: $startLine, startSide: $startSide,
+      subjectType: $subject}) {
     thread { id }
   }
 }
 """
+
+
+def _thread_variables(review_node: str, c: dict[str, Any]) -> dict[str, object]:
+    if _file_level(c):
+        return {"review": review_node, "path": c["path"], "body": c["body"], "subject": "FILE"}
+    return {
+        "review": review_node, "path": c["path"], "body": c["body"], "line": c["line"],
+        "side": c.get("side", "RIGHT"), "startLine": c.get("start_line"),
+        "startSide": c.get("start_side") or (c.get("side") if c.get("start_line") else None),
+        "subject": "LINE",
+    }  # fmt: skip
 
 
 async def add_review_comments(
@@ -180,15 +220,11 @@ async def add_review_comments(
     review_id: int,
     comments: list[dict[str, Any]],
 ) -> PendingReview:
-    """Add line comments to the viewer's pending review (GraphQL: REST has no call for it)."""
+    """Add line or file comments to the viewer's pending review (GraphQL: REST has no call
+    for it)."""
     data = await github.request_json(
         "GET", f"{repo_path(full_name)}/pulls/{number}/reviews/{review_id}"
     )
     for c in comments:
-        variables = {
-            "review": data["node_id"], "path": c["path"], "body": c["body"], "line": c["line"],
-            "side": c.get("side", "RIGHT"), "startLine": c.get("start_line"),
-            "startSide": c.get("start_side") or (c.get("side") if c.get("start_line") else None),
-        }  # fmt: skip
-        await github.graphql(_ADD_THREAD, variables)
+        await github.graphql(_ADD_THREAD, _thread_variables(data["node_id"], c))
     return _review(number, data, len(comments))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from github_mcp.github.client import GitHubClient
 from github_mcp.kernel.errors import invalid_input
@@ -38,6 +38,11 @@ class AlertSummary(BaseModel):
     severity: str | None = None
     title: str
     where: str
+    rule_id: str | None = Field(
+        None, description="What raised it: the scanning rule, secret type or advisory (GHSA)."
+    )
+    tool: str | None = Field(None, description="The code scanning tool.")
+    resolution: str | None = Field(None, description="Why a secret alert was resolved.")
     created_at: str
 
 
@@ -107,20 +112,26 @@ def _summary(kind: str, item: dict[str, Any]) -> AlertSummary:
         severity = rule.get("security_severity_level") or rule.get("severity")
         title = rule.get("description") or rule.get("name") or ""
         spot = f"{location.get('path', '')}:{location.get('start_line', '')}"
+        rule_id, tool = rule.get("id"), (item.get("tool") or {}).get("name")
     elif kind == "dependabot":
         advisory, dep = item.get("security_advisory") or {}, item.get("dependency") or {}
         severity, title = advisory.get("severity"), advisory.get("summary") or ""
         package = (dep.get("package") or {}).get("name", "")
         spot = f"{package} in {dep.get('manifest_path', '')}"
+        rule_id, tool = advisory.get("ghsa_id"), None
     else:
         severity, title = None, item.get("secret_type_display_name") or ""
         spot = item.get("secret_type") or ""
+        rule_id, tool = item.get("secret_type"), None
     return AlertSummary(
         number=int(item["number"]),
         state=str(item.get("state") or ""),
         severity=severity,
         title=_text(title),
         where=_text(spot, 200),
+        rule_id=_text(rule_id, 200) or None,
+        tool=_text(tool, 100) or None,
+        resolution=_text(item.get("resolution"), 50) or None if kind == "secret_scanning" else None,
         created_at=str(item.get("created_at") or ""),
     )
 
@@ -130,7 +141,7 @@ def list_params(kind: str, filters: dict[str, str | None]) -> dict[str, str]:
     accepted = {
         "code_scanning": {"state", "severity", "tool", "ref"},
         "dependabot": {"state", "severity", "ecosystem", "package"},
-        "secret_scanning": {"state", "secret_type"},
+        "secret_scanning": {"state", "secret_type", "resolution"},
     }[kind]
     given = {k: v for k, v in filters.items() if v is not None}
     extra = sorted(set(given) - accepted)

@@ -4,11 +4,12 @@ it, and the handler enforces it), and the helpers handlers enforce it with."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.pipeline.registry import Call
-from github_mcp.services import approved_records, approved_state
+from github_mcp.services import approved_records, approved_state, pull_reviews
 from github_mcp.services.approved_state import RemoteState
 
 
@@ -66,11 +67,17 @@ async def gist_files(call: Call, kwargs: dict[str, Any]) -> RemoteState:
 async def pending_review(call: Call, kwargs: dict[str, Any]) -> RemoteState:
     """For a submit: the pending review's body and every comment in it, which submitting
     publishes, and the commit it reviews. The other actions publish nothing yet."""
-    if kwargs.get("action") != "submit" or kwargs.get("review_id") is None:
+    if kwargs.get("action") != "submit":
         return RemoteState(())
-    return await approved_records.pending_review_state(
-        call.rt.github, kwargs["full_name"], kwargs["number"], kwargs["review_id"]
+    full_name, number = kwargs["full_name"], kwargs["number"]
+    # without review_id, the caller's own pending review (the one the handler will submit)
+    review_id = kwargs.get("review_id") or await pull_reviews.pending_review_id(
+        call.rt.github, full_name, number
     )
+    state = await approved_records.pending_review_state(
+        call.rt.github, full_name, number, review_id
+    )
+    return replace(state, facts=(("review_id", str(review_id)), *state.facts))
 
 
 async def issue_text(call: Call, kwargs: dict[str, Any]) -> RemoteState:

@@ -48,7 +48,7 @@ async def get_issue(
     comments_limit: Limit = 30,
     comments_cursor: Cursor | None = None,
 ) -> IssueDetail:
-    """One issue with its body and a page of comments."""
+    """One issue with its body, a page of comments, its parent and sub-issue counts."""
     return await issue_views.issue_detail(
         call.rt.github, full_name, number, comments_limit=comments_limit,
         comments_cursor=comments_cursor, lockdown=call.rt.settings.lockdown,

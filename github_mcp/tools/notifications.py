@@ -21,6 +21,7 @@ from github_mcp.pipeline.registry import ArgumentsOnly, Call, tool
 from github_mcp.services import notifications as service
 from github_mcp.services.notifications import (
     Done,
+    MarkedRead,
     NotificationDetail,
     NotificationPage,
     Subscription,
@@ -98,8 +99,9 @@ async def dismiss_notification(
 )
 async def mark_all_notifications_read(
     call: Call, full_name: FullName | None = None, last_read_at: Timestamp | None = None
-) -> Done:
-    """Mark every notification read (or one repository's), up to last_read_at if given."""
+) -> MarkedRead:
+    """Mark every notification read (or one repository's), up to last_read_at if given;
+    says how many were marked and stay unread."""
     if full_name is None and call.rt.gate.settings.allowlist:
         raise invalid_input(
             "The allow-list limits this server to some repositories.",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from github_mcp.kernel.effects import Written
 from github_mcp.kernel.errors import invalid_input
@@ -111,14 +111,23 @@ Side = Literal["LEFT", "RIGHT"]
 
 
 class ReviewLine(BaseModel):
-    """A line comment; start_line (and start_side) make it span lines."""
+    """A line comment (start_line spans lines), or a FILE one (no line)."""
 
     path: Annotated[str, Field(min_length=1, max_length=4096)]
-    line: Annotated[int, Field(ge=1)]
+    line: Annotated[int, Field(ge=1)] | None = None
     side: Side = "RIGHT"
     start_line: Annotated[int, Field(ge=1)] | None = None
     start_side: Side | None = None
+    subject_type: Literal["LINE", "FILE"] = "LINE"
     body: Annotated[str, Field(min_length=1, max_length=65536)]
+
+    @model_validator(mode="after")
+    def _anchored(self) -> ReviewLine:
+        if self.subject_type == "LINE" and self.line is None:
+            raise ValueError("a LINE comment needs line (or use subject_type FILE)")
+        if self.subject_type == "FILE" and (self.line or self.start_line):
+            raise ValueError("a FILE comment is on the whole file: no line or start_line")
+        return self
 
 
 @tool(toolset=TOOLSET, write=True, target=None, binds=pending_review)
@@ -133,22 +142,22 @@ async def pending_pr_review(
     review_id: Number | None = None,
     event: Literal["COMMENT", "APPROVE", "REQUEST_CHANGES"] | None = None,
 ) -> PendingReview:
-    """Start a pending review, add line comments, then submit it with an event or delete it."""
+    """Start a pending review, add line or file comments, submit it with an event or delete
+    it; review_id defaults to your pending one."""
     assert full_name and number
+    lines: list[dict[str, Any]] = [c.model_dump(exclude_none=True) for c in comments or []]
     if action == "start":
-        lines: list[dict[str, Any]] = [c.model_dump(exclude_none=True) for c in comments or []]
         return await service.start_review(call.rt.github, full_name, number, body, lines)
+    if action == "comment" and not lines:
+        raise invalid_input("comment needs comments", hint="Give path, body and line (or FILE).")
+    if action == "submit" and event is None:
+        raise invalid_input("submit needs an event", hint="COMMENT, APPROVE or REQUEST_CHANGES.")
     if review_id is None:
-        raise invalid_input(f"{action} needs review_id", hint="Use the id start returned.")
+        review_id = await service.pending_review_id(call.rt.github, full_name, number)
     if action == "comment":
-        lines = [c.model_dump(exclude_none=True) for c in comments or []]
-        if not lines:
-            raise invalid_input("comment needs comments", hint="Give path, line and body.")
         return await service.add_review_comments(
             call.rt.github, full_name, number, review_id, lines
         )
-    if action == "submit" and event is None:
-        raise invalid_input("submit needs an event", hint="COMMENT, APPROVE or REQUEST_CHANGES.")
     chosen = event if action == "submit" else None
     ends = {"full_name": full_name, "number": number, "action": action, "review_id": review_id}
     await still_as_approved(call, pending_review, ends)  # a submit publishes what was shown

@@ -24,6 +24,10 @@ TOOLSET = "code_security"
 Number = Annotated[int, Field(ge=1, le=10_000_000)]
 Short = Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[^\s,]+$")]
 Slug = Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9-]*$")]
+SecretTypes = Annotated[str, Field(max_length=500, pattern=r"^[\w.,-]+$")]
+SecretResolution = Literal[
+    "false_positive", "wont_fix", "revoked", "pattern_edited", "pattern_deleted", "used_in_tests"
+]
 Severity = Literal["critical", "high", "medium", "low", "error", "warning", "note"]
 Reason = Literal[
     "fix_started",
@@ -52,13 +56,15 @@ async def list_security_alerts(
     ref: Annotated[str, Field(min_length=1, max_length=255)] | None = None,
     ecosystem: Short | None = None,
     package: Short | None = None,
+    secret_type: SecretTypes | None = None,
+    resolution: SecretResolution | None = None,
     limit: Limit = 30,
     cursor: Cursor | None = None,
 ) -> AlertPage:
-    """A repository's alerts of one kind, newest first (tool and ref filter code scanning,
-    ecosystem and package Dependabot)."""
+    """A repository's alerts of one kind, newest first; each filter fits one kind."""
     filters = {"state": state, "severity": severity, "tool": tool, "ref": ref}
     filters |= {"ecosystem": ecosystem, "package": package}
+    filters |= {"secret_type": secret_type, "resolution": resolution}
     return await service.list_alerts(
         call.rt.github, full_name, kind, filters, limit=limit, cursor=cursor
     )

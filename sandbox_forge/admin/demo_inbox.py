@@ -5,6 +5,7 @@ triage: a review request on an open pull request, a mention and a subscribed iss
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from sandbox_forge.admin.collab_seeding import ForgeTarget, forge_state, repo_named
@@ -20,6 +21,9 @@ def seed_demo_notifications(forge: ForgeTarget, full_name: str = DEMO_REPO) -> d
     issues = sorted(collab(repo).issues.values(), key=lambda i: i.number)
     open_pull = next(i for i in issues if i.pull is not None and i.state == "open")
     plain = [i for i in issues if i.pull is None]
+    # the newest thread a minute after its pull request, unless that is in the future: a
+    # thread dated later than now would stay unread after a "mark all read" at now
+    shift = max(0.0, open_pull.updated_at + 60 - (time.time() - 1))
     review = store.add_thread(
         st,
         USER,
@@ -28,7 +32,7 @@ def seed_demo_notifications(forge: ForgeTarget, full_name: str = DEMO_REPO) -> d
         open_pull.title,
         "review_requested",
         open_pull.number,
-        updated_at=open_pull.updated_at + 60,
+        updated_at=open_pull.updated_at + 60 - shift,
     )
     mention = store.add_thread(
         st,
@@ -38,7 +42,7 @@ def seed_demo_notifications(forge: ForgeTarget, full_name: str = DEMO_REPO) -> d
         plain[0].title,
         "mention",
         plain[0].number,
-        updated_at=plain[0].updated_at + 30,
+        updated_at=min(plain[0].updated_at + 30 - shift, open_pull.updated_at + 59 - shift),
     )
     watched = store.add_thread(
         st,

@@ -2,8 +2,8 @@
 
 - octo-org's "Roadmap": Status (single select Todo / In progress / Done), Iteration (three
   two-week iterations, the first already over), Estimate (number) and Due (date) fields, a
-  board view beside the table, and demo-app's issues 4 and 6 and pull requests 1 and 2 as
-  items with some values set;
+  board view beside the table, demo-app's issues 4 and 6 and pull requests 1 and 2 as items
+  with some values set, and an "on track" status update;
 - octocat's private "Reading list", so a user's projects can be listed too.
 """
 
@@ -49,6 +49,11 @@ def seed_demo_projects(forge: ForgeTarget) -> dict[str, Any]:
         for field_id, value in fields.items():
             text = value.isoformat() if isinstance(value, datetime.date) else value
             store.set_value(st, roadmap, item, field_id, text)
+    store.add_status_update(
+        st, roadmap, "alice", status="ON_TRACK", body="The web module is next; on track.",
+        start_date=start.isoformat(),
+        target_date=(start + datetime.timedelta(days=42)).isoformat(),
+    )  # fmt: skip
     reading = store.create_project(st, "octocat", "Reading list")
     store.add_field(st, reading, "Notes", "TEXT")
     return {"octo-org": [roadmap.number], "octocat": [reading.number]}

@@ -43,6 +43,7 @@ from sandbox_forge.graphql.mutations import (
     resolve_thread,
     unresolve_thread,
 )
+from sandbox_forge.graphql.project_admin import attach as attach_project_admin
 from sandbox_forge.graphql.project_mutations import add_item, archive_item, update_value
 from sandbox_forge.graphql.projects import (
     resolve_organization,
@@ -72,6 +73,7 @@ from sandbox_forge.graphql.resolvers import (
     resolve_viewer,
 )
 from sandbox_forge.graphql.sdl import SDL
+from sandbox_forge.graphql.sdl_project_admin import PROJECT_ADMIN_SDL
 from sandbox_forge.graphql.views import (
     CommentView,
     PullRequestView,
@@ -108,7 +110,7 @@ PULL_FIELDS = {
 
 
 def build() -> GraphQLSchema:
-    schema = build_schema(SDL + DISCUSSION_SDL + BLAME_SDL)
+    schema = build_schema(SDL + DISCUSSION_SDL + BLAME_SDL + PROJECT_ADMIN_SDL)
     query, mutation = schema.query_type, schema.mutation_type
     assert query is not None and mutation is not None
     query.fields["repository"].resolve = resolve_repository
@@ -131,6 +133,7 @@ def build() -> GraphQLSchema:
     mutation.fields["markPullRequestReadyForReview"].resolve = mark_ready_for_review
     mutation.fields["convertPullRequestToDraft"].resolve = convert_to_draft
     _attach_projects(schema)
+    attach_project_admin(schema)
     attach_discussions(schema)
     for name in ("Node", "Actor", "GitObject", "StatusCheckRollupContext", *PROJECT_UNIONS):
         schema.type_map[name].resolve_type = lambda value, _info, _type: value.typename  # type: ignore[attr-defined]
@@ -252,7 +255,10 @@ def graphql_endpoint(ctx: Ctx) -> Response:
     if not isinstance(payload, dict):
         raise ApiError(400, "Problems parsing JSON")
     entry = ctx.request.scope.get("forge.log_entry")
-    return json_response(run_query(ctx.state, ctx.principal, ctx.urls, payload, entry))
+    answer = run_query(ctx.state, ctx.principal, ctx.urls, payload, entry)
+    if ctx.state.contract is not None:
+        ctx.state.contract.graphql(payload, answer)
+    return json_response(answer)
 
 
 def routes(state: ForgeState) -> list[Route]:

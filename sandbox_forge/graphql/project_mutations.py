@@ -16,41 +16,41 @@ from sandbox_forge.stores.lookups import parse_node_id, repo_by_id
 from sandbox_forge.stores.projects import Item, Project, ProjectField
 
 
-def _missing(value: str) -> GQLFailure:
+def missing(value: str) -> GQLFailure:
     return GQLFailure("NOT_FOUND", f"Could not resolve to a node with the global id of '{value}'")
 
 
-def _project(ctx: Context, value: str, mutation: str) -> Project:
+def writable_project(ctx: Context, value: str, mutation: str) -> Project:
     found = store.find_by_node(ctx.state, value)
     if found is None or found[0] != "PVT":
-        raise _missing(value)
+        raise missing(value)
     project: Project = found[1]
     if access(ctx, project) is None:
-        raise _missing(value)
+        raise missing(value)
     require_write(ctx, project, mutation)
     return project
 
 
-def _item(project: Project, value: str) -> Item:
+def project_item(project: Project, value: str) -> Item:
     parsed = store.parse_id(value)
     item = project.item_by_id(parsed[1]) if parsed and parsed[0] == "PVTI" else None
     if item is None:
-        raise _missing(value)
+        raise missing(value)
     return item
 
 
 def add_item(root: Any, info: Any, input: dict[str, Any]) -> dict[str, Any]:
     ctx: Context = info.context
-    project = _project(ctx, input["projectId"], "addProjectV2ItemById")
+    project = writable_project(ctx, input["projectId"], "addProjectV2ItemById")
     content = input["contentId"]
     parsed = parse_node_id(content)
     repo = repo_by_id(ctx.state, parsed[1]) if parsed else None
     if parsed is None or parsed[0] not in ("I", "PR") or not ctx.readable(repo):
-        raise _missing(content)
+        raise missing(content)
     assert repo is not None
     issue = next((i for i in collab(repo).issues.values() if i.id == parsed[2]), None)
     if issue is None or (parsed[0] == "PR") != (issue.pull is not None):
-        raise _missing(content)
+        raise missing(content)
     item = store.add_item(ctx.state, project, repo.id, issue.id)
     return {"clientMutationId": input.get("clientMutationId"), "item": ItemView(ctx, project, item)}
 
@@ -93,11 +93,11 @@ def _checked(field: ProjectField, value: dict[str, Any]) -> Any:
 
 def update_value(root: Any, info: Any, input: dict[str, Any]) -> dict[str, Any]:
     ctx: Context = info.context
-    project = _project(ctx, input["projectId"], "updateProjectV2ItemFieldValue")
-    item = _item(project, input["itemId"])
+    project = writable_project(ctx, input["projectId"], "updateProjectV2ItemFieldValue")
+    item = project_item(project, input["itemId"])
     found = store.find_by_node(ctx.state, input["fieldId"])
     if found is None or found[1] is not project or not isinstance(found[2], ProjectField):
-        raise _missing(input["fieldId"])
+        raise missing(input["fieldId"])
     field: ProjectField = found[2]
     store.set_value(ctx.state, project, item, field.id, _checked(field, input["value"]))
     return {
@@ -108,8 +108,8 @@ def update_value(root: Any, info: Any, input: dict[str, Any]) -> dict[str, Any]:
 
 def archive_item(root: Any, info: Any, input: dict[str, Any]) -> dict[str, Any]:
     ctx: Context = info.context
-    project = _project(ctx, input["projectId"], "archiveProjectV2Item")
-    item = _item(project, input["itemId"])
+    project = writable_project(ctx, input["projectId"], "archiveProjectV2Item")
+    item = project_item(project, input["itemId"])
     with ctx.state.lock:
         item.archived = True
     return {"clientMutationId": input.get("clientMutationId"), "item": ItemView(ctx, project, item)}

@@ -1,10 +1,8 @@
 """GraphQL views and resolvers for Projects (v2): a user's or organisation's projects, a
 project's fields, views and items with their field values.
 
-Who sees what: a public project is readable by anyone signed in, a private one by its owner
-and the organisation's members; writing takes the owner, an organisation admin, or write
-access to one of the owner's repositories (a simplification of GitHub's project roles).
-An item whose issue or pull request the caller cannot read comes back REDACTED, as on GitHub.
+Who sees what is rest/project_access.py's rule. An item whose issue or pull request the
+caller cannot read comes back REDACTED, as on GitHub.
 """
 
 from __future__ import annotations
@@ -15,7 +13,7 @@ from typing import Any
 
 from sandbox_forge.graphql.context import Context, GQLFailure, connection
 from sandbox_forge.graphql.views import PullRequestView, RepositoryView, UserView
-from sandbox_forge.rest.auth import can_write
+from sandbox_forge.rest.project_access import project_access
 from sandbox_forge.stores.collab import collab
 from sandbox_forge.stores.lookups import node_id, repo_by_id
 from sandbox_forge.stores.projects import Item, Project, ProjectField, owned_by
@@ -23,15 +21,7 @@ from sandbox_forge.stores.records import RepoRecord
 
 
 def access(ctx: Context, project: Project) -> str | None:
-    login = ctx.principal.login
-    role = ctx.state.access.org_role(project.owner, login) if login else None
-    owned = (r for r in ctx.state.all_repos() if r.owner.lower() == project.owner.lower())
-    owner = bool(login) and str(login).lower() == project.owner.lower()
-    writer = owner or role == "admin" or any(can_write(ctx.principal, r) for r in owned)
-    token = ctx.principal.token
-    if writer and not (token is not None and token.access == "read"):
-        return "write"
-    return "read" if writer or role is not None or project.public else None
+    return project_access(ctx.state, ctx.principal, project)
 
 
 def require_write(ctx: Context, project: Project, mutation: str) -> None:
@@ -62,7 +52,10 @@ def _ended(it: Any) -> bool:
 
 
 def field_view(field: ProjectField) -> Obj:
-    base = {"id": field.node_id, "name": field.name, "dataType": field.data_type}
+    base = {
+        "id": field.node_id, "name": field.name, "dataType": field.data_type,
+        "databaseId": field.id,
+    }  # fmt: skip
     if field.data_type == "SINGLE_SELECT":
 
         def options(info: Any, names: list[str] | None = None) -> list[dict[str, str]]:
@@ -190,7 +183,7 @@ class ProjectView:
     def views(self, info: Any, **page: Any) -> dict[str, Any]:
         views = [
             Obj("ProjectV2View", id=f"PVTV_{v.id}", number=v.number, name=v.name,
-                layout=v.layout, filter=v.filter)
+                layout=v.layout, filter=v.filter, databaseId=v.id)
             for v in self.project.views
         ]  # fmt: skip
         return connection(views, "views", **_page(page))

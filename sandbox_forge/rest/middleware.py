@@ -228,6 +228,12 @@ class ForgeMiddleware:
             bucket = state.rate.consume(principal.rate_key, resource, principal.anonymous)
         extra = {**common, **bucket.headers(), **_extra_headers(principal, scope)}
         complete_headers(out_headers, extra, status, raw)
+        if state.contract is not None:
+            content_type = out_headers.get("content-type", "")
+            crash, location = scope.get("forge.crash", ""), out_headers.get("location", "")
+            state.contract.rest(
+                scope["method"], scope["path"], status, content_type, raw, crash, location
+            )
         # Logged and recorded before answering: a client holding the response finds it there.
         self._record(scope, status, out_headers.get("content-type", ""), raw, dict(out_headers))
         _settle(scope, entry, status)
@@ -246,7 +252,10 @@ class ForgeMiddleware:
         headers: dict[str, str],
     ) -> None:
         """Answer before the handler runs (no credentials, no rate left)."""
-        self._record(scope, status, JSON_TYPE, json.dumps(body).encode(), {})
+        raw = json.dumps(body).encode()
+        self._record(scope, status, JSON_TYPE, raw, {})
+        if self.state.contract is not None:
+            self.state.contract.rest(scope["method"], scope["path"], status, JSON_TYPE, raw)
         _settle(scope, entry, status)
         await _send_json(send, status, body, headers)
 
@@ -257,8 +266,9 @@ class ForgeMiddleware:
             receive = _keep_request_body(scope, receive)
         try:
             await self.app(scope, receive, capture)
-        except Exception:
+        except Exception as exc:
             log.exception("forge handler failed: %s %s", scope["method"], scope["path"])
+            scope["forge.crash"] = f"{type(exc).__name__}: {exc}"[:300]
             capture = _Capture()
             capture.status = 500
             capture.headers = MutableHeaders({"content-type": JSON_TYPE})

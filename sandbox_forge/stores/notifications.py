@@ -12,6 +12,8 @@ from sandbox_forge.stores.state import ForgeState
 EXTENSION = "notifications"
 # GitHub's participating filter: threads the user takes part in or was asked into.
 PARTICIPATING = {"assign", "author", "comment", "mention", "review_requested", "team_mention"}
+# Marking more threads read than this at once is what GitHub does in the background (202).
+AT_ONCE = 25
 
 
 @dataclass
@@ -25,7 +27,7 @@ class Thread:
     number: int | None = None
     unread: bool = True
     done: bool = False
-    updated_at: float = field(default_factory=time.time)
+    updated_at: float = field(default_factory=lambda: int(time.time()))  # whole seconds
     last_read_at: float | None = None
     ignored: bool | None = None  # None: no thread subscription of its own
     subscribed_at: float | None = None
@@ -64,7 +66,7 @@ def add_thread(
         box = inbox(state)
         thread = Thread(str(box.next_id), login, repo, subject_type, title, reason, number)
         if updated_at is not None:
-            thread.updated_at = updated_at
+            thread.updated_at = int(updated_at)  # GitHub's times are whole seconds
         box.next_id += 1
         box.threads[thread.id] = thread
     return thread

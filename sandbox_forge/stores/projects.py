@@ -3,13 +3,16 @@ single select with options, iteration with iterations), views, and items (an iss
 request) with one value per field.
 
 Projects belong to an owner login, not a repository, so they live in the forge's
-extensions. Node ids follow GitHub's prefixes (PVT_, PVTF_, PVTSSF_, PVTIF_, PVTI_, PVTV_).
+extensions. Node ids follow GitHub's prefixes (PVT_, PVTF_, PVTSSF_, PVTIF_, PVTI_, PVTV_,
+PVTSU_). A project also keeps its status updates, newest last.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import datetime
+import secrets
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -74,6 +77,24 @@ class View:
     name: str
     layout: str = "TABLE_LAYOUT"
     filter: str | None = None
+    creator: str | None = None
+    visible_fields: list[int] = field(default_factory=list)  # field ids, in order
+    created_at: float = field(default_factory=time.time)
+
+
+@dataclass
+class StatusUpdate:
+    id: int
+    creator: str
+    status: str | None = None  # GitHub's ProjectV2StatusUpdateStatus
+    body: str | None = None
+    start_date: str | None = None  # YYYY-MM-DD
+    target_date: str | None = None
+    created_at: float = field(default_factory=time.time)
+
+    @property
+    def node_id(self) -> str:
+        return make_id("PVTSU", self.id)
 
 
 @dataclass
@@ -105,6 +126,7 @@ class Project:
     fields: list[ProjectField] = field(default_factory=list)
     views: list[View] = field(default_factory=list)
     items: list[Item] = field(default_factory=list)
+    status_updates: list[StatusUpdate] = field(default_factory=list)
     created_at: float = field(default_factory=time.time)
     updated_at: float = field(default_factory=time.time)
 
@@ -177,3 +199,58 @@ def find_by_node(state: ForgeState, value: str) -> tuple[str, Project, Any] | No
         if found is not None and (prefix == "PVTI" or found.node_id == value):
             return prefix, project, found
     return None
+
+
+def delete_item(state: ForgeState, project: Project, item: Item) -> None:
+    with state.lock:
+        project.items = [i for i in project.items if i.id != item.id]
+        project.updated_at = time.time()
+
+
+def add_status_update(
+    state: ForgeState, project: Project, creator: str, **fields: str | None
+) -> StatusUpdate:
+    with state.lock:
+        made = StatusUpdate(id=state.next_id(), creator=creator, **fields)  # type: ignore[arg-type]
+        project.status_updates.append(made)
+        project.updated_at = time.time()
+    return made
+
+
+def add_iteration_field(
+    state: ForgeState,
+    project: Project,
+    name: str,
+    start_date: str,
+    duration: int,
+    iterations: list[tuple[str, str, int]],
+) -> ProjectField:
+    """An iteration field; with no iterations given, three of `duration` days from
+    start_date, as GitHub makes them."""
+    if not iterations:
+        start = datetime.date.fromisoformat(start_date)
+        iterations = [
+            (f"Iteration {n + 1}", (start + datetime.timedelta(days=n * duration)).isoformat(),
+             duration)
+            for n in range(3)
+        ]  # fmt: skip
+    with state.lock:
+        made = ProjectField(id=state.next_id(), name=name, data_type="ITERATION")
+        made.iterations = [
+            Iteration(id=secrets.token_hex(4), title=title, start_date=start, duration=days)
+            for title, start, days in sorted(iterations, key=lambda i: i[1])
+        ]
+        project.fields.append(made)
+    return made
+
+
+def add_view(
+    state: ForgeState, project: Project, name: str, layout: str, creator: str, **extra: Any
+) -> View:
+    with state.lock:
+        number = max((v.number for v in project.views), default=0) + 1
+        made = View(id=state.next_id(), number=number, name=name, layout=layout, creator=creator)
+        made.filter, made.visible_fields = extra.get("filter"), list(extra.get("visible", []))
+        project.views.append(made)
+        project.updated_at = time.time()
+    return made

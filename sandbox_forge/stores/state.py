@@ -18,6 +18,7 @@ from dataclasses import asdict, is_dataclass
 from pathlib import Path
 from typing import Any
 
+from sandbox_forge.contract.monitor import ContractMonitor
 from sandbox_forge.git.store import GitRepo
 from sandbox_forge.stores.access import AccessStore, hash_password
 from sandbox_forge.stores.faults import FaultStore
@@ -83,6 +84,8 @@ class ForgeState:
         self.faults = FaultStore()
         self.rate = RateLimiter(core_limit=rate_limit)
         self.log = RequestLog(record_responses)
+        # GitHub's descriptions held against every answer, when the environment asks (tests)
+        self.contract = ContractMonitor.from_environment()
         self.ref_hooks: list[RefHook] = []
         self.extensions: dict[str, Any] = {}
         # Set by the branch-protection module: (repo, branch) -> GitHub protection JSON or None.

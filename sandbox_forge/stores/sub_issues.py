@@ -38,3 +38,12 @@ def parent_of(state: ForgeState, issue_id: int) -> int | None:
         if issue_id in children:
             return parent
     return None
+
+
+def summary(state: ForgeState, owner: str, issue_id: int) -> dict[str, int]:
+    """GitHub's sub_issues_summary: how many sub-issues, how many closed, the percentage."""
+    children = [find_by_id(state, owner, i) for i in links(state, SUB_ISSUES).get(issue_id, [])]
+    found = [pair[1] for pair in children if pair is not None]
+    done = sum(1 for child in found if child.state == "closed")
+    percent = round(100 * done / len(found)) if found else 0
+    return {"total": len(found), "completed": done, "percent_completed": percent}

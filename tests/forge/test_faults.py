@@ -29,7 +29,7 @@ def test_status_fault_fires_n_times_then_expires(world, api):
 def test_fault_only_matches_its_method_and_path(world, api):
     world.forge.add_fault(path=r"/git/refs", method="PATCH", status=500, times=None)
     assert api.get("/repos/octocat/hello").status_code == 200
-    assert api.get("/repos/octocat/hello/git/refs/heads/main").status_code == 200
+    assert api.get("/repos/octocat/hello/git/ref/heads/main").status_code == 200
     response = api.patch("/repos/octocat/hello/git/refs/heads/main", json={"sha": "0" * 40})
     assert response.status_code == 500
     assert response.json()["message"] == "Server Error"

@@ -123,6 +123,51 @@ async def test_an_approved_project_value_is_set(make_runtime, forge):
     assert item.values[notes.id] == "approved text"
 
 
+async def test_a_project_item_changed_meanwhile_is_not_deleted(make_runtime, forge):
+    project, item, notes, _ = fresh_item(forge)
+    human = Meanwhile(
+        lambda: project_store.set_value(forge.state, project, item, notes.id, f"new{HIDDEN}")
+    )
+    args = {"project_id": project.node_id, "item_id": item.node_id}
+    async with client_of(make_runtime(), human) as client:
+        is_error, refused = await call_tool(client, "delete_project_item", args)
+    assert is_error
+    conflict(refused)
+    assert item in project.items and item.values[notes.id] == f"new{HIDDEN}"
+    prompt = human.prompts[0]
+    # what the removal throws away, in words: the project, the issue, every value
+    assert project.title in prompt and "Ship the thing" in prompt
+    assert "Notes now: old notes" in prompt
+    async with client_of(make_runtime(), Meanwhile()) as client:
+        is_error, done = await call_tool(client, "delete_project_item", args)
+    assert not is_error, done
+    assert item not in project.items
+
+
+async def test_items_changed_meanwhile_are_not_updated_in_bulk(make_runtime, forge):
+    project, first, notes, repo_name = fresh_item(forge)
+    repo = forge.state.repo(*repo_name.split("/"))
+    issue = create_issue(forge, repo_name, "Second thing")
+    second = project_store.add_item(
+        forge.state, project, repo.id, collab(repo).issues[issue["number"]].id
+    )
+    human = Meanwhile(
+        lambda: project_store.set_value(forge.state, project, second, notes.id, "elsewhere")
+    )
+    args = {
+        "project_id": project.node_id, "item_ids": [first.node_id, second.node_id],
+        "field": "Notes", "value": f"bulk{HIDDEN}",
+    }  # fmt: skip
+    async with client_of(make_runtime(), human) as client:
+        is_error, refused = await call_tool(client, "update_project_items", args)
+    assert is_error
+    conflict(refused)
+    assert (first.values[notes.id], second.values[notes.id]) == ("old notes", "elsewhere")
+    prompt = human.prompts[0]
+    assert "Ship the thing" in prompt and "Second thing" in prompt
+    assert "bulk⟨U+202E⟩" in prompt
+
+
 async def test_issue_fields_changed_meanwhile_are_not_replaced(make_runtime, forge):
     org = f"bind-org-{uuid.uuid4().hex[:8]}"
     forge.state.ensure_user(org, type="Organization")

@@ -6,7 +6,9 @@ rationale, confidence and suggest (a suggestion is kept for a human, not applied
 `agent_assignment` (target_repo, base_branch, custom_instructions, custom_agent, model)
 used when Copilot's coding agent is among them. Copilot is assignable only where enabled:
 elsewhere the check answers 404 and an assignment is a 422 naming the login. A caller
-without push access has its assignees silently ignored, as documented.
+without push access has its assignees silently ignored, as documented. Assigning the agent
+starts a simulated session (stores/copilot_agent.py): a `copilot/fix-N` branch and a draft
+pull request by the Copilot bot that closes the issue.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.shapes.issues import issue_json
 from sandbox_forge.stores import copilot
 from sandbox_forge.stores.collab import Issue
+from sandbox_forge.stores.copilot_agent import start_session
 from sandbox_forge.stores.lookups import get_issue, now
 from sandbox_forge.stores.records import RepoRecord
 from sandbox_forge.stores.state import ForgeState
@@ -101,6 +104,7 @@ def _assign(ctx: Ctx, repo: RepoRecord, issue: Issue, body: dict[str, Any]) -> N
     pairs = list(zip(entries, accounts, strict=True))
     agent = any(copilot.is_agent(e["login"]) and not e.get("suggest") for e in entries)
     task = _agent_assignment(ctx, repo, body) if agent else {}
+    started: list[dict[str, Any]] = []
     with ctx.state.lock:
         direct = [u.login for e, u in pairs if not e.get("suggest")]
         merged = issue.assignees + [n for n in direct if n not in issue.assignees]
@@ -111,9 +115,14 @@ def _assign(ctx: Ctx, repo: RepoRecord, issue: Issue, body: dict[str, Any]) -> N
             if entry.get("suggest"):
                 copilot.store(ctx.state).suggestions.append(record)
             elif user.login == copilot.AGENT and user.login not in issue.assignees:
-                copilot.store(ctx.state).sessions.append({**record, **task})
+                started.append({**record, **task})
         issue.assignees = merged
         issue.updated_at = now()
+        for session in started:  # the agent's branch and draft pull request (simulated)
+            owner, _, name = session["target_repo"].partition("/")
+            target = ctx.state.repo(owner, name) or repo
+            session |= start_session(ctx.state, repo, issue, target, task.get("base_branch"))
+            copilot.store(ctx.state).sessions.append(session)
 
 
 @endpoint

@@ -1,7 +1,9 @@
 """Notifications by GitHub's REST description: the user's inbox (all, participating,
 since, before; per repository too), a thread, marking read (one, all, a repository's) and
 done, a thread's subscription and the user's repository subscriptions. A thread of a
-repository the caller can no longer read is not shown. Records: stores/notifications.py."""
+repository the caller can no longer read is not shown. Times are whole seconds, as GitHub
+shows them; marking more than `store.AT_ONCE` threads read answers GitHub's 202 (its
+background marking) instead of 205. Records: stores/notifications.py."""
 
 from __future__ import annotations
 
@@ -22,6 +24,10 @@ from sandbox_forge.stores.records import RepoRecord
 from sandbox_forge.stores.state import ForgeState
 
 SUBJECT_PATHS = {"Issue": "issues", "PullRequest": "pulls", "Release": "releases"}
+BACKGROUND = (
+    "Unread notifications couldn't be marked in a single request. Notifications are being "
+    "marked as read in the background."
+)
 
 
 def _time(ctx: Ctx, name: str) -> float | None:
@@ -112,16 +118,21 @@ def _read_before(ctx: Ctx, repo_name: str | None) -> Response:
     read = body.get("read", True)
     if not isinstance(read, bool):
         raise invalid_request(f"For 'properties/read', {read!r} is not a boolean.")
-    cutoff = _parse_time(raw, "last_read_at") or time.time()
+    # GitHub's times are whole seconds: a thread updated at the cutoff's second is covered
+    cutoff = int(_parse_time(raw, "last_read_at") or time.time())
+    marked = 0
     with ctx.state.lock:
         for thread in store.threads_of(ctx.state, login):
             if repo_name and thread.repo.lower() != repo_name.lower():
                 continue
-            if thread.updated_at <= cutoff:
+            if int(thread.updated_at) <= cutoff:
+                marked += thread.unread == read
                 thread.unread = not read
                 thread.last_read_at = cutoff if read else thread.last_read_at
-    # GitHub answers 205 when it marked everything at once (no message body)
-    return Response(status_code=205)
+    if marked > store.AT_ONCE:
+        # GitHub marks a large inbox in the background and says so; here it is done already
+        return json_response({"message": BACKGROUND}, 202)
+    return Response(status_code=205)  # marked at once (no message body)
 
 
 @endpoint
@@ -154,7 +165,7 @@ def get_thread(ctx: Ctx) -> Response:
 def mark_thread_read(ctx: Ctx) -> Response:
     with ctx.state.lock:
         thread, _ = _thread(ctx)
-        thread.unread, thread.last_read_at = False, time.time()
+        thread.unread, thread.last_read_at = False, int(time.time())
     return Response(status_code=205)
 
 
@@ -199,7 +210,7 @@ def set_thread_subscription(ctx: Ctx) -> Response:
     ignored = _bool_field(ctx.json(), "ignored", False)
     with ctx.state.lock:
         thread, repo = _thread(ctx)
-        thread.ignored, thread.subscribed_at = bool(ignored), time.time()
+        thread.ignored, thread.subscribed_at = bool(ignored), int(time.time())
     return json_response(subscription_json(ctx, thread, repo))
 
 

@@ -62,23 +62,6 @@ def matching_refs(ctx: Ctx):
     return json_response(refs)
 
 
-@endpoint
-def list_refs_legacy(ctx: Ctx):
-    """GET /git/refs/{ref}: one object for an exact match, else an array of prefix matches."""
-    repo = ctx.repo()
-    _empty_repo_conflict(repo)
-    wanted = _full(ctx.params.get("ref", "")) if ctx.params.get("ref") else "refs/"
-    found = [
-        r for r in repo.git.list_refs("refs/") if r[0] == wanted or r[0].startswith(wanted + "/")
-    ]
-    exact = [r for r in found if r[0] == wanted]
-    if exact:
-        return json_response(git_ref(ctx.urls, repo, *exact[0]))
-    if not found:
-        raise not_found()
-    return ctx.paginate([git_ref(ctx.urls, repo, *r) for r in found])
-
-
 def _commit_sha(repo: RepoRecord, sha: object) -> str:
     if not isinstance(sha, str) or not sha:
         raise missing_field("sha")
@@ -156,9 +139,7 @@ def routes(state) -> list[Route]:
         Route(f"{base}/ref/{{ref:path}}", get_ref, methods=["GET"]),
         Route(f"{base}/matching-refs", matching_refs, methods=["GET"]),
         Route(f"{base}/matching-refs/{{ref:path}}", matching_refs, methods=["GET"]),
-        Route(f"{base}/refs", list_refs_legacy, methods=["GET"]),
         Route(f"{base}/refs", create_ref, methods=["POST"]),
-        Route(f"{base}/refs/{{ref:path}}", list_refs_legacy, methods=["GET"]),
         Route(f"{base}/refs/{{ref:path}}", update_ref, methods=["PATCH"]),
         Route(f"{base}/refs/{{ref:path}}", delete_ref, methods=["DELETE"]),
     ]

@@ -7,6 +7,8 @@
 - POST /repos/{owner}/{repo}/forks copies the branches and tags (`default_branch_only`:
   the default branch alone) into the caller's account or an organisation they belong to;
   202 with the fork. Forking again answers the existing fork; a taken name gets `-1`, `-2`…
+  An empty repository cannot be forked (403, GitHub's message); a copy that fails leaves
+  no fork behind.
 - DELETE /repos/{owner}/{repo} needs admin on it (and, for an OAuth token, the
   `delete_repo` scope): 204, and the repository, its git data and its records are gone.
 GitHub forks in the background; here the fork is complete when the answer comes.
@@ -32,6 +34,9 @@ from sandbox_forge.stores.records import RepoRecord
 from sandbox_forge.stores.state import ForgeState
 
 MAX_NAME = 100
+EMPTY_SOURCE = (
+    "The repository exists, but it contains no Git content. Empty repositories cannot be forked."
+)
 _NOT_KEPT = re.compile(r"[^A-Za-z0-9_.-]")
 
 
@@ -143,6 +148,8 @@ def create_fork(ctx: Ctx) -> Response:
     )
     wanted = _name(body) if body.get("name") is not None else source.name
     only_default = body.get("default_branch_only") is True
+    if not source.git.has_refs():
+        raise ApiError(403, EMPTY_SOURCE)
     with ctx.state.lock:
         existing = _fork_of(ctx.state, source, owner)
         if existing is not None:
@@ -166,13 +173,27 @@ def fork_into(
         )  # fmt: skip
         fork.extra[FORK_PARENT] = source.id
         moved_names(state).pop(fork.full_name.lower(), None)
-    heads = [source.default_branch] if only_default else ["*"]
-    specs = [f"+refs/heads/{h}:refs/heads/{h}" for h in heads]
+    default = f"refs/heads/{source.default_branch}"
+    # a default branch that does not exist (yet) leaves every branch to copy
+    only_default = only_default and source.git.read_ref(default) is not None
+    specs = [f"+{default}:{default}"] if only_default else ["+refs/heads/*:refs/heads/*"]
     specs += [] if only_default else ["+refs/tags/*:refs/tags/*"]
-    fork.git.run(
-        "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", str(source.git.path), *specs
-    )
+    try:
+        fork.git.run(
+            "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", str(source.git.path), *specs
+        )
+    except BaseException:
+        _discard(state, fork)  # no half-made fork is left behind
+        raise
     return fork
+
+
+def _discard(state: ForgeState, repo: RepoRecord) -> None:
+    with state.lock:
+        if state.repos.get(repo.full_name.lower()) is repo:
+            del state.repos[repo.full_name.lower()]
+    repo.git.close()
+    shutil.rmtree(repo.git.path, ignore_errors=True)
 
 
 def _fork_of(state: ForgeState, source: RepoRecord, owner: str) -> RepoRecord | None:

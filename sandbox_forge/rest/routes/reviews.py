@@ -105,7 +105,9 @@ def create_review(ctx: Ctx):
     return json_response(review_json(ctx.state, ctx.urls, repo, review))
 
 
-def _comment_list(ctx: Ctx, repo: RepoRecord, comments: list[ReviewComment]):
+def _comment_list(
+    ctx: Ctx, repo: RepoRecord, comments: list[ReviewComment], of_review: bool = False
+):
     head_cache: dict[int, str] = {}
     data = collab(repo)
 
@@ -114,7 +116,13 @@ def _comment_list(ctx: Ctx, repo: RepoRecord, comments: list[ReviewComment]):
             head_cache[comment.number] = live_head(repo, data.issues[comment.number])
         thread = data.threads.get(comment.thread_id)
         outdated = thread is not None and thread_outdated(repo, thread, head_cache[comment.number])
-        return comment_json(ctx.state, ctx.urls, repo, comment, outdated)
+        found = comment_json(ctx.state, ctx.urls, repo, comment, outdated)
+        if of_review:
+            # a review's comments always carry position (null when the comment has none,
+            # as a comment on the whole file) and original_position (its first line then)
+            found.setdefault("position", None)
+            found.setdefault("original_position", 1)
+        return found
 
     sort = ctx.query.get("sort", "created")
     key = (lambda c: (c.updated_at, c.id)) if sort == "updated" else (lambda c: c.id)
@@ -149,7 +157,7 @@ def list_review_comments(ctx: Ctx):
         for c in collab(repo).review_comments.values()
         if c.number == issue.number and c.review_id == review_id
     ]
-    return _comment_list(ctx, repo, found)
+    return _comment_list(ctx, repo, found, of_review=True)
 
 
 def _text(body: dict[str, Any]) -> str:

@@ -157,10 +157,13 @@ def _hide(ctx: Ctx) -> bool:
 def list_secret_scanning(ctx: Ctx) -> Response:
     repo = ctx.repo()
     states, types = _listed(ctx.query.get("state")), _listed(ctx.query.get("secret_type"))
+    resolutions = _listed(ctx.query.get("resolution"))
     found = [
         a
         for a in _newest(repo, "secret-scanning", ctx)
-        if (states is None or a.state in states) and (types is None or a.secret_type in types)
+        if (states is None or a.state in states)
+        and (types is None or a.secret_type in types)
+        and (resolutions is None or a.dismissed_reason in resolutions)
     ]
     hide = _hide(ctx)
     return ctx.paginate(
@@ -228,6 +231,15 @@ def global_advisories(ctx: Ctx) -> Response:
     ]
     found.sort(key=lambda a: a.published_at, reverse=q.get("direction") != "asc")
     return _after_page(ctx, found, lambda a: shapes.global_advisory_json(ctx.urls, a))
+
+
+@endpoint
+def global_advisory(ctx: Ctx) -> Response:
+    ghsa = ctx.params["ghsa_id"].lower()
+    for advisory in store.advisories(ctx.state):
+        if advisory.repo is None and advisory.ghsa_id.lower() == ghsa:
+            return json_response(shapes.global_advisory_json(ctx.urls, advisory))
+    raise not_found()
 
 
 def _repo_advisories(ctx: Ctx, repos: list[RepoRecord]) -> Response:
@@ -298,6 +310,7 @@ def routes(state: ForgeState) -> list[Route]:
     repo = "/repos/{owner}/{repo}"
     found = [
         Route("/advisories", global_advisories, methods=["GET"]),
+        Route("/advisories/{ghsa_id}", global_advisory, methods=["GET"]),
         Route(f"{repo}/security-advisories", repository_advisories, methods=["GET"]),
         Route("/orgs/{org}/security-advisories", org_advisories, methods=["GET"]),
         Route(f"{repo}/code-scanning/alerts", list_code_scanning, methods=["GET"]),

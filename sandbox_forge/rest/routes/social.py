@@ -148,6 +148,24 @@ def _sees_team(ctx: Ctx, team: social.Team) -> bool:
     return ctx.state.access.org_role(team.org, login) is not None
 
 
+FULL_ONLY = ("members_count", "repos_count", "organization", "created_at", "updated_at")
+
+
+@endpoint
+def org_team_list(ctx: Ctx) -> Response:
+    """GET /orgs/{org}/teams: the organisation's teams the caller can see (GitHub's `team`,
+    without the organisation and counts that team-full adds)."""
+    org = ctx.state.user(ctx.params["org"])
+    if org is None or org.type != "Organization":
+        raise not_found()
+    teams = sorted(social.org_teams(ctx.state, org.login).values(), key=lambda t: t.slug)
+    seen = [t for t in teams if _sees_team(ctx, t)]
+    return ctx.paginate(
+        seen,
+        lambda t: {k: v for k, v in team_json(ctx, t).items() if k not in FULL_ONLY},
+    )
+
+
 @endpoint
 def team_members(ctx: Ctx) -> Response:
     role = ctx.query.get("role", "all")
@@ -205,6 +223,7 @@ def routes(state: ForgeState) -> list[Route]:
         Route(one, star, methods=["PUT"]),
         Route(one, unstar, methods=["DELETE"]),
         Route("/user/teams", my_teams, methods=["GET"]),
+        Route("/orgs/{org}/teams", org_team_list, methods=["GET"]),
         Route("/orgs/{org}/teams/{team_slug}/members", team_members, methods=["GET"]),
         Route("/search/users", search_users, methods=["GET"]),
     ]

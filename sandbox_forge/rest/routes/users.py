@@ -1,4 +1,5 @@
-"""Users, the caller's repositories, rate limits, and GitHub App authentication."""
+"""Users, repositories listed by account (the caller's, a user's, an organisation's), rate
+limits, and GitHub App authentication."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from sandbox_forge.kernel.errors import ApiError, json_response, not_found
 from sandbox_forge.kernel.formats import iso, simple_user
 from sandbox_forge.rest.api import Ctx, endpoint
 from sandbox_forge.rest.auth import can_read, require_user, token_covers
-from sandbox_forge.rest.shapes.users_repos import full_user, repo_json
+from sandbox_forge.rest.shapes.users_repos import FORK_PARENT, full_user, repo_json
 from sandbox_forge.stores.ratelimit import RESOURCES
 from sandbox_forge.stores.records import InstallationRecord, RepoRecord
 from sandbox_forge.stores.state import ForgeState
@@ -60,6 +61,65 @@ def list_my_repos(ctx: Ctx):
         (r for r in ctx.state.all_repos() if listed(r)), key=lambda r: r.full_name.lower()
     )
     return ctx.paginate(repos, lambda r: repo_json(ctx.state, ctx.urls, r, ctx.principal))
+
+
+# GitHub's `type` filters of the account listings, each a test on (repo, owned by the account)
+ACCOUNT_TYPES = {
+    "all": lambda repo, owned: True,
+    "owner": lambda repo, owned: owned,
+    "member": lambda repo, owned: not owned,
+    "public": lambda repo, owned: not repo.private,
+    "private": lambda repo, owned: repo.private,
+    "forks": lambda repo, owned: FORK_PARENT in repo.extra,
+    "sources": lambda repo, owned: FORK_PARENT not in repo.extra,
+}
+SORT_KEYS = {
+    "created": lambda r: r.created_at,
+    "updated": lambda r: r.updated_at,
+    "pushed": lambda r: r.pushed_at,
+    "full_name": lambda r: r.full_name.lower(),
+}
+
+
+def _account_repos(ctx: Ctx, login: str, kind: str, types: tuple[str, ...], sort: str):
+    account = ctx.state.user(login)
+    if account is None or (account.type == "Organization") != (kind == "Organization"):
+        raise not_found()
+    wanted = ctx.query.get("type", "all")
+    order = ctx.query.get("sort", sort)
+    direction = ctx.query.get("direction", "asc" if order == "full_name" else "desc")
+    if wanted not in types or order not in SORT_KEYS or direction not in ("asc", "desc"):
+        raise ApiError(422, "Validation Failed")
+    owner = account.login.lower()
+    # a user's listing holds the repositories they own; "member" ones are their
+    # collaborations, which the forge keeps per repository
+    found = [
+        r
+        for r in ctx.state.all_repos()
+        if can_read(ctx.principal, r)
+        and (kind == "Organization" or not r.private)  # a user's listing: public ones
+        and (r.owner.lower() == owner or (kind == "User" and _collaborates(ctx, r, owner)))
+        and ACCOUNT_TYPES[wanted](r, r.owner.lower() == owner)
+    ]
+    found.sort(key=SORT_KEYS[order], reverse=direction == "desc")
+    return ctx.paginate(found, lambda r: repo_json(ctx.state, ctx.urls, r, ctx.principal))
+
+
+def _collaborates(ctx: Ctx, repo: RepoRecord, login: str) -> bool:
+    return login in ctx.state.access.collaborators.get(repo.full_name.lower(), {})
+
+
+@endpoint
+def list_user_repos(ctx: Ctx):
+    """GET /users/{username}/repos: the user's public repositories, as on GitHub."""
+    types = ("all", "owner", "member")
+    return _account_repos(ctx, ctx.params["username"], "User", types, "full_name")
+
+
+@endpoint
+def list_org_repos(ctx: Ctx):
+    types = ("all", "public", "private", "forks", "sources", "member")
+    return _account_repos(ctx, ctx.params["org"], "Organization", types, "created")
 
 
 @endpoint
@@ -175,6 +235,8 @@ def routes(state: ForgeState) -> list[Route]:
         Route("/user", get_authenticated_user, methods=["GET"]),
         Route("/user/repos", list_my_repos, methods=["GET"]),
         Route("/users/{username}", get_user, methods=["GET"]),
+        Route("/users/{username}/repos", list_user_repos, methods=["GET"]),
+        Route("/orgs/{org}/repos", list_org_repos, methods=["GET"]),
         Route("/rate_limit", get_rate_limit, methods=["GET"]),
         Route("/app", get_app, methods=["GET"]),
         Route(

@@ -7,7 +7,7 @@ from typing import Any
 
 from sandbox_forge.kernel.formats import iso
 from sandbox_forge.kernel.urls import Urls
-from sandbox_forge.stores import issue_meta
+from sandbox_forge.stores import issue_meta, sub_issues
 from sandbox_forge.stores.collab import Issue, IssueComment, collab
 from sandbox_forge.stores.lookups import (
     author_association,
@@ -32,6 +32,14 @@ def _milestone(
 ) -> dict[str, Any] | None:
     found = milestones(repo).get(issue.milestone) if issue.milestone else None
     return milestone_json(state, urls, repo, found) if found else None
+
+
+def _parent_url(state: ForgeState, urls: Urls, repo: RepoRecord, issue: Issue) -> str | None:
+    parent_id = sub_issues.parent_of(state, issue.id)
+    found = sub_issues.find_by_id(state, repo.owner, parent_id) if parent_id else None
+    if found is None:
+        return None
+    return f"{urls.repo(found[0].full_name)}/issues/{found[1].number}"
 
 
 def issue_json(state: ForgeState, urls: Urls, repo: RepoRecord, issue: Issue) -> dict[str, Any]:
@@ -73,6 +81,8 @@ def issue_json(state: ForgeState, urls: Urls, repo: RepoRecord, issue: Issue) ->
     if issue.pull is None:
         found = issue_meta.type_of(state, repo.owner, issue.id)
         data["type"] = issue_meta.type_json(found) if found is not None else None
+        data["sub_issues_summary"] = sub_issues.summary(state, repo.owner, issue.id)
+        data["parent_issue_url"] = _parent_url(state, urls, repo, issue)
     if issue.pull is not None:
         data["draft"] = issue.pull.draft
         data["pull_request"] = {

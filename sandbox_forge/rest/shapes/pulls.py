@@ -40,6 +40,12 @@ def _branch_end(
     }
 
 
+def _label(state: ForgeState, urls: Urls, repo: RepoRecord, name: str) -> dict[str, Any]:
+    """pull-request-simple's label: its description is a string, never null."""
+    found = label_json(urls, repo, ensure_label(state, repo, name))
+    return found | {"description": found["description"] or ""}
+
+
 def pull_json(
     state: ForgeState,
     urls: Urls,
@@ -88,9 +94,7 @@ def pull_json(
         "title": issue.title,
         "user": user_json(state, urls, issue.user),
         "body": issue.body,
-        "labels": [
-            label_json(urls, repo, ensure_label(state, repo, name)) for name in issue.labels
-        ],
+        "labels": [_label(state, urls, repo, name) for name in issue.labels],
         "milestone": None,
         "active_lock_reason": None,
         "created_at": iso(issue.created_at),

@@ -260,6 +260,9 @@ def main() -> None:
             nginx.stop()
             cluster.close()
         report(args, tally, applied_on_forge(forge, tally.intended), notes)
+        logs = "".join(r.log.read_text(errors="replace") for r in cluster.replicas)
+        downs = logs.count('"event": "shared_state_down"')
+        print(f"Redis counted down by a replica (its breaker opened): {downs} times")
 
 
 if __name__ == "__main__":

@@ -41,6 +41,7 @@ class Tally:
     acknowledged: set[str] = field(default_factory=set)
     # sessions opened while a replica was down: index -> (kill number, broken after return)
     opened_while_down: dict[int, int] = field(default_factory=dict)
+    ever_opened_while_down: set[int] = field(default_factory=set)
     broke_after_return: set[int] = field(default_factory=set)
 
     def now(self) -> float:
@@ -137,6 +138,7 @@ class ScaleSession:
                 continue
             if outage.down is not None:
                 self.tally.opened_while_down[self.index] = outage.down
+                self.tally.ever_opened_while_down.add(self.index)
             else:
                 self.tally.opened_while_down.pop(self.index, None)
             return

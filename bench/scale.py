@@ -194,7 +194,7 @@ def report(args: argparse.Namespace, tally: Tally, applied: Counter[str], notes:
     print(f"sessions broken (404 Session not found at least once): {len(tally.broken_sessions)}")
     print(f"re-initializes: {tally.reinitializes}")
     print(
-        f"sessions opened while a replica was down: {len(tally.opened_while_down)}; "
+        f"sessions opened while a replica was down: {len(tally.ever_opened_while_down)}; "
         f"broken after it returned: {len(tally.broke_after_return)}"
     )
     kinds = ("read", "listing", "write")

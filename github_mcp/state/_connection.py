@@ -109,25 +109,32 @@ class SharedState:
         self.round_trips += trips
         if self.breaker.is_open:
             raise self._refused(what)
+        task = asyncio.current_task()
+        before = task.cancelling() if task is not None else 0
         watch = self.breaker.watch()
         try:
             yield self.redis
         except (asyncio.CancelledError, redis.RedisError, OSError) as exc:
-            task = asyncio.current_task()
             tripped = watch is not None and watch.tripped
             if isinstance(exc, asyncio.CancelledError) and not tripped:
                 raise
             if tripped and task is not None:
                 task.uncancel()  # the breaker's cancel, not the caller's
-            if task is not None and task.cancelling():
-                # The caller was cancelled. redis-py may have turned that into a timeout
-                # error (its own timeout racing the cancel); passing it on as an error
-                # would let a loop that tolerates errors carry on forever (and a caller
-                # awaiting that loop's end hang with it).
+            if task is not None and task.cancelling() > before:
+                # The caller was cancelled meanwhile and redis-py turned that into an
+                # error: passed on as `unavailable`, a loop that tolerates it (a lease
+                # renewer) would carry on, and a write awaiting its end hang with it.
                 raise asyncio.CancelledError() from None
             if tripped:
                 raise self._refused(what) from None
             raise self._failed(exc, what) from None
+        else:
+            if watch is not None and watch.tripped and task is not None:
+                task.uncancel()  # the breaker's cancel came too late: the command answered
+            if task is not None and task.cancelling() > before:
+                # a cancel that reached redis-py mid-command and was lost there (it
+                # happens in a race with its connection handling): honour it here
+                raise asyncio.CancelledError()
         finally:
             self.breaker.unwatch(watch)
 

@@ -120,7 +120,8 @@ class IdempotentWrites:
     async def _stop(self, claim: WriteClaim) -> None:
         if claim.renewer is not None:
             claim.renewer.cancel()
-            await asyncio.wait([claim.renewer])  # a cancel of this call itself still stops it
+            # bounded: this call must not hang on its helper, whatever becomes of it
+            await asyncio.wait([claim.renewer], timeout=PENDING_LEASE_S / 3)
 
     async def complete(self, claim: WriteClaim, payload: dict[str, Any]) -> None:
         """Keep the result for retries. The write happened, so a failure here is only

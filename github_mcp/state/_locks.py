@@ -96,7 +96,8 @@ class RedisLocks:
             yield fence
         finally:
             renewer.cancel()
-            await asyncio.wait([renewer])  # a cancel of this call itself still stops it
+            # bounded: this call must not hang on its helper, whatever becomes of it
+            await asyncio.wait([renewer], timeout=self.lease_s / 3)
             await self._release(fence)
 
     async def _release(self, fence: Fence, tries: int = 3) -> None:

@@ -45,9 +45,12 @@ class DelayProxy:
         except OSError:
             client_w.close()
             return
-        await asyncio.gather(
-            self._pipe(client_r, server_w), self._pipe(server_r, client_w), return_exceptions=True
-        )
+        with contextlib.suppress(asyncio.CancelledError):  # closing the proxy ends it
+            await asyncio.gather(
+                self._pipe(client_r, server_w),
+                self._pipe(server_r, client_w),
+                return_exceptions=True,
+            )
 
     async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         queue: asyncio.Queue[tuple[float, bytes]] = asyncio.Queue()
@@ -66,7 +69,7 @@ class DelayProxy:
             while data := await reader.read(65536):
                 await queue.put((time.monotonic() + self.delay, data))
         finally:
-            await queue.put((0.0, b""))
+            await queue.put((0.0, b""))  # what is queued still goes, then the end
             with contextlib.suppress(Exception):
                 await sender
             writer.close()
@@ -74,9 +77,10 @@ class DelayProxy:
     def close(self) -> None:
         async def stop() -> None:
             self._server.close()
-            for task in asyncio.all_tasks():
-                if task is not asyncio.current_task():
-                    task.cancel()
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
 
         asyncio.run_coroutine_threadsafe(stop(), self._loop).result(10)
         self._loop.call_soon_threadsafe(self._loop.stop)

@@ -33,7 +33,9 @@ KEY_PREFIX = "ghmcp:"
 _TIMEOUT_S = 1.0
 _SYNC_TIMEOUT_S = STALL_S  # sync calls (approvals) block the event loop: keep them short
 _RECONNECT = Retry(NoBackoff(), 1, supported_errors=(redis.ConnectionError,))
-_LOST = (redis.ConnectionError, redis.TimeoutError, OSError)
+# A command that cannot reach Redis opens the breaker; one that timed out does not (on a
+# busy machine that may be this process's lateness): the probe decides that.
+_LOST = (redis.ConnectionError, ConnectionRefusedError, ConnectionResetError)
 
 
 def pending(result: Any) -> Awaitable[Any]:

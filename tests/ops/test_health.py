@@ -175,7 +175,9 @@ def test_shipped_kubernetes_probes_cannot_restart_a_pod_during_a_github_outage()
     for a minute; readiness waits longer than the 2 s GitHub check inside it."""
     manifest = Path(__file__).resolve().parents[2] / "deploy" / "k8s" / "github-mcp.yaml"
     docs = [d for d in yaml.safe_load_all(manifest.read_text()) if d]
-    deployment = next(d for d in docs if d["kind"] == "Deployment")
+    deployment = next(
+        d for d in docs if d["kind"] == "Deployment" and d["metadata"]["name"] == "github-mcp"
+    )
     (container,) = deployment["spec"]["template"]["spec"]["containers"]
     live, ready = container["livenessProbe"], container["readinessProbe"]
     assert live["httpGet"]["path"] == "/healthz" and ready["httpGet"]["path"] == "/readyz"

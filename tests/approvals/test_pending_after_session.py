@@ -54,7 +54,7 @@ async def test_a_pending_request_outlives_its_session_until_decided(
         link, request_id = await _asked_then_closed(served, repo)
         assert _listed(served.url, request_id)  # still open: listed
         assert [r.id for r in served.rt.pending.open_requests()] == [request_id]
-        visit = await visit_approval_page(link, "approve", basic_token=TOKEN_A)
+        visit = await visit_approval_page(link, "approve", token=TOKEN_A)
         assert visit.outcome == "approved"
         assert not _listed(served.url, request_id)  # decided: no longer pending
     assert branch_head(forge, repo) == before  # nobody holds the scope: nothing written

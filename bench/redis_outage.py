@@ -8,7 +8,8 @@ read (get_file_contents on main) and a write (a comment with a unique body, its
 idempotency key that body) with a short pause between, before, during and after the
 outage. No call is retried: every attempt is one figure.
 
-Printed per case, for the calls that started during the outage: reads (answered, the
+Printed per case, first the calls that started before the outage (what the machine's
+load costs with Redis healthy), then those that started during it: reads (answered, the
 slowest, p50/p99, how many took over 300 ms) and writes (applied, refused, the slowest
 refusal, how many took over 300 ms), with the forge's evidence: each write's body
 counted in the issue's comments (applied once, twice, acknowledged but missing, refused
@@ -125,6 +126,14 @@ def report(case: str, log: list[Attempt], window: tuple[float, float], applied: 
     start, end = window
     during = [a for a in log if start <= a.began < end]
     print(f"-- Redis {case} for {end - start:.1f} s (load {os.getloadavg()[0]:.2f})")
+    # the same calls before the outage, Redis healthy: what this machine's load costs
+    for kind in ("read", "write"):
+        ms = [a.ms for a in log if a.began < start and a.kind == kind and a.outcome == "ok"]
+        if ms:
+            print(
+                f"  {kind}s before it (Redis healthy): {len(ms)}, p50 {percentile(ms, 50):.0f} "
+                f"ms p99 {percentile(ms, 99):.0f} ms, over 300 ms: {sum(m > 300 for m in ms)}"
+            )
     reads = [a for a in during if a.kind == "read"]
     ok_ms = [a.ms for a in reads if a.outcome == "ok"]
     if reads:

@@ -23,9 +23,9 @@ from github_mcp.pipeline.extension_tools import import_extension_tools
 from github_mcp.pipeline.runtime import SERVER_NAME, VERSION, Runtime
 from github_mcp.pipeline.schema_listing import SHARED_NOTE
 from github_mcp.serving.exposure import LOOPBACK_HOSTS, check_http_exposure, is_loopback
+from github_mcp.serving.forwarded import ForwardedHeaders
 from github_mcp.serving.framework_guides import register_guides
 from github_mcp.serving.framework_tools import ServedToolsProvider, SessionOwnerMiddleware
-from github_mcp.serving.forwarded import ForwardedHeaders
 
 INSTRUCTIONS = (
     "GitHub MCP Controller: read repositories cheaply, change code on feature branches with "

@@ -195,8 +195,13 @@ class PendingApprovals:
         return None
 
     def forget_scope(self, scope_key: str) -> None:
-        """The scope's session ended: its links die with it."""
-        self._forget(lambda r: r.scope.key == scope_key)
+        """The scope's session ended on this replica: its decided requests go. A pending
+        one stays open (and on /status) until decided or expired: the human may already
+        be on its page, and the session may carry on elsewhere; a decision for a scope no
+        one holds any more grants nothing."""
+        for request in [r for r in self.store.live() if r.scope.key == scope_key]:
+            if not request.pending:
+                self.store.drop(request)
 
     def forget_principal(self, principal_key: str) -> None:
         """The principal signed out or in again: all its links die."""

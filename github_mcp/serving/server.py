@@ -23,6 +23,7 @@ from github_mcp.pipeline.extension_tools import import_extension_tools
 from github_mcp.pipeline.runtime import SERVER_NAME, VERSION, Runtime
 from github_mcp.pipeline.schema_listing import SHARED_NOTE
 from github_mcp.serving.exposure import LOOPBACK_HOSTS, check_http_exposure, is_loopback
+from github_mcp.serving.forwarded import ForwardedHeaders
 from github_mcp.serving.framework_guides import register_guides
 from github_mcp.serving.framework_tools import ServedToolsProvider, SessionOwnerMiddleware
 
@@ -297,6 +298,8 @@ def build_http_app(
         port=port,
         public_url=public_url,
     )
+    if rt.settings.trusted_proxies:  # outermost: the guard checks the host clients use
+        app.add_middleware(ForwardedHeaders, trusted=rt.settings.trusted_proxies)
     return app
 
 

@@ -1,18 +1,20 @@
 """The Redis connection shared state goes through, and what happens when Redis is down.
 
 Every store in this package calls Redis through `SharedState.op()`: it counts round
-trips (the benchmark reports them per tool call) and turns a connection failure into
-`unavailable`, remembering that Redis is down so readiness reports it. redis-py
-reconnects on the next command, so the server recovers by itself when Redis returns.
+trips (the benchmark reports them per tool call) and turns a failure into `unavailable`.
+The circuit breaker (_breaker.py) decides when Redis is down: while it is open, `op()`
+refuses at once without touching the network, and a command already waiting on a stalled
+Redis is cancelled and refused too. redis-py reconnects on the next command, so the
+server recovers by itself when the breaker closes.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import socket
-import time
-from collections.abc import AsyncIterator, Awaitable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any, cast
 
 import redis
@@ -22,12 +24,18 @@ from redis.retry import Retry
 
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.monitoring.observability import log_event, register_secret
+from github_mcp.state._breaker import STALL_S, Breaker
 
 KEY_PREFIX = "ghmcp:"
 # A command on a pooled connection that died with the server gets one more try, on a
-# fresh connection; beyond that a failure is reported at once, not waited through.
+# fresh connection; a timeout is not retried. The breaker cancels a stalled command long
+# before _TIMEOUT_S, which only bounds a command when the breaker's thread cannot run.
 _TIMEOUT_S = 1.0
-_SYNC_TIMEOUT_S = 0.5  # sync calls (approvals) block the event loop: keep them short
+_SYNC_TIMEOUT_S = STALL_S  # sync calls (approvals) block the event loop: keep them short
+_RECONNECT = Retry(NoBackoff(), 1, supported_errors=(redis.ConnectionError,))
+# A command that cannot reach Redis opens the breaker; one that timed out does not (on a
+# busy machine that may be this process's lateness): the probe decides that.
+_LOST = (redis.ConnectionError, ConnectionRefusedError, ConnectionResetError)
 
 
 def pending(result: Any) -> Awaitable[Any]:
@@ -50,18 +58,19 @@ class SharedState:
             url,
             socket_timeout=_TIMEOUT_S,
             socket_connect_timeout=_TIMEOUT_S,
-            retry=Retry(NoBackoff(), 1),
+            retry=_RECONNECT,
             decode_responses=False,
         )
         self.sync = redis.Redis.from_url(
             url,
             socket_timeout=_SYNC_TIMEOUT_S,
             socket_connect_timeout=_SYNC_TIMEOUT_S,
-            retry=Retry(NoBackoff(), 1),
+            retry=_RECONNECT,
             decode_responses=False,
         )
         self.round_trips = 0
-        self.down_since: float | None = None
+        self.breaker = Breaker(url, self._changed)
+        self.breaker.start()
 
     @staticmethod
     def key(*parts: str) -> str:
@@ -69,42 +78,77 @@ class SharedState:
 
     @property
     def available(self) -> bool:
-        return self.down_since is None
+        return not self.breaker.is_open
 
-    def _failed(self, exc: BaseException, what: str) -> GitHubMCPError:
-        if self.down_since is None:
-            self.down_since = time.time()
-            log_event("shared_state_down", op=what, error=type(exc).__name__)
+    @property
+    def down_since(self) -> float | None:
+        return self.breaker.opened_at
+
+    def _changed(self, up: bool, detail: str) -> None:
+        if up:
+            log_event("shared_state_up", down_s=float(detail))
+        else:
+            log_event("shared_state_down", reason=detail)
+
+    def _refused(self, what: str) -> GitHubMCPError:
         return GitHubMCPError(
             ErrorCode.UNAVAILABLE,
             "The shared state service (Redis) is unreachable, so this cannot be "
             "coordinated with the other replicas.",
-            hint="Retry in a few seconds; nothing was written.",
+            hint="Retry in a second or two; nothing was written.",
+            retry_after=1,
         )
 
-    def _ok(self) -> None:
-        if self.down_since is not None:
-            log_event("shared_state_up", down_s=round(time.time() - self.down_since, 1))
-            self.down_since = None
+    def _failed(self, exc: BaseException, what: str) -> GitHubMCPError:
+        if isinstance(exc, _LOST):
+            self.breaker.trip(f"{what}: {type(exc).__name__}")
+        return self._refused(what)
 
     @contextlib.asynccontextmanager
     async def op(self, what: str, trips: int = 1) -> AsyncIterator[aioredis.Redis]:
-        """Run Redis commands (`trips` round trips); failure raises `unavailable`."""
+        """Run Redis commands (`trips` round trips); failure raises `unavailable`, at
+        once while the breaker is open, and as soon as it opens for a command waiting."""
         self.round_trips += trips
+        if self.breaker.is_open:
+            raise self._refused(what)
+        task = asyncio.current_task()
+        before = task.cancelling() if task is not None else 0
+        watch = self.breaker.watch()
         try:
             yield self.redis
-        except (redis.RedisError, OSError) as exc:
+        except (asyncio.CancelledError, redis.RedisError, OSError) as exc:
+            tripped = watch is not None and watch.tripped
+            if isinstance(exc, asyncio.CancelledError) and not tripped:
+                raise
+            if tripped and task is not None:
+                task.uncancel()  # the breaker's cancel, not the caller's
+            if task is not None and task.cancelling() > before:
+                # The caller was cancelled meanwhile and redis-py turned that into an
+                # error: passed on as `unavailable`, a loop that tolerates it (a lease
+                # renewer) would carry on, and a write awaiting its end hang with it.
+                raise asyncio.CancelledError() from None
+            if tripped:
+                raise self._refused(what) from None
             raise self._failed(exc, what) from None
-        self._ok()
+        else:
+            if watch is not None and watch.tripped and task is not None:
+                task.uncancel()  # the breaker's cancel came too late: the command answered
+            if task is not None and task.cancelling() > before:
+                # a cancel that reached redis-py mid-command and was lost there (it
+                # happens in a race with its connection handling): honour it here
+                raise asyncio.CancelledError()
+        finally:
+            self.breaker.unwatch(watch)
 
     @contextlib.contextmanager
     def sync_op(self, what: str) -> Iterator[redis.Redis]:
         self.round_trips += 1
+        if self.breaker.is_open:
+            raise self._refused(what)
         try:
             yield self.sync
         except (redis.RedisError, OSError) as exc:
             raise self._failed(exc, what) from None
-        self._ok()
 
     async def check(self) -> tuple[bool, str]:
         """Readiness: one PING."""
@@ -116,12 +160,16 @@ class SharedState:
         return True, "ok"
 
     def require(self, what: str) -> None:
-        """Refuse `what` at once while Redis is known to be down (a write's own Redis
-        calls would fail anyway; this only saves their timeouts)."""
-        if self.down_since is not None and time.time() - self.down_since < 1.0:
-            raise self._failed(ConnectionError(), what)
+        """Refuse `what` at once while the breaker is open."""
+        if self.breaker.is_open:
+            raise self._refused(what)
+
+    def later(self, job: Callable[[], Awaitable[Any]]) -> None:
+        """Run `job` once Redis is back: clean-up a failed command could not do."""
+        self.breaker.later(job)
 
     async def aclose(self) -> None:
+        self.breaker.stop()
         with contextlib.suppress(Exception):
             await self.redis.aclose()
         with contextlib.suppress(Exception):

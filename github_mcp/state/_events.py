@@ -232,7 +232,8 @@ class ResumeRelay:
         while time.monotonic() < deadline:
             try:
                 async with self.store._state.op("event_follow") as r:
-                    found = await r.xread({key: last}, count=100, block=1000)
+                    # well inside the socket timeout, which would count Redis as down
+                    found = await r.xread({key: last}, count=100, block=500)
             except GitHubMCPError:
                 break
             entries = found[0][1] if found else []

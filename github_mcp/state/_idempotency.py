@@ -120,8 +120,8 @@ class IdempotentWrites:
     async def _stop(self, claim: WriteClaim) -> None:
         if claim.renewer is not None:
             claim.renewer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await claim.renewer
+            # bounded: this call must not hang on its helper, whatever becomes of it
+            await asyncio.wait([claim.renewer], timeout=PENDING_LEASE_S / 3)
 
     async def complete(self, claim: WriteClaim, payload: dict[str, Any]) -> None:
         """Keep the result for retries. The write happened, so a failure here is only
@@ -132,13 +132,17 @@ class IdempotentWrites:
             await r.set(claim.key, data, ex=max(1, self.ttl_s))
             await r.delete(claim.lease_key)
 
-    async def abandon(self, claim: WriteClaim) -> None:
-        """The write failed: let a retry try again."""
+    async def abandon(self, claim: WriteClaim, *, tries: int = 3) -> None:
+        """The write failed: let a retry try again. With Redis down, once it is back (a
+        retry then need not wait out the claim's lease)."""
         await self._stop(claim)
-        with contextlib.suppress(GitHubMCPError):
+        try:
             async with self._state.op("idem_abandon") as r:
                 if await r.get(claim.key) == claim.marker.encode():
                     await r.delete(claim.key, claim.lease_key)
+        except GitHubMCPError:
+            if tries > 1:
+                self._state.later(lambda: self.abandon(claim, tries=tries - 1))
 
 
 def _began(marker: bytes) -> float | None:

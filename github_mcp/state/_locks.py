@@ -96,11 +96,19 @@ class RedisLocks:
             yield fence
         finally:
             renewer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await renewer
-            with contextlib.suppress(GitHubMCPError):
-                async with self._state.op("lock_release") as r:
-                    await pending(r.eval(_RELEASE, 1, fence.key, fence.value))
+            # bounded: this call must not hang on its helper, whatever becomes of it
+            await asyncio.wait([renewer], timeout=self.lease_s / 3)
+            await self._release(fence)
+
+    async def _release(self, fence: Fence, tries: int = 3) -> None:
+        """Let the lock go; with Redis down, once it is back (the next writer then need
+        not wait out the lease)."""
+        try:
+            async with self._state.op("lock_release") as r:
+                await pending(r.eval(_RELEASE, 1, fence.key, fence.value))
+        except GitHubMCPError:
+            if tries > 1:
+                self._state.later(lambda: self._release(fence, tries - 1))
 
     async def _acquire(self, name: str, *, wait: bool = True) -> Fence | None:
         key = self._state.key("lock", self.kind, name)

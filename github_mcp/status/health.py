@@ -9,10 +9,13 @@ stale probe refreshes in the background. `/readyz` (readiness) answers 503 while
 down (GitHub unreachable, credentials rejected, a registered check failing, or the
 server draining for shutdown), so a load balancer sends the work elsewhere.
 
-The upstream check is one GET with a short timeout and no retries, memoised both ways:
-a success for SUCCESS_MEMO_S, a failure for FAILURE_MEMO_S, so probes from many load
-balancers cost GitHub at most one request per window. Other components (a shared cache,
-say) add their own checks with `readiness(rt).add_check(name, check)`.
+The upstream check is one GET with a short timeout and no retries. Its answer is fresh
+for FRESH_S; an older one is still shown while a new check runs in the background, and a
+check that has not answered within SLOW_S counts as GitHub not answering (without
+waiting for its timeout). So an outage shows within FRESH_S + SLOW_S plus the probes'
+own interval (a few seconds), and probes from many load balancers cost GitHub at most
+one request a second. Other components (a shared cache, say) add their own checks with
+`readiness(rt).add_check(name, check)`.
 """
 
 from __future__ import annotations
@@ -28,8 +31,8 @@ from github_mcp.monitoring.observability import log_event
 if TYPE_CHECKING:
     from github_mcp.pipeline.runtime import Runtime
 
-SUCCESS_MEMO_S = 30.0
-FAILURE_MEMO_S = 5.0
+FRESH_S = 1.0  # an answer younger than this is used as it is
+SLOW_S = 1.5  # a check this old without an answer: GitHub is not answering
 UPSTREAM_TIMEOUT_S = 2.0
 CHECK_TIMEOUT_S = 2.0
 
@@ -50,9 +53,9 @@ class HealthProbe:
         self.rt = rt
         self.checks = 0  # upstream requests made (for tests and the status page)
         self._state: UpstreamState | None = None
-        self._valid_until = 0.0
-        self._lock = asyncio.Lock()
+        self._fresh_until = 0.0
         self._refreshing: asyncio.Task[UpstreamState] | None = None
+        self._refresh_began = 0.0
         self._extra: dict[str, ReadinessCheck] = {}
         self.draining = False
         # (ready, checks, when) of the latest readiness evaluation, for the status page
@@ -63,34 +66,56 @@ class HealthProbe:
         self._extra[name] = check
 
     async def upstream(self) -> UpstreamState:
-        if self._state is not None and time.monotonic() < self._valid_until:
+        """A fresh state: the last one while fresh, else the running check's answer, or
+        `unresponsive` once that check has waited SLOW_S (it goes on in the background)."""
+        if self._state is not None and time.monotonic() < self._fresh_until:
             return self._state
-        async with self._lock:
-            if self._state is not None and time.monotonic() < self._valid_until:
-                return self._state
-            self.checks += 1
-            state = await self._ask_github()
-            memo = SUCCESS_MEMO_S if state.state == "ok" else FAILURE_MEMO_S
-            self._state, self._valid_until = state, time.monotonic() + memo
-            self.rt.metrics.set_gauge("mcp_github_up", 1.0 if state.reachable else 0.0)
-            if state.state != "ok":
-                log_event("github_health_failed", state=state.state)
-            return state
+        task = self._refresh()
+        if task is None:
+            return self.known()
+        left = self._refresh_began + SLOW_S - time.monotonic()
+        if left > 0:
+            await asyncio.wait([task], timeout=left)
+        if task.done() and not task.cancelled() and task.exception() is None:
+            return task.result()
+        return self.known()
 
     def known(self) -> UpstreamState:
         """The latest upstream state, without waiting: liveness answers from process state
-        only. A stale (or missing) state is refreshed in the background for the next probe."""
-        if self._state is None or time.monotonic() >= self._valid_until:
-            self._refresh_in_background()
+        only. A stale (or missing) state is refreshed in the background; a refresh that
+        has waited SLOW_S already says GitHub is not answering."""
+        if self._state is None or time.monotonic() >= self._fresh_until:
+            self._refresh()
+        task = self._refreshing
+        if (
+            task is not None
+            and not task.done()
+            and time.monotonic() - self._refresh_began >= SLOW_S
+        ):
+            return UpstreamState(False, None, "unresponsive", time.time())
         return self._state or UpstreamState(False, None, "unchecked", 0.0)
 
-    def _refresh_in_background(self) -> None:
-        if self._refreshing is not None and not self._refreshing.done():
-            return
+    def _refresh(self) -> asyncio.Task[UpstreamState] | None:
+        """The running check, or a new one (None outside an event loop)."""
         try:
-            self._refreshing = asyncio.get_running_loop().create_task(self.upstream())
+            loop = asyncio.get_running_loop()
         except RuntimeError:  # no event loop (a page rendered outside the server)
-            return
+            return None
+        running = self._refreshing
+        if running is not None and not running.done() and running.get_loop() is loop:
+            return running
+        self._refreshing = loop.create_task(self._check())
+        self._refresh_began = time.monotonic()
+        return self._refreshing
+
+    async def _check(self) -> UpstreamState:
+        self.checks += 1
+        state = await self._ask_github()
+        self._state, self._fresh_until = state, time.monotonic() + FRESH_S
+        self.rt.metrics.set_gauge("mcp_github_up", 1.0 if state.reachable else 0.0)
+        if state.state != "ok":
+            log_event("github_health_failed", state=state.state)
+        return state
 
     async def _ask_github(self) -> UpstreamState:
         has_credentials = self.rt.settings.has_github_credentials

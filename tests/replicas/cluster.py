@@ -100,12 +100,21 @@ class Replica:
         self.index = index
         self.port = free_port()
         self.log = directory / f"replica{index}.log"
-        argv = [sys.executable, "main.py", "serve", "--transport", "http", "--port", str(self.port)]
-        if stateless:
-            argv.append("--stateless")
-        self.proc = subprocess.Popen(
-            argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=self.log.open("wb")
-        )
+        self.argv = [sys.executable, "main.py", "serve", "--transport", "http"]
+        self.argv += ["--port", str(self.port)] + (["--stateless"] if stateless else [])
+        self.env = env
+        self.proc = self._spawn("wb")
+
+    def _spawn(self, mode: str) -> subprocess.Popen[bytes]:
+        with self.log.open(mode) as log:
+            return subprocess.Popen(
+                self.argv, cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL, stderr=log
+            )
+
+    def restart(self) -> None:
+        """Start it again on its port (after `kill`), logging on after its last life."""
+        assert self.proc.poll() is not None, "restart a replica only once it has exited"
+        self.proc = self._spawn("ab")
 
     @property
     def url(self) -> str:

@@ -15,10 +15,8 @@ MAX_FUNCTION_LINES = 60
 # Over the limit when it came, to be split; never add to this list.
 STILL_LONG = {
     "github_mcp/catalog/prompt_texts.py::Texts.contract": 71,
-    "github_mcp/catalog/prompts.py::register_prompts_and_resources": 81,
     "github_mcp/cli/demo.py::run": 74,
     "github_mcp/cli/main.py::_parser": 64,
-    "github_mcp/monitoring/metrics.py::_Collector.collect": 61,
     "github_mcp/services/ci/_joblogs.py::select": 63,
     "github_mcp/services/commits.py::commit_changes": 68,
     "github_mcp/services/documents.py::fetch_document": 63,

@@ -50,10 +50,11 @@ test: $(DEV_STAMP) $(OPENAPI_SPEC) $(GRAPHQL_SCHEMA)
 	@$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; exit $$rc
 
-# The pure logic only (ref rules, patches, trees, log parsing; no forge, no processes), for
-# a quick check while working; `make test` stays the referee.
+# The unit tier, tests/unit/: pure logic (the gate's rules, ref rules, patches, trees, log
+# parsing, static checks of the code) with no forge, no subprocess and no network, for a
+# quick check while working; `make test` stays the referee.
 test-fast: $(DEV_STAMP)
-	@$(BIN)/python -m pytest -q -m fast -p no:xdist
+	@$(BIN)/python -m pytest -q -p no:xdist tests/unit
 
 # Opt-in, against real GitHub: GITHUB_TOKEN and GITHUB_MCP_LIVE_REPO (a scratch repository
 # you own); skipped with a message without them. Never part of `make test`.

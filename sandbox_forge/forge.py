@@ -283,6 +283,7 @@ class Forge:
         phase: str = "before",
         preset: str | None = None,
         headers: dict[str, str] | None = None,
+        hold: bool = False,
     ) -> int:
         rule = self.state.faults.add(
             path=path,
@@ -296,8 +297,13 @@ class Forge:
             phase=phase,
             preset=preset,
             headers=headers or {},
+            hold=hold,
         )
         return rule.id
+
+    def release_fault(self, fault_id: int) -> None:
+        """Let the requests a `hold` fault keeps waiting go on."""
+        self.state.faults.release(fault_id)
 
     def remove_fault(self, fault_id: int) -> bool:
         return self.state.faults.remove(fault_id)

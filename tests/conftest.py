@@ -43,42 +43,6 @@ from tests.forge_contract import (  # noqa: E402, F401
 DEMO_REPO = "octo-org/demo-app"
 
 
-# `make test-fast`: the pure logic (ref rules, the flow-guard rule, patches, trees, log and
-# test-output parsing, what the human reads) with no forge and no processes. A test in one of
-# these modules is marked `fast` unless it needs the forge (directly or through a fixture).
-FAST_MODULES = frozenset(
-    {
-        "tests/services/test_content.py",
-        "tests/services/test_joblogs.py",
-        "tests/services/test_patches.py",
-        "tests/services/test_test_output.py",
-        "tests/services/test_tree.py",
-        "tests/security/test_ref_names.py",
-        "tests/security/test_flow_guard_rule.py",
-        "tests/security/test_redos.py",
-        "tests/security/test_untrusted_text.py",
-        "tests/approvals/test_summary.py",
-        "tests/test_every_test_asserts.py",
-        "tests/test_architecture_doc.py",
-        "tests/test_handler_size.py",
-        "tests/test_typed_services.py",
-        "tests/test_module_size.py",
-        "tests/test_request_meta.py",
-    }
-)
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "fast: pure logic, no forge, no processes (make test-fast)")
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
-        module = item.nodeid.split("::", 1)[0]
-        if module in FAST_MODULES and "forge" not in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.fast)
-
-
 @pytest.fixture(scope="session")
 def forge():
     from sandbox_forge import Forge

@@ -7,11 +7,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-import pytest
 from fastmcp import Client
 
 from github_mcp.pipeline.registry import REGISTRY
-from github_mcp.policy.gate import WriteGate
+from github_mcp.policy.write_gate import WriteGate
 from github_mcp.serving.server import build_mcp
 from sandbox_forge.stores import projects
 from tests.conftest import DEMO_REPO, call_tool, error_code, mcp_client, traversable
@@ -277,20 +276,6 @@ async def test_effective_ref_uses_real_default_branch_and_override(make_runtime,
     assert await rt.gate.effective_ref("octo-org/devel-default", None) == "develop"
     rt2 = make_runtime(github_repo_defaults=json.dumps({"octo-org/devel-default": "stable"}))
     assert await rt2.gate.effective_ref("octo-org/devel-default", None) == "stable"
-
-
-async def test_unscoped_write_needs_approval(make_runtime):
-    from github_mcp.pipeline.tool_spec import ToolSpec
-
-    rt = make_runtime()
-    unscoped = [s for s in REGISTRY.values() if s.write and s.target is None]
-    assert unscoped, "the registry should hold unscoped write tools"
-    spec: ToolSpec = unscoped[0]
-    with pytest.raises(Exception) as info:
-        await rt.gate.authorize(
-            tool=spec.name, full_name=DEMO_REPO, branch=None, scope="s1", call_id="c"
-        )
-    assert info.value.code.value == "write_not_allowed"
 
 
 async def test_approval_expires(make_runtime):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from github_mcp.approvals.requests import ApprovalRequest
+from github_mcp.approvals.record import ApprovalRequest
 from github_mcp.approvals.summary import REASONS, FileChange, WriteSummary
 from github_mcp.kernel.hidden_text import make_visible
 from github_mcp.services.approved_state import RemoteState

@@ -138,7 +138,7 @@ class ApprovalPage:
         if choice == "approve_window" and not self.pending.offers_window(found):
             return page("Refused", "<p>This client has no session: no window.</p>", 400)
         try:
-            self.pending.decide(found, choice, visitor.key)  # type: ignore[arg-type]
+            self.pending.decide(found, choice, visitor.key)
         except RequestClosed:
             return closed(self.pending.find(found.id) or found)
         log_event("approval_page_decision", request=found.id, choice=choice, by=visitor.key)

@@ -12,7 +12,7 @@ import html
 from typing import Any
 
 from github_mcp.approvals.facts import write_facts
-from github_mcp.approvals.requests import ApprovalRequest
+from github_mcp.approvals.record import ApprovalRequest
 from github_mcp.kernel.hidden_text import make_visible
 
 STYLE = """

@@ -27,7 +27,7 @@ from github_mcp.monitoring.observability import log_event
 from github_mcp.policy.gate import holds_window
 
 if TYPE_CHECKING:
-    from github_mcp.policy.gate import WriteGate
+    from github_mcp.policy.write_gate import WriteGate
 
 PAGE_PATH = "/approvals"
 

@@ -127,38 +127,34 @@ def count_lines(old: str | None, new: str | None) -> tuple[int, int]:
 
 def patch_changes(patch: str) -> tuple[FileChange, ...]:
     """Files and +/− counts of a unified diff, from its own lines."""
-    changes: list[FileChange] = []
+    files: list[list[str]] = []
+    for line in patch.splitlines():
+        if line.startswith("--- "):
+            files.append([])
+        if files:
+            files[-1].append(line)
+    changes = (_file_change(lines) for lines in files)
+    return tuple(change for change in changes if change is not None)
+
+
+def _file_change(lines: list[str]) -> FileChange | None:
+    """One file's change: its `---` line, then its `+++` line and hunks."""
+    old_path = _diff_path(lines[0][4:])
     path: str | None = None
     kind: ChangeKind = "patched"
     added = removed = 0
-    old_path: str | None = None
-    text: list[str] = []
-
-    def flush() -> None:
-        if path is not None:
-            changes.append(FileChange(path, kind, added, removed, diff="\n".join(text)))
-
-    for line in patch.splitlines():
-        if line.startswith("--- "):
-            flush()
-            path, kind, added, removed, text = None, "patched", 0, 0, []
-            old_path = _diff_path(line[4:])
-        text.append(line)
-        if line.startswith("--- "):
-            continue
+    for line in lines[1:]:
         if line.startswith("+++ ") and path is None:
             new_path = _diff_path(line[4:])
             path = new_path or old_path or "?"
-            if old_path is None:
-                kind = "added"
-            elif new_path is None:
-                kind = "deleted"
+            kind = "added" if old_path is None else "deleted" if new_path is None else kind
         elif path is not None and line.startswith("+"):
             added += 1
         elif path is not None and line.startswith("-"):
             removed += 1
-    flush()
-    return tuple(changes)
+    if path is None:
+        return None
+    return FileChange(path, kind, added, removed, diff="\n".join(lines))
 
 
 def _diff_path(header: str) -> str | None:
@@ -243,26 +239,33 @@ Proposed = dict[str, tuple[ChangeKind | Literal["sections"], str | None, str]]
 
 
 def _proposed_files(tool: str, args: dict[str, Any]) -> Proposed:
-    proposed: Proposed = {}
     if tool in ("commit_files", "update_files_and_open_pr"):
-        for item in args.get("files") or []:
-            if not isinstance(item, dict) or not isinstance(item.get("path"), str):
-                continue
-            if item.get("delete"):
-                proposed[item["path"]] = ("deleted", None, "")
-            else:
-                proposed[item["path"]] = ("modified", str(item.get("content") or ""), "")
-    elif tool == "apply_text_update_and_commit" and isinstance(args.get("path"), str):
-        proposed[args["path"]] = ("modified", str(args.get("new_content") or ""), "")
-    elif tool == "delete_file" and isinstance(args.get("path"), str):
-        proposed[args["path"]] = ("deleted", None, "")
-    elif tool == "move_file" and isinstance(args.get("path"), str):
-        proposed[args["path"]] = ("renamed", None, f"to {args.get('new_path')}")
-    elif tool == "update_file_sections_and_commit" and isinstance(args.get("path"), str):
-        proposed[args["path"]] = ("sections", None, "sections replaced")
-    elif tool == "commit_workspace":
-        for path in args.get("paths") or []:
-            proposed[str(path)] = ("unknown", None, "from the workspace")
+        return _proposed_commit(args.get("files") or [])
+    if tool == "commit_workspace":
+        return {
+            str(path): ("unknown", None, "from the workspace") for path in args.get("paths") or []
+        }
+    path = args.get("path")
+    if not isinstance(path, str):
+        return {}
+    one: dict[str, tuple[ChangeKind | Literal["sections"], str | None, str]] = {
+        "apply_text_update_and_commit": ("modified", str(args.get("new_content") or ""), ""),
+        "delete_file": ("deleted", None, ""),
+        "move_file": ("renamed", None, f"to {args.get('new_path')}"),
+        "update_file_sections_and_commit": ("sections", None, "sections replaced"),
+    }
+    return {path: one[tool]} if tool in one else {}
+
+
+def _proposed_commit(files: list[Any]) -> Proposed:
+    proposed: Proposed = {}
+    for item in files:
+        if not isinstance(item, dict) or not isinstance(item.get("path"), str):
+            continue
+        if item.get("delete"):
+            proposed[item["path"]] = ("deleted", None, "")
+        else:
+            proposed[item["path"]] = ("modified", str(item.get("content") or ""), "")
     return proposed
 
 

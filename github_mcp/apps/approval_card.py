@@ -23,7 +23,8 @@ import hmac
 from typing import Any, Literal
 
 from github_mcp.approvals.facts import write_facts
-from github_mcp.approvals.requests import ApprovalRequest, PendingApprovals
+from github_mcp.approvals.record import ApprovalRequest
+from github_mcp.approvals.requests import PendingApprovals
 from github_mcp.apps.catalog import URI_PREFIX
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 

@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from github_mcp.approvals.requests import ApprovalRequest, PendingApprovals, RequestClosed
+from github_mcp.approvals.record import ApprovalRequest
+from github_mcp.approvals.requests import PendingApprovals, RequestClosed
 from github_mcp.apps.approval_card import (
     DECIDE_TOOL,
     card_refusal,

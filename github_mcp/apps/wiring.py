@@ -72,7 +72,7 @@ class AppsMiddleware(Middleware):
     is apps/listing.py's, on every transport)."""
 
     async def on_list_resources(self, context: MiddlewareContext, call_next: Any) -> Sequence[Any]:
-        listed = await call_next(context)
+        listed: Sequence[Any] = await call_next(context)
         if supports_ui(context):
             return listed
         return [r for r in listed if not str(r.uri).startswith("ui://")]

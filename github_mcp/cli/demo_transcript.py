@@ -96,7 +96,7 @@ class Session:
         result = await self.client.call_tool_mcp(tool, args)
         ms = (time.perf_counter() - started) * 1000
         text = "".join(getattr(c, "text", "") for c in result.content)
-        payload = result.structured_content or json.loads(text or "{}")
+        payload: dict[str, Any] = result.structured_content or json.loads(text or "{}")
         wire = len(result.model_dump_json(by_alias=True, exclude_none=True).encode())
         code = payload.get("error", {}).get("code") if result.is_error else None
         expected = bool(expect_error) and code == expect_error

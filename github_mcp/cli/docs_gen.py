@@ -4,7 +4,7 @@ docs/PARITY.md (from the parity table) and the tool index (pipeline/tool_index.j
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from github_mcp.config import Settings
 
@@ -72,7 +72,7 @@ def tools_markdown() -> str:
         "Generated from the tool registry by `python main.py docs`; do not edit by hand.",
         "",
     ]
-    by_set: dict[str, list] = {}
+    by_set: dict[str, list[Any]] = {}
     for spec in REGISTRY.values():
         by_set.setdefault(spec.toolset, []).append(spec)
     for toolset in sorted(by_set):

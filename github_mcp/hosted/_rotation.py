@@ -110,7 +110,8 @@ class ReplayLedger:
         )
 
     async def grant_of(self, secret: str) -> SpentSecret | None:
-        return await self.store.get(key=_hash_token(secret))
+        found: SpentSecret | None = await self.store.get(key=_hash_token(secret))
+        return found
 
 
 def remaining(issuer: JWTIssuer, token: str | None, use: str, fallback: float) -> float:

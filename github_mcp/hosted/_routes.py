@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from fastmcp.server.auth.auth import PrivateKeyJWTClientAuthenticator, TokenHandler
@@ -103,7 +103,8 @@ class NarrowingRegistration:
     async def handle(self, request: Request) -> Response:
         body = narrowed_registration(await request.body(), self.supported)
         request._body = body  # Starlette's cached body: the SDK handler reads this one
-        return await self.handler.handle(request)
+        response: Response = await self.handler.handle(request)
+        return response
 
 
 def narrow_scopes(requested: list[str] | None, granted: str | None) -> list[str] | None:
@@ -180,7 +181,7 @@ class PublicClientRevocation:
                 headers=NO_STORE,
             )
         hint = form.get("token_type_hint")
-        loaders = [
+        loaders: list[Callable[[str], Awaitable[Any]]] = [
             self.provider.load_access_token,
             lambda t: self.provider.load_refresh_token(client, t),
         ]

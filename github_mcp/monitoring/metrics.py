@@ -11,7 +11,11 @@ import threading
 import time
 from bisect import bisect_left
 from collections import defaultdict, deque
-from typing import Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from prometheus_client.metrics_core import Metric
 
 GAUGE_HELP = {
     "mcp_ready": "1 when /readyz would answer 200 (at its last evaluation)",
@@ -230,67 +234,58 @@ class _Collector:
     def __init__(self, metrics: Metrics) -> None:
         self.metrics = metrics
 
-    def collect(self):
-        from prometheus_client.core import (
-            CounterMetricFamily,
-            GaugeMetricFamily,
-            HistogramMetricFamily,
-        )
-
+    def collect(self) -> Iterator[Metric]:
         m = self.metrics
         with m._lock:
-            for counter in (
-                m.tool_calls,
-                m.tool_errors,
-                m.tool_writes,
-                m.tool_refused,
-                m.gh_requests,
-                m.gh_errors,
-                m.gh_retries,
-                m.gh_rate_limit_events,
-                m.gh_timeouts,
-                m.cache_hits,
-                m.cache_misses,
-                m.gate_decisions,
-            ):
-                family = CounterMetricFamily(counter.name, counter.help, labels=counter.labels)
-                for key, value in sorted(counter.values.items()):
-                    family.add_metric(list(key), value)
-                if not counter.values:  # a zero series, so rate() and alerts see it
-                    family.add_metric([""] * len(counter.labels), 0.0)
-                yield family
-            hist = m.tool_latency
-            family = HistogramMetricFamily(hist.name, hist.help, labels=hist.labels)
-            for key, row in sorted(hist.series.items()):
-                cumulative, buckets = 0.0, []
-                for bound, count in zip(hist.buckets, row, strict=False):
-                    cumulative += count
-                    buckets.append((str(bound), cumulative))
-                buckets.append(("+Inf", row[-1]))
-                family.add_metric(list(key), buckets, sum_value=row[-2])
-            yield family
-            gauges = (
-                (
-                    "mcp_github_rate_limit_remaining",
-                    "Last x-ratelimit-remaining",
-                    m.rate_limit.get("remaining"),
-                ),
-                (
-                    "mcp_github_rate_limit_reset",
-                    "Last x-ratelimit-reset",
-                    m.rate_limit.get("reset"),
-                ),
-                ("mcp_github_in_flight", "GitHub requests in flight", m.in_flight),
-                (
-                    "mcp_github_rate_limit_limit",
-                    "Last x-ratelimit-limit",
-                    m.rate_limit.get("limit"),
-                ),
-                *((name, GAUGE_HELP.get(name, name), v) for name, v in sorted(m.gauges.items())),
-            )
-            for name, help_text, value in gauges:
-                if value is not None:
-                    yield GaugeMetricFamily(name, help_text, value=value)
+            yield from _counters(m)
+            yield _latency(m.tool_latency)
+            yield from _gauges(m)
+
+
+def _counters(m: Metrics) -> Iterator[Metric]:
+    from prometheus_client.core import CounterMetricFamily
+
+    for counter in (
+        m.tool_calls, m.tool_errors, m.tool_writes, m.tool_refused, m.gh_requests, m.gh_errors,
+        m.gh_retries, m.gh_rate_limit_events, m.gh_timeouts, m.cache_hits, m.cache_misses,
+        m.gate_decisions,
+    ):  # fmt: skip
+        family = CounterMetricFamily(counter.name, counter.help, labels=counter.labels)
+        for key, value in sorted(counter.values.items()):
+            family.add_metric(list(key), value)
+        if not counter.values:  # a zero series, so rate() and alerts see it
+            family.add_metric([""] * len(counter.labels), 0.0)
+        yield family
+
+
+def _latency(hist: LabelledHistogram) -> Metric:
+    from prometheus_client.core import HistogramMetricFamily
+
+    family = HistogramMetricFamily(hist.name, hist.help, labels=hist.labels)
+    for key, row in sorted(hist.series.items()):
+        cumulative, buckets = 0.0, []
+        for bound, count in zip(hist.buckets, row, strict=False):
+            cumulative += count
+            buckets.append((str(bound), cumulative))
+        buckets.append(("+Inf", row[-1]))
+        family.add_metric(list(key), buckets, sum_value=row[-2])
+    return family
+
+
+def _gauges(m: Metrics) -> Iterator[Metric]:
+    from prometheus_client.core import GaugeMetricFamily
+
+    rate = m.rate_limit
+    gauges = (
+        ("mcp_github_rate_limit_remaining", "Last x-ratelimit-remaining", rate.get("remaining")),
+        ("mcp_github_rate_limit_reset", "Last x-ratelimit-reset", rate.get("reset")),
+        ("mcp_github_in_flight", "GitHub requests in flight", m.in_flight),
+        ("mcp_github_rate_limit_limit", "Last x-ratelimit-limit", rate.get("limit")),
+        *((name, GAUGE_HELP.get(name, name), v) for name, v in sorted(m.gauges.items())),
+    )
+    for name, help_text, value in gauges:
+        if value is not None:
+            yield GaugeMetricFamily(name, help_text, value=float(value))
 
 
 def _percentile(sorted_values: list[float], q: float) -> float | None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -25,7 +26,7 @@ from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.monitoring.observability import log_event
 from github_mcp.pipeline.approval_binding import write_fingerprints
 from github_mcp.pipeline.peer import Answer, InputRequired
-from github_mcp.policy.gate import HumanApproval, holds_window
+from github_mcp.policy.gate import holds_window
 from github_mcp.services.approved_state import tree_paths
 from github_mcp.services.files import MAX_READ_BYTES, read_file
 
@@ -33,6 +34,9 @@ if TYPE_CHECKING:
     from github_mcp.pipeline.spec import Call
 
 Outcome = Literal["approved", "tool"]
+# Asks a human about one gated write (auto mode); True when they approved it, else it
+# raises the refusal to report. Given the gate's reason for asking.
+HumanApproval = Callable[[str], Awaitable[bool]]
 
 
 class ClientInputRequired(Exception):

@@ -16,7 +16,7 @@ from github_mcp.github.client import GitHubClient
 from github_mcp.monitoring.audit import AuditLog
 from github_mcp.monitoring.observability import Metrics, log_event
 from github_mcp.pipeline.served import ServedTools
-from github_mcp.policy.gate import WriteGate
+from github_mcp.policy.write_gate import WriteGate
 from github_mcp.services.repos import default_branch
 from github_mcp.services.workspace import WorkspaceConfig, WorkspaceManager, basic_auth_header
 

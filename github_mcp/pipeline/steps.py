@@ -23,7 +23,6 @@ from github_mcp.kernel.effects import Target
 from github_mcp.kernel.refnames import write_target as canonical_write_target
 from github_mcp.monitoring.observability import log_event
 from github_mcp.pipeline.answer import ToolAnswer
-from github_mcp.pipeline.approval_binding import bind_write
 from github_mcp.pipeline.arguments import apply_pr_ref, canonicalize_refs, check_lookalike
 from github_mcp.pipeline.call_outcome import (
     as_tool_error,
@@ -35,7 +34,7 @@ from github_mcp.pipeline.call_outcome import (
 )
 from github_mcp.pipeline.caller import approval_scope
 from github_mcp.pipeline.flows import flow_decision
-from github_mcp.pipeline.human_approval import human_approval
+from github_mcp.pipeline.gatekeeper import authorize
 from github_mcp.pipeline.spec import Call
 from github_mcp.pipeline.tool_spec import ToolSpec
 
@@ -128,17 +127,7 @@ async def authorize_write(run: CallRun, held: contextlib.AsyncExitStack) -> None
     if branch is not None:
         await check_lookalike(rt, call.repo, branch)
     flow = await flow_decision(call, target)
-    await rt.gate.authorize(
-        tool=spec.name,
-        full_name=call.repo,
-        branch=branch,
-        scope=call.scope,
-        call_id=call.call_id,
-        fingerprint=await bind_write(call, kwargs, branch, flow),
-        ask=human_approval(call, kwargs, branch),
-        flow=flow,
-        approve_each=spec.approve_each,
-    )
+    await authorize(call, kwargs, branch, flow)
     run.gate_passed = True
     call.authorized_ref = branch
 

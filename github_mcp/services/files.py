@@ -85,26 +85,12 @@ async def _read_batch(
                 "the workspace."
             ),
         )
-    cache = github.cache
-    if ref is None:
-        hit, cached_default = cache.lookup("default_branch", full_name.lower())
-        ref = cached_default if hit else None
-    commit: str | None = None
-    if ref is not None and SHA_RE.match(ref):
-        commit = ref
-    elif ref is not None:
-        stale = cache.peek_stale("ref_commit", _ref_key(full_name, ref))
-        commit = cache.lookup("ref_commit", _ref_key(full_name, ref))[1]
-        if commit is None and stale is not None:
-            # Read before and expired: revalidate the ref with its ETag (a 304 is free);
-            # the content cached for its commit usually answers the rest.
-            commit = await resolve_commit_sha(github, full_name, ref)
-            _remember_ref(github, full_name, ref, commit)
+    ref, commit = await _known_commit(github, full_name, ref)
     found: dict[int, FileRead | GitHubMCPError] = {}
     if commit:
         for i, path in enumerate(paths):
             key = _content_key(full_name, commit, path, max_bytes, allow_binary)
-            hit, read = cache.lookup("content", key)
+            hit, read = github.cache.lookup("content", key)
             if hit:
                 found[i] = read
     missing = [i for i in range(len(paths)) if i not in found]
@@ -127,6 +113,27 @@ async def _read_batch(
         if isinstance(read, FileRead) and read.truncated:
             await client_log.warning(f"{read.path}: truncated to the first {max_bytes} bytes")
     return ref, [r if isinstance(r, GitHubMCPError) else replace(r, ref=ref) for r in reads]
+
+
+async def _known_commit(
+    github: GitHubClient, full_name: str, ref: str | None
+) -> tuple[str | None, str | None]:
+    """The ref (the cached default branch when none is given) and the commit it is known
+    to point at, from the cache; None when that takes a call."""
+    cache = github.cache
+    if ref is None:
+        hit, cached_default = cache.lookup("default_branch", full_name.lower())
+        ref = cached_default if hit else None
+    if ref is None or SHA_RE.match(ref):
+        return ref, ref
+    stale = cache.peek_stale("ref_commit", _ref_key(full_name, ref))
+    commit: str | None = cache.lookup("ref_commit", _ref_key(full_name, ref))[1]
+    if commit is None and stale is not None:
+        # Read before and expired: revalidate the ref with its ETag (a 304 is free);
+        # the content cached for its commit usually answers the rest.
+        commit = await resolve_commit_sha(github, full_name, ref)
+        _remember_ref(github, full_name, ref, commit)
+    return ref, commit
 
 
 async def _load(

@@ -104,7 +104,7 @@ class _ChoosingStore(EventStore):
             call.mode = _STREAM
             if call.primes:
                 priming = self.inner.store_event(stream_id, None)
-                await asyncio.create_task(priming, context=call.context)  # type: ignore[arg-type]
+                await asyncio.create_task(priming, context=call.context)
         return await self.inner.store_event(stream_id, message)
 
     async def replay_events_after(self, last_event_id: str, send_callback: Any) -> str | None:

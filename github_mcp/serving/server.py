@@ -175,7 +175,8 @@ class HttpGuard:
         assert self.tokens is not None
         scheme, _, value = header.partition(" ")
         if scheme.lower() == "bearer" and value:
-            return self.tokens.principal_for(value)
+            principal: str | None = self.tokens.principal_for(value)
+            return principal
         if scheme.lower() == "basic" and value and self._takes_basic(path):
             try:
                 password = base64.b64decode(value, validate=True).decode().partition(":")[2]

@@ -170,7 +170,8 @@ class _LightStreams:
         return ForgetfulReceiveStream(read_stream), ContextFreeSendStream(write_stream)
 
     async def __aexit__(self, *exc: Any) -> bool | None:
-        return await self._inner.__aexit__(*exc)
+        result: bool | None = await self._inner.__aexit__(*exc)
+        return result
 
 
 def _arm_idle_timer(scope: anyio.CancelScope, timeout_s: float) -> None:

@@ -95,7 +95,7 @@ def serve_http(app: Any, rt: Runtime, *, host: str, port: int) -> int:
     grace = rt.settings.shutdown_grace_seconds
     # By default the event-stream library cuts every stream at SIGTERM, in-flight tool
     # calls' answers included; GracefulServer ends the streams itself once they are done.
-    AppStatus.disable_automatic_graceful_drain()
+    AppStatus.disable_automatic_graceful_drain()  # type: ignore[no-untyped-call]
     config = uvicorn.Config(
         app,
         host=host,

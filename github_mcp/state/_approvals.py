@@ -66,7 +66,7 @@ class RedisApprovalStore:
             pipe.getdel(self._key(key))
             pipe.zrem(self._index, key)
             value, _ = pipe.execute()
-        return value == b"1"
+        return bool(value == b"1")
 
     def grants(self) -> list[tuple[str, float | None]]:
         """Each live approved key with its seconds left, for the status page."""

@@ -130,7 +130,7 @@ class SharedRateLimits:
         try:
             async with self._state.op("ratelimit_set") as r:
                 pipe = r.pipeline(transaction=False)
-                pipe.hset(key, mapping=fields)  # type: ignore[arg-type]
+                pipe.hset(key, mapping=fields)
                 # the key outlives its longest back-off by a little, then goes
                 pipe.expire(key, max(1, int(longest) + 5), gt=True)
                 pipe.expire(key, max(1, int(longest) + 5), nx=True)

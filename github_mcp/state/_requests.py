@@ -28,7 +28,7 @@ from github_mcp.kernel.principal import ApprovalScope
 from github_mcp.state._connection import SharedState
 
 if TYPE_CHECKING:
-    from github_mcp.approvals.requests import ApprovalRequest
+    from github_mcp.approvals.record import ApprovalRequest
 
 MAX_LISTED = 5000
 

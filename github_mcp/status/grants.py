@@ -19,8 +19,8 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from github_mcp.approvals.requests import PendingApprovals
 from github_mcp.monitoring.observability import log_event
-from github_mcp.policy.gate import WriteGate
 from github_mcp.policy.grants import owner_of
+from github_mcp.policy.write_gate import WriteGate
 
 CSRF_COOKIE = "github_mcp_status_revoke_csrf"
 SESSION_MARK = "/session:"

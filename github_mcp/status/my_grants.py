@@ -25,7 +25,7 @@ from github_mcp.status.grants import grant_id, html_table, seconds_text
 
 if TYPE_CHECKING:
     from github_mcp.approvals.page import ApprovalPage
-    from github_mcp.policy.gate import WriteGate
+    from github_mcp.policy.write_gate import WriteGate
 
 PATH = f"{PAGE_PATH}/grants"
 CSRF_COOKIE = "github_mcp_grants_csrf"

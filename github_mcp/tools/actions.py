@@ -167,7 +167,7 @@ async def get_latest_branch_status(
     return BranchStatus(
         branch=branch,
         head_sha=sha,
-        state=counts.state,  # type: ignore[arg-type]
+        state=counts.state,
         checks=counts.out(),
         failing=failing[:20] or None,
         pending=counts.waiting[:20] or None,

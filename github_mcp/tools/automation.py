@@ -75,7 +75,7 @@ def _failing_tests(found: FailingTestsPage) -> FailingTests:
     return FailingTests(
         pr=found.number,
         head_sha=found.head_sha,
-        status=found.status,  # type: ignore[arg-type]
+        status=found.status,
         checks=counts.out(),
         failures=[
             FailingTest(
@@ -210,7 +210,7 @@ async def check_merge_readiness(
     if facts.get("draft") is False:
         facts.pop("draft")
     return MergeReadiness(
-        verdict=found.verdict,  # type: ignore[arg-type]
+        verdict=found.verdict,
         **facts,
         blocking=[Item(**b) for b in found.blocking],
         warnings=[Item(**w) for w in found.warnings] or None,
@@ -331,7 +331,7 @@ def _stack_result(run: StackRun) -> StackResult:
     executed = None
     if outcome is not None:
         executed = Executed(
-            status=outcome.status,  # type: ignore[arg-type]
+            status=outcome.status,
             old_head_sha=outcome.old_sha,
             new_head_sha=outcome.new_sha,
             replayed=outcome.replayed,

@@ -8,6 +8,7 @@ Commands run in the bubblewrap sandbox: they never see a credential.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
@@ -37,7 +38,7 @@ def manager(call: Call) -> WorkspaceManager:
     return call.rt.workspaces
 
 
-def _progress(call: Call):
+def _progress(call: Call) -> Callable[[float, str], Awaitable[None]]:
     async def report(value: float, message: str) -> None:
         await call.progress(value, None, message)
 

@@ -191,13 +191,8 @@ def run_query(
         return {
             "errors": [{"message": "A query attribute must be specified and must be a string."}]
         }
-    variables = payload.get("variables") or {}
-    if isinstance(variables, str):
-        try:
-            variables = json.loads(variables) if variables.strip() else {}
-        except ValueError:
-            variables = None
-    if not isinstance(variables, dict):
+    variables = _variables(payload.get("variables") or {})
+    if variables is None:
         return {"errors": [{"message": "Variables are invalid JSON."}]}
     try:
         document = DOCUMENTS.document(query)
@@ -224,6 +219,16 @@ def run_query(
     if result.errors:
         body["errors"] = [_error_json(e) for e in result.errors]
     return body
+
+
+def _variables(given: Any) -> dict[str, Any] | None:
+    """The query's variables: an object, or a string holding one (GitHub takes both)."""
+    if isinstance(given, str):
+        try:
+            given = json.loads(given) if given.strip() else {}
+        except ValueError:
+            return None
+    return given if isinstance(given, dict) else None
 
 
 def _charge(

@@ -92,22 +92,9 @@ def _branch_target(ctx: Context, branch: dict[str, Any]) -> tuple[RepoRecord, st
     return repo, qualified
 
 
-def create_commit_on_branch(root: Any, info: Any, input: dict[str, Any]) -> dict[str, Any]:
-    ctx: Context = info.context
-    repo, qualified = _branch_target(ctx, input["branch"])
-    ctx.require_write(repo, "CreateCommitOnBranch")
-    git = repo.git
-    head = git.read_ref(qualified)
-    if head is None:
-        raise GQLFailure("NOT_FOUND", f"Could not resolve to a Ref with the name '{qualified}'.")
-    expected = input["expectedHeadOid"]
-    if expected != head:
-        raise GQLFailure(
-            "STALE_DATA",
-            f'Expected branch to point to "{expected}" but it did not. Pull and try again.',
-        )
+def _file_changes(git: Any, head: str, files: dict[str, Any]) -> list[TreeChange]:
+    """The tree changes a createCommitOnBranch's fileChanges ask for, deletions first."""
     changes: list[TreeChange] = []
-    files = input.get("fileChanges") or {}
     for deletion in files.get("deletions") or []:
         path = deletion["path"].strip("/")
         if git.entry_at(head, path) is None:
@@ -127,12 +114,34 @@ def create_commit_on_branch(root: Any, info: Any, input: dict[str, Any]) -> dict
         current = git.entry_at(head, path)
         mode = current.mode if current is not None and current.type == "blob" else "100644"
         changes.append(TreeChange(path, mode, git.write_blob(content)))
-    message = input["message"]
-    text = message["headline"].strip()
+    return changes
+
+
+def _commit_message(message: dict[str, Any]) -> str:
+    text = str(message["headline"]).strip()
     if not text:
         raise GQLFailure("UNPROCESSABLE", "A commit message headline is required")
     if message.get("body"):
         text += "\n\n" + message["body"].strip("\n")
+    return text
+
+
+def create_commit_on_branch(root: Any, info: Any, input: dict[str, Any]) -> dict[str, Any]:
+    ctx: Context = info.context
+    repo, qualified = _branch_target(ctx, input["branch"])
+    ctx.require_write(repo, "CreateCommitOnBranch")
+    git = repo.git
+    head = git.read_ref(qualified)
+    if head is None:
+        raise GQLFailure("NOT_FOUND", f"Could not resolve to a Ref with the name '{qualified}'.")
+    expected = input["expectedHeadOid"]
+    if expected != head:
+        raise GQLFailure(
+            "STALE_DATA",
+            f'Expected branch to point to "{expected}" but it did not. Pull and try again.',
+        )
+    changes = _file_changes(git, head, input.get("fileChanges") or {})
+    text = _commit_message(input["message"])
     user = ctx.state.ensure_user(ctx.principal.login or "")
     committer = web_flow_signature()
     author = Signature(

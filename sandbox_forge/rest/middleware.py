@@ -137,6 +137,9 @@ class ForgeMiddleware:
             entry["fault"] = rule.id
             if rule.latency_ms:
                 await asyncio.sleep(rule.latency_ms / 1000)
+            # until the test releases it, from its own thread: no loop's Event can be set there
+            while rule.hold and self.state.faults.held(rule.id):  # noqa: ASYNC110
+                await asyncio.sleep(0.02)
             if rule.phase == "before" and rule.replaces_response:
                 await self._answer_with_fault(scope, send, rule, entry)
                 return

@@ -38,6 +38,7 @@ class FaultRule:
     phase: str = "before"
     preset: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    hold: bool = False  # the request waits until the rule is released (FaultStore.release)
     hits: int = 0
     _regex: re.Pattern[str] | None = field(default=None, repr=False, compare=False)
 
@@ -106,6 +107,7 @@ class FaultStore:
         self._lock = threading.Lock()
         self._rules: list[FaultRule] = []
         self._next = 1
+        self._holds: dict[int, threading.Event] = {}
 
     def add(self, **spec: Any) -> FaultRule:
         preset = spec.get("preset")
@@ -127,7 +129,22 @@ class FaultStore:
             rule = FaultRule(id=self._next, **{k: v for k, v in spec.items() if k != "id"})
             self._next += 1
             self._rules.append(rule)
+            if rule.hold:
+                self._holds[rule.id] = threading.Event()
             return rule
+
+    def release(self, rule_id: int) -> None:
+        """Let the requests a holding rule keeps (and any it catches later) go on."""
+        with self._lock:
+            held = self._holds.get(rule_id)
+        if held is not None:
+            held.set()
+
+    def held(self, rule_id: int) -> bool:
+        """Whether requests the rule caught must still wait."""
+        with self._lock:
+            event = self._holds.get(rule_id)
+        return event is not None and not event.is_set()
 
     def take(self, method: str, path: str) -> FaultRule | None:
         """The first live rule matching the request; counts one use of it."""
@@ -151,6 +168,9 @@ class FaultStore:
     def clear(self) -> None:
         with self._lock:
             self._rules.clear()
+            held, self._holds = list(self._holds.values()), {}
+        for event in held:  # nothing stays held past the rules that held it
+            event.set()
 
     def list(self) -> list[dict[str, Any]]:
         with self._lock:

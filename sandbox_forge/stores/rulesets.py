@@ -155,6 +155,11 @@ def apply_body(ruleset: Ruleset, body: dict[str, Any]) -> None:
                     f"For 'properties/{key}', {body[key]!r} is not one of {list(allowed)}."
                 )
             setattr(ruleset, key, body[key])
+    _apply_conditions_and_rules(ruleset, body)
+    ruleset.updated_at = now()
+
+
+def _apply_conditions_and_rules(ruleset: Ruleset, body: dict[str, Any]) -> None:
     if "conditions" in body:
         ref_name = (body["conditions"] or {}).get("ref_name") or {}
         if not isinstance(ref_name, dict):
@@ -168,7 +173,6 @@ def apply_body(ruleset: Ruleset, body: dict[str, Any]) -> None:
         if not isinstance(actors, list) or not all(isinstance(a, dict) for a in actors):
             raise invalid_request("For 'properties/bypass_actors', is not an array of objects.")
         ruleset.bypass_actors = [dict(a) for a in actors]
-    ruleset.updated_at = now()
 
 
 def _unique_name(repo: RepoRecord, ruleset: Ruleset) -> None:

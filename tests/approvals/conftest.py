@@ -17,7 +17,7 @@ from fastmcp.client.transports import StreamableHttpTransport
 
 from github_mcp.approvals.requests import PendingApprovals
 from github_mcp.pipeline.runtime import Runtime
-from github_mcp.policy.gate import WriteGate
+from github_mcp.policy.write_gate import WriteGate
 from github_mcp.serving.loopback import serve_in_thread
 from github_mcp.serving.server import build_http_app
 from tests.shared_browser import fresh_context

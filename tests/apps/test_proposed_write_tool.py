@@ -20,7 +20,7 @@ from mcp.client.extension import advertise
 
 from github_mcp.approvals.requests import PendingApprovals
 from github_mcp.pipeline.runtime import Runtime
-from github_mcp.policy.gate import WriteGate
+from github_mcp.policy.write_gate import WriteGate
 from github_mcp.serving.loopback import serve_in_thread
 from github_mcp.serving.server import build_http_app
 from tests.approvals.conftest import FakeClock, branch_head, commit_parents

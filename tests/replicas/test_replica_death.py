@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import signal
-import time
 import uuid
 from typing import Any
 
@@ -22,8 +21,6 @@ from tests.replicas.cluster import Cluster, client
 from tests.test_tools_issues_prs import forge_pulls
 from tests.test_tools_write import git, head
 
-HOLD_MS = 10_000  # how long the forge holds each write before doing it
-
 
 @pytest.fixture
 def pair(forge, forge_token, tmp_path):
@@ -33,7 +30,8 @@ def pair(forge, forge_token, tmp_path):
         token=forge_token,
         count=2,
         workspace_dir=traversable(tmp_path),
-        extra_env={"GITHUB_MCP_AUTO_APPROVE": "true"},
+        # the forge holds writes until the test releases them: only a hang ends a request
+        extra_env={"GITHUB_MCP_AUTO_APPROVE": "true", "GITHUB_REQUEST_TIMEOUT": "600"},
     )
     yield cluster
     for replica in cluster.replicas:
@@ -105,24 +103,31 @@ async def test_frozen_then_killed_replica_writes_each_exactly_once(pair, forge, 
     }
     keys = {name: f"{name}-{uuid.uuid4().hex}" for name in writes}
     rules = [
-        forge.add_fault(method="POST", path=rf"/issues/{merge_pr}/comments$", latency_ms=HOLD_MS),
-        forge.add_fault(method="PATCH", path=r"/git/refs/heads/work$", latency_ms=HOLD_MS),
-        forge.add_fault(method="POST", path=r"/pulls$", latency_ms=HOLD_MS),
-        forge.add_fault(method="PUT", path=rf"/pulls/{merge_pr}/merge$", latency_ms=HOLD_MS),
+        # each write is held at the forge until the test lets it go: no clock decides
+        forge.add_fault(method="POST", path=rf"/issues/{merge_pr}/comments$", hold=True),
+        forge.add_fault(method="PATCH", path=r"/git/refs/heads/work$", hold=True),
+        forge.add_fault(method="POST", path=r"/pulls$", hold=True),
+        forge.add_fault(method="PUT", path=rf"/pulls/{merge_pr}/merge$", hold=True),
     ]
     first = [
         asyncio.create_task(_call(a, tool, args, keys[name]))
         for name, (tool, args) in writes.items()
     ]
-    deadline = time.monotonic() + 60
-    while not _in_flight(forge, rules):  # every write has reached GitHub, none answered
-        assert time.monotonic() < deadline, "A never sent all four writes"
+    # Writes to one PR take turns (the per-PR lock): the merge reaches GitHub once the
+    # comment is done. So the comment is let go first; then every other write has reached
+    # GitHub unanswered. Conditions, not clocks: pytest's timeout bounds a hang.
+    comment, *rest = rules
+    while not _in_flight(forge, rules[:3]):
         await asyncio.sleep(0.02)
+    forge.release_fault(comment)
+    while not _in_flight(forge, rules):
+        await asyncio.sleep(0.02)
+    assert not [e for e in forge.requests() if e.get("fault") in rest and "duration_ms" in e]
     victim = pair.replicas[0]
     victim.proc.send_signal(signal.SIGSTOP)
-    deadline = time.monotonic() + 60
+    for rule in rest:
+        forge.release_fault(rule)
     while not all("duration_ms" in e for e in forge.requests() if e.get("fault") in rules):
-        assert time.monotonic() < deadline, "the forge never finished the held writes"
         await asyncio.sleep(0.1)
     victim.proc.send_signal(signal.SIGKILL)
     victim.proc.wait(10)

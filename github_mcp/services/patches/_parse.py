@@ -4,6 +4,7 @@ paths, every hunk's line counts checked against its header, unsafe paths refused
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from github_mcp.kernel.errors import invalid_input
 from github_mcp.services.patches._model import HUNK_RE, FilePatch, Hunk
@@ -27,49 +28,61 @@ def parse_patch(text: str, *, default_path: str | None = None) -> list[FilePatch
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    patches: list[FilePatch] = []
-    cur: FilePatch | None = None
-    git_header = False  # inside a `diff --git` block whose ---/+++ may still come
+    parser = _Parser(lines, default_path)
     i = 0
-    n = len(lines)
-    while i < n:
-        ln = lines[i]
-        lineno = i + 1
-        if ln.startswith("diff --git "):
-            cur = _git_header_patch(ln, lineno)
-            patches.append(cur)
-            git_header = True
-            i += 1
-            continue
-        if ln.startswith("--- ") and i + 1 < n and lines[i + 1].startswith("+++ "):
-            found = _file_header(lines, i, cur if git_header else None)
-            if found is not cur:
-                cur = found
-                patches.append(cur)
-            git_header = False
-            i += 2
-            continue
-        m = HUNK_RE.match(ln)
-        if m is not None:
-            if cur is None:
-                cur = _headerless_patch(default_path, lineno)
-                patches.append(cur)
-            git_header = False
-            hunk, i = _parse_hunk(lines, i, m)
-            cur.hunks.append(hunk)
-            continue
-        if git_header and cur is not None and _extended_header(cur, ln, lineno):
-            i += 1
-            continue
-        if ln.startswith(("+", "-", " ")) and ln != "-- " and cur is not None and cur.hunks:
-            raise _too_many_lines(cur, lineno)
-        i += 1  # prose between files, "Index:" lines, "====" rulers
-    if not patches:
+    while i < len(lines):
+        i = parser.step(i)
+    if not parser.patches:
         raise invalid_input(
             "no file patch found", hint="send a unified diff ('--- a/x', '+++ b/x', '@@ ...')"
         )
-    validate_patches(patches)
-    return patches
+    validate_patches(parser.patches)
+    return parser.patches
+
+
+@dataclass
+class _Parser:
+    lines: list[str]
+    default_path: str | None
+    patches: list[FilePatch] = field(default_factory=list)
+    cur: FilePatch | None = None
+    git_header: bool = False  # inside a `diff --git` block whose ---/+++ may still come
+
+    def step(self, i: int) -> int:
+        """Read the line at i (and what belongs to it); the index of the next one."""
+        lines, ln, lineno = self.lines, self.lines[i], i + 1
+        if ln.startswith("diff --git "):
+            self._start(_git_header_patch(ln, lineno), git_header=True)
+            return i + 1
+        if ln.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ "):
+            found = _file_header(lines, i, self.cur if self.git_header else None)
+            if found is not self.cur:
+                self._start(found)
+            self.git_header = False
+            return i + 2
+        m = HUNK_RE.match(ln)
+        if m is not None:
+            return self._hunk(i, m)
+        cur = self.cur
+        if self.git_header and cur is not None and _extended_header(cur, ln, lineno):
+            return i + 1
+        if ln.startswith(("+", "-", " ")) and ln != "-- " and cur is not None and cur.hunks:
+            raise _too_many_lines(cur, lineno)
+        return i + 1  # prose between files, "Index:" lines, "====" rulers
+
+    def _start(self, patch: FilePatch, *, git_header: bool = False) -> None:
+        self.cur = patch
+        self.patches.append(patch)
+        self.git_header = git_header
+
+    def _hunk(self, i: int, m: re.Match[str]) -> int:
+        if self.cur is None:
+            self._start(_headerless_patch(self.default_path, i + 1))
+        assert self.cur is not None
+        self.git_header = False
+        hunk, after = _parse_hunk(self.lines, i, m)
+        self.cur.hunks.append(hunk)
+        return after
 
 
 def _file_header(lines: list[str], i: int, git_patch: FilePatch | None) -> FilePatch:

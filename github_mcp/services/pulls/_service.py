@@ -111,13 +111,9 @@ async def merge_pull(
     the base read back after the merge, so the audit trail records the real one."""
     if expected_base is not None:
         await _require_base(github, full_name, number, expected_base)
-    body: dict[str, Any] = {"merge_method": method}
-    if expected_head_sha:
-        body["sha"] = expected_head_sha
-    if commit_title:
-        body["commit_title"] = commit_title
-    if commit_message:
-        body["commit_message"] = commit_message
+    body: dict[str, Any] = {"merge_method": method, "sha": expected_head_sha}
+    body |= {"commit_title": commit_title, "commit_message": commit_message}
+    body = {key: value for key, value in body.items() if value}
     try:
         answer = await github.request_json(
             "PUT", f"{repo_path(full_name)}/pulls/{number}/merge", json_body=body
@@ -130,15 +126,7 @@ async def merge_pull(
             merged = await already_merged(github, full_name, number, exc, method)
         if merged is not None:
             return merged
-        if exc.details.get("status") == 409 and expected_head_sha:
-            raise await _head_moved(github, full_name, number, expected_head_sha) from None
-        if exc.details.get("status") == 405 and exc.code != ErrorCode.RULE_VIOLATION:
-            raise GitHubMCPError(
-                ErrorCode.UNPROCESSABLE,
-                "The pull request is not mergeable.",
-                hint="check_merge_readiness lists what blocks it.",
-            ) from None
-        raise
+        raise await _merge_refused(github, full_name, number, expected_head_sha, exc) from None
     result = PullMerge(
         merged=bool(answer.get("merged")),
         sha=answer.get("sha", ""),
@@ -148,6 +136,25 @@ async def merge_pull(
     if expected_base is not None:
         result.base = await _base_after_merge(github, full_name, number)
     return result
+
+
+async def _merge_refused(
+    github: GitHubClient,
+    full_name: str,
+    number: int,
+    expected_head_sha: str | None,
+    exc: GitHubMCPError,
+) -> GitHubMCPError:
+    """What a merge GitHub refused (and that did not happen) is reported as."""
+    if exc.details.get("status") == 409 and expected_head_sha:
+        return await _head_moved(github, full_name, number, expected_head_sha)
+    if exc.details.get("status") == 405 and exc.code != ErrorCode.RULE_VIOLATION:
+        return GitHubMCPError(
+            ErrorCode.UNPROCESSABLE,
+            "The pull request is not mergeable.",
+            hint="check_merge_readiness lists what blocks it.",
+        )
+    return exc
 
 
 async def _head_moved(

@@ -182,6 +182,11 @@ def _tree_change(git: GitRepo, item: Any, index: int) -> TreeChange:
         if not isinstance(content, str):
             raise ApiError(422, "Invalid request.\n\nFor 'properties/content', is not a string.")
         return TreeChange(path, mode, git.write_blob(content.encode()))
+    return _by_sha(git, item, path, mode)
+
+
+def _by_sha(git: GitRepo, item: dict[str, Any], path: str, mode: str) -> TreeChange:
+    """A tree entry given by its object's SHA (null: delete the path)."""
     sha = item.get("sha")
     if sha is None:
         if "sha" not in item:

@@ -170,6 +170,16 @@ def _invalid(field_id: Any, reason: str) -> Exception:
     )
 
 
+def _checked_options(found: meta.IssueField, value: Any, lists: bool) -> list[str]:
+    names = value if isinstance(value, list) else None
+    if not lists or names is None or not all(isinstance(n, str) for n in names):
+        raise _invalid(found.id, "a multi-select field takes an array of option names")
+    options = [found.option(n) for n in names]
+    if any(option is None for option in options):
+        raise _invalid(found.id, "not an option of this field")
+    return [option.name for option in options if option is not None]
+
+
 def _checked_value(found: meta.IssueField, value: Any, lists: bool) -> Any:
     """The value as stored, or 422 when it does not fit the field's data type."""
     kind = found.data_type
@@ -178,12 +188,7 @@ def _checked_value(found: meta.IssueField, value: Any, lists: bool) -> Any:
             raise _invalid(found.id, "a number field takes a number")
         return value
     if kind == "multi_select":
-        names = value if isinstance(value, list) else None
-        if not lists or names is None or not all(isinstance(n, str) for n in names):
-            raise _invalid(found.id, "a multi-select field takes an array of option names")
-        if any(found.option(n) is None for n in names):
-            raise _invalid(found.id, "not an option of this field")
-        return [found.option(n).name for n in names]  # type: ignore[union-attr]
+        return _checked_options(found, value, lists)
     if not isinstance(value, str):
         raise _invalid(found.id, f"a {kind} field takes a string")
     if kind == "single_select":

@@ -39,6 +39,7 @@ from sandbox_forge.stores.pulls import (
     open_pull_for,
     pull_error,
 )
+from sandbox_forge.stores.records import RepoRecord
 from sandbox_forge.stores.state import ForgeState
 
 MAX_FILES = 3000
@@ -130,6 +131,25 @@ def list_pulls(ctx: Ctx):
     return ctx.paginate(pulls, lambda i: pull_json(ctx.state, ctx.urls, ctx.principal, repo, i))
 
 
+def _check_update(
+    repo: RepoRecord, issue: Issue, pull: Any, body: dict[str, Any], base: Any
+) -> None:
+    """GitHub's refusals of a PR update: a base that is not a branch (or is the head), a
+    base change on a closed PR, a reopening without its head or beside an open twin."""
+    if base is not None:
+        if not isinstance(base, str) or repo.git.read_ref(f"refs/heads/{base}") is None:
+            raise invalid_pull_field("base")
+        if base == pull.head_ref:
+            raise pull_error(f"No commits between {base} and {pull.head_ref}")
+        if issue.state != "open":
+            raise pull_error("Cannot change the base branch of a closed pull request.")
+    if body.get("state") == "open" and issue.state == "closed" and not pull.merged:
+        if repo.git.read_ref(f"refs/heads/{pull.head_ref}") is None:
+            raise pull_error("state cannot be changed. The head branch has been deleted.")
+        if open_pull_for(repo, pull.head_ref, base or pull.base_ref) is not None:
+            raise pull_error(f"A pull request already exists for {repo.owner}:{pull.head_ref}.")
+
+
 @endpoint
 def update_pull(ctx: Ctx):
     repo = ctx.repo(write=True)
@@ -139,18 +159,7 @@ def update_pull(ctx: Ctx):
     body = ctx.json()
     with ctx.state.lock:
         base = body.get("base")
-        if base is not None:
-            if not isinstance(base, str) or repo.git.read_ref(f"refs/heads/{base}") is None:
-                raise invalid_pull_field("base")
-            if base == pull.head_ref:
-                raise pull_error(f"No commits between {base} and {pull.head_ref}")
-            if issue.state != "open":
-                raise pull_error("Cannot change the base branch of a closed pull request.")
-        if body.get("state") == "open" and issue.state == "closed" and not pull.merged:
-            if repo.git.read_ref(f"refs/heads/{pull.head_ref}") is None:
-                raise pull_error("state cannot be changed. The head branch has been deleted.")
-            if open_pull_for(repo, pull.head_ref, base or pull.base_ref) is not None:
-                raise pull_error(f"A pull request already exists for {repo.owner}:{pull.head_ref}.")
+        _check_update(repo, issue, pull, body, base)
         shared: dict[str, Any] = {k: body[k] for k in ("title", "body", "state") if k in body}
         closing = shared.get("state") == "closed" and issue.state == "open"
         if closing:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-
 import pytest
 
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
@@ -12,7 +9,6 @@ from github_mcp.kernel.hidden_text import strip_invisible
 from github_mcp.services.content import (
     cut_text,
     detect_and_decode,
-    git_blob_sha,
     slice_lines,
     trim_utf8_tail,
 )
@@ -86,21 +82,6 @@ def test_retry_net_drops_a_bad_tail():
 
 
 # --------------------------------------------------------------------------- blob sha
-
-
-@pytest.mark.parametrize("data", [b"", b"hello\n", "é€😀\r\n".encode(), bytes(range(256))])
-def test_git_blob_sha_matches_git_hash_object(tmp_path, data):
-    known = {b"": "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"}
-    if data in known:
-        assert git_blob_sha(data) == known[data]
-    if shutil.which("git") is None:
-        pytest.fail("git is not installed: run `bash tests/install_system_packages.sh`")
-    f = tmp_path / "blob"
-    f.write_bytes(data)
-    out = subprocess.run(
-        ["git", "hash-object", "--no-filters", str(f)], capture_output=True, check=True
-    )
-    assert git_blob_sha(data) == out.stdout.decode().strip()
 
 
 # --------------------------------------------------------------------------- slicing

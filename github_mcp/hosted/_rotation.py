@@ -19,12 +19,13 @@ from contextvars import ContextVar
 from typing import Any
 
 from fastmcp.server.auth.jwt_issuer import JWTIssuer
-from fastmcp.server.auth.oauth_proxy.models import _hash_token
 from fastmcp.server.auth.oauth_proxy.upstream import AsyncOAuth2Client, OAuthError
 from joserfc.errors import JoseError
 from key_value.aio.adapters.pydantic import PydanticAdapter
 from key_value.aio.protocols import AsyncKeyValue
 from pydantic import BaseModel
+
+from github_mcp.kernel.framework_internals import token_key
 
 # stands in the upstream token set for a GitHub token that has no refresh token
 LOCAL_REFRESH = "ghmcp-local-refresh"
@@ -104,13 +105,13 @@ class ReplayLedger:
 
     async def spend(self, secret: str, upstream_token_id: str, kind: str, ttl: float) -> None:
         await self.store.put(
-            key=_hash_token(secret),
+            key=token_key(secret),
             value=SpentSecret(upstream_token_id=upstream_token_id, kind=kind),
             ttl=max(int(ttl), 60),
         )
 
     async def grant_of(self, secret: str) -> SpentSecret | None:
-        return await self.store.get(key=_hash_token(secret))
+        return await self.store.get(key=token_key(secret))
 
 
 def remaining(issuer: JWTIssuer, token: str | None, use: str, fallback: float) -> float:

@@ -21,6 +21,7 @@ from typing import Any
 from fastmcp.server.http import StreamableHTTPASGIApp
 from starlette.applications import Starlette
 
+from github_mcp.kernel.framework_internals import sessions
 from github_mcp.serving.json_answers import choose_answers
 from github_mcp.serving.proxy_session_ids import ProposedSessionId, adopt_proposed_ids
 from github_mcp.serving.session_context import lighten_sessions
@@ -97,7 +98,7 @@ class SessionLimits:
             return None
         # the library keeps no public count; this dict is what its cap is checked on (a
         # sleeping session's record stays in it: it is still open, and counts to the cap)
-        return len(getattr(self._manager, "_server_instances", {}))
+        return len(sessions(self._manager))
 
 
 def _streamable_endpoint(app: Starlette, mcp_path: str) -> StreamableHTTPASGIApp:

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import time
 from contextvars import ContextVar
 from typing import Any
@@ -24,8 +25,6 @@ from joserfc.errors import JoseError
 from key_value.aio.adapters.pydantic import PydanticAdapter
 from key_value.aio.protocols import AsyncKeyValue
 from pydantic import BaseModel
-
-from github_mcp.kernel.framework_internals import token_key
 
 # stands in the upstream token set for a GitHub token that has no refresh token
 LOCAL_REFRESH = "ghmcp-local-refresh"
@@ -94,6 +93,11 @@ class SpentSecret(BaseModel):
     kind: str
 
 
+def _spent_key(secret: str) -> str:
+    """A spent secret is remembered by its hash, never in the clear."""
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
 class ReplayLedger:
     def __init__(self, storage: AsyncKeyValue) -> None:
         self.store = PydanticAdapter[SpentSecret](
@@ -105,13 +109,13 @@ class ReplayLedger:
 
     async def spend(self, secret: str, upstream_token_id: str, kind: str, ttl: float) -> None:
         await self.store.put(
-            key=token_key(secret),
+            key=_spent_key(secret),
             value=SpentSecret(upstream_token_id=upstream_token_id, kind=kind),
             ttl=max(int(ttl), 60),
         )
 
     async def grant_of(self, secret: str) -> SpentSecret | None:
-        return await self.store.get(key=token_key(secret))
+        return await self.store.get(key=_spent_key(secret))
 
 
 def remaining(issuer: JWTIssuer, token: str | None, use: str, fallback: float) -> float:

@@ -11,6 +11,7 @@ sign-in (hosted/) can use it; nothing else in this layer imports it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from fastmcp.server.auth.oauth_proxy import OAuthProxy
@@ -99,6 +100,37 @@ def task_group(manager: Any) -> Any:
 
 def wrap_task_group(manager: Any, wrap: Callable[[Any], Any]) -> None:
     manager._task_group = wrap(manager._task_group)
+
+
+def on_stateless_transport(manager: Any, each: Callable[[Any], None]) -> None:
+    """Call `each` with the transport the running manager makes for each request under
+    --stateless, before that request reaches it: the SDK starts the request's server task
+    with it first, and it is found in the task function's closure. Should the SDK make it
+    otherwise, nothing is found and `each` is not called."""
+    wrap_task_group(manager, partial(_ClosureWatch, each=each))
+
+
+class _ClosureWatch:
+    """A task group that shows `each` the session-less transports its tasks close over."""
+
+    __slots__ = ("_each", "_inner")
+
+    def __init__(self, inner: Any, *, each: Callable[[Any], None]) -> None:
+        self._inner = inner
+        self._each = each
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    async def start(self, func: Callable[..., Any], *args: Any, name: Any = None) -> Any:
+        for cell in getattr(func, "__closure__", None) or ():
+            try:
+                held = cell.cell_contents
+            except ValueError:  # a name not yet bound
+                continue
+            if isinstance(held, StreamableHTTPServerTransport) and held.mcp_session_id is None:
+                self._each(held)
+        return await self._inner.start(func, *args, name=name)
 
 
 def serve_openings_with(manager: Any, serve: Callable[..., Any]) -> None:

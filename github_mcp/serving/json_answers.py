@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-from collections.abc import Callable
 from functools import partial
 from http import HTTPStatus
 from typing import Any
@@ -59,7 +58,7 @@ from sse_starlette import EventSourceResponse
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
-from github_mcp.kernel.framework_internals import SdkTransport, on_admit, wrap_task_group
+from github_mcp.kernel.framework_internals import SdkTransport, on_admit, on_stateless_transport
 from github_mcp.serving.session_context import LightTransport, retype
 
 # How long a call may run before its answer becomes a stream: far above a read's time,
@@ -268,35 +267,12 @@ class ChoosingTransport(ChoosingAnswers, LightTransport):
     """A session's transport (see session_context), answering this way."""
 
 
-class _StatelessChoosing:
-    """The manager's task group under --stateless, where the library makes a transport
-    for each request and starts its server task with it before it serves the request:
-    that transport is found in the task function's closure and made to answer this way.
-    Should the library make it otherwise, nothing is found and it streams as before."""
-
-    __slots__ = ("_inner",)
-
-    def __init__(self, inner: Any) -> None:
-        self._inner = inner
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-    async def start(self, func: Callable[..., Any], *args: Any, name: Any = None) -> Any:
-        for cell in getattr(func, "__closure__", None) or ():
-            try:
-                held = cell.cell_contents
-            except ValueError:  # a name not yet bound
-                continue
-            if type(held) is StreamableHTTPServerTransport and held.mcp_session_id is None:
-                held.__class__ = ChoosingAnswers
-        return await self._inner.start(func, *args, name=name)
-
-
 def choose_answers(manager: Any, *, stateless: bool = False) -> None:
     """Make each new session (or, stateless, each request) of a running session manager
     answer this way."""
     if stateless:
-        wrap_task_group(manager, _StatelessChoosing)
+        on_stateless_transport(
+            manager, partial(retype, old=StreamableHTTPServerTransport, new=ChoosingAnswers)
+        )
         return
     on_admit(manager, partial(retype, old=LightTransport, new=ChoosingTransport))

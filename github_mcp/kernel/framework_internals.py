@@ -86,11 +86,28 @@ def rename_session(manager: Any, transport: Any, new_id: str) -> bool:
     return True
 
 
+def add_session(manager: Any, session_id: str, entry: Any, owner: Any) -> bool:
+    """Enter a session under `session_id` for `owner` (the SDK's AuthorizationContext, or
+    None without auth); False when the id is in use."""
+    if session_id in manager._server_instances:
+        return False
+    if owner is not None:
+        manager._session_owners[session_id] = owner
+    manager._server_instances[session_id] = entry
+    return True
+
+
 def forget_session(manager: Any, session_id: str, entry: Any) -> None:
     """Remove a session from the table (and its owner) if `entry` is still what it holds."""
     if manager._server_instances.get(session_id) is entry:
         del manager._server_instances[session_id]
         manager._session_owners.pop(session_id, None)
+
+
+def client_log_levels(server: Any) -> dict[str, Any]:
+    """The logging level each session asked for (logging/setLevel), by session id, as
+    fastmcp keeps it (dropped by fastmcp at the session's end)."""
+    return server._client_log_levels  # type: ignore[no-any-return]
 
 
 def task_group(manager: Any) -> Any:

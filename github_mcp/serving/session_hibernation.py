@@ -39,6 +39,7 @@ from starlette.types import Receive, Scope, Send
 
 from github_mcp.kernel.framework_internals import (
     NO_CHANNEL,
+    add_session,
     discard_session,
     dispatcher_busy,
     forget_session,
@@ -78,7 +79,7 @@ class HibernatingTransport(ChoosingTransport):
     def arm_nap(self) -> None:
         """Try to sleep once the grace period has passed (from an empty context: the
         timer keeps the context it was armed in)."""
-        if self.is_terminated or self.asleep:
+        if self.is_terminated or self.asleep or self._hibernation.grace_s is None:
             return
         if self._nap is not None:
             self._nap.cancel()
@@ -149,10 +150,10 @@ class Hibernation:
     """Sleeping and waking for one running session manager (the SDK's
     StreamableHTTPSessionManager), and dropping records the idle timeout has passed."""
 
-    def __init__(self, manager: Any, grace_s: float, idle_timeout_s: float) -> None:
+    def __init__(self, manager: Any, grace_s: float | None, idle_timeout_s: float) -> None:
         self.manager = manager
-        self.grace_s = grace_s
-        self.keep_s = max(idle_timeout_s - grace_s, 0.0)  # asleep, until the idle timeout
+        self.grace_s = grace_s  # None: sessions sleep only when revived (shared_sessions)
+        self.keep_s = max(idle_timeout_s - (grace_s or 0.0), 0.0)  # asleep, until idle
         self._records: OrderedDict[str, Hibernated] = OrderedDict()  # oldest first
         self._sweeping = False
 
@@ -245,6 +246,25 @@ class Hibernation:
         record = Hibernated(self, session_id, connection, transport.event_store)
         connection.outbound = NO_CHANNEL  # let go of the ended loop's dispatcher
         table[session_id] = record
+        self._records[session_id] = record
+        if not self._sweeping:
+            self._sweeping = True
+            task_group(self.manager).start_soon(self._sweep)
+        return True
+
+    def connection_of(self, session_id: str) -> Connection | None:
+        entry = sessions(self.manager).get(session_id)
+        if isinstance(entry, Hibernated):
+            return entry.connection
+        live = entry._live if isinstance(entry, HibernatingTransport) else None
+        return live[1] if live is not None else None
+
+    def revive(self, session_id: str, connection: Connection, owner: Any) -> bool:
+        """Enter a session issued elsewhere as asleep on `connection`, for its owner; its
+        request wakes it at once (False when the id is taken meanwhile)."""
+        record = Hibernated(self, session_id, connection, self.manager.event_store)
+        if not add_session(self.manager, session_id, record, owner):
+            return False
         self._records[session_id] = record
         if not self._sweeping:
             self._sweeping = True

@@ -146,7 +146,7 @@ class Approver:
         body = f"{page_id}.{int(time.time())}.{secrets.token_urlsafe(12)}"
         state = f"{body}.{self._mac(body)}"
         query = urlencode(
-            {"client_id": self.sign_in._upstream_client_id, "redirect_uri": self._callback_url,
+            {"client_id": self.sign_in.app_client_id, "redirect_uri": self._callback_url,
              "state": state, "allow_signup": "false"}
         )  # fmt: skip
         # a page that moves on by itself, not a redirect: the browser got here from the
@@ -201,12 +201,12 @@ class Approver:
     async def _login_for_code(self, code: str) -> str | None:
         """Exchange the code, ask GitHub who it is, then revoke that identity-only token."""
         sign_in = self.sign_in
-        secret = sign_in._upstream_client_secret.get_secret_value()
+        secret = sign_in.app_client_secret.get_secret_value()
         try:
             async with httpx.AsyncClient(timeout=10.0) as client:
                 response = await client.post(
                     sign_in.endpoints.access_token,
-                    data={"client_id": sign_in._upstream_client_id, "client_secret": secret,
+                    data={"client_id": sign_in.app_client_id, "client_secret": secret,
                           "code": code, "redirect_uri": self._callback_url},
                     headers={"Accept": "application/json"},
                 )  # fmt: skip

@@ -19,7 +19,6 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2 as httpx
-from fastmcp.server.auth.oauth_proxy import OAuthProxy
 from fastmcp.server.auth.oauth_proxy.models import HTTP_TIMEOUT_SECONDS, ProxyDCRClient
 from fastmcp.server.auth.oauth_proxy.ui import create_error_html
 from key_value.aio.protocols import AsyncKeyValue
@@ -32,8 +31,9 @@ from mcp.server.auth.provider import (
 )
 from mcp.server.auth.settings import RevocationOptions
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from pydantic import SecretStr
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse
+from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from github_mcp.hosted._endpoints import CALLBACK_PATH, GitHubOAuthEndpoints
@@ -55,12 +55,15 @@ from github_mcp.hosted._routes import (
     narrow_scopes,
 )
 from github_mcp.hosted._verifier import GitHubAPI, GitHubUserVerifier, SignInPolicy
+from github_mcp.kernel.framework_internals import OAuthProxyHooks, token_key
 from github_mcp.monitoring.observability import log_event, register_secret
 
 PRM_PATH = "/.well-known/oauth-protected-resource"
+# GitHub's token endpoint takes the client credentials in the form body
+UPSTREAM_AUTH_METHOD = "client_secret_post"
 
 
-class GitHubSignIn(OAuthProxy):
+class GitHubSignIn(OAuthProxyHooks):
     def __init__(
         self,
         *,
@@ -76,6 +79,10 @@ class GitHubSignIn(OAuthProxy):
         access_token_ttl: int = 3600,
     ) -> None:
         register_secret(client_secret)
+        # the GitHub app's credentials (the proxy keeps its own copy out of reach)
+        self.app_client_id = client_id
+        self.app_client_secret = SecretStr(client_secret)
+        self.signing_key = signing_key
         self.policy = policy
         self.api = api
         self.endpoints = endpoints
@@ -89,8 +96,7 @@ class GitHubSignIn(OAuthProxy):
             base_url=public_url,
             redirect_path=CALLBACK_PATH,
             issuer_url=public_url,
-            # GitHub's token endpoint takes the client credentials in the form body
-            token_endpoint_auth_method="client_secret_post",  # noqa: S106 - a method name
+            token_endpoint_auth_method=UPSTREAM_AUTH_METHOD,
             # GitHub has no resource indicators; the audience binding is ours (the JWT aud)
             forward_resource=False,
             forward_pkce=True,
@@ -106,14 +112,19 @@ class GitHubSignIn(OAuthProxy):
         self.verifier = verifier
         self.access_token_ttl = access_token_ttl
         self.ledger = ReplayLedger(storage)
-        self._cimd_manager = ExplainingCIMDManager(
-            enable_cimd=True, default_scope=self._default_scope_str
+        self.replace_cimd_manager(
+            ExplainingCIMDManager(enable_cimd=True, default_scope=self._default_scope())
         )
         # GitHub's revocation is not RFC 7009, so the stock proxy would not offer /revoke;
         # revoke_token below ends the grant here and at GitHub.
         self.revocation_options = RevocationOptions(enabled=True)
         # Called with a GitHub login that signed in or signed out: its write approvals end.
         self.on_identity_change: Callable[[str], object] | None = None
+
+    def _default_scope(self) -> str:
+        """What a client registering without a scope gets (as the stock proxy sets it)."""
+        options = self.client_registration_options
+        return " ".join(options.default_scopes or []) if options is not None else ""
 
     def get_routes(self, mcp_path: str | None = None) -> list[Route]:
         """The stock routes with the RFC-conforming endpoints of _routes.py, plus the
@@ -129,21 +140,19 @@ class GitHubSignIn(OAuthProxy):
 
     def set_mcp_path(self, mcp_path: str | None) -> None:
         super().set_mcp_path(mcp_path)
-        self._jwt_issuer = StrictJWTIssuer(
-            issuer=str(self.issuer_url),
-            audience=str(self._resource_url),
-            signing_key=self._jwt_signing_key,
+        self.replace_jwt_issuer(
+            StrictJWTIssuer(
+                issuer=str(self.issuer_url),
+                audience=self.jwt_issuer.audience,  # the resource URL the stock one names
+                signing_key=self.signing_key,
+            )
         )
 
-    def _create_upstream_oauth_client(self) -> LocalRefreshClient:
+    def upstream_client(self) -> LocalRefreshClient:
         return LocalRefreshClient(
-            client_id=self._upstream_client_id,
-            client_secret=(
-                self._upstream_client_secret.get_secret_value()
-                if self._upstream_client_secret is not None
-                else None
-            ),
-            token_endpoint_auth_method=self._token_endpoint_auth_method,
+            client_id=self.app_client_id,
+            client_secret=self.app_client_secret.get_secret_value(),
+            token_endpoint_auth_method=UPSTREAM_AUTH_METHOD,
             timeout=HTTP_TIMEOUT_SECONDS,
         )
 
@@ -165,20 +174,20 @@ class GitHubSignIn(OAuthProxy):
         if method not in SECRET_METHODS or not secret:
             return
         # the client asked for a secret: it gets one, and the token endpoint requires it
-        stored = await self._client_store.get(key=str(client_info.client_id))
+        stored = await self.client_store.get(key=str(client_info.client_id))
         if stored is None:
             raise RegistrationError("invalid_client_metadata", "registration was not stored")
         stored.token_endpoint_auth_method = method
         stored.client_secret = secret
-        await self._client_store.put(key=str(client_info.client_id), value=stored)
+        await self.client_store.put(key=str(client_info.client_id), value=stored)
         client_info.token_endpoint_auth_method = method
         client_info.client_secret = secret
         client_info.client_secret_expires_at = 0
 
     # -- sign-in: the allow-list, before a code reaches the client ------------------
 
-    async def _handle_idp_callback(self, request: Request) -> HTMLResponse | RedirectResponse:
-        response = await super()._handle_idp_callback(request)
+    async def idp_callback(self, request: Request) -> Response:
+        response = await super().idp_callback(request)
         if not isinstance(response, RedirectResponse):
             return response
         query = parse_qs(urlsplit(response.headers.get("location", "")).query)
@@ -186,7 +195,7 @@ class GitHubSignIn(OAuthProxy):
         if not codes:
             return response  # an error forwarded to the client (e.g. access_denied)
         code = codes[0]
-        stored = await self._code_store.get(key=code)
+        stored = await self.code_store.get(key=code)
         token = (stored.idp_tokens.get("access_token") if stored else None) or ""
         user, _ = await self.api.user(token) if token else (None, [])
         # (no stored code means no token, so no user: the refusal path below)
@@ -200,11 +209,11 @@ class GitHubSignIn(OAuthProxy):
                 # an OAuth App's token: the grant refreshes locally (_rotation.py)
                 stored.idp_tokens["refresh_token"] = LOCAL_REFRESH
                 ttl = max(int(stored.expires_at - time.time()), 1)
-                await self._code_store.put(key=code, value=stored, ttl=ttl)
+                await self.code_store.put(key=code, value=stored, ttl=ttl)
             self._identity_changed(user.login)
             return response
         # refused: the code is destroyed before anyone sees it, and the GitHub grant ends
-        await self._code_store.delete(key=code)
+        await self.code_store.delete(key=code)
         if token:
             await self._revoke_upstream(token)
         who = user.login if user is not None else "this GitHub account"
@@ -283,10 +292,10 @@ class GitHubSignIn(OAuthProxy):
         self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
     ) -> OAuthToken:
         grant = await self._grant_of(refresh_token.token, "refresh")
-        upstream = await self._upstream_token_store.get(key=grant) if grant else None
+        upstream = await self.upstream_token_store.get(key=grant) if grant else None
         reused = None
         if upstream is not None:
-            valid = await self._token_validator.verify_token(upstream.access_token) is not None
+            valid = await self.verifier.verify_token(upstream.access_token) is not None
             if not valid and upstream.refresh_token == LOCAL_REFRESH:
                 # no upstream refresh: the GitHub token itself must still work
                 await self._end_grant(upstream.upstream_token_id)
@@ -305,11 +314,11 @@ class GitHubSignIn(OAuthProxy):
             )
         return tokens
 
-    async def _try_transparent_refresh(self, upstream_token_set: Any) -> Any:
+    async def transparent_refresh(self, upstream_token_set: Any) -> Any:
         if upstream_token_set.refresh_token == LOCAL_REFRESH:
             # GitHub refused the token and there is nothing to refresh it with
             raise TokenError("invalid_grant", "GitHub no longer accepts this sign-in")
-        return await super()._try_transparent_refresh(upstream_token_set)
+        return await super().transparent_refresh(upstream_token_set)
 
     async def _grant_of(self, token: str | None, use: str) -> str | None:
         """The upstream token set (the grant) a token of ours refers to."""
@@ -319,7 +328,7 @@ class GitHubSignIn(OAuthProxy):
             jti = self.jwt_issuer.verify_token(token, expected_token_use=use)["jti"]
         except Exception:
             return None
-        mapping = await self._jti_mapping_store.get(key=jti)
+        mapping = await self.jti_mapping_store.get(key=jti)
         return mapping.upstream_token_id if mapping is not None else None
 
     async def _replayed(self, secret: str) -> None:
@@ -333,14 +342,14 @@ class GitHubSignIn(OAuthProxy):
 
     async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
         if isinstance(token, RefreshToken):
-            await self._refresh_token_store.delete(key=_hash(token.token))
+            await self.refresh_token_store.delete(key=token_key(token.token))
             grant = await self._grant_of(token.token, "refresh")
         else:
             jti = (token.claims or {}).get("jti")
-            mapping = await self._jti_mapping_store.get(key=jti) if jti else None
+            mapping = await self.jti_mapping_store.get(key=jti) if jti else None
             grant = mapping.upstream_token_id if mapping is not None else None
             if jti:
-                await self._jti_mapping_store.delete(key=jti)
+                await self.jti_mapping_store.delete(key=jti)
         if grant is not None:
             await self._end_grant(grant)
         log_event("oauth_token_revoked", kind=type(token).__name__)
@@ -349,8 +358,8 @@ class GitHubSignIn(OAuthProxy):
         """Without its upstream token set, every access and refresh token of the grant
         fails to load (RFC 7009 §2.1: revoking one may revoke the grant); the GitHub
         token is revoked at GitHub too."""
-        upstream = await self._upstream_token_store.get(key=upstream_token_id)
-        await self._upstream_token_store.delete(key=upstream_token_id)
+        upstream = await self.upstream_token_store.get(key=upstream_token_id)
+        await self.upstream_token_store.delete(key=upstream_token_id)
         if upstream is not None:
             signed_in = await self.verifier.verify_token(upstream.access_token)
             self._identity_changed(signed_in.subject if signed_in else None)
@@ -364,17 +373,15 @@ class GitHubSignIn(OAuthProxy):
     async def _revoke_upstream(self, access_token: str) -> None:
         """GitHub's `DELETE /applications/{client_id}/token`, Basic-authenticated with the
         app's credentials. Best effort: local revocation already took effect."""
-        secret = self._upstream_client_secret
-        if secret is None:
-            return
-        url = f"{self.endpoints.api}/applications/{self._upstream_client_id}/token"
+        secret = self.app_client_secret
+        url = f"{self.endpoints.api}/applications/{self.app_client_id}/token"
         try:
             async with httpx.AsyncClient(timeout=10.0) as client:
                 response = await client.request(
                     "DELETE",
                     url,
                     json={"access_token": access_token},
-                    auth=(self._upstream_client_id, secret.get_secret_value()),
+                    auth=(self.app_client_id, secret.get_secret_value()),
                     headers={"Accept": "application/vnd.github+json"},
                 )
             log_event("oauth_upstream_revoke", status=response.status_code)
@@ -388,9 +395,3 @@ class _NarrowingClient(ProxyDCRClient):
 
     def validate_scope(self, requested_scope: str | None) -> list[str] | None:
         return narrow_scopes(requested_scope.split() if requested_scope else None, self.scope)
-
-
-def _hash(token: str) -> str:
-    from fastmcp.server.auth.oauth_proxy.proxy import _hash_token
-
-    return _hash_token(token)

@@ -14,12 +14,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import time
 from contextvars import ContextVar
 from typing import Any
 
 from fastmcp.server.auth.jwt_issuer import JWTIssuer
-from fastmcp.server.auth.oauth_proxy.models import _hash_token
 from fastmcp.server.auth.oauth_proxy.upstream import AsyncOAuth2Client, OAuthError
 from joserfc.errors import JoseError
 from key_value.aio.adapters.pydantic import PydanticAdapter
@@ -93,6 +93,11 @@ class SpentSecret(BaseModel):
     kind: str
 
 
+def _spent_key(secret: str) -> str:
+    """A spent secret is remembered by its hash, never in the clear."""
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
 class ReplayLedger:
     def __init__(self, storage: AsyncKeyValue) -> None:
         self.store = PydanticAdapter[SpentSecret](
@@ -104,13 +109,13 @@ class ReplayLedger:
 
     async def spend(self, secret: str, upstream_token_id: str, kind: str, ttl: float) -> None:
         await self.store.put(
-            key=_hash_token(secret),
+            key=_spent_key(secret),
             value=SpentSecret(upstream_token_id=upstream_token_id, kind=kind),
             ttl=max(int(ttl), 60),
         )
 
     async def grant_of(self, secret: str) -> SpentSecret | None:
-        found: SpentSecret | None = await self.store.get(key=_hash_token(secret))
+        found: SpentSecret | None = await self.store.get(key=_spent_key(secret))
         return found
 
 

@@ -34,6 +34,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from github_mcp.apps.listing import tool_list
 from github_mcp.apps.wiring import client_shows_cards
 from github_mcp.catalog.tool_catalog import view_of
+from github_mcp.kernel.framework_internals import on_session_end
 from github_mcp.kernel.principal import (
     ANONYMOUS,
     PROCESS,
@@ -51,7 +52,6 @@ from github_mcp.pipeline.peer import (
     Peer,
     Transport,
 )
-from github_mcp.serving.framework_internals import on_session_end
 
 if TYPE_CHECKING:
     from fastmcp import Context

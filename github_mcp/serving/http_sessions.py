@@ -21,6 +21,7 @@ from typing import Any
 from fastmcp.server.http import StreamableHTTPASGIApp
 from starlette.applications import Starlette
 
+from github_mcp.kernel.framework_internals import sessions
 from github_mcp.serving.json_answers import choose_answers
 from github_mcp.serving.proxy_session_ids import ProposedSessionId, adopt_proposed_ids
 from github_mcp.serving.session_context import lighten_sessions
@@ -44,6 +45,7 @@ class SessionLimits:
         self.stateless = stateless
         self.proxy_id_header = proxy_id_header  # see proxy_session_ids
         self.hibernate_after_s = hibernate_after_s  # see session_hibernation; 0: never
+        self.keep_sessions = False  # set by shared_sessions: a session may be revived
         self._manager: Any = None
         self._sleep: Hibernation | None = None
 
@@ -77,15 +79,33 @@ class SessionLimits:
             app.add_middleware(ProposedSessionId, header=self.proxy_id_header)
 
     def _hibernation(self, manager: Any) -> Hibernation | None:
-        """Idle sessions sleep when the grace period is shorter than the idle timeout."""
+        """Idle sessions sleep when the grace period is shorter than the idle timeout; a
+        manager that may take revived sessions wakes them the same way."""
         timeout = getattr(manager, "session_idle_timeout", None)
-        if manager is None or self.stateless or not self.hibernate_after_s or timeout is None:
+        if manager is None or self.stateless or timeout is None:
             return None
-        if self.hibernate_after_s >= timeout:
-            return None
-        hibernation = Hibernation(manager, self.hibernate_after_s, timeout)
+        grace: float | None = self.hibernate_after_s
+        if not grace or grace >= timeout:
+            if not self.keep_sessions:
+                return None
+            grace = None  # wakes revived sessions, never puts one to sleep
+        hibernation = Hibernation(manager, grace, timeout)
         hibernation.install()
         return hibernation
+
+    @property
+    def manager(self) -> Any:
+        """The running session manager (None while the app is not running)."""
+        return self._manager
+
+    def connection_of(self, session_id: str) -> Any:
+        """The protocol connection of an open session here, awake or asleep."""
+        sleep = self._sleep
+        return None if sleep is None else sleep.connection_of(session_id)
+
+    def revive(self, session_id: str, connection: Any, owner: Any) -> bool:
+        """Open a session another replica issued, asleep, to wake on its request."""
+        return self._sleep is not None and self._sleep.revive(session_id, connection, owner)
 
     def asleep_sessions(self) -> int:
         """Of the open sessions, those asleep (see session_hibernation)."""
@@ -97,7 +117,7 @@ class SessionLimits:
             return None
         # the library keeps no public count; this dict is what its cap is checked on (a
         # sleeping session's record stays in it: it is still open, and counts to the cap)
-        return len(getattr(self._manager, "_server_instances", {}))
+        return len(sessions(self._manager))
 
 
 def _streamable_endpoint(app: Starlette, mcp_path: str) -> StreamableHTTPASGIApp:

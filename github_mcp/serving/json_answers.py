@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-from collections.abc import Callable
 from functools import partial
 from http import HTTPStatus
 from typing import Any
@@ -59,7 +58,8 @@ from sse_starlette import EventSourceResponse
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
-from github_mcp.serving.session_context import LightTransport, on_admit, retype
+from github_mcp.kernel.framework_internals import SdkTransport, on_admit, on_stateless_transport
+from github_mcp.serving.session_context import LightTransport, retype
 
 # How long a call may run before its answer becomes a stream: far above a read's time,
 # far below the 15 s keep-alive ping and a proxy's idle timeout.
@@ -111,7 +111,7 @@ class _ChoosingStore(EventStore):
         return await self.inner.replay_events_after(last_event_id, send_callback)
 
 
-class ChoosingAnswers(StreamableHTTPServerTransport):
+class ChoosingAnswers(SdkTransport):
     """The library's transport, answering each request POST in the mode its call needs."""
 
     # Made at a session's first call: a transport becomes one of these by a change of
@@ -122,27 +122,27 @@ class ChoosingAnswers(StreamableHTTPServerTransport):
         calls = self._calls
         if calls is None:
             calls = self._calls = {}
-            store = self._event_store
+            store = self.event_store
             if isinstance(store, _ChoosingStore):
                 store = store.inner
             if store is not None:
-                self._event_store = _ChoosingStore(store, calls)
+                self.event_store = _ChoosingStore(store, calls)
         return calls
 
-    async def _handle_post_request(
+    async def answer_post(
         self, scope: Scope, request: Request, receive: Receive, send: Send
     ) -> None:
         message = await _plain_request(request)
-        writer = self._read_stream_writer
-        if message is None or writer is None or self._terminated:
-            await super()._handle_post_request(scope, request, receive, send)
+        writer = self.read_stream_writer
+        if message is None or writer is None or self.is_terminated:
+            await super().answer_post(scope, request, receive, send)
             return
-        if not await self._validate_request_headers(request, send):
+        if not await self.validate_request_headers(request, send):
             return
         try:
             await self._answer(scope, request, message, send)
         except Exception as err:  # as the library does: a 500, and the session hears of it
-            response = self._create_error_response(
+            response = self.error_response(
                 "Error handling POST request", HTTPStatus.INTERNAL_SERVER_ERROR, INTERNAL_ERROR
             )
             await response(scope, receive, send)
@@ -154,29 +154,28 @@ class ChoosingAnswers(StreamableHTTPServerTransport):
         request_id = str(message.id)
         version = request.headers.get(MCP_PROTOCOL_VERSION_HEADER, DEFAULT_NEGOTIATED_VERSION)
         streams = anyio.create_memory_object_stream[EventMessage](REQUEST_STREAM_BUFFER_SIZE)
-        self._request_streams[request_id] = streams
+        self.request_streams[request_id] = streams
         calls = self._choosing()
-        primes = self._event_store is not None and is_version_at_least(version, "2025-11-25")
+        primes = self.event_store is not None and is_version_at_least(version, "2025-11-25")
         call = calls[request_id] = _Call(contextvars.copy_context(), primes)
         try:
-            assert self._read_stream_writer is not None
-            session_message = self._create_session_message(message, request, request_id, version)
-            await self._read_stream_writer.send(session_message)
+            session_message = self.session_message(message, request, request_id, version)
+            await self.read_stream_writer.send(session_message)
             first = await self._first_message(call, streams[1])
             if first is not None and _is_answer(first.message):
-                await self._create_json_response(first.message)(scope, request.receive, send)
+                await self.json_response(first.message)(scope, request.receive, send)
                 return
             await self._stream(scope, request, send, request_id, version, first)
         except (anyio.EndOfStream, anyio.ClosedResourceError):
             # closed with no response: the session ended while the call ran
-            await self._create_error_response(
+            await self.error_response(
                 "Session terminated before the request completed",
                 HTTPStatus.INTERNAL_SERVER_ERROR,
                 INTERNAL_ERROR,
             )(scope, request.receive, send)
         finally:
             calls.pop(request_id, None)
-            await self._clean_up_memory_streams(request_id)  # a no-op once a stream did
+            await self.clean_up_streams(request_id)  # a no-op once a stream did
 
     async def _first_message(self, call: _Call, reader: Any) -> EventMessage | None:
         """The call's first message, or None once it has run `STREAM_AFTER_S` silent."""
@@ -198,14 +197,14 @@ class ChoosingAnswers(StreamableHTTPServerTransport):
     ) -> None:
         """The library's SSE answer, beginning with `first` or else the priming event."""
         if first is None:
-            opening = await self._mint_priming_event(request_id, version)
+            opening = await self.priming_event(request_id, version)
         else:
-            opening = self._create_event_data(first)
-            if first.event_id and self._retry_interval is not None:
-                opening["retry"] = self._retry_interval
+            opening = self.event_data(first)
+            if first.event_id and self.retry_interval is not None:
+                opening["retry"] = self.retry_interval
         sse_writer, sse_reader = anyio.create_memory_object_stream[dict[str, Any]](0)
-        self._sse_stream_writers[request_id] = sse_writer
-        reader = self._request_streams[request_id][1]
+        self.sse_writers[request_id] = sse_writer
+        reader = self.request_streams[request_id][1]
         sender = partial(self._forward, request_id, sse_writer, reader, opening)
         headers = {
             "Cache-Control": "no-cache, no-transform",
@@ -237,13 +236,13 @@ class ChoosingAnswers(StreamableHTTPServerTransport):
                 done = False
                 while not done:
                     event = await reader.receive()
-                    await sse_writer.send(self._create_event_data(event))
+                    await sse_writer.send(self.event_data(event))
                     done = _is_answer(event.message)
         except (anyio.EndOfStream, anyio.ClosedResourceError):
             pass  # the session ended, or the client went away
         finally:
-            self._sse_stream_writers.pop(request_id, None)
-            await self._clean_up_memory_streams(request_id)
+            self.sse_writers.pop(request_id, None)
+            await self.clean_up_streams(request_id)
 
 
 async def _plain_request(request: Request) -> JSONRPCRequest | None:
@@ -268,35 +267,12 @@ class ChoosingTransport(ChoosingAnswers, LightTransport):
     """A session's transport (see session_context), answering this way."""
 
 
-class _StatelessChoosing:
-    """The manager's task group under --stateless, where the library makes a transport
-    for each request and starts its server task with it before it serves the request:
-    that transport is found in the task function's closure and made to answer this way.
-    Should the library make it otherwise, nothing is found and it streams as before."""
-
-    __slots__ = ("_inner",)
-
-    def __init__(self, inner: Any) -> None:
-        self._inner = inner
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-    async def start(self, func: Callable[..., Any], *args: Any, name: Any = None) -> Any:
-        for cell in getattr(func, "__closure__", None) or ():
-            try:
-                held = cell.cell_contents
-            except ValueError:  # a name not yet bound
-                continue
-            if type(held) is StreamableHTTPServerTransport and held.mcp_session_id is None:
-                held.__class__ = ChoosingAnswers
-        return await self._inner.start(func, *args, name=name)
-
-
 def choose_answers(manager: Any, *, stateless: bool = False) -> None:
     """Make each new session (or, stateless, each request) of a running session manager
     answer this way."""
     if stateless:
-        manager._task_group = _StatelessChoosing(manager._task_group)
+        on_stateless_transport(
+            manager, partial(retype, old=StreamableHTTPServerTransport, new=ChoosingAnswers)
+        )
         return
     on_admit(manager, partial(retype, old=LightTransport, new=ChoosingTransport))

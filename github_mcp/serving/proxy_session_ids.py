@@ -25,6 +25,8 @@ from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from github_mcp.kernel.framework_internals import on_admit, rename_session
+
 VALUE = re.compile(r"[0-9a-f]{32}")
 _PROPOSED: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "github_mcp_proposed_session_id", default=None
@@ -56,20 +58,11 @@ class ProposedSessionId:
 
 def adopt_proposed_ids(manager: Any) -> None:
     """Make `manager` (the SDK's session manager) name each new session by the proxy's
-    id when the request carries one. The SDK mints the id inside `_admit_session`; the
-    new transport is renamed before anything else has seen it."""
-    original = manager._admit_session
+    id when the request carries one, before anything else has seen the session."""
 
-    def admit(requestor: Any) -> Any:
-        transport = original(requestor)
+    def rename(transport: Any) -> None:
         proposed = _PROPOSED.get()
-        if transport is None or proposed is None or proposed in manager._server_instances:
-            return transport
-        minted = transport.mcp_session_id
-        manager._server_instances[proposed] = manager._server_instances.pop(minted)
-        if minted in manager._session_owners:
-            manager._session_owners[proposed] = manager._session_owners.pop(minted)
-        transport.mcp_session_id = proposed
-        return transport
+        if proposed is not None:
+            rename_session(manager, transport, proposed)
 
-    manager._admit_session = admit
+    on_admit(manager, rename)

@@ -284,6 +284,10 @@ def build_http_app(
         from github_mcp.status.health import readiness
 
         rt.shared.attach_http(app, local_sessions(app))
+        if not stateless:  # any replica serves any session (outside the resume relay)
+            from github_mcp.serving.shared_sessions import SharedSessions
+
+            SharedSessions(rt.shared.state, sessions, mcp).attach(app)
         readiness(rt).add_check("redis", rt.shared.check)
     if sign_in is None:
         # legacy SSE; not under OAuth, whose tokens are bound to the one resource /mcp

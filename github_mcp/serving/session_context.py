@@ -27,13 +27,20 @@ from functools import partial
 from typing import Any
 
 import anyio
-from fastmcp.server.http import _current_http_request
 from mcp.server.auth.middleware.auth_context import auth_context_var
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 from starlette.types import Receive, Scope, Send
 
+from github_mcp.kernel.framework_internals import (
+    CURRENT_HTTP_REQUEST,
+    SdkTransport,
+    on_admit,
+    plain_send_stream,
+    wrap_task_group,
+)
+
 # the request-scoped contextvars set around the MCP endpoint that hold large objects
-_REQUEST_VARS: tuple[contextvars.ContextVar[Any], ...] = (_current_http_request, auth_context_var)
+_REQUEST_VARS: tuple[contextvars.ContextVar[Any], ...] = (CURRENT_HTTP_REQUEST, auth_context_var)
 
 
 class RequestFreeTaskGroup:
@@ -117,7 +124,7 @@ class ContextFreeSendStream:
         self._inner = inner
 
     async def send(self, item: Any) -> None:
-        raw = getattr(self._inner, "_inner", None)  # the plain stream of (context, item)
+        raw = plain_send_stream(self._inner)
         if raw is None:
             await self._inner.send(item)
         else:
@@ -133,7 +140,7 @@ class ContextFreeSendStream:
         await self._inner.aclose()
 
 
-class LightTransport(StreamableHTTPServerTransport):
+class LightTransport(SdkTransport):
     """The library's session transport, keeping no request's context once it is idle.
     A new session's transport is made one by changing its class, so a session carries
     no extra objects for it."""
@@ -148,13 +155,13 @@ class LightTransport(StreamableHTTPServerTransport):
             return
         # one more in flight: the library would arm the idle timer from this request's
         # task as its last request ends; it is armed below instead
-        self._requests_in_flight += 1
+        self.requests_in_flight += 1
         try:
             await super().handle_request(scope, receive, send)
         finally:
-            self._requests_in_flight -= 1
-            if not self._requests_in_flight and self._idle_timeout is not None:
-                _arm_idle_timer(idle, self._idle_timeout)
+            self.requests_in_flight -= 1
+            if not self.requests_in_flight and self.idle_timeout is not None:
+                _arm_idle_timer(idle, self.idle_timeout)
 
 
 class _LightStreams:
@@ -184,21 +191,8 @@ def _arm_idle_timer(scope: anyio.CancelScope, timeout_s: float) -> None:
 
 def lighten_sessions(manager: Any) -> None:
     """Apply both to a running session manager: its task group, and each new session."""
-    manager._task_group = RequestFreeTaskGroup(manager._task_group)
+    wrap_task_group(manager, RequestFreeTaskGroup)
     on_admit(manager, partial(retype, old=StreamableHTTPServerTransport, new=LightTransport))
-
-
-def on_admit(manager: Any, each: Callable[[Any], None]) -> None:
-    """Call `each` with the transport of every session the running manager admits from now
-    on (the library makes it in `_admit_session`, before the session's first request)."""
-    admit = manager._admit_session
-
-    def admitted(requestor: Any) -> Any:
-        transport = admit(requestor)
-        each(transport)
-        return transport
-
-    manager._admit_session = admitted
 
 
 def retype(transport: Any, *, old: type, new: type) -> None:

@@ -31,15 +31,27 @@ from typing import Any
 
 import anyio
 from anyio.abc import TaskStatus
-from mcp.server.connection import _NO_CHANNEL, Connection
+from mcp.server.connection import Connection
 from mcp.server.runner import ServerRunner, aclose_shielded
 from mcp.server.streamable_http import StreamableHTTPServerTransport
-from mcp.server.streamable_http_manager import _send_and_report_status
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 from starlette.types import Receive, Scope, Send
 
+from github_mcp.kernel.framework_internals import (
+    NO_CHANNEL,
+    add_session,
+    discard_session,
+    dispatcher_busy,
+    forget_session,
+    lifespan_state,
+    on_admit,
+    send_and_report_status,
+    serve_openings_with,
+    sessions,
+    task_group,
+)
 from github_mcp.serving.json_answers import ChoosingTransport
-from github_mcp.serving.session_context import LightTransport, on_admit
+from github_mcp.serving.session_context import LightTransport
 
 logger = logging.getLogger(__name__)
 _EMPTY = contextvars.Context()
@@ -61,13 +73,13 @@ class HibernatingTransport(ChoosingTransport):
         try:
             await super().handle_request(scope, receive, send)
         finally:
-            if not self._requests_in_flight:
+            if not self.requests_in_flight:
                 self.arm_nap()
 
     def arm_nap(self) -> None:
         """Try to sleep once the grace period has passed (from an empty context: the
         timer keeps the context it was armed in)."""
-        if self.is_terminated or self.asleep:
+        if self.is_terminated or self.asleep or self._hibernation.grace_s is None:
             return
         if self._nap is not None:
             self._nap.cancel()
@@ -77,14 +89,14 @@ class HibernatingTransport(ChoosingTransport):
     def _try_sleep(self) -> None:
         self._nap = None
         idle, live = self.idle_scope, self._live
-        if self._requests_in_flight or self.is_terminated or idle is None or live is None:
+        if self.requests_in_flight or self.is_terminated or idle is None or live is None:
             return
         if idle.cancel_called:
             return
         dispatcher, connection = live
         if not connection.initialize_accepted:
             return  # never got going: the idle timeout ends it
-        if dispatcher._in_flight or dispatcher._pending or self._request_streams:
+        if dispatcher_busy(dispatcher) or self.request_streams:
             self.arm_nap()  # a handler runs, or awaits the client: look again later
             return
         if self._hibernation.put_to_sleep(self, connection):
@@ -138,10 +150,10 @@ class Hibernation:
     """Sleeping and waking for one running session manager (the SDK's
     StreamableHTTPSessionManager), and dropping records the idle timeout has passed."""
 
-    def __init__(self, manager: Any, grace_s: float, idle_timeout_s: float) -> None:
+    def __init__(self, manager: Any, grace_s: float | None, idle_timeout_s: float) -> None:
         self.manager = manager
-        self.grace_s = grace_s
-        self.keep_s = max(idle_timeout_s - grace_s, 0.0)  # asleep, until the idle timeout
+        self.grace_s = grace_s  # None: sessions sleep only when revived (shared_sessions)
+        self.keep_s = max(idle_timeout_s - (grace_s or 0.0), 0.0)  # asleep, until idle
         self._records: OrderedDict[str, Hibernated] = OrderedDict()  # oldest first
         self._sweeping = False
 
@@ -161,7 +173,7 @@ class Hibernation:
         async def serve_opening(transport: Any, scope: Scope, receive: Receive, send: Send) -> None:
             await self._serve_opening(transport, scope, receive, send)
 
-        manager._serve_opening_request = serve_opening
+        serve_openings_with(manager, serve_opening)
 
     def _adopt(self, transport: StreamableHTTPServerTransport) -> HibernatingTransport:
         transport.__class__ = HibernatingTransport
@@ -176,12 +188,12 @@ class Hibernation:
         manager = self.manager
         established = False
         try:
-            await manager._task_group.start(self._session_runner(transport, None))
-            status = await _send_and_report_status(transport.handle_request, scope, receive, send)
+            await task_group(manager).start(self._session_runner(transport, None))
+            status = await send_and_report_status(transport.handle_request, scope, receive, send)
             established = status is not None and status < 400
         finally:
             if not established:
-                await manager._discard_session(transport.mcp_session_id, transport)
+                await discard_session(manager, transport.mcp_session_id, transport)
 
     def _session_runner(self, transport: Any, connection: Connection | None) -> Callable[..., Any]:
         async def run_session(*, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
@@ -205,7 +217,7 @@ class Hibernation:
                 connection.outbound = dispatcher
             transport._live = (dispatcher, connection)
             task_status.started()
-            runner = ServerRunner(self.manager.app, connection, self.manager._lifespan_state)
+            runner = ServerRunner(self.manager.app, connection, lifespan_state(self.manager))
             try:
                 with transport.idle_scope or anyio.CancelScope():
                     await dispatcher.run(runner.on_request, runner.on_notify)
@@ -222,24 +234,41 @@ class Hibernation:
 
     def _forget(self, session_id: str, entry: Any) -> None:
         """Remove the session from the manager's table if `entry` is still what it holds."""
-        manager = self.manager
-        if manager._server_instances.get(session_id) is entry:
-            del manager._server_instances[session_id]
-            manager._session_owners.pop(session_id, None)
+        forget_session(self.manager, session_id, entry)
 
     def put_to_sleep(self, transport: HibernatingTransport, connection: Connection) -> bool:
         """Replace the session's entry by its record (synchronously: no request can
         have reached the transport since its last one ended)."""
         session_id = transport.mcp_session_id
-        if session_id is None or self.manager._server_instances.get(session_id) is not transport:
+        table = sessions(self.manager)
+        if session_id is None or table.get(session_id) is not transport:
             return False
-        record = Hibernated(self, session_id, connection, transport._event_store)
-        connection.outbound = _NO_CHANNEL  # let go of the ended loop's dispatcher
-        self.manager._server_instances[session_id] = record
+        record = Hibernated(self, session_id, connection, transport.event_store)
+        connection.outbound = NO_CHANNEL  # let go of the ended loop's dispatcher
+        table[session_id] = record
         self._records[session_id] = record
         if not self._sweeping:
             self._sweeping = True
-            self.manager._task_group.start_soon(self._sweep)
+            task_group(self.manager).start_soon(self._sweep)
+        return True
+
+    def connection_of(self, session_id: str) -> Connection | None:
+        entry = sessions(self.manager).get(session_id)
+        if isinstance(entry, Hibernated):
+            return entry.connection
+        live = entry._live if isinstance(entry, HibernatingTransport) else None
+        return live[1] if live is not None else None
+
+    def revive(self, session_id: str, connection: Connection, owner: Any) -> bool:
+        """Enter a session issued elsewhere as asleep on `connection`, for its owner; its
+        request wakes it at once (False when the id is taken meanwhile)."""
+        record = Hibernated(self, session_id, connection, self.manager.event_store)
+        if not add_session(self.manager, session_id, record, owner):
+            return False
+        self._records[session_id] = record
+        if not self._sweeping:
+            self._sweeping = True
+            task_group(self.manager).start_soon(self._sweep)
         return True
 
     async def wake(self, record: Hibernated) -> StreamableHTTPServerTransport:
@@ -258,13 +287,14 @@ class Hibernation:
             )
         )
         try:
-            await manager._task_group.start(self._session_runner(transport, record.connection))
+            await task_group(manager).start(self._session_runner(transport, record.connection))
         except BaseException:
             self._forget(record.session_id, record)
             await aclose_shielded(record.connection)
             raise
-        if manager._server_instances.get(record.session_id) is record:
-            manager._server_instances[record.session_id] = transport
+        table = sessions(manager)
+        if table.get(record.session_id) is record:
+            table[record.session_id] = transport
         return transport
 
     async def _sweep(self) -> None:

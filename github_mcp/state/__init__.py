@@ -192,6 +192,8 @@ def local_sessions(app: Starlette, path: str = "/mcp") -> Callable[[str], bool]:
     """Whether a session id is held by this process's session manager."""
     from fastmcp.server.http import StreamableHTTPASGIApp
 
+    from github_mcp.kernel.framework_internals import sessions
+
     endpoints = []
     for route in app.router.routes:
         if getattr(route, "path", None) == path:
@@ -205,7 +207,7 @@ def local_sessions(app: Starlette, path: str = "/mcp") -> Callable[[str], bool]:
     def is_local(session_id: str) -> bool:
         for endpoint in endpoints:
             manager = endpoint.session_manager
-            if manager is not None and session_id in getattr(manager, "_server_instances", {}):
+            if manager is not None and session_id in sessions(manager):
                 return True
         return False
 

@@ -62,7 +62,7 @@ class GitHubStatusSignIn:
         state = secrets.token_urlsafe(24)
         self._flows[state] = now
         query = urlencode(
-            {"client_id": self.provider._upstream_client_id, "redirect_uri": self.callback_url,
+            {"client_id": self.provider.app_client_id, "redirect_uri": self.callback_url,
              "state": state, "allow_signup": "false"}
         )  # fmt: skip
         response = RedirectResponse(f"{self.provider.endpoints.authorize}?{query}", 302)
@@ -89,12 +89,12 @@ class GitHubStatusSignIn:
 
     async def _login_for(self, code: str) -> str | None:
         provider = self.provider
-        secret = provider._upstream_client_secret.get_secret_value()
+        secret = provider.app_client_secret.get_secret_value()
         try:
             async with httpx.AsyncClient(timeout=10.0) as client:
                 answer = await client.post(
                     provider.endpoints.access_token,
-                    data={"client_id": provider._upstream_client_id, "client_secret": secret,
+                    data={"client_id": provider.app_client_id, "client_secret": secret,
                           "code": code, "redirect_uri": self.callback_url},
                     headers={"Accept": "application/json"},
                 )  # fmt: skip

@@ -230,7 +230,9 @@ def test_a_drift_is_caught(table):
     ]
 
     docs = k8s()
-    (deployment,) = [d for d in docs if d["kind"] == "Deployment"]
+    (deployment,) = [
+        d for d in docs if d["kind"] == "Deployment" and d["metadata"]["name"] == "github-mcp"
+    ]
     worker = copy.deepcopy(deployment)
     worker["metadata"] = {"name": "github-mcp-worker", "labels": {LABEL: "worker"}}
     deployment["spec"]["template"]["spec"]["containers"][0]["env"].pop()
@@ -244,7 +246,7 @@ def test_a_drift_is_caught(table):
     assert "k8s: Deployment github-mcp: 3 replicas" in k8s_drift(more, k8s())
     assert nginx_drift(more, NGINX.read_text())[0].startswith("nginx: upstreams")
     row = (
-        "| worker | 1 | `tasks-worker` | - | - | - | `GITHUB_TOKEN` |\n<!-- end deployment-services"
+        "| worker | 1 | `serve` | - | - | - | `GITHUB_TOKEN` |\n<!-- end deployment-services"
     )
     with_worker = services_from(text.replace("<!-- end deployment-services", row))
     assert "compose: 0 worker replicas, the table 1" in compose_drift(with_worker, compose())

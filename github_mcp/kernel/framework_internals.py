@@ -10,7 +10,8 @@ sign-in (hosted/) can use it; nothing else in this layer imports it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from functools import partial
 from typing import Any
 
@@ -305,3 +306,12 @@ class OAuthProxyHooks(OAuthProxy):
 
     async def _try_transparent_refresh(self, upstream_token_set: Any) -> Any:
         return await self.transparent_refresh(upstream_token_set)
+
+
+@asynccontextmanager
+async def run_lifespan(mcp: Any) -> AsyncIterator[None]:
+    """The server's lifespan without serving a transport, for a tasks worker process:
+    fastmcp runs a tasks extension's worker only inside it, and its CLI worker enters it
+    the same way (no public entry point yet)."""
+    async with mcp._lifespan_manager():
+        yield

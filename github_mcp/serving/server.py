@@ -26,6 +26,8 @@ from github_mcp.serving.exposure import LOOPBACK_HOSTS, check_http_exposure, is_
 from github_mcp.serving.forwarded import ForwardedHeaders
 from github_mcp.serving.framework_guides import register_guides
 from github_mcp.serving.framework_tools import ServedToolsProvider, SessionOwnerMiddleware
+from github_mcp.serving.header_values import trimmed_mcp_headers
+from github_mcp.serving.tasks import add_tasks
 
 INSTRUCTIONS = (
     "GitHub MCP Controller: read repositories cheaply, change code on feature branches with "
@@ -69,6 +71,7 @@ def build_mcp(rt: Runtime, *, http_auth: bool = False, sign_in: Any = None) -> F
     register_guides(mcp, rt)
     install_apps(mcp)
     approval_tool.install_cards(rt)
+    add_tasks(mcp, rt.settings)  # MCP tasks for long calls (serving/tasks.py)
     return mcp
 
 
@@ -117,6 +120,7 @@ class HttpGuard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        scope = trimmed_mcp_headers(scope)  # SEP-2243: OWS around a routing header
         headers = {k.decode().lower(): v.decode("latin-1") for k, v in scope["headers"]}
         path = scope.get("path", "")
         denial = self._check(headers, path)

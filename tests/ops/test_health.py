@@ -1,7 +1,7 @@
 """Liveness and readiness over real HTTP: /healthz stays 200 while the process serves,
 /readyz follows GitHub, the credentials and registered checks; the upstream check is one
-request, no retries, at most one a second however many probes arrive (counted in the
-forge's request log)."""
+request, no retries, one at a time however many probes arrive, its answer kept while
+fresh (counted in the forge's request log)."""
 
 from __future__ import annotations
 
@@ -28,16 +28,17 @@ def _rate_limit_requests(forge) -> int:
     return len(requests_matching(forge, "GET", "/rate_limit"))
 
 
-def _at_most_one_a_second(forge, began: float) -> None:
-    """However many probes arrived: one check per FRESH_S of the run, and one in flight."""
-    allowed = 1 + int((time.monotonic() - began) / health.FRESH_S) + 1
-    assert 1 <= _rate_limit_requests(forge) <= allowed
+def patient(rt):
+    """Tests not about the cutoff: a loaded machine's slow check still answers (no
+    `unresponsive`), and its answer stays fresh for the whole test (one request)."""
+    probe = health.readiness(rt)
+    probe.fresh_s = probe.slow_s = 600.0
+    return rt
 
 
 def test_healthy_and_ready_with_one_upstream_request(forge, make_runtime):
-    rt = make_runtime()
+    rt = patient(make_runtime())
     forge.clear_requests()
-    began = time.monotonic()
     with serve_in_thread(build_http_app(rt)) as url:
         ready = [httpx.get(url + "/readyz") for _ in range(3)]
         live = [httpx.get(url + "/healthz") for _ in range(3)]  # GitHub's state as last seen
@@ -45,15 +46,14 @@ def test_healthy_and_ready_with_one_upstream_request(forge, make_runtime):
     assert all(r.status_code == 200 for r in live + ready)
     assert live[0].json()["github"]["reachable"] is True
     assert ready[0].json()["checks"]["credentials"]["state"] == "valid"
-    _at_most_one_a_second(forge, began)
+    assert _rate_limit_requests(forge) == 1  # the answer kept while fresh
     assert "mcp_ready 1.0" in metrics and "mcp_github_up 1.0" in metrics
 
 
 def test_github_failing_keeps_liveness_and_fails_readiness_without_retries(forge, make_runtime):
-    rt = make_runtime()
+    rt = patient(make_runtime())
     forge.clear_requests()
     forge.add_fault(path="^/rate_limit$", status=502, times=None)
-    began = time.monotonic()
     with serve_in_thread(build_http_app(rt)) as url:
         ready = [httpx.get(url + "/readyz") for _ in range(3)]
         live = httpx.get(url + "/healthz")
@@ -61,7 +61,7 @@ def test_github_failing_keeps_liveness_and_fails_readiness_without_retries(forge
     assert live.json()["github"] == live.json()["github"] | {"state": "http_502"}
     assert all(r.status_code == 503 for r in ready)
     assert ready[0].json()["checks"]["github"] == {"ok": False, "state": "http_502"}
-    _at_most_one_a_second(forge, began)  # no retry, failures remembered too
+    assert _rate_limit_requests(forge) == 1  # no retry, the failure kept while fresh
 
 
 def test_unreachable_github(make_runtime):
@@ -74,7 +74,7 @@ def test_unreachable_github(make_runtime):
 
 
 def test_rejected_credentials_are_not_ready(forge, make_runtime):
-    rt = make_runtime(github_token="ghp_" + "x" * 36)
+    rt = patient(make_runtime(github_token="ghp_" + "x" * 36))
     with serve_in_thread(build_http_app(rt)) as url:
         live = httpx.get(url + "/healthz")
         ready = httpx.get(url + "/readyz")
@@ -101,7 +101,7 @@ def test_registered_checks_count_and_failures_are_memoised_briefly(forge, make_r
 
 
 def test_probes_need_no_credentials_but_keep_host_checks(forge, make_runtime):
-    rt = make_runtime(auth_tokens="operator-token-0123456789")
+    rt = patient(make_runtime(auth_tokens="operator-token-0123456789"))
     with serve_in_thread(build_http_app(rt)) as url:
         assert httpx.get(url + "/readyz").status_code == 200
         assert httpx.get(url + "/healthz").status_code == 200
@@ -110,7 +110,7 @@ def test_probes_need_no_credentials_but_keep_host_checks(forge, make_runtime):
 
 
 def test_first_liveness_probe_does_not_wait_for_the_github_check(forge, make_runtime):
-    rt = make_runtime()
+    rt = patient(make_runtime())
     forge.clear_requests()
     with serve_in_thread(build_http_app(rt)) as url:
         first = httpx.get(url + "/healthz")
@@ -195,7 +195,7 @@ def _status_ids(url: str) -> dict[str, str]:
 
 
 def test_status_page_shows_github_reachability_and_readiness(forge, make_runtime):
-    with serve_in_thread(build_http_app(make_runtime())) as url:
+    with serve_in_thread(build_http_app(patient(make_runtime()))) as url:
         assert _status_ids(url) == {"github-state": "reachable", "readiness": "ready"}
     down = make_runtime(github_api_url="http://127.0.0.1:9")
     with serve_in_thread(build_http_app(down)) as url:
@@ -210,6 +210,9 @@ def test_a_github_outage_shows_on_every_surface_while_liveness_answers(frozen_fo
     probe meanwhile."""
     api_url, token, proc = frozen_forge
     rt = make_runtime(github_api_url=api_url, github_token=token)
+    # a loaded machine's check may take past the cutoff before the freeze: wait for it
+    # (the frozen GitHub then shows as `timeout`; how soon is the bench's question)
+    health.readiness(rt).slow_s = 600.0
     with serve_in_thread(build_http_app(rt)) as url:
         assert httpx.get(url + "/readyz", timeout=30).status_code == 200
         proc.send_signal(signal.SIGSTOP)

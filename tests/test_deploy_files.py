@@ -245,9 +245,7 @@ def test_a_drift_is_caught(table):
     assert "compose: 3 server replicas, the table 4" in compose_drift(more, compose())
     assert "k8s: Deployment github-mcp: 3 replicas" in k8s_drift(more, k8s())
     assert nginx_drift(more, NGINX.read_text())[0].startswith("nginx: upstreams")
-    row = (
-        "| worker | 1 | `serve` | - | - | - | `GITHUB_TOKEN` |\n<!-- end deployment-services"
-    )
+    row = "| worker | 1 | `serve` | - | - | - | `GITHUB_TOKEN` |\n<!-- end deployment-services"
     with_worker = services_from(text.replace("<!-- end deployment-services", row))
     assert "compose: 0 worker replicas, the table 1" in compose_drift(with_worker, compose())
     assert "k8s: no Deployment for worker" in k8s_drift(with_worker, k8s())

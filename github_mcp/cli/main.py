@@ -138,14 +138,17 @@ def cli(argv: list[str] | None = None) -> int:
                 return _serve(args, settings)
         finally:
             tracing.shutdown()
+    return _run_command(args, settings)
+
+
+def _run_command(args: argparse.Namespace, settings: Settings) -> int:
+    """The commands other than serve, once the settings are read."""
     if args.command in ("check", "tools"):
         import github_mcp.tools  # noqa: F401 - registers the built-in tools
+        from github_mcp.cli.listing import check, list_tools
         from github_mcp.pipeline.extension_tools import import_extension_tools
 
         import_extension_tools()  # the operator's extra_tools.py, when it is importable
-    if args.command in ("check", "tools"):
-        from github_mcp.cli.listing import check, list_tools
-
         return check(settings) if args.command == "check" else list_tools(settings, args.json)
     if args.command == "docs":
         from github_mcp.cli.docs_gen import write_docs

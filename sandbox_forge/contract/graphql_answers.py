@@ -69,6 +69,24 @@ def _plain(node: Any) -> str:
     return str(node.name.value) if node is not None and node.name is not None else ""
 
 
+def _answered(answer: dict[str, Any], refusal: str) -> list[str]:
+    """GitHub refuses such a request: data in the answer, or no errors, is a finding."""
+    if answer.get("data") is not None or not answer.get("errors"):
+        return [f"{refusal}; answered"]
+    return []
+
+
+def _without_data(answer: dict[str, Any]) -> list[str]:
+    """An answer with no data (absent or null): what GitHub would have said instead."""
+    errors = answer.get("errors")
+    if not errors:
+        return ["no data and no errors" if "data" not in answer else "data is null without errors"]
+    if "data" not in answer and all("path" not in e for e in errors if isinstance(e, dict)):
+        first = errors[0].get("message", "") if isinstance(errors[0], dict) else ""
+        return [f"GitHub's schema accepts this document; refused: {first}"]
+    return []
+
+
 class AnswerChecker:
     """Checks one GraphQL exchange; `reached` collects the Type.field pairs answered."""
 
@@ -80,12 +98,11 @@ class AnswerChecker:
         if not isinstance(answer, dict):
             return ["the answer is not a JSON object"]
         problems = self._errors_shape(answer.get("errors"))
-        query = payload.get("query")
-        document, refused = self._github_document(query)
+        document, refused = self._github_document(payload.get("query"))
         if refused is not None:
-            if answer.get("data") is not None or not answer.get("errors"):
-                problems.append(f"GitHub's schema rejects this document ({refused}); answered")
-            return problems
+            return problems + _answered(
+                answer, f"GitHub's schema rejects this document ({refused})"
+            )
         assert document is not None
         operation = get_operation_ast(document, payload.get("operationName"))
         if operation is None:
@@ -97,22 +114,13 @@ class AnswerChecker:
             else [GraphQLError("Variables are invalid JSON.")]
         )
         if isinstance(coerced, list):  # GitHub refuses variables its schema does not take
-            if answer.get("data") is not None or not answer.get("errors"):
-                problems.append(f"GitHub refuses these variables ({coerced[0].message}); answered")
-            return problems
-        if "data" not in answer:
-            if not answer.get("errors"):
-                problems.append("no data and no errors")
-            elif all("path" not in e for e in answer["errors"] if isinstance(e, dict)):
-                first = answer["errors"][0].get("message", "") if answer["errors"] else ""
-                problems.append(f"GitHub's schema accepts this document; refused: {first}")
-            return problems
+            return problems + _answered(
+                answer, f"GitHub refuses these variables ({coerced[0].message})"
+            )
+        if answer.get("data") is None:
+            return problems + _without_data(answer)
         root = self.schema.get_root_type(operation.operation)
         data = answer["data"]
-        if data is None:
-            if not answer.get("errors"):
-                problems.append("data is null without errors")
-            return problems
         fragments = {
             d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)
         }
@@ -209,6 +217,10 @@ class _Walk:
             for i, item in enumerate(value):
                 self.value(kind.of_type, node, item, f"{where}[{i}]")
             return
+        self.leaf_or_object(kind, node, value, where)
+
+    def leaf_or_object(self, kind: Any, node: FieldNode, value: Any, where: str) -> None:
+        """A scalar, an enum value, or an object whose selections are walked in turn."""
         if isinstance(kind, GraphQLScalarType):
             ok = SCALARS.get(kind.name, lambda v: isinstance(v, str))(value)
             if not ok:

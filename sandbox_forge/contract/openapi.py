@@ -67,13 +67,17 @@ def convert(node: Any) -> Any:
             out[key] = convert(value)
         else:
             out[key] = value
-    if node.get("nullable") is True:
-        if isinstance(out.get("type"), str):
-            out["type"] = [out["type"], "null"]
-            if "enum" in out:
-                out["enum"] = [*out["enum"], None]
-        else:
-            out = {"anyOf": [out, {"type": "null"}]}
+    return _nullable(out) if node.get("nullable") is True else out
+
+
+def _nullable(out: dict[str, Any]) -> dict[str, Any]:
+    """OpenAPI 3.0's `nullable: true` in JSON Schema terms: null joins the type (and the
+    enum), or the schema becomes one of itself and null."""
+    if not isinstance(out.get("type"), str):
+        return {"anyOf": [out, {"type": "null"}]}
+    out["type"] = [out["type"], "null"]
+    if "enum" in out:
+        out["enum"] = [*out["enum"], None]
     return out
 
 

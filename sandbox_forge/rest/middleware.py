@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 from starlette.datastructures import Headers, MutableHeaders
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from sandbox_forge.kernel.errors import JSON_TYPE, ApiError, error_body
@@ -231,7 +232,7 @@ class ForgeMiddleware:
             bucket = state.rate.consume(principal.rate_key, resource, principal.anonymous)
         extra = {**common, **bucket.headers(), **_extra_headers(principal, scope)}
         complete_headers(out_headers, extra, status, raw)
-        if state.contract is not None:
+        if state.contract is not None and not scope.get("forge.client_gone"):
             content_type = out_headers.get("content-type", "")
             crash, location = scope.get("forge.crash", ""), out_headers.get("location", "")
             state.contract.rest(
@@ -269,6 +270,12 @@ class ForgeMiddleware:
             receive = _keep_request_body(scope, receive)
         try:
             await self.app(scope, receive, capture)
+        except ClientDisconnect:
+            # the client left before its request was read: no answer reaches anyone, so
+            # there is nothing to hold to GitHub's description (nginx's 499)
+            scope["forge.client_gone"] = True
+            capture = _Capture()
+            capture.status = 499
         except Exception as exc:
             log.exception("forge handler failed: %s %s", scope["method"], scope["path"])
             scope["forge.crash"] = f"{type(exc).__name__}: {exc}"[:300]

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import json
 import os
+import socket
+import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -109,3 +112,25 @@ def test_graphql_documents_and_variables_github_refuses_must_be_refused(github):
     assert any("accepts this document; refused" in p for p in accepted)
     shaped = github.check({"query": VIEWER}, {"data": None, "errors": [{"text": "x"}]})
     assert any("no message" in p for p in shaped)
+
+
+def test_a_client_gone_before_its_request_was_read_is_no_finding(forge):
+    """Under load a client may give up mid-request: the forge answers nobody, so that is
+    no answer to hold to GitHub's description (it was once reported as a forge failure)."""
+    where = urlsplit(forge.base_url)
+    token = forge.create_token("octocat", access="write", kind="classic")
+    forge.clear_responses()
+    with socket.create_connection((where.hostname, where.port)) as sock:
+        sock.sendall(
+            b"POST /user/repos HTTP/1.1\r\nHost: forge\r\nAuthorization: Bearer "
+            + token.encode()
+            + b'\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"na'
+        )
+    bound = time.monotonic() + 120  # bounds a hang only: the forge handles it at once
+    while not [r for r in forge.responses() if r["path"] == "/user/repos"]:
+        assert time.monotonic() < bound, "the forge never finished the abandoned request"
+        time.sleep(0.05)
+    (gone,) = [r for r in forge.responses() if r["path"] == "/user/repos"]
+    assert gone["status"] == 499
+    assert forge_contract.VIOLATIONS.new() == []
+    assert not [p for p in forge.state.all_repos() if p.full_name.startswith("octocat/na")]

@@ -10,7 +10,7 @@ GRAPHQL_SCHEMA := .cache/graphql-schema/node_modules/@octokit/graphql-schema/sch
 # servers), so a third worker fills the gaps (7 min 43 s against 8 min 28 s with two, idle).
 PYTEST_ARGS ?= -n 3
 
-.PHONY: run test test-fast test-live lint format bench demo docs snapshots venv clean views apps-preview
+.PHONY: run test test-fast test-live lint format bench demo docs snapshots new-tool venv clean views apps-preview
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -73,6 +73,12 @@ format: $(DEV_STAMP)
 
 docs: $(RUNTIME_STAMP)
 	$(BIN)/python -m github_mcp docs
+
+# The skeleton of a new read tool: its tool, service, forge route and test (CONTRIBUTING.md).
+# make new-tool NAME=list_deployments DOMAIN=deployments TOOLSET=repos [ROUTE=/repos/{owner}/{repo}/deployments]
+new-tool: $(DEV_STAMP)
+	$(BIN)/python -m github_mcp.cli.new_tool --name "$(NAME)" --domain "$(DOMAIN)" \
+		--toolset "$(TOOLSET)" $(if $(ROUTE),--route "$(ROUTE)")
 
 # Rewrite tests/snapshots/tools/*.json from the tools' current schemas (review the diff).
 snapshots: $(DEV_STAMP)

@@ -1,0 +1,104 @@
+"""`make new-tool` in a scratch copy of the checkout: it writes the tool, its service, the
+forge's route and a test; the whole lint passes on the result; `make docs` and the
+snapshots take the new tool in; the scaffolded test passes against the forge; and the
+change is 8 files. Bad names are refused before anything is written."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from github_mcp.cli.new_tool import main
+from tests.conftest import ROOT
+
+ARGS = ["--name", "list_deployments", "--domain", "deployments", "--toolset", "repos"]
+
+
+def _run(*argv: str, cwd) -> str:
+    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, (argv, done.stdout[-3000:], done.stderr[-3000:])
+    return done.stdout
+
+
+@pytest.fixture
+def scratch(tmp_path):
+    """The checkout's files (tracked, or new and not ignored) as they are now, with git to
+    tell what the scaffold changed."""
+    tracked = _run("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=ROOT)
+    tracked = tracked.split("\0")
+    copy = tmp_path / "checkout"
+    for name in filter(None, tracked):
+        source = ROOT / name
+        if source.is_file():
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, copy / name)
+    if (ROOT / ".cache").exists():
+        (copy / ".cache").symlink_to((ROOT / ".cache").resolve())
+    if (ROOT / ".mypy_cache").is_dir():  # incremental: only the new modules are checked anew
+        shutil.copytree(ROOT / ".mypy_cache", copy / ".mypy_cache")
+    for step in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@e",
+                 "commit", "-qm", "base"]):  # fmt: skip
+        _run("git", *step, cwd=copy)
+    return copy
+
+
+@pytest.mark.timeout(900)
+def test_the_scaffold_writes_a_tool_the_lint_and_the_suite_accept(scratch):
+    py, bin_dir = sys.executable, ROOT / ".venv" / "bin"
+    printed = _run(py, "-m", "github_mcp.cli.new_tool", *ARGS, cwd=scratch)
+    assert printed.splitlines()[:5] == [
+        "github_mcp/tools/deployments.py",
+        "github_mcp/services/deployments.py",
+        "sandbox_forge/rest/routes/deployments.py",
+        "tests/test_tools_deployments.py",
+        "sandbox_forge/app.py",
+    ]
+    _run(py, "-m", "github_mcp", "docs", cwd=scratch)
+    _run(py, "-m", "tests.tool_snapshots", cwd=scratch)
+    # the whole lint, as make lint runs it
+    _run(py, "-m", "ruff", "check", ".", cwd=scratch)
+    _run(py, "-m", "ruff", "format", "--check", ".", cwd=scratch)
+    _run(str(bin_dir / "lint-imports"), "--no-cache", cwd=scratch)
+    _run(py, "-m", "mypy", "github_mcp", "sandbox_forge", "main.py", "extra_tools.py", cwd=scratch)
+    changed = _run("git", "status", "--porcelain", "--untracked-files=all", cwd=scratch)
+    assert sorted(line[3:] for line in changed.splitlines()) == [
+        "docs/TOOLS.md",
+        "github_mcp/pipeline/tool_index.json",
+        "github_mcp/services/deployments.py",
+        "github_mcp/tools/deployments.py",
+        "sandbox_forge/app.py",
+        "sandbox_forge/rest/routes/deployments.py",
+        "tests/snapshots/tools/list_deployments.json",
+        "tests/test_tools_deployments.py",
+    ]
+    tests = [
+        "tests/test_tools_deployments.py",
+        "tests/test_tool_snapshots.py",
+        "tests/test_docs.py",
+    ]
+    out = _run(py, "-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:cacheprovider", *tests,
+               cwd=scratch)  # fmt: skip
+    assert " passed" in out and "failed" not in out, out[-2000:]
+
+
+@pytest.mark.parametrize(
+    ("argv", "complaint"),
+    [
+        (["--name", "List-Deployments", "--domain", "deployments", "--toolset", "repos"], "NAME="),
+        (["--name", "list_things", "--domain", "class", "--toolset", "repos"], "DOMAIN="),
+        (["--name", "list_things", "--domain", "things", "--toolset", "nope"], "TOOLSET="),
+        ([*ARGS, "--route", "/user/deployments"], "ROUTE="),
+        (["--name", "list_labels2", "--domain", "labels", "--toolset", "labels"], "already there"),
+    ],
+)
+def test_bad_arguments_are_refused_before_anything_is_written(tmp_path, argv, complaint):
+    root = tmp_path / "checkout"
+    shutil.copytree(ROOT / "github_mcp" / "tools", root / "github_mcp" / "tools")
+    before = sorted(p.relative_to(root) for p in root.rglob("*"))
+    with pytest.raises(SystemExit) as refused:
+        main([*argv, "--root", str(root)])
+    assert complaint in str(refused.value)
+    assert sorted(p.relative_to(root) for p in root.rglob("*")) == before

@@ -1,4 +1,5 @@
-"""Command line: serve | sandbox | check | tools | call (and, in a source checkout, docs)."""
+"""Command line: serve | sandbox | check | tools | call | tasks-worker (and, in a source
+checkout, docs)."""
 
 from __future__ import annotations
 
@@ -60,6 +61,10 @@ def _parser() -> argparse.ArgumentParser:
     sandbox = sub.add_parser("sandbox", help="run the sandbox forge (a local GitHub stand-in)")
     sandbox.add_argument("args", nargs=argparse.REMAINDER)
     sub.add_parser("check", help="validate the configuration and exit")
+    sub.add_parser(
+        "tasks-worker",
+        help="run MCP tasks from the shared queue (GITHUB_MCP_TASKS_URL or STATE_URL: Redis)",
+    )
     tools = sub.add_parser("tools", help="list the registered tools")
     tools.add_argument("--json", action="store_true")
     if source_checkout() is not None:  # a developer command: it rewrites the checkout's files
@@ -114,7 +119,8 @@ def cli(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     # serve: secrets leave the process environment first (re-exec; see secrets_handoff)
     # Any: Settings' signature mixes these field overrides with pydantic-settings' own options
-    handed: dict[str, Any] = take_secrets(reexec=process_entry) if args.command == "serve" else {}
+    serving = args.command in ("serve", "tasks-worker")
+    handed: dict[str, Any] = take_secrets(reexec=process_entry) if serving else {}
     try:
         settings = Settings(**handed)
     except ValidationError as exc:  # e.g. an unknown toolset: refuse to start, say why
@@ -149,6 +155,10 @@ def cli(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "call":
         return _call(settings, args)
+    if args.command == "tasks-worker":
+        from github_mcp.cli.tasks_worker import run_worker
+
+        return run_worker(settings)
     return 2
 
 

@@ -60,6 +60,7 @@ def tool(
     binds: Binding | None = None,
     approve_each: bool = False,
     app_only: bool = False,
+    tasks: bool = False,
 ) -> Callable[[Callable[..., Awaitable[BaseModel]]], Callable[..., Awaitable[BaseModel]]]:
     """Declare a tool in one of the `Toolset`s (an unknown name fails here, at import).
     Writes must say what they write to: `target` is the argument holding the branch, a
@@ -67,7 +68,8 @@ def tool(
     is a binder reading the remote state the effect depends on (approval_binding.py), or
     `ArgumentsOnly(reason)` when the arguments are the whole effect. A write without
     either is refused here, at import: no write can be approved for a state it does not
-    name."""
+    name. `tasks`: a call can take more than a few seconds, so it may run as an MCP task
+    for a client that declared the Tasks extension."""
     if write and target is _REQUIRED:
         raise TypeError("write tools must declare target= (an argument name, resolver or None)")
     options: dict[str, Any] = {
@@ -83,6 +85,7 @@ def tool(
         "binds": binds,
         "approve_each": approve_each,
         "app_only": app_only,
+        "tasks": tasks,
     }
 
     def decorate(fn: Callable[..., Awaitable[BaseModel]]) -> Callable[..., Awaitable[BaseModel]]:

@@ -105,5 +105,6 @@ def entry_of(spec: ToolSpec) -> ToolEntry:
         target=spec.target_label,
         destructive=spec.destructive,
         binding=binding_text(spec.binds) if spec.write else None,
+        tasks=spec.tasks,
         app_only=spec.app_only,
     )

@@ -78,6 +78,8 @@ class ToolSpec:
     # Called only by an MCP Apps card (`_meta.ui.visibility: ["app"]`): unknown to a
     # client that did not declare the UI extension, listed or called.
     app_only: bool = False
+    # Can take more than a few seconds: runs as an MCP task for a client that asks.
+    tasks: bool = False
 
     @property
     def annotations(self) -> ToolAnnotations:

@@ -8,7 +8,8 @@ upgrade starts by reading this file.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 WRITTEN_FOR = {"fastmcp": "4.1.4", "mcp": "2.3.0"}
@@ -25,3 +26,12 @@ def on_session_end(ctx: Any, callback: Callable[[], None]) -> bool:
         return False
     stack.callback(callback)
     return True
+
+
+@asynccontextmanager
+async def run_lifespan(mcp: Any) -> AsyncIterator[None]:
+    """The server's lifespan without serving a transport, for a tasks worker process:
+    fastmcp runs a tasks extension's worker only inside it, and its CLI worker enters it
+    the same way (no public entry point yet)."""
+    async with mcp._lifespan_manager():
+        yield

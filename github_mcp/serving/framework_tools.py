@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from fastmcp.server.dependencies import (
+    CurrentContext,
     get_access_token,
     get_context,
     get_http_headers,
@@ -52,6 +53,7 @@ from github_mcp.pipeline.peer import (
     Transport,
 )
 from github_mcp.serving.framework_internals import on_session_end
+from github_mcp.serving.tasks import TASK_CONFIG, refuse_rerun, task_base_url, task_peer
 
 if TYPE_CHECKING:
     from fastmcp import Context
@@ -95,6 +97,12 @@ class FrameworkPeer(Peer):
     ) -> None:
         super().__init__(view, principal=principal, session=session, meta=_meta(ctx), order=order)
         self.ctx = ctx
+        self.in_task = ctx.task_id is not None
+        if self.in_task:
+            # an MCP task on a worker (serving/tasks.py): no connection, a 2026-07-28
+            # client; questions travel as the task's input requests, URL mode included
+            task_peer(self)
+            return
         self.transport = _transport(ctx)
         session_obj = _session_of(ctx)
         version = getattr(session_obj, "protocol_version", None)
@@ -121,12 +129,14 @@ class FrameworkPeer(Peer):
         try:
             return str(get_http_request().base_url).rstrip("/")
         except RuntimeError:
-            return None
+            return task_base_url() if self.in_task else None
 
     async def progress(self, done: float, total: float | None, message: str) -> None:
-        await self.ctx.report_progress(done, total, message)
+        await self.ctx.report_progress(done, total, message)  # a task's: its status message
 
     async def log(self, level: str, message: str, call_id: str) -> None:
+        if self.in_task:
+            return  # nobody listens to a task's stream
         extra = {"call_id": call_id}
         await self.ctx.log(message, level=level, logger_name=LOGGER_NAME, extra=extra)  # type: ignore[arg-type]
 
@@ -267,8 +277,13 @@ class SeamTool(Tool):
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         rt: Runtime = self.runtime
-        peer = await peer_of(rt, get_context())
-        answer = await seam.call_tool(rt, peer, self.name, arguments)
+        # the request's context, or on a tasks worker the task's (built for this run)
+        async with cast(Any, CurrentContext()) as ctx:
+            peer = await peer_of(rt, ctx)
+            if peer.in_task:
+                entry = rt.bound_specs.entries.get(self.name)
+                refuse_rerun(entry is None or entry.write)
+            answer = await seam.call_tool(rt, peer, self.name, arguments)
         if isinstance(answer, InputRequired):
             return InputRequiredToolResult(InputRequiredResult.model_validate(answer.wire()))
         return ToolResult(
@@ -287,13 +302,16 @@ class ServedToolsProvider(Provider):
         super().__init__()
         self.rt = rt
 
-    def _tool(self, name: str, wire: dict[str, Any] | None) -> SeamTool:
+    def _tool(self, name: str, wire: dict[str, Any] | None, *, tasks: bool = True) -> SeamTool:
+        entry = self.rt.bound_specs.entries.get(name)
+        tasks = tasks and entry is not None and entry.tasks and self.rt.settings.tasks_enabled
         return SeamTool(
             name=name,
             description=(wire or {}).get("description"),
             parameters=(wire or {}).get("inputSchema", {"type": "object"}),
             wire=wire,
             runtime=self.rt,
+            task_config=TASK_CONFIG["optional" if tasks else "forbidden"],
         )
 
     async def _list_tools(self) -> Sequence[Tool]:
@@ -302,10 +320,18 @@ class ServedToolsProvider(Provider):
         return [self._tool(wire["name"], wire) for wire in listed]
 
     async def _get_tool(self, name: str, version: Any = None) -> Tool | None:
-        return self._tool(name, None)
+        # tasks over HTTP only: an in-process client shares the server's lifetime
+        try:
+            over_http = _transport(get_context()) == "http"
+        except RuntimeError:  # a worker resolving a task's tool: it is one
+            over_http = True
+        return self._tool(name, None, tasks=over_http)
 
     async def get_tasks(self) -> Sequence[Any]:
-        return []  # no tool here runs as a background task: nothing to build at start
+        """The tools a worker may run as tasks (registered with the queue at start): the
+        seam decides per call whether this client may call them at all."""
+        entries = self.rt.bound_specs.entries
+        return [self._tool(name, None) for name, entry in entries.items() if entry.tasks]
 
 
 class SessionOwnerMiddleware(Middleware):

@@ -37,6 +37,7 @@ SECRET_ENV_NAMES: dict[str, tuple[str, ...]] = {
     "oauth_client_secret": ("GITHUB_OAUTH_CLIENT_SECRET",),
     "oauth_signing_key": ("GITHUB_MCP_OAUTH_SIGNING_KEY",),
     "state_url": ("GITHUB_MCP_STATE_URL",),
+    "tasks_url": ("GITHUB_MCP_TASKS_URL",),
 }
 
 _received: dict[str, str] | None = None  # what the hand-off descriptor held, read once

@@ -25,6 +25,7 @@ from github_mcp.pipeline.schema_listing import SHARED_NOTE
 from github_mcp.serving.exposure import LOOPBACK_HOSTS, check_http_exposure, is_loopback
 from github_mcp.serving.framework_guides import register_guides
 from github_mcp.serving.framework_tools import ServedToolsProvider, SessionOwnerMiddleware
+from github_mcp.serving.tasks import add_tasks
 
 INSTRUCTIONS = (
     "GitHub MCP Controller: read repositories cheaply, change code on feature branches with "
@@ -68,6 +69,7 @@ def build_mcp(rt: Runtime, *, http_auth: bool = False, sign_in: Any = None) -> F
     register_guides(mcp, rt)
     install_apps(mcp)
     approval_tool.install_cards(rt)
+    add_tasks(mcp, rt.settings)  # MCP tasks for long calls (serving/tasks.py)
     return mcp
 
 

@@ -259,7 +259,7 @@ class WaitResult(BaseModel):
     next: str | None = None
 
 
-@tool(toolset=TOOLSET)
+@tool(toolset=TOOLSET, tasks=True)
 async def wait_for_workflow_run(
     call: Call,
     full_name: FullName,

@@ -103,7 +103,7 @@ def _failing_tests(found: FailingTestsPage) -> FailingTests:
     )
 
 
-@tool(toolset=TOOLSET)
+@tool(toolset=TOOLSET, tasks=True)
 async def get_failing_tests(
     call: Call,
     pr: PrRef | None = None,
@@ -188,7 +188,7 @@ class MergeReadiness(BaseModel):
     warnings: list[Item] | None = None
 
 
-@tool(toolset=TOOLSET)
+@tool(toolset=TOOLSET, tasks=True)
 async def check_merge_readiness(
     call: Call,
     pr: PrRef | None = None,
@@ -305,7 +305,10 @@ async def stack_binding(call: Call, kwargs: dict[str, Any]) -> RemoteState:
     return await stack_state(call.rt.github, full_name, base, dependent)
 
 
-@tool(toolset=TOOLSET, write=True, target=stack_target, destructive=True, binds=stack_binding)
+@tool(
+    toolset=TOOLSET, write=True, target=stack_target, destructive=True, binds=stack_binding,
+    tasks=True,
+)  # fmt: skip
 async def manage_stacked_prs(
     call: Call,
     base_pr: StackRef,

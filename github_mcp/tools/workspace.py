@@ -45,7 +45,7 @@ def _progress(call: Call) -> Callable[[float, str], Awaitable[None]]:
     return report
 
 
-@tool(toolset=TOOLSET, ref_arg="ref")
+@tool(toolset=TOOLSET, ref_arg="ref", tasks=True)
 async def ensure_workspace_clone(
     call: Call, full_name: FullName, ref: Ref | None = None, reset: bool = False
 ) -> CloneState:
@@ -70,6 +70,7 @@ async def ensure_workspace_clone(
         "it runs the given command in the local clone of the ref; no credential reaches "
         "the command and nothing on GitHub changes"
     ),
+    tasks=True,
 )
 async def terminal_command(
     call: Call,
@@ -104,6 +105,7 @@ async def terminal_command(
         "it runs the given test command in the local clone of the ref; no credential "
         "reaches it and nothing on GitHub changes"
     ),
+    tasks=True,
 )
 async def run_tests(
     call: Call,
@@ -149,7 +151,10 @@ async def workspace_commit_state(call: Call, kwargs: dict[str, Any]) -> RemoteSt
     return RemoteState(facts, files=files)
 
 
-@tool(toolset=TOOLSET, write=True, target="ref", ref_arg="ref", binds=workspace_commit_state)
+@tool(
+    toolset=TOOLSET, write=True, target="ref", ref_arg="ref", binds=workspace_commit_state,
+    tasks=True,
+)  # fmt: skip
 async def commit_workspace(
     call: Call,
     full_name: FullName,

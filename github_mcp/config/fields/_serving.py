@@ -182,6 +182,31 @@ class HostedSignInSettings(BaseSettings):
         "the audit stream). While Redis is unreachable, writes are refused (`unavailable`) "
         "and /readyz fails.",
     )
+    tasks_url: SecretStr | None = Field(
+        None,
+        validation_alias=env("GITHUB_MCP_TASKS_URL"),
+        description="Where MCP tasks (long calls a client asked to run in the background) are "
+        "queued and kept: empty means GITHUB_MCP_STATE_URL when that is set, else "
+        "`memory://` (this process runs them). With Redis, every replica and every "
+        "`python -m github_mcp tasks-worker` process serves one queue: any replica answers "
+        "`tasks/get`, and a task whose worker dies is run again by another.",
+    )
+    tasks_lease_seconds: float = Field(
+        30.0,
+        ge=5.0,
+        le=3600.0,
+        validation_alias=env("GITHUB_MCP_TASKS_LEASE_SECONDS"),
+        description="With a Redis task queue: the lease a worker renews (four times per "
+        "lease) while it runs a task. When a worker dies, another takes its task over once "
+        "the lease lapses: a read runs again, a write fails saying its outcome is unknown.",
+    )
+    tasks_enabled: bool = Field(
+        True,
+        validation_alias=env("GITHUB_MCP_TASKS"),
+        description="Over HTTP, offer the MCP Tasks extension: a 2026-07-28 client that "
+        "declares it gets a task at once for a long call (tests, commands, clones, "
+        "waits), and polls it with `tasks/get`. false: every call answers in its request.",
+    )
     idempotency_ttl_seconds: int = Field(
         600,
         ge=0,

@@ -1,0 +1,90 @@
+"""MCP tasks across replicas: real redis-server and two `main.py serve` replicas sharing
+one task queue in it (GITHUB_MCP_STATE_URL), and real SDK clients.
+
+- A task created on replica A is the same task on replica B: `tasks/get` there reports
+  it and, once done, its result.
+- A replica killed (SIGKILL) while its worker runs a write as a task: another worker takes
+  the task over once its lease lapses and marks it failed, saying the write's outcome is
+  unknown; the command is never started a second time (evidence from the workspace: the
+  command appends one line to a file in the clone each time it starts).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+
+import pytest
+from fastmcp_tasks import ToolTask, call_tool_task
+
+from tests.conftest import traversable
+from tests.replicas.cluster import Cluster, client
+from tests.replicas.test_sigkill import _descendant_cmdlines
+
+
+@pytest.fixture
+def pair(forge, forge_token, tmp_path):
+    cluster = Cluster(
+        tmp_path,
+        api_url=forge.base_url,
+        token=forge_token,
+        count=2,
+        stateless=True,
+        workspace_dir=traversable(tmp_path),
+        extra_env={"GITHUB_MCP_TASKS_LEASE_SECONDS": "5"},
+    )
+    yield cluster
+    cluster.close()
+
+
+def _repo(forge) -> str:
+    name = f"octo-org/task-replicas-{uuid.uuid4().hex[:8]}"
+    forge.seed_repo(name, {"README.md": "x\n"}, branches={"work": {"README.md": "x\n"}})
+    return name
+
+
+@pytest.mark.timeout(300)
+async def test_a_task_made_on_one_replica_is_read_on_the_other(pair, forge):
+    repo = _repo(forge)
+    a, b = pair.replicas
+    marker = uuid.uuid4().hex
+    args = {"full_name": repo, "ref": "work", "command": f"echo {marker}"}
+    async with client(a.url) as on_a, client(b.url) as on_b:
+        task = await call_tool_task(on_a, "terminal_command", args)
+        seen_on_b = ToolTask(on_b, "terminal_command", task.create_result)
+        final = await seen_on_b.wait(timeout=240)
+        assert final.task_id == task.task_id
+        assert final.status == "completed", final
+        assert final.result["structuredContent"]["stdout"] == f"{marker}\n"
+        on_a_too = await task.status()
+        assert on_a_too.status == "completed" and on_a_too.result == final.result
+
+
+@pytest.mark.timeout(300)
+async def test_a_killed_replicas_write_task_fails_cleanly_and_never_runs_twice(pair, forge):
+    repo = _repo(forge)
+    marker = uuid.uuid4().hex
+    # each start of the command leaves a line in the clone, then it runs for a minute
+    command = f"echo {marker} >> runs.log; sleep 60; echo {marker}"
+    args = {"full_name": repo, "ref": "work", "command": command, "timeout_seconds": 120}
+    a, b = pair.replicas
+    async with client(a.url) as on_a:
+        task = await call_tool_task(on_a, "terminal_command", args)
+    victim = None
+    started = time.monotonic()
+    while victim is None:
+        assert time.monotonic() - started < 120, "the command never started"
+        for replica in pair.replicas:
+            if marker in _descendant_cmdlines(replica.proc.pid):
+                victim = replica
+        await asyncio.sleep(0.1)
+    survivor = b if victim is a else a
+    victim.kill()
+    async with client(survivor.url) as on_survivor:
+        handle = ToolTask(on_survivor, "terminal_command", task.create_result)
+        final = await handle.wait(timeout=240)
+    assert final.status == "failed", final
+    assert "not run again" in (final.error or {}).get("message", ""), final
+    runs = [p for p in traversable(pair.directory).rglob("runs.log") if "/.git/" not in str(p)]
+    assert len(runs) == 1 and runs[0].read_text() == f"{marker}\n"

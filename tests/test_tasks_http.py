@@ -13,12 +13,14 @@ real server process on the default `memory://` queue, the sandbox forge and real
 from __future__ import annotations
 
 import asyncio
+import http.client
 import json
 import os
 import subprocess
 import sys
 import uuid
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx2 as httpx
 import pytest
@@ -206,12 +208,17 @@ def _post_2026(url: str, method: str, params: dict, headers: dict | None = None)
         "Mcp-Method": method,
         **(headers or {}),
     }
-    answer = httpx.post(url + "/mcp", json=body, headers=sent, timeout=60)
-    text = answer.text
+    # http.client sends header values as given (httpx refuses surrounding whitespace)
+    connection = http.client.HTTPConnection(urlsplit(url).netloc, timeout=60)
+    try:
+        connection.request("POST", "/mcp", body=json.dumps(body), headers=sent)
+        text = connection.getresponse().read().decode()
+    finally:
+        connection.close()
     if text.startswith(("event:", "data:", "id:", "retry:")):
         data = [line[5:] for line in text.splitlines() if line.startswith("data:")]
         return json.loads([d for d in data if d.strip()][-1])
-    return answer.json()
+    return json.loads(text)
 
 
 async def test_task_methods_need_the_extension_declared(server):
@@ -220,3 +227,18 @@ async def test_task_methods_need_the_extension_declared(server):
     listed = _post_2026(server.url, "server/discover", {})
     extensions = listed["result"]["capabilities"].get("extensions", {})
     assert "io.modelcontextprotocol/tasks" in extensions, listed
+
+
+async def test_routing_headers_with_surrounding_whitespace_are_accepted(server):
+    """SEP-2243: the optional whitespace around a field value is not part of it."""
+    padded = {"Mcp-Name": "  get_server_config\t", "Mcp-Method": " tools/call "}
+    answer = _post_2026(
+        server.url, "tools/call", {"name": "get_server_config", "arguments": {}}, padded
+    )
+    assert "error" not in answer, answer
+    assert answer["result"]["structuredContent"]["version"], answer
+    mismatched = {"Mcp-Name": "  get_me  "}
+    refused = _post_2026(
+        server.url, "tools/call", {"name": "get_server_config", "arguments": {}}, mismatched
+    )
+    assert refused["error"]["code"] == -32020, refused

@@ -25,6 +25,7 @@ from github_mcp.pipeline.schema_listing import SHARED_NOTE
 from github_mcp.serving.exposure import LOOPBACK_HOSTS, check_http_exposure, is_loopback
 from github_mcp.serving.framework_guides import register_guides
 from github_mcp.serving.framework_tools import ServedToolsProvider, SessionOwnerMiddleware
+from github_mcp.serving.header_values import trimmed_mcp_headers
 from github_mcp.serving.tasks import add_tasks
 
 INSTRUCTIONS = (
@@ -118,6 +119,7 @@ class HttpGuard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        scope = trimmed_mcp_headers(scope)  # SEP-2243: OWS around a routing header
         headers = {k.decode().lower(): v.decode("latin-1") for k, v in scope["headers"]}
         path = scope.get("path", "")
         denial = self._check(headers, path)

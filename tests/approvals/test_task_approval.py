@@ -3,20 +3,23 @@ task stops at `input_required` with the approval page's URL and nothing lands; t
 approves on the page (headless Chromium), the client answers with `tasks/update`, and the
 task completes with the write's result. The push lands exactly once (the forge's branch
 head has the old head as its only parent). A denial completes the task with the refusal
-and leaves the branch where it was."""
+and leaves the branch where it was. Another credential's task is not found."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
 
+import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
-from fastmcp_tasks import call_tool_task
+from fastmcp_tasks import ToolTask, call_tool_task
+from mcp.shared.exceptions import MCPError
 from mcp.types import ElicitResult
 
 from tests.approvals.conftest import (
     TOKEN_A,
+    TOKEN_B,
     branch_head,
     commit_parents,
     visit_approval_page,
@@ -97,3 +100,23 @@ async def test_denied_on_the_page_the_task_completes_with_the_refusal(
     assert result.is_error
     assert "denied" in result.content[0].text
     assert branch_head(forge, repo) == before
+
+
+async def test_another_callers_task_is_not_found(approval_server, fresh_repo, tmp_path):
+    """Tasks are kept per credential: B cannot read or cancel A's task."""
+    repo = fresh_repo()
+    workspaces = traversable(tmp_path) / "ws"
+    with approval_server(workspace_dir=workspaces, workspace_sandbox="none") as served:
+        as_a = Client(StreamableHttpTransport(served.url + "/mcp", auth=TOKEN_A), timeout=120)
+        as_b = Client(StreamableHttpTransport(served.url + "/mcp", auth=TOKEN_B), timeout=120)
+        async with as_a, as_b:
+            where = {"full_name": repo, "ref": "main"}
+            task = await call_tool_task(as_a, "ensure_workspace_clone", where)
+            seen_by_b = ToolTask(as_b, "ensure_workspace_clone", task.create_result)
+            with pytest.raises(MCPError) as refused:
+                await seen_by_b.status()
+            with pytest.raises(MCPError):
+                await seen_by_b.cancel()
+            final = await task.wait(timeout=120)
+    assert "not found" in str(refused.value).lower(), refused.value
+    assert final.status == "completed", final

@@ -35,7 +35,6 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from github_mcp.apps.listing import tool_list
 from github_mcp.apps.wiring import client_shows_cards
 from github_mcp.catalog.tool_catalog import view_of
-from github_mcp.kernel.framework_internals import on_session_end
 from github_mcp.kernel.principal import (
     ANONYMOUS,
     PROCESS,
@@ -53,7 +52,14 @@ from github_mcp.pipeline.peer import (
     Peer,
     Transport,
 )
-from github_mcp.serving.tasks import TASK_CONFIG, refuse_rerun, task_base_url, task_peer
+from github_mcp.kernel.framework_internals import on_session_end
+from github_mcp.serving.tasks import (
+    TASK_CONFIG,
+    refuse_rerun,
+    task_base_url,
+    task_peer,
+    tasks_offered,
+)
 
 if TYPE_CHECKING:
     from fastmcp import Context
@@ -304,7 +310,7 @@ class ServedToolsProvider(Provider):
 
     def _tool(self, name: str, wire: dict[str, Any] | None, *, tasks: bool = True) -> SeamTool:
         entry = self.rt.bound_specs.entries.get(name)
-        tasks = tasks and entry is not None and entry.tasks and self.rt.settings.tasks_enabled
+        tasks = tasks and entry is not None and entry.tasks and tasks_offered(self.rt.settings)
         return SeamTool(
             name=name,
             description=(wire or {}).get("description"),
@@ -330,6 +336,8 @@ class ServedToolsProvider(Provider):
     async def get_tasks(self) -> Sequence[Any]:
         """The tools a worker may run as tasks (registered with the queue at start): the
         seam decides per call whether this client may call them at all."""
+        if not tasks_offered(self.rt.settings):
+            return []
         entries = self.rt.bound_specs.entries
         return [self._tool(name, None) for name, entry in entries.items() if entry.tasks]
 

@@ -51,9 +51,15 @@ def tasks_url(settings: Settings) -> str:
     return "memory://"
 
 
+def tasks_offered(settings: Settings) -> bool:
+    """GITHUB_MCP_TASKS, but not under OAuth: a call there acts with its user's GitHub
+    token, set per request by the sign-in middleware, which a worker does not run."""
+    return settings.tasks_enabled and settings.auth_mode != "oauth"
+
+
 def add_tasks(mcp: FastMCP, settings: Settings) -> None:
     """Offer the Tasks extension on `mcp` (unless GITHUB_MCP_TASKS=false)."""
-    if not settings.tasks_enabled:
+    if not tasks_offered(settings):
         return
     from fastmcp_tasks import TasksExtension
 

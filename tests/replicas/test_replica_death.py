@@ -46,6 +46,10 @@ async def _call(url: str, tool: str, args: dict[str, Any], key: str) -> tuple[bo
         return result.is_error, result.structured_content
 
 
+def _arrived(forge, rules: list[int]) -> set[int]:
+    return {e.get("fault") for e in forge.requests()} & set(rules)
+
+
 def _in_flight(forge, rules: list[int]) -> bool:
     seen = {e.get("fault") for e in forge.requests()}
     return all(rule in seen for rule in rules)
@@ -113,13 +117,14 @@ async def test_frozen_then_killed_replica_writes_each_exactly_once(pair, forge, 
         asyncio.create_task(_call(a, tool, args, keys[name]))
         for name, (tool, args) in writes.items()
     ]
-    # Writes to one PR take turns (the per-PR lock): the merge reaches GitHub once the
-    # comment is done. So the comment is let go first; then every other write has reached
-    # GitHub unanswered. Conditions, not clocks: pytest's timeout bounds a hang.
-    comment, *rest = rules
-    while not _in_flight(forge, rules[:3]):
+    # Writes to one PR take turns (the per-PR lock): of the comment and the merge, the one
+    # that took the lock first is let go, so the other reaches GitHub; then every other
+    # write is there unanswered. Conditions, not clocks: pytest's timeout bounds a hang.
+    while len(_arrived(forge, rules)) < 3:
         await asyncio.sleep(0.02)
-    forge.release_fault(comment)
+    went_first = rules[0] if rules[0] in _arrived(forge, rules) else rules[3]
+    forge.release_fault(went_first)
+    rest = [rule for rule in rules if rule != went_first]
     while not _in_flight(forge, rules):
         await asyncio.sleep(0.02)
     assert not [e for e in forge.requests() if e.get("fault") in rest and "duration_ms" in e]

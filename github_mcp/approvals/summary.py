@@ -331,11 +331,19 @@ _COMMITS = frozenset({"commit_files", "update_files_and_open_pr", "commit_worksp
 
 def _rows(name: str, value: Any) -> list[tuple[str, str]]:
     """An argument as the page's rows: a mapping of names to texts (a gist's files, an
-    issue's field values) one row per entry, each text in full; anything else one row."""
+    issue's field values) one row per entry, a list of records (a review's comments) one
+    row per field of each, each text in full with its line breaks; anything else one row."""
     if isinstance(value, dict) and value and all(isinstance(k, str) for k in value):
         return [
             (f"{name}: {key}", "(removed)" if text is None else _full(text))
             for key, text in sorted(value.items())
+        ]
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        return [
+            (f"{name} {n}: {key}", _full(text))
+            for n, record in enumerate(value, 1)
+            for key, text in record.items()
+            if text not in (None, "", [], {})
         ]
     return [(name, _full(value))]
 

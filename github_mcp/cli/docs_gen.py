@@ -93,7 +93,30 @@ def tools_markdown() -> str:
                 f"{spec.description.replace('|', '/')} |"
             )
         lines.append("")
-    return "\n".join(lines)
+    return "\n".join(lines + _binding_lines([s for s in REGISTRY.values() if s.write]))
+
+
+def _binding_lines(writes: list) -> list[str]:
+    """Every write tool's approval binding (`@tool(binds=…)`), in words."""
+    from github_mcp.pipeline.tool_spec import binding_text
+
+    lines = [
+        "## Approval bindings",
+        "",
+        "What the approval of each write tool is bound to. `bound:` the remote state read "
+        "when the write is gated, shown to the human and checked again before the write "
+        "(changed meanwhile: `conflict`, nothing written). `arguments only:` no remote "
+        "state changes what the write does, and why. The reads that feed the "
+        "cross-visibility guard's record are listed in ARCHITECTURE_AND_SAFETY.md, "
+        '"Provenance from responses".',
+        "",
+        "| tool | toolset | binding |",
+        "|---|---|---|",
+    ]
+    for spec in sorted(writes, key=lambda s: (s.toolset, s.name)):
+        text = binding_text(spec.binds).replace("|", "/")
+        lines.append(f"| `{spec.name}` | {spec.toolset} | {text} |")
+    return [*lines, ""]
 
 
 def write_docs() -> list[Path]:

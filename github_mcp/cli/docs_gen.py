@@ -10,6 +10,7 @@ from github_mcp.config import Settings
 
 if TYPE_CHECKING:
     from github_mcp.pipeline.tool_index import ToolEntry
+    from github_mcp.pipeline.tool_spec import ToolSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"  # written only from a source checkout (cli/checkout.py)
@@ -96,7 +97,7 @@ def tools_markdown() -> str:
     return "\n".join(lines + _binding_lines([s for s in REGISTRY.values() if s.write]))
 
 
-def _binding_lines(writes: list) -> list[str]:
+def _binding_lines(writes: list[ToolSpec]) -> list[str]:
     """Every write tool's approval binding (`@tool(binds=…)`), in words."""
     from github_mcp.pipeline.tool_spec import binding_text
 

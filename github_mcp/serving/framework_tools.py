@@ -35,6 +35,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from github_mcp.apps.listing import tool_list
 from github_mcp.apps.wiring import client_shows_cards
 from github_mcp.catalog.tool_catalog import view_of
+from github_mcp.kernel.framework_internals import on_session_end
 from github_mcp.kernel.principal import (
     ANONYMOUS,
     PROCESS,
@@ -52,7 +53,6 @@ from github_mcp.pipeline.peer import (
     Peer,
     Transport,
 )
-from github_mcp.kernel.framework_internals import on_session_end
 from github_mcp.serving.tasks import (
     TASK_CONFIG,
     refuse_rerun,

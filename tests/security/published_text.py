@@ -26,6 +26,8 @@ REFERENCES: dict[str, str] = {
     "delete_label.name": "the label's present name",
     "create_repository.name": "a repository name: letters, digits, '.', '-' and '_' only",
     "fork_repository.name": "a repository name: letters, digits, '.', '-' and '_' only",
+    "update_project_items.field": "the name of one of the project's fields",
+    "create_project_view.visible_fields": "names of the project's fields to show",
 }
 
 

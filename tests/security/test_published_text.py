@@ -264,6 +264,22 @@ def _text_writes() -> dict[str, dict[str, list[str]]]:
 TEXT_WRITES = _text_writes()
 
 
+@scene("create_project")
+async def _new_project(forge: World, model: Any) -> dict[str, Any]:
+    return {"owner": "octo-org", "title": say("title", 256)}
+
+
+@scene(
+    "update_project_items", "create_project_status_update", "create_project_view",
+    "create_project_iteration_field",
+)  # fmt: skip
+async def _project_admin(forge: World, model: Any) -> dict[str, Any]:
+    project, item, _, _ = fresh_item(forge)
+    texts = {"value": say("value", 1024), "body": say("body"), "name": say("name", 100)}
+    return {"project_id": project.node_id, "item_ids": [item.node_id], "field": "Notes",
+            "filter": say("filter", 1024), "start_date": "2026-01-05"} | texts  # fmt: skip
+
+
 def test_every_write_that_publishes_text_has_a_scene():
     assert len(TEXT_WRITES) >= 30, sorted(TEXT_WRITES)
     missing = sorted(set(TEXT_WRITES) - set(SCENES))

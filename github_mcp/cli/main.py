@@ -60,11 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     sandbox = sub.add_parser("sandbox", help="run the sandbox forge (a local GitHub stand-in)")
     sandbox.add_argument("args", nargs=argparse.REMAINDER)
-    sub.add_parser("check", help="validate the configuration and exit")
-    sub.add_parser(
-        "tasks-worker",
-        help="run MCP tasks from the shared queue (GITHUB_MCP_TASKS_URL or STATE_URL: Redis)",
-    )
+    _add_plain_commands(sub)
     tools = sub.add_parser("tools", help="list the registered tools")
     tools.add_argument("--json", action="store_true")
     if source_checkout() is not None:  # a developer command: it rewrites the checkout's files
@@ -156,13 +152,22 @@ def _run_command(args: argparse.Namespace, settings: Settings) -> int:
         for path in write_docs():
             print(f"wrote {path}")
         return 0
-    if args.command == "call":
-        return _call(settings, args)
-    if args.command == "tasks-worker":
-        from github_mcp.cli.tasks_worker import run_worker
+    return _call(settings, args) if args.command == "call" else _tasks_worker(settings)
 
-        return run_worker(settings)
-    return 2
+
+def _add_plain_commands(sub: Any) -> None:
+    """The commands without options of their own."""
+    sub.add_parser("check", help="validate the configuration and exit")
+    sub.add_parser(
+        "tasks-worker",
+        help="run MCP tasks from the shared queue (GITHUB_MCP_TASKS_URL or STATE_URL: Redis)",
+    )
+
+
+def _tasks_worker(settings: Settings) -> int:
+    from github_mcp.cli.tasks_worker import run_worker
+
+    return run_worker(settings)
 
 
 @contextlib.contextmanager

@@ -349,5 +349,6 @@ def _rows(name: str, value: Any) -> list[tuple[str, str]]:
 
 
 def _full(value: Any) -> str:
-    """An argument's value in full (never cut): text as it is, anything else as JSON."""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    """An argument's value in full (never cut): text as it is, anything else as JSON (a
+    date as its ISO form)."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, TypedDict
+from typing import Any, TypedDict, cast
 
 from github_mcp.github.client import GitHubClient, encode_path
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
@@ -232,7 +232,17 @@ query ApprovedItem($item: ID!) {{
 """
 
 
-def _item_node(data: Any, item_id: str) -> dict[str, Any]:
+class ProjectItemNode(TypedDict, total=False):
+    """The parts of a ProjectV2Item node that PROJECT_ITEM asks for."""
+
+    id: str
+    isArchived: bool
+    project: dict[str, Any]
+    content: dict[str, Any]
+    fieldValues: dict[str, Any]
+
+
+def _item_node(data: Any, item_id: str) -> ProjectItemNode:
     node = (data or {}).get("node") or {}
     if not node.get("id"):
         raise GitHubMCPError(
@@ -240,10 +250,10 @@ def _item_node(data: Any, item_id: str) -> dict[str, Any]:
             f"No project item {item_id} that this token can read.",
             hint="list_project_items shows the items and their ids.",
         )
-    return dict(node)
+    return cast("ProjectItemNode", node)  # the shape PROJECT_ITEM asks GitHub for
 
 
-def _item_values(node: dict[str, Any]) -> dict[str, tuple[str, str]]:
+def _item_values(node: ProjectItemNode) -> dict[str, tuple[str, str]]:
     """Each field the item has a value in: field id -> (field name, value as shown)."""
     values: dict[str, tuple[str, str]] = {}
     for entry in (node.get("fieldValues") or {}).get("nodes") or []:
@@ -255,7 +265,7 @@ def _item_values(node: dict[str, Any]) -> dict[str, tuple[str, str]]:
     return values
 
 
-def _item_place(node: dict[str, Any]) -> tuple[tuple[str, str], tuple[str, str]]:
+def _item_place(node: ProjectItemNode) -> tuple[tuple[str, str], tuple[str, str]]:
     project, content = node.get("project") or {}, node.get("content") or {}
     what = f"{content.get('title') or '(not readable)'} {content.get('url') or ''}".strip()
     return ("project", f"{project.get('title')} {project.get('url')}"), ("item", what)

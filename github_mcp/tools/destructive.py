@@ -18,8 +18,7 @@ from github_mcp.services.approved_state import RemoteState, branch_state
 from github_mcp.services.branches import branch_head, delete_branch
 from github_mcp.services.commit_checks import read_head
 from github_mcp.services.commit_types import Change, CommitResult, Verification
-from github_mcp.tools._bindings import branch_at
-from github_mcp.tools.writes import verified_commit
+from github_mcp.tools.writes import branch_at, verified_commit
 
 
 @tool(

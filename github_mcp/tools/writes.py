@@ -28,7 +28,10 @@ from github_mcp.services.commit_types import (
 )
 from github_mcp.services.commits import commit_changes
 from github_mcp.services.pulls import PullRequestRef, compact_pr
-from github_mcp.tools._bindings import bound_head, branch_at, from_ref_commit
+from github_mcp.tools._bindings import bound_head, from_ref_commit
+
+# re-exported: operators' tools (destructive.py, the worked example) bind through it
+from github_mcp.tools._bindings import branch_at as branch_at
 
 TOOLSET = "writes"
 Sha = Annotated[str, Field(pattern=r"^[0-9a-f]{40}$")]

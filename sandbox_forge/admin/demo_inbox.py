@@ -69,11 +69,7 @@ def seed_demo_notifications(forge: ForgeTarget, full_name: str = DEMO_REPO) -> d
         store.inbox(st).watching[(USER, repo.full_name.lower())] = store.RepoSubscription(
             subscribed=True, ignored=False
         )
-    summary = {
-        "review_requested": review.id,
-        "mention": mention.id,
-        "subscribed": watched.id,
-        "read": release.id,
-    }
+    ids = (review.id, mention.id, watched.id, release.id)
+    summary = dict(zip(("review_requested", "mention", "subscribed", "read"), ids, strict=True))
     st.extensions["demo_inbox"] = summary
     return summary

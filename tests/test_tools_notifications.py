@@ -38,8 +38,11 @@ async def test_inbox_lists_the_demo_threads_with_filters(make_runtime, forge):
     rt = make_runtime()
     forge.clear_responses()
     async with mcp_client(rt) as client:
-        _, unread = await call_tool(client, "list_notifications")
-        _, everything = await call_tool(client, "list_notifications", {"include_read": True})
+        _, unread = await call_tool(client, "list_notifications", {"limit": 100})
+        # the forge is shared with other tests' threads: a whole page, newest first
+        _, everything = await call_tool(
+            client, "list_notifications", {"include_read": True, "limit": 100}
+        )
         _, mine = await call_tool(client, "list_notifications", {"participating": True})
         _, in_repo = await call_tool(
             client, "list_notifications", {"full_name": DEMO_REPO, "include_read": True}

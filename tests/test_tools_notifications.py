@@ -43,7 +43,9 @@ async def test_inbox_lists_the_demo_threads_with_filters(make_runtime, forge):
         _, everything = await call_tool(
             client, "list_notifications", {"include_read": True, "limit": 100}
         )
-        _, mine = await call_tool(client, "list_notifications", {"participating": True})
+        _, mine = await call_tool(
+            client, "list_notifications", {"participating": True, "limit": 100}
+        )
         _, in_repo = await call_tool(
             client, "list_notifications", {"full_name": DEMO_REPO, "include_read": True}
         )

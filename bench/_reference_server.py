@@ -2,6 +2,11 @@
 sandbox forge: fetched like the tests' npm packages (tests/fetch_npm_package.sh, Node from
 Debian's `nodejs` when missing), started with `node --import` of a small module that
 rewrites the base of its `fetch` calls from GitHub's API to the forge.
+
+The reference reads a branch with `GET git/refs/heads/<name>`, a legacy route GitHub still
+answers but its OpenAPI description leaves out; the forge serves only the described twin,
+`GET git/ref/heads/<name>` (same answer for an exact name), so the module maps one to the
+other for GETs.
 """
 
 from __future__ import annotations
@@ -22,7 +27,12 @@ const original = globalThis.fetch;
 globalThis.fetch = (input, init) => {
   const url = typeof input === "string" ? input : String(input.url ?? input);
   const api = "https://api.github.com";
-  return original(url.startsWith(api) ? base + url.slice(api.length) : input, init);
+  if (!url.startsWith(api)) return original(input, init);
+  let path = url.slice(api.length);
+  if ((init?.method ?? "GET").toUpperCase() === "GET") {
+    path = path.replace(new RegExp("^(/repos/[^/]+/[^/]+/git)/refs/(heads|tags)/"), "$1/ref/$2/");
+  }
+  return original(base + path, init);
 };
 """
 

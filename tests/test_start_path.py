@@ -85,6 +85,39 @@ def test_with_a_token_the_server_imports_its_libraries_once(tmp_path):
         )
 
 
+def test_the_listing_is_answered_before_the_call_machinery_is_imported(tmp_path):
+    """`tools/list` comes from the tool index: the call seam, the pipeline's steps and the
+    workspace services are imported after the listing (by the warm-up, or by a call), so
+    a client that lists and pauses does not wait for them. The order is the stderr
+    stream's: `-X importtime` lines and the JSON log share it."""
+    env = _env(tmp_path, GITHUB_TOKEN="ghp_" + "w" * 36, GITHUB_MCP_LOG_LEVEL="INFO")
+    log = tmp_path / "importtime.log"
+    steps = [*opening(), [tool_call(3, "get_me", {})]]
+    with log.open("wb") as stderr:
+        session = run(
+            [sys.executable, "-X", "importtime", "main.py", "serve"],
+            steps,
+            cwd=ROOT,
+            env=env,
+            stderr=stderr,
+        )
+    assert session.result(2)["tools"]
+    assert "content" in session.result(3)  # the call ran, whatever GitHub answered
+    text = log.read_text(errors="replace")
+    listed = text.index('"stdio_listed"')
+    late = (
+        "github_mcp.pipeline.seam",
+        "github_mcp.pipeline.steps",
+        "github_mcp.services.workspace",
+    )
+    for module in late:
+        found = re.search(rf"^import time:.*\|\s+{re.escape(module)}$", text, re.MULTILINE)
+        assert found is not None, f"{module} was never imported"
+        assert found.start() > listed, f"{module} was imported before the listing"
+    early = re.search(r"^import time:.*\|\s+github_mcp\.config$", text, re.MULTILINE)
+    assert early is not None and early.start() < listed
+
+
 def test_sigterm_ends_a_stdio_server_whose_client_holds_stdin_open(tmp_path):
     """A client that stops a server with SIGTERM (stdin still open): the server runs its
     cleanup and exits 0, instead of waiting forever for the thread that reads stdin."""

@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> int:
 
         hand_off()  # with a secret set, re-executes this process without it
         if serves_stdio(args):
-            from github_mcp.pipeline.registry import defer_tool_imports
+            from github_mcp.pipeline.tool_spec import defer_tool_imports
 
             defer_tool_imports()
         from github_mcp.monitoring.gc_tuning import OLDER_THRESHOLDS, YOUNG_THRESHOLD

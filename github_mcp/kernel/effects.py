@@ -1,7 +1,7 @@
 """What a call tells the pipeline in types: the target a write resolves to before the gate,
 and what a write changed on GitHub after it.
 
-The pipeline (`registry.run_tool`) reads these instead of each handler acting on them:
+The pipeline (`running.run_tool`) reads these instead of each handler acting on them:
 after a successful write it drops the repository's cached reads and fast-forwards a clean
 workspace clone of the branch that moved. A handler never invalidates or refreshes.
 """

@@ -1,46 +1,28 @@
-"""The @tool decorator, the registry of tools, and the entry of every call.
+"""The @tool decorator and the registry of tools.
 
 Every tool is declared with `@tool(...)`. The decorator records a `ToolSpec`
-(pipeline/spec.py): whether it writes, its toolset, annotations and, for writes,
-the argument naming the branch it writes to (`target`). `tool_binding.bind_tools`
-serves the selected specs on a FastMCP server; each call then goes through `run_tool`, which
-takes the named steps of pipeline/steps.py in order: the allow-list and effective
-ref, the write gate, the handler, the audit log, and the tool result or error
-envelope (shaped in call_outcome.py). Handlers never check permissions.
+(pipeline/tool_spec.py): whether it writes, its toolset, annotations and, for writes,
+the argument naming the branch it writes to (`target`) and what its approval binds
+(`binds`). Each call then goes through `running.run_tool` (from the call seam), which
+takes the steps of pipeline/steps.py in order. Declaring a tool imports none of that, so
+a listing answered from the tool index does not pay for the call machinery.
 """
 
 from __future__ import annotations
 
-import contextlib
 import inspect
-import secrets
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel
 
 from github_mcp.config import Toolset
-from github_mcp.monitoring import client_log
-from github_mcp.pipeline import steps
-from github_mcp.pipeline.answer import ToolAnswer
-from github_mcp.pipeline.call_outcome import (
-    after_write,
-    envelope_error,
-)
-from github_mcp.pipeline.call_scope import tool_call_scope
-from github_mcp.pipeline.flows import note_reads
-from github_mcp.pipeline.human_approval import ClientInputRequired
-from github_mcp.pipeline.peer import InputRequired
 from github_mcp.pipeline.spec import Call as Call
 from github_mcp.pipeline.tool_spec import REGISTRY as REGISTRY
 from github_mcp.pipeline.tool_spec import ArgumentsOnly as ArgumentsOnly
 from github_mcp.pipeline.tool_spec import Binding, TargetResolver, ToolSpec
 from github_mcp.pipeline.tool_spec import defer_tool_imports as defer_tool_imports
 from github_mcp.pipeline.tool_spec import tool_imports_deferred as tool_imports_deferred
-
-if TYPE_CHECKING:
-    from github_mcp.pipeline.peer import Peer
-    from github_mcp.pipeline.runtime import Runtime
 
 _REQUIRED: Any = object()
 
@@ -124,50 +106,3 @@ def _register(
         pr_arg="pr" in inspect.signature(fn).parameters,
         **options,
     )
-
-
-async def run_tool(
-    spec: ToolSpec, rt: Runtime, kwargs: dict[str, Any], peer: Peer
-) -> ToolAnswer | InputRequired:
-    """One call with validated arguments (seam.py validates them): its call_id, client
-    log and trace span around the pipeline below."""
-    call_id = secrets.token_hex(8)  # 16 hex characters, as the logs and envelopes show
-    async with tool_call_scope(spec.name, call_id, write=spec.write, peer=peer) as trace:
-        await client_log.debug(f"{spec.name}: started (call_id {call_id})")
-        result = await _run_pipeline(spec, rt, kwargs, peer, call_id)
-        failure = envelope_error(result)
-        repo = kwargs.get(spec.repo_arg) if spec.repo_arg else None
-        trace.finish(repo=repo if isinstance(repo, str) else None, error_code=failure.get("code"))
-        if failure:
-            await client_log.error(
-                f"{spec.name} failed: {failure.get('code')}: {failure.get('message', '')}",
-            )
-        return result
-
-
-async def _run_pipeline(
-    spec: ToolSpec,
-    rt: Runtime,
-    kwargs: dict[str, Any],
-    peer: Peer,
-    call_id: str,
-) -> ToolAnswer | InputRequired:
-    """The steps of pipeline/steps.py, in order; any failure becomes the error envelope."""
-    run = steps.begin(spec, rt, kwargs, peer, call_id)
-    async with contextlib.AsyncExitStack() as held:  # the per-PR write lock, if taken
-        try:
-            await steps.scope_arguments(run)
-            if spec.write:
-                await steps.authorize_write(run, held)
-                if (replay := await steps.claim_once(run)) is not None:
-                    return replay
-            result = await spec.handler(run.call, **kwargs)
-            if spec.write:
-                await after_write(rt, run.call, result)
-        except ClientInputRequired as question:
-            return question.result  # the client asks its human, then retries with the answer
-        except Exception as exc:
-            return await steps.failed(run, exc)
-        finally:
-            await note_reads(run.call)  # what this call read counts for the scope's later writes
-    return await steps.succeeded(run, result)

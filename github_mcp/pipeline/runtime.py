@@ -18,9 +18,10 @@ from github_mcp.monitoring.observability import Metrics, log_event
 from github_mcp.pipeline.served import ServedTools
 from github_mcp.policy.write_gate import WriteGate
 from github_mcp.services.repos import default_branch
-from github_mcp.services.workspace import WorkspaceConfig, WorkspaceManager, basic_auth_header
 
 if TYPE_CHECKING:
+    # imported at a workspace's first use: a server that lists tools or reads never pays
+    from github_mcp.services.workspace import WorkspaceConfig, WorkspaceManager
     from github_mcp.state import ReplicaState
 
 VERSION = "0.1.0"
@@ -44,6 +45,8 @@ class ServerGitCredentials:
         self._web_base_url = web_base_url.rstrip("/")
 
     async def auth_header(self) -> str | None:
+        from github_mcp.services.workspace import basic_auth_header
+
         token = await self._github.token()  # the signed-in user's, when a call acts for one
         return basic_auth_header(token) if token else None
 
@@ -52,6 +55,8 @@ class ServerGitCredentials:
 
 
 def workspace_config(settings: Settings) -> WorkspaceConfig:
+    from github_mcp.services.workspace import WorkspaceConfig
+
     return WorkspaceConfig(
         root=settings.workspace_dir,
         git_user_name=settings.git_user_name,
@@ -116,6 +121,12 @@ def _share_with_replicas(
     github.rate_limits = shared.rate_limits
     audit.stream = shared.audit.append
     log_event("shared_state", replica=shared.replica)
+
+
+def _manager(config: WorkspaceConfig, credentials: ServerGitCredentials) -> WorkspaceManager:
+    from github_mcp.services.workspace import WorkspaceManager
+
+    return WorkspaceManager(config, credentials)
 
 
 @dataclass
@@ -183,7 +194,7 @@ class Runtime:
             return self._user_workspace(user.login.lower())
         if self._workspaces is None:
             credentials = ServerGitCredentials(self.github, self.settings.web_base_url)
-            self._workspaces = WorkspaceManager(workspace_config(self.settings), credentials)
+            self._workspaces = _manager(workspace_config(self.settings), credentials)
             self._share_workspace_lock(self._workspaces)
         return self._workspaces
 
@@ -195,7 +206,7 @@ class Runtime:
                 root=Path(self.settings.workspace_dir) / "users" / login,
             )
             credentials = ServerGitCredentials(self.github, self.settings.web_base_url)
-            found = self._user_workspaces[login] = WorkspaceManager(config, credentials)
+            found = self._user_workspaces[login] = _manager(config, credentials)
             self._share_workspace_lock(found)
         return found
 

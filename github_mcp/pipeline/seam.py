@@ -10,7 +10,7 @@ the same steps, in this order:
    only an MCP Apps card calls is unknown to a client that does not render cards;
 3. **arguments**: validated against the handler's signature (the schema the tool lists);
 4. **order**: calls from one client take effect in the order they were sent (peer.py);
-5. **the pipeline** (registry.run_tool): the allow-list and effective ref, the gate and
+5. **the pipeline** (running.run_tool): the allow-list and effective ref, the gate and
    any approval, the handler, provenance, the audit record and metrics.
 
 Steps 1-3 refuse with the standard error envelope, logged, counted and traced like any
@@ -33,7 +33,7 @@ from github_mcp.monitoring import tracing
 from github_mcp.monitoring.observability import log_event
 from github_mcp.pipeline.answer import ToolAnswer
 from github_mcp.pipeline.peer import InputRequired, finished
-from github_mcp.pipeline.registry import run_tool
+from github_mcp.pipeline.running import run_tool
 
 if TYPE_CHECKING:
     from github_mcp.pipeline.peer import Peer

@@ -29,14 +29,11 @@ from typing import TYPE_CHECKING, Any
 from github_mcp.apps.listing import tool_list
 from github_mcp.catalog.tool_catalog import view_of
 from github_mcp.monitoring.observability import log_event
-from github_mcp.pipeline import seam
-from github_mcp.pipeline.answer import ToolAnswer
-from github_mcp.pipeline.peer import CallOrder, InputRequired
+from github_mcp.pipeline.peer import CallOrder
 from github_mcp.pipeline.runtime import SERVER_NAME, VERSION
 from github_mcp.pipeline.schema_listing import SHARED_NOTE
 from github_mcp.serving import request_meta
 from github_mcp.serving.request_meta import RequestMeta, RpcError
-from github_mcp.serving.stdio_peer import StdioPeer
 
 if TYPE_CHECKING:
     from github_mcp.pipeline.runtime import Runtime
@@ -269,6 +266,7 @@ class StdioServer:
         if asks.modern:
             result.update(ttlMs=0, cacheScope="private")
         if self.on_opened is not None:
+            log_event("stdio_listed", tools=len(tools))  # the warm-up starts after this
             opened, self.on_opened = self.on_opened, None
             asyncio.get_running_loop().call_soon(opened)
         return result
@@ -279,6 +277,12 @@ class StdioServer:
     # -- calls ----------------------------------------------------------------------------------
 
     async def _call(self, ident: Any, params: dict[str, Any], asks: RequestMeta) -> None:
+        # the call machinery is imported here or by the warm-up, never before the listing
+        from github_mcp.pipeline import seam
+        from github_mcp.pipeline.answer import ToolAnswer
+        from github_mcp.pipeline.peer import InputRequired
+        from github_mcp.serving.stdio_peer import StdioPeer
+
         peer = StdioPeer(
             view_of(self.rt.settings, {}),
             meta=params.get("_meta") or {},

@@ -121,7 +121,9 @@ def _warm(loop: asyncio.AbstractEventLoop, rt: Runtime, server: StdioServer) -> 
     (gc_tuning.py)."""
     from github_mcp.monitoring.gc_tuning import tune_for_serving
 
-    modules = rt.bound_specs.modules()
+    # the call seam first (a call needs it whatever its tool), then the tools' modules
+    modules = ["github_mcp.serving.stdio_peer", "github_mcp.pipeline.seam"]
+    modules += rt.bound_specs.modules()
 
     def step() -> None:
         if server.running:

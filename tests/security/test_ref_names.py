@@ -14,7 +14,8 @@ import pytest
 from github_mcp.catalog.tool_catalog import view_of
 from github_mcp.kernel.errors import GitHubMCPError
 from github_mcp.pipeline.peer import Peer
-from github_mcp.pipeline.registry import REGISTRY, run_tool
+from github_mcp.pipeline.registry import REGISTRY
+from github_mcp.pipeline.running import run_tool
 from tests.conftest import call_tool, error_code, mcp_client, settled_requests
 
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}

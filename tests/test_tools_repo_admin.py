@@ -153,6 +153,9 @@ async def test_fork_copies_the_default_branch_and_answers_the_same_fork_again(ma
 
 
 async def test_forking_an_empty_repository_is_refused_and_leaves_no_fork(make_runtime, forge):
+    # the organisation first: a repository made under an unknown owner makes it a user,
+    # and the later tests' forks into the organisation would then find no organisation
+    forge.add_org_member("repo-admin-org", "octocat", "member")
     empty = f"repo-admin-org/{unique('empty')}"
     forge.state.create_repo(empty, private=True)  # as create_repository makes it: no commits
     before = {r.full_name for r in forge.state.all_repos()}

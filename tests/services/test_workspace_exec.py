@@ -6,7 +6,6 @@ import asyncio
 import resource
 import secrets
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -98,11 +97,11 @@ async def test_timeout_kills_the_whole_tree(manager, remote):
         f"nohup sleep {mark}5 >/dev/null 2>&1 & "
         f"trap '' TERM; echo started; sleep {mark}6"
     )
-    start = time.monotonic()
-    res = await manager.run(REPO, "main", cmd, timeout_s=1.5)
+    # each sleep lasts over 1000 s, so an answer at all shows the tree was killed (the
+    # bound only turns a hang into a failure; it is not a speed check)
+    res = await asyncio.wait_for(manager.run(REPO, "main", cmd, timeout_s=1.5), 300)
     assert res.timed_out and res.killed_by == "timeout" and res.exit_code is None
     assert res.stdout == "started\n"
-    assert time.monotonic() - start < 1.5 + manager.config.kill_grace_s + 3
     assert processes_matching(mark) == []
 
 
@@ -120,10 +119,9 @@ async def test_timeout_without_cgroups_still_kills_setsid_daemons(tmp_path, remo
 
 async def test_background_jobs_do_not_outlive_the_command(manager, remote):
     mark = f"{secrets.randbelow(10**6) + 1000}.{secrets.randbelow(10**6)}"
-    start = time.monotonic()
-    res = await manager.run(REPO, "main", f"sleep {mark} & echo done")
+    # the background sleep lasts over 1000 s: an answer means the run did not wait for it
+    res = await asyncio.wait_for(manager.run(REPO, "main", f"sleep {mark} & echo done"), 300)
     assert res.exit_code == 0 and res.stdout == "done\n"
-    assert time.monotonic() - start < 3
     assert processes_matching(mark) == []
 
 

@@ -268,11 +268,9 @@ async def test_fork_bomb_is_contained_and_others_keep_working(open_tmp, mode):
     )
     # the bomb has filled its process allowance: others must still run
     await eventually(lambda: len(processes_matching(mark)) >= 30, "the bomb to spread", 5)
-    start = time.monotonic()
     other = await mgr.run("octo/other", "main", "echo ok")
     assert other.exit_code == 0 and other.stdout == "ok\n"
-    assert time.monotonic() - start < 3
-    assert not bomb.done()
+    assert not bomb.done()  # the other command ran while the bomb held its allowance
     res = await bomb
     assert peak[0] <= 40, f"{peak[0]} sleepers ran despite max_processes=40"
     assert "fork" in res.stderr and "Resource temporarily unavailable" in res.stderr
@@ -284,12 +282,10 @@ async def test_memory_hog_is_stopped(open_tmp, mode):
     make_remote(open_tmp)
     mgr = new_manager(open_tmp, memory_mb=256, **mode)
     hog = "python3 -c \"b = bytearray(4 * 1024 ** 3); print('survived', len(b))\""
-    start = time.monotonic()
     res = await mgr.run(REPO, "main", hog, timeout_s=60)
     assert "survived" not in res.stdout
-    assert res.exit_code not in (0, None)
+    assert res.exit_code not in (0, None) and not res.timed_out  # stopped, not timed out
     assert res.killed_by == "memory_limit" or "MemoryError" in res.stderr
-    assert time.monotonic() - start < 30
     assert (await mgr.run(REPO, "main", "echo alive")).stdout == "alive\n"
 
 

@@ -108,8 +108,8 @@ def _binding_lines(writes: list[ToolSpec]) -> list[str]:
         "when the write is gated, shown to the human and checked again before the write "
         "(changed meanwhile: `conflict`, nothing written). `arguments only:` no remote "
         "state changes what the write does, and why. The reads that feed the "
-        "cross-visibility guard's record are listed in ARCHITECTURE_AND_SAFETY.md, "
-        '"Provenance from responses".',
+        "cross-visibility guard's record are listed in "
+        "[SAFETY.md](SAFETY.md#provenance-from-responses).",
         "",
         "| tool | toolset | binding |",
         "|---|---|---|",

@@ -1,4 +1,5 @@
-"""Error codes and the ToolError envelope (docs/ARCHITECTURE_AND_SAFETY.md §2, "A tool call").
+"""Error codes and the ToolError envelope (docs/ARCHITECTURE.md, "One call, from the
+transport to GitHub").
 
 Services and the GitHub client raise `GitHubMCPError`; the server turns it into
 an MCP tool error whose text and structured content are the same JSON envelope.

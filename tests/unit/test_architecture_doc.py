@@ -1,4 +1,4 @@
-"""The layer picture in docs/ARCHITECTURE_AND_SAFETY.md is the layer contract that
+"""The layer picture in docs/ARCHITECTURE.md ("Layers") is the layer contract that
 `lint-imports` enforces, and names every package of github_mcp."""
 
 from __future__ import annotations
@@ -25,8 +25,10 @@ def _contract_layers() -> list[set[str]]:
 
 
 def _diagram() -> tuple[list[str], list[tuple[str, str]]]:
-    doc = (ROOT / "docs" / "ARCHITECTURE_AND_SAFETY.md").read_text()
-    block = re.search(r"```mermaid\n(.*?)```", doc, re.S)
+    doc = (ROOT / "docs" / "ARCHITECTURE.md").read_text()
+    layers = doc.split("\n## Layers\n", 1)
+    assert len(layers) == 2, "the Layers section is missing"
+    block = re.search(r"```mermaid\n(.*?)```", layers[1], re.S)
     assert block, "the layer diagram is missing"
     nodes = re.findall(r"^\s+(\w+)\[", block.group(1), re.M)
     edges: list[tuple[str, str]] = []

@@ -123,7 +123,7 @@ class WritePolicySettings(BaseSettings):
         "`always`: through `createCommitOnBranch` whenever it can express the change "
         "(not file modes, symlinks or submodules: those fall back to the Git data API). "
         "`never`: always the Git data API (unsigned; a branch that requires signatures "
-        "refuses the commit). See docs/ARCHITECTURE_AND_SAFETY.md, section 4.",
+        "refuses the commit). See docs/SAFETY.md (Signed commits).",
     )
     audit_log: Path = Field(
         default_factory=InStateHome("audit.jsonl"),

@@ -94,3 +94,10 @@ def test_no_document_points_at_the_old_architecture_and_safety_file():
     assert not (ROOT / "docs" / f"{stale}.md").exists()
     sources = [*DOCS, ROOT / "pyproject.toml", *(ROOT / "github_mcp").rglob("*.py")]
     assert not [str(p.relative_to(ROOT)) for p in sources if stale in p.read_text()]
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda d: d.name)
+def test_no_section_is_there_twice(doc: Path):
+    """A section pasted twice (a merge kept both sides) leaves two versions to drift."""
+    sections = re.findall(r"^## +(.+?) *$", FENCE.sub("", doc.read_text()), re.M)
+    assert len(sections) == len(set(sections)), f"{doc.name}: {sorted(sections)}"

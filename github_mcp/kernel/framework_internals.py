@@ -26,7 +26,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-WRITTEN_FOR = {"fastmcp": "4.1.4", "mcp": "2.3.0"}
+WRITTEN_FOR = {"fastmcp": "4.1.8", "mcp": "2.3.0"}
 
 # fastmcp's contextvar holding the starlette Request around the MCP endpoint (a session
 # must not keep it alive: serving/session_context.py)

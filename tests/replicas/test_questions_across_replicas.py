@@ -118,7 +118,9 @@ class Call:
 
     async def _run(self) -> dict[str, Any] | None:
         headers = _headers(TOKEN_A, self.session)
-        async with self.http.stream("POST", self.url + "/mcp", json=self.body, headers=headers) as r:
+        async with self.http.stream(
+            "POST", self.url + "/mcp", json=self.body, headers=headers
+        ) as r:
             assert r.status_code == 200, await r.aread()
             async for message in _events(r):
                 if message.get("method") == "elicitation/create":
@@ -151,7 +153,9 @@ async def test_an_answer_posted_to_another_replica_reaches_the_asking_call(two_r
     async with httpx.AsyncClient(timeout=180) as http:
         session = await _open(http, asking, TOKEN_A)
 
-        denied = Call(http, asking, session, commit_args(repo, "# denied\n"), "q-" + uuid.uuid4().hex)
+        denied = Call(
+            http, asking, session, commit_args(repo, "# denied\n"), "q-" + uuid.uuid4().hex
+        )
         question = await asyncio.wait_for(denied.questions.get(), 120)
         assert question["id"].startswith("srvq-")  # not the library's per-connection counter
         relayed = await _send(http, other, TOKEN_A, session, _answer(question, "deny"))

@@ -99,3 +99,39 @@ async def test_a_holder_that_stalled_past_its_lease_writes_nothing_after_the_tak
     assert _changes(forge, repo) == sent_before  # A sent nothing once it resumed
     assert git(forge, repo, "rev-list", f"{start}..work").split() == [taken_over["commit_sha"]]
     assert '"event": "write_claim_lost"' in a.log.read_text(errors="replace")
+
+
+@pytest.mark.timeout(240)
+async def test_a_holder_killed_before_its_write_left_is_finished_once_by_the_retry(
+    pair, forge, forge_token
+):
+    """The other half of a replica dying mid-call (test_replica_death.py has the writes
+    that reached GitHub first): killed before its write left, the retry with the same key
+    on another replica waits out the dead holder's lease, takes the claim over and writes
+    exactly once, answering with the write's result."""
+    repo = f"octo-org/killed-{uuid.uuid4().hex[:8]}"
+    forge.seed_repo(repo, {"README.md": "x\n"}, branches={"work": {}})
+    start = head(forge, repo, "work")
+    args = {
+        "full_name": repo,
+        "branch": "work",
+        "message": "once " + uuid.uuid4().hex,
+        "files": [{"path": "once.txt", "content": "once\n"}],
+    }
+    key = "killed-" + uuid.uuid4().hex
+    rule = forge.add_fault(method="GET", path=r"/branches/work$", hold=True, times=1)
+    a, b = pair.replicas
+    first = asyncio.create_task(_call(a.url, args, key))
+    while not [e for e in forge.requests() if e.get("fault") == rule]:
+        await asyncio.sleep(0.02)
+    a.kill()
+    forge.release_fault(rule)
+    await asyncio.gather(first, return_exceptions=True)  # A's client sees A die
+    assert _changes(forge, repo) == []  # nothing of A's write left
+
+    is_error, retried = await _call(b.url, args, key)
+    assert not is_error, retried
+    assert git(forge, repo, "rev-list", f"{start}..work").split() == [retried["commit_sha"]]
+    is_error, again = await _call(b.url, args, key)  # and once more: the first result
+    assert not is_error and again["commit_sha"] == retried["commit_sha"], again
+    assert git(forge, repo, "rev-list", f"{start}..work").split() == [retried["commit_sha"]]

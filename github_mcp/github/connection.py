@@ -82,6 +82,9 @@ class Connection:
         self.ref_locks: Any = LocalLocks()
         # Replicas: rate-limit back-offs shared by every replica (None: alone)
         self.rate_limits: Any = None
+        # Replicas: awaited before each request that changes something (a write call's
+        # idempotency claim must still be its own); None: alone
+        self.write_fence: Any = None
 
     @property
     def http(self) -> httpx.AsyncClient:

@@ -43,6 +43,7 @@ class Sender(Protocol):
     metrics: Metrics
     base_url: str
     rate_limits: Any
+    write_fence: Any
 
     @property
     def http(self) -> httpx.AsyncClient: ...
@@ -116,6 +117,8 @@ async def send_attempt(client: Sender, out: Outgoing) -> httpx.Response:
     have been refreshed), the concurrency cap, and a span."""
     if client.rate_limits is not None:
         await client.rate_limits.wait_turn(await client.token(), out.route)
+    if client.write_fence is not None and changes(out):
+        await client.write_fence()  # right before it leaves: the wait above may be long
     headers = await client._headers(out.accept, out.headers)
     request = client.http.build_request(
         out.method, out.url, params=out.params, json=out.json_body, headers=headers
@@ -134,6 +137,16 @@ async def send_attempt(client: Sender, out: Outgoing) -> httpx.Response:
         finally:
             client.metrics.github_in_flight(-1)
     return response
+
+
+def changes(out: Outgoing) -> bool:
+    """Whether the request may change something on GitHub (a GraphQL query does not)."""
+    if out.method in ("GET", "HEAD", "OPTIONS"):
+        return False
+    if isinstance(out.json_body, dict) and out.url.endswith("/graphql"):
+        query = out.json_body.get("query")
+        return not (isinstance(query, str) and query.lstrip().startswith(("query", "{")))
+    return True
 
 
 async def retry_transport_error(client: Sender, out: Outgoing, exc: httpx.TransportError) -> None:

@@ -171,6 +171,12 @@ def plain_send_stream(stream: Any) -> Any:
     return stream._inner if isinstance(stream, ContextSendStream) else None
 
 
+def request_outbound(session: Any) -> Any:
+    """The request-scoped channel of a ServerSession: its `send_raw_request` takes a
+    caller-chosen JSON-RPC id, which the session's typed requests do not offer."""
+    return session._request_outbound
+
+
 def dispatcher_busy(dispatcher: Any) -> bool:
     """A JSON-RPC dispatcher runs a handler or awaits a client's answer."""
     return bool(dispatcher._in_flight or dispatcher._pending)

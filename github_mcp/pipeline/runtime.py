@@ -119,6 +119,7 @@ def _share_with_replicas(
     cache.shared = shared.cache
     github.ref_locks = shared.ref_locks
     github.rate_limits = shared.rate_limits
+    github.write_fence = shared.writes.fence_current
     audit.stream = shared.audit.append
     log_event("shared_state", replica=shared.replica)
 

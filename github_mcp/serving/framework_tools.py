@@ -28,7 +28,12 @@ from fastmcp.server.dependencies import (
 from fastmcp.server.middleware import Middleware, MiddlewareContext
 from fastmcp.server.providers import Provider
 from fastmcp.tools import InputRequiredToolResult, Tool, ToolResult
-from mcp.types import InputRequiredResult, TextContent
+from mcp.types import (
+    ElicitRequestFormParams,
+    ElicitRequestURLParams,
+    InputRequiredResult,
+    TextContent,
+)
 from mcp.types import Tool as MCPTool
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -53,6 +58,7 @@ from github_mcp.pipeline.peer import (
     Peer,
     Transport,
 )
+from github_mcp.serving.shared_questions import ask_shared
 from github_mcp.serving.tasks import (
     TASK_CONFIG,
     refuse_rerun,
@@ -66,6 +72,7 @@ if TYPE_CHECKING:
 
     from github_mcp.pipeline.runtime import Runtime
     from github_mcp.pipeline.views import View
+    from github_mcp.state import SharedQuestions
 
 # The newest protocol revision deprecates logging, but clients still use it; the SDK's
 # per-message deprecation warning would only flood the server's own log.
@@ -100,9 +107,11 @@ class FrameworkPeer(Peer):
         session: str | None,
         enabled: set[str],
         order: CallOrder | None,
+        questions: SharedQuestions | None = None,
     ) -> None:
         super().__init__(view, principal=principal, session=session, meta=_meta(ctx), order=order)
         self.ctx = ctx
+        self.questions = questions  # replicas: an answer may reach any of them
         self.in_task = ctx.task_id is not None
         if self.in_task:
             # an MCP task on a worker (serving/tasks.py): no connection, a 2026-07-28
@@ -148,11 +157,17 @@ class FrameworkPeer(Peer):
 
     async def ask_form(self, message: str, schema: dict[str, Any]) -> Answer:
         session = self.ctx.session
+        if self.questions is not None and self.session is not None:
+            form = ElicitRequestFormParams(message=message, requested_schema=schema)
+            return await ask_shared(self.questions, session, self.session, self.principal.key, form)
         result = await session.elicit_form(message, schema, related_request_id=self.ctx.request_id)
         return Answer.of(result)
 
     async def ask_url(self, message: str, url: str, elicitation_id: str) -> Answer | None:
         session = self.ctx.session
+        if self.questions is not None and self.session is not None:
+            link = ElicitRequestURLParams(message=message, url=url, elicitation_id=elicitation_id)
+            return await ask_shared(self.questions, session, self.session, self.principal.key, link)
         result = await session.elicit_url(
             message, url, elicitation_id, related_request_id=self.ctx.request_id
         )
@@ -186,6 +201,7 @@ async def peer_of(rt: Runtime, ctx: Context) -> FrameworkPeer:
         session=_session_id(ctx) if record is not None else None,
         enabled=set(record.enabled) if record is not None else set(),
         order=record.order if record is not None else None,
+        questions=rt.shared.questions if rt.shared is not None and ctx.task_id is None else None,
     )
 
 

@@ -291,7 +291,7 @@ def build_http_app(
         if not stateless:  # any replica serves any session (outside the resume relay)
             from github_mcp.serving.shared_sessions import SharedSessions
 
-            SharedSessions(rt.shared.state, sessions, mcp).attach(app)
+            SharedSessions(rt.shared.state, sessions, mcp, rt.shared.questions).attach(app)
         readiness(rt).add_check("redis", rt.shared.check)
     if sign_in is None:
         # legacy SSE; not under OAuth, whose tokens are bound to the one resource /mcp

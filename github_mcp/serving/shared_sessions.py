@@ -13,10 +13,11 @@ without initializing again. Without a record, or with another credential, the re
 gets the SDK's 404 as before.
 
 The record lives as long as the idle timeout, renewed while the session is used (at most
-once every quarter of it per replica), and is deleted by the client's DELETE. What does
-not move: a request in flight on the lost replica (retried with the same idempotency key,
-a write is still done once), and a question the server asked the client and awaits on
-one replica (its answer must reach that replica). A copy of a session that ends on one
+once every quarter of it per replica), and is deleted by the client's DELETE. A question
+the server asked the client mid-call (an elicitation) is answered through whichever
+replica the answer reaches (serving/shared_questions). What does not move: a request in
+flight on the lost replica (retried with the same idempotency key, a write is still done
+once). A copy of a session that ends on one
 replica (its idle timeout) ends only there.
 
 A 2026-07-28 client needs none of this: each of its requests stands alone.
@@ -39,8 +40,10 @@ from github_mcp.kernel.framework_internals import NO_CHANNEL, client_log_levels,
 from github_mcp.monitoring.observability import log_event
 from github_mcp.serving.framework_tools import SESSIONS, SessionRecord
 from github_mcp.serving.http_sessions import SessionLimits
+from github_mcp.serving.shared_questions import requesting_principal, take_answer
 from github_mcp.state import _wrap_endpoint
 from github_mcp.state._connection import SharedState, pending
+from github_mcp.state._questions import SharedQuestions
 
 SESSION_HEADER = b"mcp-session-id"
 LOG_LEVELS = frozenset(get_args(LoggingLevel))
@@ -54,8 +57,15 @@ def _requestor(scope: Scope) -> Any:
 class SharedSessions:
     """The session records in Redis, and the endpoint wrapper that keeps and revives them."""
 
-    def __init__(self, shared: SharedState, limits: SessionLimits, server: Any) -> None:
+    def __init__(
+        self,
+        shared: SharedState,
+        limits: SessionLimits,
+        server: Any,
+        questions: SharedQuestions | None = None,
+    ) -> None:
         self.shared = shared
+        self.questions = questions  # answers to questions asked on other replicas
         self.limits = limits
         self.levels = client_log_levels(server)
         self.ttl_s = max(int(limits.idle_timeout_s), 1)
@@ -84,6 +94,12 @@ class SharedSessions:
             return
         asked = dict(scope.get("headers") or []).get(SESSION_HEADER, b"").decode("latin-1")
         owner = _requestor(scope)
+        if asked and scope.get("method") == "POST" and self.questions is not None:
+            principal = requesting_principal()
+            taken = await take_answer(self.questions, asked, principal, scope, receive, send)
+            if taken is None:
+                return  # an answer to a question another replica asked: relayed there
+            receive = taken
         if asked and asked not in sessions(manager):
             await self._revive(asked, owner)
         await inner(scope, receive, self._keeping(send, asked, owner))

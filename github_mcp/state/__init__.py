@@ -30,6 +30,7 @@ from github_mcp.state._connection import SharedState, pending, replica_name
 from github_mcp.state._events import Heartbeat, RedisEventStore, ResumeRelay
 from github_mcp.state._idempotency import IdempotentWrites, WriteClaim, idempotency_key
 from github_mcp.state._locks import Fence, RedisLocks
+from github_mcp.state._questions import SharedQuestions
 from github_mcp.state._ratelimits import SharedRateLimits
 from github_mcp.state._reads import SharedReads
 from github_mcp.state._requests import RedisRequestStore
@@ -106,6 +107,7 @@ class ReplicaState:
         self.events = RedisEventStore(self.state)
         self.heartbeat = Heartbeat(self.state)
         self.reads = SharedReads(self.state)  # the cross-visibility guard's read record
+        self.questions = SharedQuestions(self.state)  # elicitations answered anywhere
 
     @property
     def replica(self) -> str:
@@ -159,6 +161,7 @@ class ReplicaState:
                     yield state
             finally:
                 await self.heartbeat.stop()
+                await self.questions.stop()
                 await self.audit.drain()
 
         app.router.lifespan_context = lifespan
@@ -228,6 +231,7 @@ __all__ = [
     "RedisLocks",
     "RedisRequestStore",
     "ReplicaState",
+    "SharedQuestions",
     "SharedRateLimits",
     "SharedState",
     "WriteClaim",

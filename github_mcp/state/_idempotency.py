@@ -15,12 +15,21 @@ attempt: the retry takes the claim over as an orphan (`WriteClaim.orphaned_since
 the write reconciles against GitHub's state before acting (a comment with the same body
 since the first attempt began is that attempt's; a commit whose content the branch
 already has writes nothing; an open PR for the branches or a merged PR is reported).
+
+A holder that stalled past its lease (frozen, or starved of CPU) and then resumes must
+not write after a retry took its claim over: that retry reconciled without seeing a write
+that had not happened yet. So the claim is a fence: before each request that changes
+something on GitHub, the GitHub client checks in Redis that the key still holds this
+call's marker (and renews the lease in the same step); a holder that lost it sends
+nothing more and answers `unavailable` (the retry's answer is the write's). What no
+fence can cover is a request already on its way when the stall began.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import hashlib
 import json
 import secrets
@@ -59,6 +68,14 @@ return {'claimed', ''}
 """
 
 
+# Is the key still this call's? If so, its lease starts again.
+_FENCE = """
+if redis.call('get', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('set', KEYS[2], ARGV[1], 'PX', ARGV[2])
+return 1
+"""
+
+
 @dataclass
 class WriteClaim:
     """A claimed key (`replay` is None: go ahead and write) or a replay of the first.
@@ -69,10 +86,17 @@ class WriteClaim:
     replay: dict[str, Any] | None = None
     renewer: asyncio.Task[None] | None = None
     orphaned_since: float | None = None
+    sent: bool = False  # a change went to GitHub under this claim
 
     @property
     def lease_key(self) -> str:
         return self.key + ":lease"
+
+
+# The claim of the write call running in this context (the GitHub client fences on it).
+_HELD: contextvars.ContextVar[tuple[IdempotentWrites, WriteClaim] | None] = contextvars.ContextVar(
+    "held_write_claim", default=None
+)
 
 
 class IdempotentWrites:
@@ -99,6 +123,7 @@ class IdempotentWrites:
                     claim.orphaned_since = _began(value)
                     log_event("write_claim_orphaned", began=claim.orphaned_since)
                 claim.renewer = asyncio.create_task(self._renew(claim))
+                _HELD.set((self, claim))
                 return claim
             if time.monotonic() >= deadline:
                 raise GitHubMCPError(
@@ -117,7 +142,43 @@ class IdempotentWrites:
                     if await r.get(claim.lease_key) == claim.marker.encode():
                         await r.pexpire(claim.lease_key, int(PENDING_LEASE_S * 1000))
 
+    @staticmethod
+    async def fence_current() -> None:
+        """Before a request that changes something on GitHub: the running call's claim
+        must still be its own (see the module docstring)."""
+        held = _HELD.get()
+        if held is not None:
+            writes, claim = held
+            await writes.fence(claim)
+
+    async def fence(self, claim: WriteClaim) -> None:
+        lease_ms = int(PENDING_LEASE_S * 1000)
+        try:
+            async with self._state.op("idem_fence") as r:
+                ours = await pending(
+                    r.eval(_FENCE, 2, claim.key, claim.lease_key, claim.marker, lease_ms)
+                )
+        except GitHubMCPError:
+            if claim.sent:
+                return  # half a write is worse than no fence; a takeover needs Redis too
+            raise
+        if not ours:
+            log_event("write_claim_lost", sent=claim.sent)
+            raise GitHubMCPError(
+                ErrorCode.UNAVAILABLE,
+                "This replica stalled past its write's lease and a retry took the write "
+                "over; this replica sent "
+                + ("nothing more" if claim.sent else "nothing")
+                + " to GitHub.",
+                hint="Retry with the same idempotency key: it answers with the write's result.",
+                retry_after=1,
+            )
+        claim.sent = True
+
     async def _stop(self, claim: WriteClaim) -> None:
+        held = _HELD.get()
+        if held is not None and held[1] is claim:
+            _HELD.set(None)
         if claim.renewer is not None:
             claim.renewer.cancel()
             # bounded: this call must not hang on its helper, whatever becomes of it

@@ -153,7 +153,18 @@ class FrameworkPeer(Peer):
         if self.in_task:
             return  # nobody listens to a task's stream
         extra = {"call_id": call_id}
-        await self.ctx.log(message, level=level, logger_name=LOGGER_NAME, extra=extra)  # type: ignore[arg-type]
+        if not self.modern:  # the session's logging/setLevel, else the server's floor
+            await self.ctx.log(message, level=level, logger_name=LOGGER_NAME, extra=extra)  # type: ignore[arg-type]
+            return
+        # a 2026-07-28 request's own level, which the SDK's session applies (nothing
+        # without one); the server's floor is for sessions that never chose a level
+        data = {"msg": message, "extra": extra}
+        await self.ctx.session.send_log_message(
+            level,  # type: ignore[arg-type]  # one of client_log's levels
+            data,
+            logger=LOGGER_NAME,
+            related_request_id=self.ctx.request_id,
+        )
 
     async def ask_form(self, message: str, schema: dict[str, Any]) -> Answer:
         session = self.ctx.session

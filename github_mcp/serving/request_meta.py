@@ -90,14 +90,14 @@ def names_revision(message: dict[str, Any]) -> bool:
 
 def sends_log(asks: RequestMeta, level: str, session_level: str) -> bool:
     """Whether a log message at `level` reaches the client: at or above the session's
-    level (handshake revisions), or, in the 2026 revision, only when the request opted in,
-    at or above both its level and the server's floor."""
+    level (handshake revisions: the server's floor until the client sets one), or, in the
+    2026 revision, only when the request opted in, at or above the level it asked for."""
     rank = SEVERITY.get(level, 0)
     if not asks.modern:
         return rank >= SEVERITY.get(session_level, SEVERITY[SERVER_FLOOR])
     if asks.log_level is None:
         return False
-    return rank >= max(SEVERITY[asks.log_level], SEVERITY[SERVER_FLOOR])
+    return rank >= SEVERITY[asks.log_level]
 
 
 def shaped(result: dict[str, Any], asks: RequestMeta, server: dict[str, str]) -> dict[str, Any]:

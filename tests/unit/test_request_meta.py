@@ -49,7 +49,10 @@ def test_log_notifications_follow_the_session_or_the_request():
     assert sends_log(handshake, "debug", "debug")  # the client lowered it with setLevel
     assert not sends_log(RequestMeta(modern=True), "error", "debug")  # no opt-in: nothing
     opted = RequestMeta(modern=True, log_level="debug")
-    assert sends_log(opted, "info", "info") and not sends_log(opted, "debug", "debug")
+    # the request's own level, below the server's floor for sessions that chose none
+    assert sends_log(opted, "debug", "info") and sends_log(opted, "info", "info")
+    warned = RequestMeta(modern=True, log_level="warning")
+    assert not sends_log(warned, "info", "debug") and sends_log(warned, "error", "debug")
     strict = RequestMeta(modern=True, log_level="error")
     assert sends_log(strict, "error", "info") and not sends_log(strict, "warning", "info")
 

@@ -52,7 +52,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from github_mcp.github.client import GitHubClient
-from github_mcp.services.repos import repo_path
+from github_mcp.services.shared.repo_facts import repo_path
 
 
 class {model}(BaseModel):

@@ -9,8 +9,9 @@ from typing import Any
 
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.pipeline.registry import Call
-from github_mcp.services import approved_records, approved_state, pull_reviews
-from github_mcp.services.approved_state import RemoteState
+from github_mcp.services import reviews as pull_reviews
+from github_mcp.services.shared import approved_records, approved_state
+from github_mcp.services.shared.approved_state import RemoteState
 
 
 async def branch_at(call: Call, kwargs: dict[str, Any]) -> RemoteState:

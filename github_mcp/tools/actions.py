@@ -11,8 +11,8 @@ from pydantic import BaseModel, Field
 from github_mcp.kernel.effects import Target
 from github_mcp.kernel.params import Cursor, FullName, Limit, Ref
 from github_mcp.pipeline.registry import Call, tool
-from github_mcp.services import approved_state, ci
-from github_mcp.services.ci import (
+from github_mcp.services import actions as ci
+from github_mcp.services.actions import (
     DEFAULT_MAX_BYTES,
     MIN_MAX_BYTES,
     CheckCountsOut,
@@ -21,6 +21,7 @@ from github_mcp.services.ci import (
     RunSummary,
 )
 from github_mcp.services.pulls import call_text
+from github_mcp.services.shared import approved_state
 
 TOOLSET = "actions"
 RunId = Annotated[int, Field(ge=1)]

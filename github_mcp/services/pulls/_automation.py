@@ -15,10 +15,10 @@ from github_mcp.github.client import (
     GitHubClient,
 )
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
-from github_mcp.services import ci
-from github_mcp.services.github_json import PullRequest, PullReview
+from github_mcp.services import actions as ci
 from github_mcp.services.pulls._service import get_pull
-from github_mcp.services.repos import (
+from github_mcp.services.shared.github_json import PullRequest, PullReview
+from github_mcp.services.shared.repo_facts import (
     repo_path,
 )
 

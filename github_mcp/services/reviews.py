@@ -9,6 +9,12 @@ from pydantic import BaseModel
 
 from github_mcp.github.client import GitHubClient
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.services.pulls import ThreadReply as ThreadReply  # the reviews tools' face:
+from github_mcp.services.pulls import UnresolvedComments as UnresolvedComments  # threads
+from github_mcp.services.pulls import get_pull as get_pull  # live on the pull request
+from github_mcp.services.pulls import reply_in_thread as reply_in_thread
+from github_mcp.services.pulls import resolve_thread as resolve_thread
+from github_mcp.services.pulls import unresolved_comments as unresolved_comments
 from github_mcp.services.shared.repo_facts import repo_path
 
 

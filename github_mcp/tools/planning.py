@@ -20,7 +20,6 @@ from pydantic import Field
 from github_mcp.kernel.errors import invalid_input
 from github_mcp.kernel.params import Cursor, FullName, Limit
 from github_mcp.pipeline.registry import ArgumentsOnly, Call, tool
-from github_mcp.services.issues import issues as issue_service
 from github_mcp.services.planning import duplicates
 from github_mcp.services.planning import issue_meta as meta_service
 from github_mcp.services.planning import issue_planning as service
@@ -140,7 +139,7 @@ async def find_duplicate_issues(
     """Open issues similar to an existing issue or a draft title, best match first."""
     github = call.rt.github
     if number is not None:
-        issue = await issue_service.get_issue(github, full_name, number)
+        issue = await duplicates.get_issue(github, full_name, number)
         title, body = issue.get("title") or "", issue.get("body") or ""
     elif not title:
         raise invalid_input("give number or title", hint="number= matches an existing issue.")

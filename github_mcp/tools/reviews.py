@@ -10,17 +10,21 @@ automation), and those calls, replying and resolving (toolset pull_requests).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
 from github_mcp.kernel.effects import Written
 from github_mcp.kernel.errors import invalid_input
-from github_mcp.kernel.params import Body, Cursor, FullName, PrRef
+from github_mcp.kernel.params import Body, Cursor, FullName, PrRef, Sha
 from github_mcp.pipeline.earlier_calls import earlier_call
 from github_mcp.pipeline.registry import ArgumentsOnly, Call, tool
 from github_mcp.services import reviews as service
-from github_mcp.services.pulls import (
+from github_mcp.services.reviews import (
+    BranchUpdate,
+    PendingReview,
+    ReviewRequests,
     ThreadReply,
     UnresolvedComments,
     get_pull,
@@ -28,11 +32,11 @@ from github_mcp.services.pulls import (
     resolve_thread,
     unresolved_comments,
 )
-from github_mcp.services.reviews import BranchUpdate, PendingReview, ReviewRequests
+from github_mcp.services.shared import approved_records
+from github_mcp.services.shared.approved_state import RemoteState
 from github_mcp.services.shared.paging import offset_from_cursor as _offset
-from github_mcp.tools._bindings import pending_review, still_as_approved
-from github_mcp.tools.pulls._pull_targets import merge_head, pr_head_branch, pr_state
-from github_mcp.tools.pulls.pulls import Sha
+from github_mcp.tools._bindings import still_as_approved
+from github_mcp.tools._pull_targets import merge_head, pr_head_branch, pr_state
 
 TOOLSET = "pull_request_reviews"
 Number = Annotated[int, Field(ge=1)]
@@ -41,6 +45,22 @@ Name = Annotated[
     Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$"),
 ]
 Names = Annotated[list[Name], Field(max_length=15)]
+
+
+async def pending_review(call: Call, kwargs: dict[str, Any]) -> RemoteState:
+    """For a submit: the pending review's body and every comment in it, which submitting
+    publishes, and the commit it reviews. The other actions publish nothing yet."""
+    if kwargs.get("action") != "submit":
+        return RemoteState(())
+    full_name, number = kwargs["full_name"], kwargs["number"]
+    # without review_id, the caller's own pending review (the one the handler will submit)
+    review_id = kwargs.get("review_id") or await service.pending_review_id(
+        call.rt.github, full_name, number
+    )
+    state = await approved_records.pending_review_state(
+        call.rt.github, full_name, number, review_id
+    )
+    return replace(state, facts=(("review_id", str(review_id)), *state.facts))
 
 
 @tool(

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from github_mcp.github.client import GitHubClient
 from github_mcp.kernel.hidden_text import strip_invisible
 from github_mcp.services.issues import issues
-from github_mcp.services.planning.issue_planning import LinkedIssue, linked
+from github_mcp.services.issues.issues import LinkedIssue, linked
 from github_mcp.services.shared.authorship import authored
 from github_mcp.services.shared.content import cut_text
 from github_mcp.services.shared.github_json import Issue

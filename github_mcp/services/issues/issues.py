@@ -1,15 +1,41 @@
-"""Issues and their comments and labels over the REST API."""
+"""Issues and their comments and labels over the REST API, and an issue as another links it."""
 
 from __future__ import annotations
 
 import time
 from typing import Any
 
+from pydantic import BaseModel, Field
+
 from github_mcp.github.client import GitHubClient, Page
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.kernel.hidden_text import strip_invisible
 from github_mcp.monitoring import orphaned_writes
+from github_mcp.services.shared.content import cut_text
 from github_mcp.services.shared.github_json import Issue, IssueComment, Label
 from github_mcp.services.shared.repo_facts import repo_path
+
+
+# An issue as another one links it (a parent, a sub-issue, a blocker, a similar one)
+class LinkedIssue(BaseModel):
+    number: int
+    title: str
+    state: str
+    url: str
+    repository: str | None = Field(None, description="Set when not the asked repository.")
+
+
+def linked(item: dict[str, Any], full_name: str) -> LinkedIssue:
+    url = item.get("repository_url") or ""
+    repo = "/".join(url.rstrip("/").split("/")[-2:])
+    return LinkedIssue(
+        number=item["number"],
+        title=cut_text(strip_invisible(item.get("title") or ""), 300)[0],
+        state=item["state"],
+        url=item["html_url"],
+        repository=None if repo.lower() == full_name.lower() else repo,
+    )
+
 
 # How far back a lost comment is looked for (covers clock skew with the server).
 COMMENT_LOOKBACK_S = 120

@@ -14,7 +14,8 @@ from pydantic import BaseModel, Field
 from github_mcp.github.client import GitHubClient
 from github_mcp.kernel.errors import invalid_input
 from github_mcp.kernel.hidden_text import strip_invisible
-from github_mcp.services.planning.issue_planning import linked
+from github_mcp.services.issues.issues import get_issue as get_issue  # the planning tools' face
+from github_mcp.services.issues.issues import linked
 from github_mcp.services.shared.content import cut_text
 
 MAX_KEYWORDS = 6  # GitHub allows five AND/OR/NOT operators in one query

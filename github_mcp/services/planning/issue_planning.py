@@ -14,16 +14,9 @@ from pydantic import BaseModel, Field
 from github_mcp.github.client import GitHubClient
 from github_mcp.kernel.errors import invalid_input
 from github_mcp.kernel.hidden_text import strip_invisible
+from github_mcp.services.issues.issues import LinkedIssue, linked
 from github_mcp.services.shared.content import cut_text
 from github_mcp.services.shared.repo_facts import repo_path
-
-
-class LinkedIssue(BaseModel):
-    number: int
-    title: str
-    state: str
-    url: str
-    repository: str | None = Field(None, description="Set when not the asked repository.")
 
 
 class SubIssues(BaseModel):
@@ -37,18 +30,6 @@ class Dependencies(BaseModel):
     number: int
     blocked_by: list[LinkedIssue]
     blocking: list[LinkedIssue]
-
-
-def linked(item: dict[str, Any], full_name: str) -> LinkedIssue:
-    url = item.get("repository_url") or ""
-    repo = "/".join(url.rstrip("/").split("/")[-2:])
-    return LinkedIssue(
-        number=item["number"],
-        title=cut_text(strip_invisible(item.get("title") or ""), 300)[0],
-        state=item["state"],
-        url=item["html_url"],
-        repository=None if repo.lower() == full_name.lower() else repo,
-    )
 
 
 def _issue_path(full_name: str, number: int) -> str:

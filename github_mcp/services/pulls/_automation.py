@@ -9,7 +9,6 @@ The services themselves: `pr_comments` (unresolved review threads), `pr_conflict
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from github_mcp.github.client import (
     GitHubClient,
@@ -28,16 +27,6 @@ MAX_WAIT_SECONDS = 600.0
 
 def pr_label(full_name: str, number: int) -> str:
     return f"{full_name}#{number}"
-
-
-def call_text(tool: str, **args: Any) -> str:
-    """A suggested tool call, as an assistant would write it: name(arg='value', …)."""
-    parts = []
-    for key, value in args.items():
-        if value is None:
-            continue
-        parts.append(f"{key}={value!r}" if not isinstance(value, bool) else f"{key}={value}")
-    return f"{tool}({', '.join(parts)})"
 
 
 def is_bot(login: str | None, typename: str | None = None) -> bool:

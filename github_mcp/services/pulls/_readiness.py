@@ -26,7 +26,6 @@ from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.services import actions as ci
 from github_mcp.services.pulls._automation import (
     ProgressFn,
-    call_text,
     latest_reviews,
     pr_label,
     pull_reviews,
@@ -37,6 +36,7 @@ from github_mcp.services.shared.github_json import PullRequest, PullReview
 from github_mcp.services.shared.repo_facts import (
     repo_path,
 )
+from github_mcp.services.shared.suggested_calls import call_text
 
 # Where the merge rules came from, said as a reader would want it said.
 SOURCES = {

@@ -15,6 +15,8 @@ from typing import Protocol
 from github_mcp.github.client import GitHubClient
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, invalid_input
 from github_mcp.kernel.params import MAX_COMMIT_FILES, validate_path
+from github_mcp.services.pulls import PullRequestRef as PullRequestRef  # the writes tools' face
+from github_mcp.services.pulls import compact_pr as compact_pr
 from github_mcp.services.pulls import find_open_pr, open_pull_request
 from github_mcp.services.shared import files
 from github_mcp.services.shared.commit_checks import read_head, require_head

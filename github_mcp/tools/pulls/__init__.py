@@ -4,6 +4,5 @@
 - pull_endings: close and retarget; pull_reopen: reopen a closed one;
 - automation: failing tests, merge conflicts, readiness, stacked PRs (toolset automation);
 - copilot: assign Copilot's coding agent to an issue, request its review on a PR;
-- _pull_targets: where a pull-request write lands, for the gate, and the state it binds.
 Discovery (github_mcp/tools/__init__.py) imports each public module of the package.
 """

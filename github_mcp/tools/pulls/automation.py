@@ -9,10 +9,11 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field
 
 from github_mcp.kernel.effects import Target, Written
-from github_mcp.kernel.params import Cursor, FullName, PrRef
+from github_mcp.kernel.params import Cursor, FullName, PollSeconds, PrRef, TimeoutSeconds
 from github_mcp.pipeline.registry import Call, tool
-from github_mcp.services.actions import CheckCountsOut, FailedJob
 from github_mcp.services.pulls import (
+    CheckCountsOut,
+    FailedJob,
     FailingTestsPage,
     MergeConflicts,
     StackRun,
@@ -28,8 +29,6 @@ from github_mcp.services.shared.approved_state import RemoteState
 from github_mcp.services.shared.github_json import PullRequest
 from github_mcp.services.shared.paging import cursor_for_offset as _cursor
 from github_mcp.services.shared.paging import offset_from_cursor as _offset
-from github_mcp.tools.actions import PollSeconds, TimeoutSeconds
-from github_mcp.tools.workspace import manager
 
 TOOLSET = "automation"
 Number = Annotated[int, Field(ge=1)]
@@ -146,7 +145,7 @@ async def detect_merge_conflicts(
     scratch clone."""
     assert full_name and number
     found: MergeConflicts = await detect_conflicts(
-        call.rt.github, manager(call).scratch(), full_name, number,
+        call.rt.github, call.rt.workspaces.scratch(), full_name, number,
         timeout_s=timeout_seconds, interval_s=poll_interval_seconds, on_progress=call.progress,
     )  # fmt: skip
     return found
@@ -323,7 +322,7 @@ async def manage_stacked_prs(
     branch untouched)."""
     full_name, base_number, dependent_number = stack_refs(full_name, base_pr, dependent_pr)
     run = await manage_stack(
-        call.rt.github, lambda: manager(call).scratch(), full_name, base_number,
+        call.rt.github, lambda: call.rt.workspaces.scratch(), full_name, base_number,
         dependent_number, execute=execute, approved=call.bound,
     )  # fmt: skip
     return _stack_result(run)

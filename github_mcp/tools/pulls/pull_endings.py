@@ -9,13 +9,13 @@ from pydantic import Field
 
 from github_mcp.kernel.effects import Written
 from github_mcp.kernel.errors import GitHubMCPError
-from github_mcp.kernel.params import Body, FullName, PrRef, Title
+from github_mcp.kernel.params import Body, FullName, PrRef, Sha, Title
 from github_mcp.pipeline.earlier_calls import earlier_call
 from github_mcp.pipeline.registry import ArgumentsOnly, Call, tool
 from github_mcp.services import pulls as prs
 from github_mcp.services.pulls import PullMerge, PullRequestRef, compact_pr, merge_pull
-from github_mcp.tools.pulls._pull_targets import merge_head, pr_base_branch, pr_state
-from github_mcp.tools.pulls.pulls import TOOLSET, Number, Sha
+from github_mcp.tools._pull_targets import merge_head, pr_base_branch, pr_state
+from github_mcp.tools.pulls.pulls import TOOLSET, Number
 
 
 class MergeResult(PullMerge):  # with already_merged: whose earlier call did it

@@ -12,8 +12,6 @@ from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.kernel.params import Body, Cursor, FullName, Labels, Limit, PrRef, Ref, Title
 from github_mcp.pipeline.registry import ArgumentsOnly, Call, tool
 from github_mcp.services import pulls as prs
-from github_mcp.services.issues import issue_views
-from github_mcp.services.issues.issue_views import CommentRef, LabelsResult
 from github_mcp.services.pulls import (
     PrComments,
     PrDiff,
@@ -21,15 +19,15 @@ from github_mcp.services.pulls import (
     PullRequestRef,
     ReviewRef,
     compact_pr,
+    issue_views,
     open_pull_request,
 )
 from github_mcp.services.shared import approved_state
 from github_mcp.tools._bindings import head_commits
-from github_mcp.tools.pulls._pull_targets import pr_state, pr_update_target
+from github_mcp.tools._pull_targets import pr_state, pr_update_target
 
 TOOLSET = "pull_requests"
 Number = Annotated[int, Field(ge=1)]
-Sha = Annotated[str, Field(pattern=r"^[0-9a-f]{40}$")]
 
 
 class PullList(BaseModel):
@@ -167,7 +165,7 @@ async def comment_on_pull_request(
     pr: PrRef | None = None,
     full_name: FullName | None = None,
     number: Number | None = None,
-) -> CommentRef:
+) -> issue_views.CommentRef:
     """Add a conversation comment to a PR."""
     return await issue_views.comment_on(call.rt.github, full_name or "", number or 0, body)
 
@@ -184,7 +182,7 @@ async def add_pr_labels(
     pr: PrRef | None = None,
     full_name: FullName | None = None,
     number: Number | None = None,
-) -> LabelsResult:
+) -> issue_views.LabelsResult:
     """Add labels to a PR."""
     if not labels:
         raise GitHubMCPError(

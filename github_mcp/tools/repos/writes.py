@@ -20,8 +20,8 @@ from github_mcp.kernel.params import (
     Title,
 )
 from github_mcp.pipeline.registry import Call, tool
-from github_mcp.services.pulls import PullRequestRef, compact_pr
 from github_mcp.services.repos import edits
+from github_mcp.services.repos.edits import PullRequestRef, compact_pr
 from github_mcp.services.shared import branches
 from github_mcp.services.shared.commit_types import (
     Change,

@@ -1,4 +1,5 @@
-"""Repository facts: default branch, permissions, branches, ref resolution."""
+"""Repository facts: default branch, permissions, branches, ref resolution, and a pull
+request as GitHub has it now (what the pulls, reviews and gate-side helpers all read)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,13 @@ from typing import Any
 
 from github_mcp.github.client import GitHubClient, Page, encode_path
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
-from github_mcp.services.shared.github_json import Commit, Comparison, GitRef, Repository
+from github_mcp.services.shared.github_json import (
+    Commit,
+    Comparison,
+    GitRef,
+    PullRequest,
+    Repository,
+)
 
 SHA_RE = re.compile(r"^[0-9a-f]{40}$")
 DEFAULT_BRANCH_TTL = 600.0
@@ -155,3 +162,8 @@ async def compare(github: GitHubClient, full_name: str, base: str, head: str) ->
         f"{repo_path(full_name)}/compare/{encode_path(base)}...{encode_path(head)}", repo=full_name
     )
     return data
+
+
+async def get_pull(github: GitHubClient, full_name: str, number: int) -> PullRequest:
+    pull: PullRequest = await github.request_json("GET", f"{repo_path(full_name)}/pulls/{number}")
+    return pull

@@ -4,13 +4,13 @@ installed `github-mcp-controller` with this directory on PYTHONPATH).
 
 Declare a tool with `github_mcp.pipeline.registry.tool`, naming the toolset and, for writes,
 the target and what an approval of it is bound to: `binds=` a binder reading the remote
-state the write depends on (`github_mcp.tools.writes.branch_at`, the branch's head, for a
+state the write depends on (`github_mcp.tools.repos.writes.branch_at`, the branch's head, for a
 commit), or `ArgumentsOnly("why the arguments are the whole effect")`. A write that
 declares neither is refused when this module is imported. After a write succeeds, the
 pipeline drops the repository's cached reads; a result with a `written(repo)` method
 (`github_mcp.kernel.effects.Written`) names the branch that moved, and a clean workspace
 clone of it is fast-forwarded. A handler does neither itself.
-`github_mcp/tools/destructive.py` shows complete examples (delete_file, move_file,
+`github_mcp/tools/repos/destructive.py` shows complete examples (delete_file, move_file,
 delete_remote_branch), built from public APIs only:
 
     from github_mcp.kernel.params import FullName

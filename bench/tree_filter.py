@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from github_mcp.services.tree import TreeEntry, filter_entries
+from github_mcp.services.repos.tree import TreeEntry, filter_entries
 
 TARGET_CPU_S = 0.25
 TARGET_PEAK_MB = 150.0

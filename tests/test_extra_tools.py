@@ -1,4 +1,4 @@
-"""The destructive tools (github_mcp/tools/destructive.py, the worked example for operators'
+"""The destructive tools (github_mcp/tools/repos/destructive.py, the worked example for operators'
 extra_tools.py) work through public APIs only, like the extension point itself, and
 delete_remote_branch reports what it read back, not an assumed success."""
 
@@ -69,7 +69,7 @@ async def test_delete_remote_branch_reports_a_branch_recreated_meanwhile(make_ru
     assert result["verification"]["branch_sha"] == sha
 
 
-@pytest.mark.parametrize("source", ["extra_tools.py", "github_mcp/tools/destructive.py"])
+@pytest.mark.parametrize("source", ["extra_tools.py", "github_mcp/tools/repos/destructive.py"])
 def test_extension_examples_import_no_private_names(source: str):
     tree = ast.parse((ROOT / source).read_text())
     private = [

@@ -47,6 +47,8 @@ def _write(root: Path, files: dict[str, str]) -> None:
 def test_the_contracts_catch_each_kind_of_violation(tmp_path: Path):
     """A miniature of the two packages that breaks every rule once."""
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    (tmp_path / "tests").mkdir()  # the domains contract's type
+    shutil.copy(ROOT / "tests" / "import_contracts.py", tmp_path / "tests" / "import_contracts.py")
     _write(
         tmp_path,
         {
@@ -77,6 +79,11 @@ def test_the_contracts_catch_each_kind_of_violation(tmp_path: Path):
             "github_mcp/status/page.py": "import sandbox_forge\n",  # not a composition root
             "github_mcp/tools/__init__.py": "",
             "github_mcp/tools/handler.py": "import github_mcp.github.client\n",
+            # a tool module using another domain's service, a tools helper using a domain's
+            "github_mcp/tools/issues.py": "import github_mcp.services.pulls\n",
+            "github_mcp/tools/_pull_targets.py": "import github_mcp.services.pulls\n",
+            "github_mcp/services/pulls/__init__.py": "",
+            "tests/__init__.py": "",
             "github_mcp/services/__init__.py": "import mcp\nimport github_mcp.tools\n",
             "github_mcp/github/__init__.py": "",
             "github_mcp/github/client.py": "",
@@ -115,6 +122,8 @@ def test_the_contracts_catch_each_kind_of_violation(tmp_path: Path):
         assert f"{name} BROKEN" in result.stdout, name
     assert "github_mcp.status.page -> sandbox_forge" in result.stdout
     assert "github_mcp.cli.main -> sandbox_forge" not in result.stdout
+    assert "github_mcp.tools.issues -> github_mcp.services.pulls (l.1)" in result.stdout
+    assert "github_mcp.tools._pull_targets -> github_mcp.services.pulls (l.1)" in result.stdout
     assert "No cycles are allowed in github_mcp.kernel." in result.stdout
     assert "No cycles are allowed in sandbox_forge.admin." in result.stdout
     assert "sandbox_forge.stores is not allowed to import sandbox_forge.rest" in result.stdout

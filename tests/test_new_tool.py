@@ -1,7 +1,8 @@
-"""`make new-tool` in a scratch copy of the checkout: it writes the tool, its service, the
-forge's route and a test; the whole lint passes on the result; `make docs` and the
-snapshots take the new tool in; the scaffolded test passes against the forge; and the
-change is 8 files. Bad names are refused before anything is written."""
+"""`make new-tool` in a scratch copy of the checkout, for a new domain and for an existing
+one: it writes the tool and its service in the domain's home, the forge's route and a test;
+the whole lint passes on the result; `make docs` and the snapshots take the new tool in; the
+scaffolded test passes against the forge; and the change is 8 files. Bad names and a tool
+that is already there are refused before anything is written."""
 
 from __future__ import annotations
 
@@ -45,40 +46,57 @@ def scratch(tmp_path):
     return copy
 
 
-@pytest.mark.timeout(900)
-def test_the_scaffold_writes_a_tool_the_lint_and_the_suite_accept(scratch):
-    py, bin_dir = sys.executable, ROOT / ".venv" / "bin"
-    printed = _run(py, "-m", "github_mcp.cli.new_tool", *ARGS, cwd=scratch)
-    assert printed.splitlines()[:5] == [
+NEW_DOMAIN = (
+    ARGS,
+    [
         "github_mcp/tools/deployments.py",
         "github_mcp/services/deployments.py",
         "sandbox_forge/rest/routes/deployments.py",
         "tests/test_tools_deployments.py",
-        "sandbox_forge/app.py",
-    ]
+    ],
+    ["?", "?", "?", "?"],
+)
+# an existing domain: the tool appended to its module, the service a new module of its
+# package, the route and the test named after the tool (the domain's names are taken)
+OLD_DOMAIN = (
+    ["--name", "list_deployments", "--domain", "actions", "--toolset", "actions",
+     "--route", "/repos/{owner}/{repo}/deployments"],
+    [
+        "github_mcp/tools/actions.py",
+        "github_mcp/services/actions/list_deployments.py",
+        "sandbox_forge/rest/routes/list_deployments.py",
+        "tests/test_tools_list_deployments.py",
+    ],
+    ["M", "?", "?", "?"],
+)  # fmt: skip
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize(("argv", "files", "states"), [NEW_DOMAIN, OLD_DOMAIN])
+def test_the_scaffold_writes_a_tool_the_lint_and_the_suite_accept(scratch, argv, files, states):
+    py, bin_dir = sys.executable, ROOT / ".venv" / "bin"
+    printed = _run(py, "-m", "github_mcp.cli.new_tool", *argv, cwd=scratch)
+    assert printed.splitlines()[:5] == [*files, "sandbox_forge/app.py"]
     _run(py, "-m", "github_mcp", "docs", cwd=scratch)
     _run(py, "-m", "tests.tool_snapshots", cwd=scratch)
-    # the whole lint, as make lint runs it
+    # the whole lint, as make lint runs it (the domain contract included)
     _run(py, "-m", "ruff", "check", ".", cwd=scratch)
     _run(py, "-m", "ruff", "format", "--check", ".", cwd=scratch)
     _run(str(bin_dir / "lint-imports"), "--no-cache", cwd=scratch)
     _run(py, "-m", "mypy", "github_mcp", "sandbox_forge", "main.py", "extra_tools.py", cwd=scratch)
     changed = _run("git", "status", "--porcelain", "--untracked-files=all", cwd=scratch)
-    assert sorted(line[3:] for line in changed.splitlines()) == [
-        "docs/TOOLS.md",
-        "github_mcp/pipeline/tool_index.json",
-        "github_mcp/services/deployments.py",
-        "github_mcp/tools/deployments.py",
-        "sandbox_forge/app.py",
-        "sandbox_forge/rest/routes/deployments.py",
-        "tests/snapshots/tools/list_deployments.json",
-        "tests/test_tools_deployments.py",
-    ]
-    tests = [
-        "tests/test_tools_deployments.py",
-        "tests/test_tool_snapshots.py",
-        "tests/test_docs.py",
-    ]
+    found = {line[3:]: line[:2].strip()[0] for line in changed.splitlines()}
+    assert found == {
+        **dict(zip(files, states, strict=True)),
+        "docs/TOOLS.md": "M",
+        "github_mcp/pipeline/tool_index.json": "M",
+        "sandbox_forge/app.py": "M",
+        "tests/snapshots/tools/list_deployments.json": "?",
+    }
+    assert len(found) == 8  # a read tool with its service and forge route
+    tools_md = (scratch / "docs" / "TOOLS.md").read_text()
+    assert "| `list_deployments(full_name, limit, cursor)` | read |" in tools_md
+    tests = [files[3], "tests/test_tool_snapshots.py", "tests/test_docs.py"]
     out = _run(py, "-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:cacheprovider", *tests,
                cwd=scratch)  # fmt: skip
     assert " passed" in out and "failed" not in out, out[-2000:]
@@ -91,7 +109,8 @@ def test_the_scaffold_writes_a_tool_the_lint_and_the_suite_accept(scratch):
         (["--name", "list_things", "--domain", "class", "--toolset", "repos"], "DOMAIN="),
         (["--name", "list_things", "--domain", "things", "--toolset", "nope"], "TOOLSET="),
         ([*ARGS, "--route", "/user/deployments"], "ROUTE="),
-        (["--name", "list_labels2", "--domain", "labels", "--toolset", "labels"], "already there"),
+        (["--name", "list_labels", "--domain", "issues", "--toolset", "labels"], "already there"),
+        (["--name", "list_labels", "--domain", "labels", "--toolset", "labels"], "already there"),
     ],
 )
 def test_bad_arguments_are_refused_before_anything_is_written(tmp_path, argv, complaint):

@@ -78,7 +78,7 @@ def test_the_wheel_holds_only_its_own_packages_and_the_demo_seed(wheel):
     tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
     assert tops == {"github_mcp", "sandbox_forge"}, tops  # no main, no extra_tools
     assert f"{SCRIPT} = github_mcp.cli.entry:main" in scripts
-    assert "github_mcp/tools/destructive.py" in names  # delete_file & co. ship with it
+    assert "github_mcp/tools/repos/destructive.py" in names  # delete_file & co. ship with it
     seed = {p.name for p in SEED_DIR.iterdir()}
     assert seed and {f"sandbox_forge/admin/demo_seed/{n}" for n in seed} <= set(names)
 

@@ -131,12 +131,17 @@ def test_the_shipped_extension_module_loads_and_the_destructive_tools_ship_in_th
     import_extension_tools()  # the checkout's extra_tools.py: an empty extension point
     shipped = {"delete_file", "move_file", "delete_remote_branch"}
     assert {REGISTRY[name].handler.__module__ for name in shipped} == {
-        "github_mcp.tools.destructive"
+        "github_mcp.tools.repos.destructive"
     }
 
 
 def test_every_tools_module_is_imported_and_registers_tools():
-    on_disk = {p.stem for p in TOOLS_DIR.glob("*.py") if not p.stem.startswith("_")}
+    on_disk = {
+        ".".join(p.relative_to(TOOLS_DIR).with_suffix("").parts)
+        for p in TOOLS_DIR.rglob("*.py")
+        if not any(part.startswith("_") for part in p.relative_to(TOOLS_DIR).parts)
+    }
+    assert "pulls.automation" in on_disk and "issues" in on_disk  # domain packages too
     assert set(github_mcp.tools.TOOL_MODULES) == on_disk
     registering = {spec.handler.__module__ for spec in REGISTRY.values()}
-    assert {f"github_mcp.tools.{stem}" for stem in on_disk} <= registering
+    assert {f"github_mcp.tools.{name}" for name in on_disk} <= registering

@@ -149,7 +149,7 @@ async def test_the_demo_calculator_has_two_authors_of_history(make_runtime, forg
 
 
 def test_shas_sharing_seven_characters_get_longer_keys():
-    from github_mcp.services.blame import compact
+    from github_mcp.services.repos.blame import compact
 
     one, two = "abcdef0" + "1" * 33, "abcdef0" + "2" * 33
     raw = [

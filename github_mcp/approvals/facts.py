@@ -17,7 +17,7 @@ from typing import Any
 from github_mcp.approvals.record import ApprovalRequest
 from github_mcp.approvals.summary import REASONS, FileChange, WriteSummary
 from github_mcp.kernel.hidden_text import make_visible
-from github_mcp.services.approved_state import RemoteState
+from github_mcp.services.shared.approved_state import RemoteState
 
 SESSION_WRITES = "Writes to protected branches and unscoped writes in this session"
 

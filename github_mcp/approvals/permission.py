@@ -8,8 +8,8 @@ from typing import Any
 
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.monitoring.observability import log_event
-from github_mcp.services.github_json import RepoPermissions
-from github_mcp.services.repos import get_repo
+from github_mcp.services.shared.github_json import RepoPermissions
+from github_mcp.services.shared.repo_facts import get_repo
 
 # A branch write (push, merge, branch delete, dispatch on a ref) needs push access;
 # an unscoped write (issue, comment, review) needs at least read access.

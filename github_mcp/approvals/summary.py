@@ -17,8 +17,10 @@ from typing import Any, Literal
 from github_mcp.kernel.errors import GitHubMCPError
 from github_mcp.kernel.hidden_text import make_visible
 from github_mcp.kernel.refnames import lookalike_warning, skeleton
-from github_mcp.services.approved_state import RemoteState  # a runtime hint: store.py reads it
-from github_mcp.services.patches import unified_diff
+from github_mcp.services.shared.approved_state import (
+    RemoteState,  # a runtime hint: store.py reads it
+)
+from github_mcp.services.shared.patches import unified_diff
 
 ChangeKind = Literal["added", "modified", "deleted", "renamed", "patched", "unknown"]
 MAX_FILES_READ = 30  # current contents read to count lines; the rest are listed only
@@ -310,7 +312,7 @@ def _with_sections(old: str | None, sections: list[Any]) -> str | None:
         return None
     # here, not at import: the edit engine pulls in most of services/, which a server
     # starting up (the Runtime imports this module) need not wait for
-    from github_mcp.services.edits import apply_sections
+    from github_mcp.services.repos.edits import apply_sections
 
     try:
         return apply_sections(old, [SimpleNamespace(**s) for s in sections])

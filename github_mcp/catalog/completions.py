@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from github_mcp.kernel.errors import GitHubMCPError
 from github_mcp.kernel.params import check_full_name
 from github_mcp.monitoring.observability import log_event
-from github_mcp.services.repos import default_branch, repo_path, resolve_commit_sha
+from github_mcp.services.shared.repo_facts import default_branch, repo_path, resolve_commit_sha
 
 if TYPE_CHECKING:
     from github_mcp.pipeline.runtime import Runtime

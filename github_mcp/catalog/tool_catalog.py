@@ -3,8 +3,8 @@
 Every tool's name, description and input schema are context a model pays for on every
 turn. A session lists a view of the registered tools:
 
-- GITHUB_MCP_TOOLSETS=`default` (the default) lists the default toolsets (DEFAULT_TOOLSETS
-  in config/fields/_access.py; a toolset not named there is never listed by default) and
+- GITHUB_MCP_TOOLSETS=`default` (the default) lists the default toolsets (`default = true`
+  in catalog/toolsets.toml; a toolset not marked there is never listed by default) and
   the few most used tools of some others (DEFAULT_TOOLS);
   `all` lists every toolset; names list those.
 - GITHUB_MCP_TOOLS=core lists CORE_TOOLS only.

@@ -4,7 +4,7 @@ docs/PARITY.md (from the parity table) and the tool index (pipeline/tool_index.j
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from github_mcp.config import Settings
 
@@ -58,42 +58,70 @@ def _otel_lines() -> list[str]:
     return lines
 
 
+TOOLS_INTRO = (
+    "Every tool, by toolset (declared in `github_mcp/catalog/toolsets.toml`). kind: read or "
+    "write (a write is gated: `target` is what the write policy checks it by, `unscoped` "
+    "when nothing names a branch); destructive: deletes, merges, force pushes, or a local "
+    "clone removed. binding: what a write's approval is bound to (`bound`: remote state "
+    "read when the write is gated, shown to the human and checked again before the write; "
+    "`arguments only`: the arguments are the whole effect; the full text under Approval "
+    "bindings). tasks: the tool may run as an MCP task (a long call the client polls). "
+    "home: its module below `github_mcp/tools/`, beside its service in "
+    "`github_mcp/services/`."
+)
+
+
+def _tool_row(spec: ToolSpec) -> str:
+    from github_mcp.pipeline.tool_spec import binding_text
+
+    kind = "write" + (", destructive" if spec.destructive else "") if spec.write else "read"
+    if not spec.write and spec.destructive:
+        kind = "local, destructive"  # changes only the server's side, e.g. a clone
+    params, _ = spec.signature()
+    args = ", ".join(p.name for p in params)
+    binding = binding_text(spec.binds).split(":")[0] if spec.write else ""
+    home = spec.handler.__module__.removeprefix("github_mcp.tools.")
+    return (
+        f"| `{spec.name}({args})` | {kind} | {spec.target_label or ''} | {binding} | "
+        f"{'yes' if spec.tasks else ''} | {home.removeprefix('github_mcp.')} | "
+        f"{spec.description.replace('|', '/')} |"
+    )
+
+
 def tools_markdown() -> str:
     from github_mcp import tools as _tools  # noqa: F401
     from github_mcp.apps import approval_tool as _card  # noqa: F401 - the card's own tool
+    from github_mcp.catalog.toolsets import toolsets
     from github_mcp.pipeline.registry import REGISTRY
 
     try:
         import extra_tools  # noqa: F401
     except ModuleNotFoundError:
         pass
+    sets = toolsets((spec.name, str(spec.toolset)) for spec in REGISTRY.values())
     lines = [
         "# Tools",
         "",
         "Generated from the tool registry by `python main.py docs`; do not edit by hand.",
         "",
+        TOOLS_INTRO,
+        "",
+        "| toolset | listed by default | tools | description |",
+        "|---|---|---|---|",
     ]
-    by_set: dict[str, list[Any]] = {}
-    for spec in REGISTRY.values():
-        by_set.setdefault(spec.toolset, []).append(spec)
-    for toolset in sorted(by_set):
+    lines += [
+        f"| [{t.id}](#{t.id}) | {'yes' if t.default else ''} | {len(t.tools)} | {t.description} |"
+        for t in sets
+    ]
+    for t in sorted(sets, key=lambda t: t.id):
+        listed = "Listed by default." if t.default else "Listed on request (enable_toolset)."
+        lines += ["", f"## {t.id}", "", f"{t.description} {listed}", ""]
         lines += [
-            f"## {toolset}",
-            "",
-            "| tool | kind | target | description |",
-            "|---|---|---|---|",
+            "| tool | kind | target | binding | tasks | home | description |",
+            "|---|---|---|---|---|---|---|",
         ]
-        for spec in sorted(by_set[toolset], key=lambda s: s.name):
-            kind = "write" + (", destructive" if spec.destructive else "") if spec.write else "read"
-            if not spec.write and spec.destructive:
-                kind = "local, destructive"  # changes only the server's side, e.g. a clone
-            params, _ = spec.signature()
-            args = ", ".join(p.name for p in params)
-            lines.append(
-                f"| `{spec.name}({args})` | {kind} | {spec.target_label or ''} | "
-                f"{spec.description.replace('|', '/')} |"
-            )
-        lines.append("")
+        lines += [_tool_row(REGISTRY[name]) for name in t.tools]
+    lines.append("")
     return "\n".join(lines + _binding_lines([s for s in REGISTRY.values() if s.write]))
 
 

@@ -1,10 +1,13 @@
 """`make new-tool NAME=… DOMAIN=… TOOLSET=… [ROUTE=…]`: the skeleton of a new read tool.
 
-Writes four new files and one line pair in the forge's app (CONTRIBUTING.md, "Adding a
-tool"): the tool (`github_mcp/tools/<domain>.py`), its service
-(`github_mcp/services/<domain>.py`), the forge's route (`sandbox_forge/rest/routes/<domain>.py`,
-added to `sandbox_forge/app.py`'s FEATURES) and a test (`tests/test_tools_<domain>.py`).
-`make docs` then refreshes the generated files (the tool index, TOOLS.md, the snapshot).
+Writes the tool into its domain's home and its service beside it (CONTRIBUTING.md, "Adding
+a read tool"): a new domain gets `github_mcp/tools/<domain>.py` and
+`github_mcp/services/<domain>.py`; an existing one gets the tool appended to its module
+(`tools/<domain>.py`), or a new module in its package (`tools/<domain>/<name>.py`), and
+the same for its service. Then the forge's route (`sandbox_forge/rest/routes/<domain>.py`,
+or `<name>.py` when that is taken, added to `sandbox_forge/app.py`'s FEATURES) and a test
+(`tests/test_tools_<domain>.py`, or `test_tools_<name>.py`). `make docs` and `make
+snapshots` then refresh the generated files (the tool index, TOOLS.md, the snapshot).
 Each skeleton passes `make lint` as written; the tool lists what the forge's route answers
 (an empty list until the forge keeps records for it). A source checkout only.
 """
@@ -12,6 +15,7 @@ Each skeleton passes `make lint` as written; the tool lists what the forge's rou
 from __future__ import annotations
 
 import argparse
+import ast
 import keyword
 import re
 import subprocess
@@ -22,38 +26,33 @@ ROOT = Path(__file__).resolve().parents[2]
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]{2,60}$")
 ROUTE_RE = re.compile(r"^/repos/\{owner\}/\{repo\}(/[a-z0-9_-]+)+$")
 
-TOOL = '''"""{title}: {summary}"""
-
-from __future__ import annotations
-
-from github_mcp.kernel.params import Cursor, FullName, Limit
+TOOL_DOC = '"""{title}: {summary}"""\n\nfrom __future__ import annotations\n\n'
+TOOL_IMPORTS = """from github_mcp.kernel.params import Cursor, FullName, Limit
 from github_mcp.pipeline.registry import Call, tool
-from github_mcp.services import {domain} as service
+from github_mcp.services{parent} import {leaf} as {alias}
+"""
+TOOL = '''
 
-TOOLSET = "{toolset}"
-
-
-@tool(toolset=TOOLSET)
+@tool(toolset="{toolset}")
 async def {name}(
     call: Call, full_name: FullName, limit: Limit = 30, cursor: Cursor | None = None
-) -> service.{model}Page:
+) -> {alias}.{model}Page:
     """{summary}"""
-    return await service.{name}(call.rt.github, full_name, limit=limit, cursor=cursor)
+    return await {alias}.{name}(call.rt.github, full_name, limit=limit, cursor=cursor)
 '''
 
-SERVICE = '''"""{title} over GitHub's REST API, as compact typed records:
-GET {route}
-"""
-
-from __future__ import annotations
-
-from typing import Any
+SERVICE_DOC = (
+    '"""{title} over GitHub\'s REST API, as compact typed records:\nGET {route}\n"""\n\n'
+    "from __future__ import annotations\n\n"
+)
+SERVICE_IMPORTS = """from typing import Any
 
 from pydantic import BaseModel
 
 from github_mcp.github.client import GitHubClient
-from github_mcp.services.repos import repo_path
-
+from github_mcp.services.shared.repo_facts import repo_path
+"""
+SERVICE = """
 
 class {model}(BaseModel):
     id: int
@@ -76,7 +75,7 @@ async def {name}(
     return {model}Page(
         items=[_{model_snake}(item) for item in page.items], next_cursor=page.next_cursor
     )
-'''
+"""
 
 ROUTE = '''"""{title} by GitHub's REST description; the forge keeps no records for them yet:
 GET {route}
@@ -137,28 +136,90 @@ def _check(name: str, domain: str, toolset: str, route: str) -> None:
         raise SystemExit(f"ROUTE={route!r}: a path under /repos/{{owner}}/{{repo}}/")
 
 
-def files_of(root: Path, name: str, domain: str, toolset: str, route: str) -> dict[Path, str]:
-    """The new files and their text."""
-    words = domain.replace("_", " ")
-    model = "".join(part.title() for part in domain.split("_")).rstrip("s") or "Item"
-    values = {
-        "name": name, "domain": domain, "toolset": toolset, "route": route, "model": model,
-        "model_snake": domain.rstrip("s"), "title": words.capitalize(),
+def _noun(name: str) -> str:
+    """list_deployments: deployments."""
+    return name.split("_", 1)[1] if "_" in name else name
+
+
+def _values(name: str, domain: str, toolset: str, route: str) -> dict[str, str]:
+    noun = _noun(name)
+    words = noun.replace("_", " ")
+    return {
+        "name": name, "toolset": toolset, "route": route, "alias": f"{domain}_service",
+        "model": "".join(part.title() for part in noun.split("_")).rstrip("s") or "Item",
+        "model_snake": noun.rstrip("s") or "item", "title": words.capitalize(),
         "summary": f"A repository's {words}, newest first.",
         "suffix": route.removeprefix("/repos/{owner}/{repo}"),
     }  # fmt: skip
+
+
+def _home(root: Path, package: str, domain: str, name: str) -> tuple[Path, str, str]:
+    """Where the domain's new code goes in `package` (tools or services): a new module in
+    the domain's package, else the domain's module (new or extended); with the import of
+    it (`from github_mcp.<package><parent> import <leaf>`)."""
+    base = root / "github_mcp" / package
+    if (base / domain).is_dir():
+        return base / domain / f"{name}.py", f".{domain}", name
+    return base / f"{domain}.py", "", domain
+
+
+def _own_file(directory: Path, stem: str, other: str) -> Path:
+    """`<stem>.py` in `directory`, or `<other>.py` when that is taken."""
+    first = directory / f"{stem}.py"
+    return directory / f"{other}.py" if first.exists() else first
+
+
+def _extended(path: Path, doc: str, imports: str, body: str) -> str:
+    """The module at `path` with `imports` after its last import and `body` at its end,
+    or a new module of the three."""
+    if not path.exists():
+        return doc + imports + body
+    text = path.read_text()
+    tree = ast.parse(text)
+    last = max(n.end_lineno or 0 for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom))
+    lines = text.splitlines(keepends=True)
+    return "".join(lines[:last]) + imports + "".join(lines[last:]).rstrip("\n") + "\n" + body
+
+
+def files_of(root: Path, name: str, domain: str, toolset: str, route: str) -> dict[Path, str]:
+    """The files the scaffold writes or extends (the tool's, the service's, the route's,
+    the test's), and their new text."""
+    values = _values(name, domain, toolset, route)
+    tool_path, _, _ = _home(root, "tools", domain, name)
+    service_path, parent, leaf = _home(root, "services", domain, name)
+    values.update(parent=parent, leaf=leaf)
+    routes, tests = root / "sandbox_forge" / "rest" / "routes", root / "tests"
     return {
-        root / f"github_mcp/tools/{domain}.py": TOOL.format(**values),
-        root / f"github_mcp/services/{domain}.py": SERVICE.format(**values),
-        root / f"sandbox_forge/rest/routes/{domain}.py": ROUTE.format(**values),
-        root / f"tests/test_tools_{domain}.py": TEST.format(**values),
-    }
+        tool_path: _extended(
+            tool_path, TOOL_DOC.format(**values), TOOL_IMPORTS.format(**values),
+            TOOL.format(**values),
+        ),
+        service_path: _extended(
+            service_path, SERVICE_DOC.format(**values), SERVICE_IMPORTS,
+            SERVICE.format(**values),
+        ),
+        _own_file(routes, domain, name): ROUTE.format(**values),
+        _own_file(tests, f"test_tools_{domain}", f"test_tools_{name}"): TEST.format(**values),
+    }  # fmt: skip
 
 
-def add_to_app(text: str, domain: str) -> str:
+def _taken(root: Path, name: str, files: dict[Path, str]) -> list[str]:
+    """What the new tool would clash with: a tool of its name, names it adds to a module it
+    extends, a route or test file already there."""
+    tools = (root / "github_mcp" / "tools").rglob("*.py")
+    found = [str(path) for path in tools if f"async def {name}(" in path.read_text()]
+    tool_path, service_path, route_path, test_path = files
+    model = _values(name, "", "", "")["model"]
+    clash = re.compile(rf"^(class {model}(Page)?\b|(async )?def {name}\()", re.M)
+    if service_path.exists() and clash.search(service_path.read_text()):
+        found.append(str(service_path))
+    return found + [str(path) for path in (route_path, test_path) if path.exists()]
+
+
+def add_to_app(text: str, module: str) -> str:
     """sandbox_forge/app.py with the new route module imported and last in FEATURES (the
     import goes after the last one; `ruff check --fix` sorts it into place)."""
-    alias = f"routes_{domain}"
+    alias = f"routes_{module}"
     anchor = "FEATURES: list[ModuleType] = ["
     if anchor not in text:
         raise SystemExit("sandbox_forge/app.py has no FEATURES list: add the routes by hand")
@@ -167,7 +228,7 @@ def add_to_app(text: str, domain: str) -> str:
     while not lines[last].rstrip().endswith(")") and "(" in lines[last]:
         last += 1  # the end of a parenthesised import
     head = "".join(lines[: last + 1])
-    head += f"from sandbox_forge.rest.routes import {domain} as {alias}\n"
+    head += f"from sandbox_forge.rest.routes import {module} as {alias}\n"
     rest = text[len("".join(lines[: last + 1])) :]
     end = rest.index("\n]\n", rest.index(anchor))
     return head + rest[:end] + f"\n    {alias}," + rest[end:]
@@ -176,13 +237,13 @@ def add_to_app(text: str, domain: str) -> str:
 def scaffold(root: Path, name: str, domain: str, toolset: str, route: str) -> list[Path]:
     _check(name, domain, toolset, route)
     files = files_of(root, name, domain, toolset, route)
-    taken = [path for path in files if path.exists()]
+    taken = _taken(root, name, files)
     if taken:
-        raise SystemExit(f"already there: {', '.join(str(p) for p in taken)}; add by hand")
+        raise SystemExit(f"already there: {', '.join(taken)}; add by hand")
     for path, text in files.items():
         path.write_text(text)
     app = root / "sandbox_forge/app.py"
-    app.write_text(add_to_app(app.read_text(), domain))
+    app.write_text(add_to_app(app.read_text(), list(files)[2].stem))
     written = [*files, app]
     # the repository's own formatter puts imports and lines where `make lint` wants them
     ruff = [sys.executable, "-m", "ruff"]
@@ -195,14 +256,14 @@ def scaffold(root: Path, name: str, domain: str, toolset: str, route: str) -> li
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="make new-tool", description=__doc__)
     parser.add_argument("--name", required=True, help="the tool's name, e.g. list_deployments")
-    parser.add_argument("--domain", required=True, help="its module's name, e.g. deployments")
+    parser.add_argument("--domain", required=True, help="its domain, e.g. repos or deployments")
     parser.add_argument("--toolset", required=True, help="an existing toolset, e.g. repos")
     parser.add_argument(
-        "--route", help="GitHub's REST path (default: /repos/{owner}/{repo}/<domain>)"
+        "--route", help="GitHub's REST path (default: /repos/{owner}/{repo}/<name's noun>)"
     )
     parser.add_argument("--root", type=Path, default=ROOT, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    route = args.route or "/repos/{owner}/{repo}/" + args.domain.replace("_", "-")
+    route = args.route or "/repos/{owner}/{repo}/" + _noun(args.name).replace("_", "-")
     written = scaffold(args.root, args.name, args.domain, args.toolset, route)
     for path in written:
         print(path.relative_to(args.root))

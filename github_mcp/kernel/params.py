@@ -142,6 +142,10 @@ RepoPath = Annotated[
     ),
 ]
 Limit = Annotated[int, Field(ge=1, le=100)]
+Sha = Annotated[str, Field(pattern=r"^[0-9a-f]{40}$")]
+# how long a tool waits on GitHub (a run, a check, a mergeability answer)
+TimeoutSeconds = Annotated[float, Field(ge=0, le=600, description="max wait")]
+PollSeconds = Annotated[float, Field(ge=0.05, le=60, description="first poll wait, grows 1.5x")]
 Cursor = Annotated[str, Field(max_length=512, description="from next_cursor")]
 # Commit messages lose invisible and direction-changing characters, as issue text does.
 CommitMessage = Annotated[

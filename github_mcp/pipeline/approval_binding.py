@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from github_mcp.approvals.requests import fingerprint
 from github_mcp.monitoring.observability import log_event
-from github_mcp.services.approved_state import RemoteState, moved, what_moved
+from github_mcp.services.shared.approved_state import RemoteState, moved, what_moved
 
 if TYPE_CHECKING:
     from github_mcp.pipeline.spec import Call

@@ -20,7 +20,7 @@ from github_mcp.kernel.errors import GitHubMCPError
 from github_mcp.monitoring.observability import log_event
 from github_mcp.policy.flow_guard import Destination, FlowDecision, decide
 from github_mcp.policy.read_ledger import merge
-from github_mcp.services.repos import repo_visibility
+from github_mcp.services.shared.repo_facts import repo_visibility
 
 if TYPE_CHECKING:
     from github_mcp.pipeline.spec import Call

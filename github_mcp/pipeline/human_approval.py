@@ -27,8 +27,8 @@ from github_mcp.monitoring.observability import log_event
 from github_mcp.pipeline.approval_binding import write_fingerprints
 from github_mcp.pipeline.peer import Answer, InputRequired
 from github_mcp.policy.gate import holds_window
-from github_mcp.services.approved_state import tree_paths
-from github_mcp.services.files import MAX_READ_BYTES, read_file
+from github_mcp.services.shared.approved_state import tree_paths
+from github_mcp.services.shared.files import MAX_READ_BYTES, read_file
 
 if TYPE_CHECKING:
     from github_mcp.pipeline.spec import Call

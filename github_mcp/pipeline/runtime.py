@@ -17,7 +17,7 @@ from github_mcp.monitoring.audit import AuditLog
 from github_mcp.monitoring.observability import Metrics, log_event
 from github_mcp.pipeline.served import ServedTools
 from github_mcp.policy.write_gate import WriteGate
-from github_mcp.services.repos import default_branch
+from github_mcp.services.shared.repo_facts import default_branch
 
 if TYPE_CHECKING:
     # imported at a workspace's first use: a server that lists tools or reads never pays

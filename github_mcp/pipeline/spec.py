@@ -14,7 +14,7 @@ from github_mcp.pipeline.tool_spec import ToolSpec
 
 if TYPE_CHECKING:
     from github_mcp.pipeline.runtime import Runtime
-    from github_mcp.services.approved_state import RemoteState
+    from github_mcp.services.shared.approved_state import RemoteState
 
 
 @dataclass

@@ -18,7 +18,7 @@ from github_mcp.kernel.effects import Target
 if TYPE_CHECKING:
     from mcp.types import ToolAnnotations
 
-    from github_mcp.services.approved_state import RemoteState
+    from github_mcp.services.shared.approved_state import RemoteState
 
 # Reads the call's arguments (never changes them) and says where the write lands.
 TargetResolver = Callable[..., Awaitable[Target]]

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 from github_mcp.github.client import GitHubClient
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, not_found
 from github_mcp.kernel.hidden_text import strip_invisible
-from github_mcp.services.content import cut_text
+from github_mcp.services.shared.content import cut_text
 
 BODY_CAP = 8_000
 COMMENT_CAP = 4_000

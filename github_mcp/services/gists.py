@@ -8,7 +8,7 @@ from pydantic import BaseModel
 
 from github_mcp.github.client import GitHubClient, encode_path
 from github_mcp.kernel.hidden_text import strip_invisible
-from github_mcp.services.content import cut_text
+from github_mcp.services.shared.content import cut_text
 
 FILE_CAP = 64_000
 

@@ -10,8 +10,8 @@ from pydantic import BaseModel
 from github_mcp.github.client import GitHubClient, encode_path
 from github_mcp.kernel.errors import GitHubMCPError
 from github_mcp.kernel.hidden_text import strip_invisible
-from github_mcp.services.content import cut_text
-from github_mcp.services.repos import repo_path
+from github_mcp.services.shared.content import cut_text
+from github_mcp.services.shared.repo_facts import repo_path
 
 HTML_KIND = {"issues": "issues", "pulls": "pull", "releases": "releases"}
 

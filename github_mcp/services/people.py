@@ -8,9 +8,9 @@ from pydantic import BaseModel
 
 from github_mcp.github.client import GitHubClient, encode_path
 from github_mcp.kernel.hidden_text import strip_invisible
-from github_mcp.services.content import cut_text
-from github_mcp.services.rate_state import RateLimitState
-from github_mcp.services.repos import repo_path
+from github_mcp.services.shared.content import cut_text
+from github_mcp.services.shared.rate_state import RateLimitState
+from github_mcp.services.shared.repo_facts import repo_path
 
 
 class Collaborator(BaseModel):

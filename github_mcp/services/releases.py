@@ -14,9 +14,9 @@ from pydantic import BaseModel, Field
 from github_mcp.github.client import GitHubClient, encode_path
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.kernel.hidden_text import strip_invisible
-from github_mcp.services.content import cut_text
-from github_mcp.services.github_json import ReleaseJson
-from github_mcp.services.repos import repo_path
+from github_mcp.services.shared.content import cut_text
+from github_mcp.services.shared.github_json import ReleaseJson
+from github_mcp.services.shared.repo_facts import repo_path
 
 BODY_CAP = 16_000
 

@@ -4,13 +4,12 @@ it, and the handler enforces it), and the helpers handlers enforce it with."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.pipeline.registry import Call
-from github_mcp.services import approved_records, approved_state, pull_reviews
-from github_mcp.services.approved_state import RemoteState
+from github_mcp.services.shared import approved_records, approved_state
+from github_mcp.services.shared.approved_state import RemoteState
 
 
 async def branch_at(call: Call, kwargs: dict[str, Any]) -> RemoteState:
@@ -62,22 +61,6 @@ async def gist_files(call: Call, kwargs: dict[str, Any]) -> RemoteState:
     """The gist's files and description as they are (what stays published beside the
     change), and whether it is public."""
     return await approved_records.gist_state(call.rt.github, kwargs["gist_id"])
-
-
-async def pending_review(call: Call, kwargs: dict[str, Any]) -> RemoteState:
-    """For a submit: the pending review's body and every comment in it, which submitting
-    publishes, and the commit it reviews. The other actions publish nothing yet."""
-    if kwargs.get("action") != "submit":
-        return RemoteState(())
-    full_name, number = kwargs["full_name"], kwargs["number"]
-    # without review_id, the caller's own pending review (the one the handler will submit)
-    review_id = kwargs.get("review_id") or await pull_reviews.pending_review_id(
-        call.rt.github, full_name, number
-    )
-    state = await approved_records.pending_review_state(
-        call.rt.github, full_name, number, review_id
-    )
-    return replace(state, facts=(("review_id", str(review_id)), *state.facts))
 
 
 async def issue_text(call: Call, kwargs: dict[str, Any]) -> RemoteState:

@@ -8,8 +8,8 @@ from typing import Any, Literal
 from github_mcp.kernel.effects import Target
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.pipeline.registry import Call
-from github_mcp.services import approved_state
-from github_mcp.services.pulls import get_pull
+from github_mcp.services.shared import approved_state
+from github_mcp.services.shared.repo_facts import get_pull
 
 
 async def _pr_branch(call: Call, kwargs: dict[str, Any], side: Literal["base", "head"]) -> str:

@@ -9,10 +9,10 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field
 
 from github_mcp.kernel.effects import Target
-from github_mcp.kernel.params import Cursor, FullName, Limit, Ref
+from github_mcp.kernel.params import Cursor, FullName, Limit, PollSeconds, Ref, TimeoutSeconds
 from github_mcp.pipeline.registry import Call, tool
-from github_mcp.services import approved_state, ci
-from github_mcp.services.ci import (
+from github_mcp.services import actions as ci
+from github_mcp.services.actions import (
     DEFAULT_MAX_BYTES,
     MIN_MAX_BYTES,
     CheckCountsOut,
@@ -20,7 +20,8 @@ from github_mcp.services.ci import (
     OpenPull,
     RunSummary,
 )
-from github_mcp.services.pulls import call_text
+from github_mcp.services.shared import approved_state
+from github_mcp.services.shared.suggested_calls import call_text
 
 TOOLSET = "actions"
 RunId = Annotated[int, Field(ge=1)]
@@ -39,8 +40,6 @@ RunStatus = Literal[
     "completed", "in_progress", "queued", "requested", "waiting", "pending", "action_required",
     "cancelled", "failure", "neutral", "skipped", "stale", "success", "timed_out",
 ]  # fmt: skip
-TimeoutSeconds = Annotated[float, Field(ge=0, le=600, description="max wait")]
-PollSeconds = Annotated[float, Field(ge=0.05, le=60, description="first poll wait, grows 1.5x")]
 
 
 class RunList(BaseModel):

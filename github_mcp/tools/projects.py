@@ -20,11 +20,9 @@ from pydantic import Field
 from github_mcp.kernel.effects import Target
 from github_mcp.kernel.params import Cursor, FullName, Limit
 from github_mcp.pipeline.registry import ArgumentsOnly, Call, tool
-from github_mcp.services import approved_records
-from github_mcp.services import project_admin as admin
-from github_mcp.services import projects as service
-from github_mcp.services.approved_state import RemoteState
-from github_mcp.services.project_admin import (
+from github_mcp.services.projects import project_admin as admin
+from github_mcp.services.projects import projects as service
+from github_mcp.services.projects.project_admin import (
     BulkUpdate,
     DeletedItem,
     FieldList,
@@ -32,7 +30,7 @@ from github_mcp.services.project_admin import (
     StatusUpdatePage,
     ViewList,
 )
-from github_mcp.services.projects import (
+from github_mcp.services.projects.projects import (
     FieldInfo,
     ItemPage,
     OwnerType,
@@ -42,6 +40,8 @@ from github_mcp.services.projects import (
     ProjectSummary,
     ViewInfo,
 )
+from github_mcp.services.shared import approved_records
+from github_mcp.services.shared.approved_state import RemoteState
 from github_mcp.tools._bindings import project_item_field, still_as_approved
 
 TOOLSET = "projects"

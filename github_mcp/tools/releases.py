@@ -21,8 +21,8 @@ from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, invalid_input
 from github_mcp.kernel.params import Body, Cursor, FullName, Limit, Tag
 from github_mcp.pipeline.registry import ArgumentsOnly, Call, tool
 from github_mcp.services import releases as service
-from github_mcp.services.approved_records import publish_fields
 from github_mcp.services.releases import ReleaseDetail, ReleasePage, TagDetail, TagPage
+from github_mcp.services.shared.approved_records import publish_fields
 from github_mcp.tools._bindings import release_as_published, still_as_approved
 
 TOOLSET = "releases"

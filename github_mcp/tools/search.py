@@ -12,8 +12,8 @@ from pydantic import BaseModel, Field
 
 from github_mcp.kernel.params import Cursor, FullName
 from github_mcp.pipeline.registry import Call, tool
-from github_mcp.services import documents
-from github_mcp.services.rate_state import RateLimitState, low_rate_limit
+from github_mcp.services import search as documents
+from github_mcp.services.shared.rate_state import RateLimitState, low_rate_limit
 
 TOOLSET = "search"
 

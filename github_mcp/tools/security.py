@@ -3,7 +3,10 @@
 
 Reads only, except set_security_alert_state: closing an alert hides a risk from everyone
 who works the repository and moves no branch, so it is an unscoped write a human approves.
-A secret scanning alert never carries the secret's value (services/security.py).
+A secret scanning alert never carries the secret's value (services/security/security.py).
+
+GitHub Code Quality findings: read-only, in the code_security toolset, inside the
+repository allow-list.
 """
 
 from __future__ import annotations
@@ -15,10 +18,12 @@ from pydantic import Field
 from github_mcp.kernel.errors import invalid_input
 from github_mcp.kernel.params import Cursor, FullName, Limit
 from github_mcp.pipeline.registry import ArgumentsOnly, Call, tool
-from github_mcp.services import advisories as advisory_service
-from github_mcp.services import security as service
-from github_mcp.services.advisories import AdvisoryPage
-from github_mcp.services.security import AlertKind, AlertPage, SecurityAlert
+from github_mcp.services.security import advisories as advisory_service
+from github_mcp.services.security import code_quality as quality_service
+from github_mcp.services.security import security as service
+from github_mcp.services.security.advisories import AdvisoryPage
+from github_mcp.services.security.code_quality import QualityFinding, QualityPage
+from github_mcp.services.security.security import AlertKind, AlertPage, SecurityAlert
 
 TOOLSET = "code_security"
 Number = Annotated[int, Field(ge=1, le=10_000_000)]
@@ -143,3 +148,21 @@ async def list_repository_advisories(
         if full_name or (a.repository and call.rt.gate.repo_allowed(a.repository))
     ]
     return page.model_copy(update={"advisories": kept})
+
+
+@tool(toolset=TOOLSET)
+async def list_code_quality_findings(
+    call: Call, full_name: FullName, limit: Limit = 30, cursor: Cursor | None = None
+) -> QualityPage:
+    """A repository's Code Quality findings, newest first."""
+    return await quality_service.list_findings(
+        call.rt.github, full_name, limit=limit, cursor=cursor
+    )
+
+
+@tool(toolset=TOOLSET)
+async def get_code_quality_finding(
+    call: Call, full_name: FullName, number: Annotated[int, Field(ge=1)]
+) -> QualityFinding:
+    """One Code Quality finding: its rule, location and message."""
+    return await quality_service.get_finding(call.rt.github, full_name, number)

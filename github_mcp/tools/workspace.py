@@ -15,8 +15,7 @@ from pydantic import Field
 
 from github_mcp.kernel.params import CommitMessage, FullName, Ref
 from github_mcp.pipeline.registry import ArgumentsOnly, Call, tool
-from github_mcp.services.approved_state import FileCount, RemoteState
-from github_mcp.services.signed_push import pusher_for
+from github_mcp.services.shared.approved_state import FileCount, RemoteState
 from github_mcp.services.workspace import (
     ChangesSummary,
     CloneState,
@@ -25,6 +24,7 @@ from github_mcp.services.workspace import (
     TestRunResult,
     WorkspaceCommit,
 )
+from github_mcp.services.workspace.signed_push import pusher_for
 
 if TYPE_CHECKING:
     from github_mcp.services.workspace import WorkspaceManager

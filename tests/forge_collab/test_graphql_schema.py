@@ -23,8 +23,9 @@ from graphql import (
     validate,
 )
 
-from github_mcp.services import blame, discussions
-from github_mcp.services import projects as project_queries
+from github_mcp.services import discussions
+from github_mcp.services.projects import projects as project_queries
+from github_mcp.services.repos import blame
 from sandbox_forge.graphql.endpoint import SCHEMA
 
 from .test_demo import STATE as DEMO_STATE

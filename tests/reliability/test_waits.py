@@ -7,7 +7,7 @@ import asyncio
 import logging
 import time
 
-from github_mcp.services.ci import poll
+from github_mcp.services.actions import poll
 from sandbox_forge.admin.collab_seeding import add_check_run, create_pull
 from tests.conftest import call_tool, mcp_client
 from tests.test_tools_write import new_repo

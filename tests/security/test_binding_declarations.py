@@ -104,7 +104,7 @@ def test_an_operators_declared_write_tool_registers(tmp_path, monkeypatch):
         textwrap.dedent(
             """
             from github_mcp.pipeline.registry import ArgumentsOnly, tool
-            from github_mcp.tools.writes import branch_at
+            from github_mcp.tools.repos.writes import branch_at
 
             @tool(toolset="repos", write=True, target=None,
                   binds=ArgumentsOnly("the note given is the whole of what is posted"))

@@ -20,13 +20,13 @@ from typing import Any
 
 import re2
 
-import github_mcp.services.ci as ci_package
-import github_mcp.services.ci.runners as runners_package
-from github_mcp.services.ci._joblogs import select
-from github_mcp.services.ci._test_output import Budget, parse_failures, summarize
-from github_mcp.services.ci.runners.base import MAX_LINE, MAX_LINES
-from github_mcp.services.tree import TreeEntry, filter_entries
-from github_mcp.services.tree._patterns import METER, PathGlob, SegmentGlob, compile_line
+import github_mcp.services.actions as ci_package
+import github_mcp.services.actions.runners as runners_package
+from github_mcp.services.actions._joblogs import select
+from github_mcp.services.actions._test_output import Budget, parse_failures, summarize
+from github_mcp.services.actions.runners.base import MAX_LINE, MAX_LINES
+from github_mcp.services.repos.tree import TreeEntry, filter_entries
+from github_mcp.services.repos.tree._patterns import METER, PathGlob, SegmentGlob, compile_line
 from sandbox_forge.admin.seed_collab import add_workflow_run, create_pull
 from sandbox_forge.stores.actions_logs import job_log
 from tests.conftest import call_tool, mcp_client
@@ -104,10 +104,10 @@ def test_filter_with_stacked_patterns_over_a_deep_tree_is_bounded():
 def _module_patterns() -> list[tuple[str, str, Any]]:
     found = []
     modules = [
-        "github_mcp.services.ci." + m.name for m in pkgutil.iter_modules(ci_package.__path__)
+        "github_mcp.services.actions." + m.name for m in pkgutil.iter_modules(ci_package.__path__)
     ]
     modules += [
-        "github_mcp.services.ci.runners." + m.name
+        "github_mcp.services.actions.runners." + m.name
         for m in pkgutil.iter_modules(runners_package.__path__)
     ]
     for name in modules:

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from github_mcp.services.content import (
+from github_mcp.services.shared.content import (
     git_blob_sha,
 )
 

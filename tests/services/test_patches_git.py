@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from github_mcp.services.patches._service import (
+from github_mcp.services.shared.patches._service import (
     unified_diff,
 )
 from tests.unit.test_patches import _mutate, _random_text, apply_all

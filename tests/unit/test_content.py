@@ -6,7 +6,7 @@ import pytest
 
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.kernel.hidden_text import strip_invisible
-from github_mcp.services.content import (
+from github_mcp.services.shared.content import (
     cut_text,
     detect_and_decode,
     slice_lines,

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
-from github_mcp.services.ci._joblogs import (
+from github_mcp.services.actions._joblogs import (
     MAX_GREP_LINE,
     MAX_LINE_CHARS,
     clean_log,

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
-from github_mcp.services.patches._service import (
+from github_mcp.services.shared.patches._service import (
     FilePatch,
     apply_file_patch,
     normalize_patch,

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
-from github_mcp.services.ci import _joblogs as joblogs
-from github_mcp.services.ci._test_output import (
+from github_mcp.services.actions import _joblogs as joblogs
+from github_mcp.services.actions._test_output import (
     Budget,
     FailingEntry,
     TestCounts,
@@ -27,7 +27,7 @@ from github_mcp.services.ci._test_output import (
     rerun_command,
     summarize,
 )
-from github_mcp.services.ci.runners.base import MAX_LINE, MAX_LINES
+from github_mcp.services.actions.runners.base import MAX_LINE, MAX_LINES
 
 LOGS = Path(__file__).resolve().parent.parent / "fixtures" / "runner_logs"
 

@@ -11,9 +11,9 @@ from pathspec import GitIgnoreSpec
 from pydantic import BaseModel
 
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
-from github_mcp.services.tree._patterns import RuleSet, compile_line, compile_rules
-from github_mcp.services.tree._result import Excluded, TreeFile, TreeListing
-from github_mcp.services.tree._service import (
+from github_mcp.services.repos.tree._patterns import RuleSet, compile_line, compile_rules
+from github_mcp.services.repos.tree._result import Excluded, TreeFile, TreeListing
+from github_mcp.services.repos.tree._service import (
     PLATFORM_PATTERNS,
     SIZE_LIMIT_BYTES,
     TreeEntry,

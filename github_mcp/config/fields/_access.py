@@ -4,43 +4,28 @@ Mixed into `Settings` in github_mcp/config/__init__.py."""
 
 from __future__ import annotations
 
+import tomllib
 from enum import StrEnum
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+# The toolsets are declared as data in the catalog (github_mcp/catalog/toolsets.toml: id,
+# description, default flag); the settings read their vocabulary from that file, not from
+# the catalog's code, which sits above them.
+TOOLSETS_FILE = Path(__file__).resolve().parents[2] / "catalog" / "toolsets.toml"
+DECLARED: dict[str, Any] = tomllib.loads(TOOLSETS_FILE.read_text(encoding="utf-8"))
+
 
 class Toolset(StrEnum):
-    """The groups tools are registered in; GITHUB_MCP_TOOLSETS picks among them."""
+    """The groups tools are registered in; GITHUB_MCP_TOOLSETS picks among them. One
+    member per toolset of the catalog's toolsets.toml, named as its id in capitals."""
 
-    META = "meta"
-    REPOS = "repos"
-    FILES = "files"
-    WRITES = "writes"
-    ISSUES = "issues"
-    PULL_REQUESTS = "pull_requests"
-    ACTIONS = "actions"
-    AUTOMATION = "automation"
-    WORKSPACE = "workspace"
-    SEARCH = "search"
-    # Breadth beyond code and review: off the default list, enabled on request.
-    RELEASES = "releases"
-    LABELS = "labels"
-    PEOPLE = "people"
-    STARS = "stars"
-    GISTS = "gists"
-    CODE_SECURITY = "code_security"
-    REACTIONS = "reactions"
-    NOTIFICATIONS = "notifications"
-    PULL_REQUEST_REVIEWS = "pull_request_reviews"
-    ISSUE_PLANNING = "issue_planning"
-    PROJECTS = "projects"
-    DISCUSSIONS = "discussions"
-    COPILOT = "copilot"
-    BLAME = "blame"
-    REPO_ADMIN = "repo_admin"
+    _ignore_ = "_declared"
+    for _declared in DECLARED["toolset"]:
+        vars()[str(_declared["id"]).upper()] = str(_declared["id"])
 
     @classmethod
     def parse(cls, name: str) -> Toolset:
@@ -52,58 +37,12 @@ class Toolset(StrEnum):
 
 
 TOOLSETS: tuple[str, ...] = tuple(t.value for t in Toolset)
-# Listed when GITHUB_MCP_TOOLSETS is `default` (its default), after the official GitHub
-# server's default set (context, repos, issues, pull_requests, users): read a repository,
-# change it, work an issue or a PR to its merge. Every other toolset (Actions, workspace)
-# and any added later is listed only on request (enable_toolset, the setting, or a hosted
-# URL or header); tests/perf/test_tool_catalog.py holds the list to its byte budget.
+# listed when GITHUB_MCP_TOOLSETS is `default` (its default): toolsets.toml says why
 DEFAULT_TOOLSETS: frozenset[Toolset] = frozenset(
-    {
-        Toolset.META,
-        Toolset.REPOS,
-        Toolset.FILES,
-        Toolset.WRITES,
-        Toolset.ISSUES,
-        Toolset.PULL_REQUESTS,
-        Toolset.AUTOMATION,
-        Toolset.SEARCH,
-    }
+    Toolset(t["id"]) for t in DECLARED["toolset"] if t["default"]
 )
-
-
-# Listed by default too, from toolsets that are not: the five most common tasks of each
-# area an agent meets often enough that finding its tools first would cost a call every
-# time (tests/perf/test_tool_catalog.py keeps the default list within its byte budget).
-DEFAULT_TOOLS: frozenset[str] = frozenset(
-    {
-        # releases: list them, read one (by tag) or the latest, draft one, publish a draft
-        "list_releases",
-        "get_release",
-        "draft_release",
-        "publish_release",
-        # notifications: list unread (or those you take part in), read one, mark one read
-        # or done, mark all read
-        "list_notifications",
-        "get_notification_details",
-        "dismiss_notification",
-        "mark_all_notifications_read",
-        # projects: list them, read one's fields, list its items, add an item, set a field
-        "list_projects",
-        "get_project",
-        "list_project_items",
-        "add_project_item",
-        "update_project_item_field",
-        # sub-issues: list, add, remove, reorder; what blocks an issue
-        "list_sub_issues",
-        "change_sub_issue",
-        "get_issue_dependencies",
-        # security alerts: list (Dependabot, code scanning, secret scanning), read one,
-        # dismiss or reopen
-        "list_security_alerts",
-        "get_security_alert",
-        "set_security_alert_state",
-    }
-)
+# listed by default too, from toolsets that are not (toolsets.toml, [default_tools])
+DEFAULT_TOOLS: frozenset[str] = frozenset(DECLARED["default_tools"]["tools"])
 
 
 def env(name: str, *more: str) -> AliasChoices:

@@ -1,12 +1,17 @@
 """Pull requests: reading and opening them, merge readiness, conflicts, review threads
 and stacked pull requests.
 
-The modules behind this face are private; import from the package.
+The modules behind this face are private; import from the package. The face also holds
+what the pulls tools need from other domains' services (a pull request is commented and
+labelled as an issue; its failing checks are Actions' records), so a tool imports only
+its own domain's service.
 """
 
 from __future__ import annotations
 
-from github_mcp.services.pulls._automation import call_text, pr_label, pull_reviews
+from github_mcp.services.actions import CheckCountsOut, FailedJob
+from github_mcp.services.issues import issue_views
+from github_mcp.services.pulls._automation import pr_label, pull_reviews
 from github_mcp.services.pulls._comments import UnresolvedComments, unresolved_comments
 from github_mcp.services.pulls._conflicts import MergeConflicts, detect_conflicts
 from github_mcp.services.pulls._failing import FailingTestsPage, failing_tests
@@ -51,6 +56,8 @@ from github_mcp.services.pulls._views import (
 )
 
 __all__ = [
+    "CheckCountsOut",
+    "FailedJob",
     "FailingTestsPage",
     "MergeConflicts",
     "PrComments",
@@ -63,7 +70,6 @@ __all__ = [
     "StackRun",
     "ThreadReply",
     "UnresolvedComments",
-    "call_text",
     "check_readiness",
     "compact_pr",
     "create_review",
@@ -72,6 +78,7 @@ __all__ = [
     "failing_tests",
     "find_open_pr",
     "get_pull",
+    "issue_views",
     "list_pulls",
     "manage_stack",
     "merge_pull",

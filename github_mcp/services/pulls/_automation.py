@@ -9,16 +9,15 @@ The services themselves: `pr_comments` (unresolved review threads), `pr_conflict
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from github_mcp.github.client import (
     GitHubClient,
 )
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
-from github_mcp.services import ci
-from github_mcp.services.github_json import PullRequest, PullReview
+from github_mcp.services import actions as ci
 from github_mcp.services.pulls._service import get_pull
-from github_mcp.services.repos import (
+from github_mcp.services.shared.github_json import PullRequest, PullReview
+from github_mcp.services.shared.repo_facts import (
     repo_path,
 )
 
@@ -28,16 +27,6 @@ MAX_WAIT_SECONDS = 600.0
 
 def pr_label(full_name: str, number: int) -> str:
     return f"{full_name}#{number}"
-
-
-def call_text(tool: str, **args: Any) -> str:
-    """A suggested tool call, as an assistant would write it: name(arg='value', …)."""
-    parts = []
-    for key, value in args.items():
-        if value is None:
-            continue
-        parts.append(f"{key}={value!r}" if not isinstance(value, bool) else f"{key}={value}")
-    return f"{tool}({', '.join(parts)})"
 
 
 def is_bot(login: str | None, typename: str | None = None) -> bool:

@@ -11,14 +11,15 @@ from pydantic import BaseModel
 from github_mcp.github.client import GitHubClient
 from github_mcp.github.graphql import review_threads
 from github_mcp.kernel.hidden_text import strip_invisible
-from github_mcp.services.authorship import authored
-from github_mcp.services.content import cut_text
-from github_mcp.services.github_json import IssueComment
-from github_mcp.services.issue_views import AUTHOR_ASSOCIATION, WITHHELD
-from github_mcp.services.paging import cursor_for_offset
-from github_mcp.services.pulls._automation import call_text, is_bot, pr_label
+from github_mcp.services.issues.issue_views import AUTHOR_ASSOCIATION, WITHHELD
+from github_mcp.services.pulls._automation import is_bot, pr_label
 from github_mcp.services.pulls._service import get_pull
-from github_mcp.services.repos import repo_path
+from github_mcp.services.shared.authorship import authored
+from github_mcp.services.shared.content import cut_text
+from github_mcp.services.shared.github_json import IssueComment
+from github_mcp.services.shared.paging import cursor_for_offset
+from github_mcp.services.shared.repo_facts import repo_path
+from github_mcp.services.shared.suggested_calls import call_text
 
 BODY_BYTES = 300
 REPLY_BYTES = 200

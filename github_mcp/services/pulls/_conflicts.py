@@ -12,11 +12,11 @@ from pydantic import BaseModel
 from github_mcp.github.client import GitHubClient
 from github_mcp.services.pulls._automation import (
     ProgressFn,
-    call_text,
     pr_label,
     require_open,
     wait_mergeable,
 )
+from github_mcp.services.shared.suggested_calls import call_text
 from github_mcp.services.workspace import ScratchRepos
 
 

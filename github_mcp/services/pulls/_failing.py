@@ -9,10 +9,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from github_mcp.github.client import GitHubClient
-from github_mcp.services import ci
-from github_mcp.services.ci import collect_failures, job_summary
-from github_mcp.services.pulls._automation import ProgressFn, call_text, pr_label
+from github_mcp.services import actions as ci
+from github_mcp.services.actions import collect_failures, job_summary
+from github_mcp.services.pulls._automation import ProgressFn, pr_label
 from github_mcp.services.pulls._service import get_pull
+from github_mcp.services.shared.suggested_calls import call_text
 
 MAX_NEXT_CALLS = 4
 

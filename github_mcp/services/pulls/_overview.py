@@ -10,7 +10,7 @@ from typing import Any, TypedDict
 from github_mcp.github import graphql
 from github_mcp.github.client import GitHubClient
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
-from github_mcp.services.github_json import PullRef
+from github_mcp.services.shared.github_json import PullRef
 
 # GitHub's PatchStatus -> the REST file status
 FILE_STATUS = {"DELETED": "removed"}

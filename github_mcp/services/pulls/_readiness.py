@@ -23,20 +23,20 @@ from github_mcp.github.graphql import (
 )
 from github_mcp.github.urls import encode_path
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
-from github_mcp.services import ci
-from github_mcp.services.github_json import PullRequest, PullReview
+from github_mcp.services import actions as ci
 from github_mcp.services.pulls._automation import (
     ProgressFn,
-    call_text,
     latest_reviews,
     pr_label,
     pull_reviews,
     wait_mergeable,
 )
 from github_mcp.services.pulls._service import get_pull
-from github_mcp.services.repos import (
+from github_mcp.services.shared.github_json import PullRequest, PullReview
+from github_mcp.services.shared.repo_facts import (
     repo_path,
 )
+from github_mcp.services.shared.suggested_calls import call_text
 
 # Where the merge rules came from, said as a reader would want it said.
 SOURCES = {

@@ -7,8 +7,8 @@ from pydantic import BaseModel, Field
 
 from github_mcp.github.client import GitHubClient
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
-from github_mcp.services.github_json import PullRequest
-from github_mcp.services.repos import repo_path
+from github_mcp.services.shared.github_json import PullRequest
+from github_mcp.services.shared.repo_facts import repo_path
 
 # Failures after which the merge may have happened all the same: a 5xx, a dropped
 # connection or a timeout can come after GitHub merged. A refusal (405, 409, 422) cannot.

@@ -13,10 +13,11 @@ from github_mcp.github.client import (
 )
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, conflict
 from github_mcp.kernel.hidden_text import strip_invisible
-from github_mcp.services.approved_state import new_commits
-from github_mcp.services.github_json import PullRequest, PullReview
 from github_mcp.services.pulls._reconcile import PullMerge, already_merged, merged_after_failure
-from github_mcp.services.repos import (
+from github_mcp.services.shared.approved_state import new_commits
+from github_mcp.services.shared.github_json import PullRequest, PullReview
+from github_mcp.services.shared.repo_facts import get_pull as get_pull  # the package face
+from github_mcp.services.shared.repo_facts import (
     repo_path,
 )
 
@@ -87,11 +88,6 @@ async def open_pull_request(
                 raise
     assert last is not None
     raise last
-
-
-async def get_pull(github: GitHubClient, full_name: str, number: int) -> PullRequest:
-    pull: PullRequest = await github.request_json("GET", f"{repo_path(full_name)}/pulls/{number}")
-    return pull
 
 
 async def merge_pull(

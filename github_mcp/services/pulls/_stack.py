@@ -27,13 +27,14 @@ from github_mcp.github.client import (
 from github_mcp.github.urls import encode_path
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, invalid_input
 from github_mcp.kernel.params import parse_pr_ref
-from github_mcp.services.approved_state import RemoteState, require_facts
-from github_mcp.services.github_json import Comparison, PullRequest
-from github_mcp.services.pulls._automation import call_text, pr_label
+from github_mcp.services.pulls._automation import pr_label
 from github_mcp.services.pulls._service import get_pull
-from github_mcp.services.repos import (
+from github_mcp.services.shared.approved_state import RemoteState, require_facts
+from github_mcp.services.shared.github_json import Comparison, PullRequest
+from github_mcp.services.shared.repo_facts import (
     repo_path,
 )
+from github_mcp.services.shared.suggested_calls import call_text
 from github_mcp.services.workspace import RebaseOutcome, ScratchRepos
 
 

@@ -8,11 +8,9 @@ import asyncio
 from pydantic import BaseModel
 
 from github_mcp.github.client import GitHubClient
-from github_mcp.services import issues as issue_service
-from github_mcp.services.authorship import authored
-from github_mcp.services.ci import FAILED_CONCLUSIONS
-from github_mcp.services.content import cut_text
-from github_mcp.services.issue_views import (
+from github_mcp.services.actions import FAILED_CONCLUSIONS
+from github_mcp.services.issues import issues as issue_service
+from github_mcp.services.issues.issue_views import (
     AUTHOR_ASSOCIATION,
     WITHHELD,
     Comment,
@@ -27,6 +25,8 @@ from github_mcp.services.pulls._overview import (
     pull_overview,
 )
 from github_mcp.services.pulls._service import compact_pr, pull_files, review_comments
+from github_mcp.services.shared.authorship import authored
+from github_mcp.services.shared.content import cut_text
 
 SHOWN_FILES = 10
 

@@ -9,8 +9,8 @@ import shutil
 from pathlib import Path
 
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
-from github_mcp.services.ci import parse_counts, parse_failures, parse_junit_xml
-from github_mcp.services.ci.runners.base import TestFailure
+from github_mcp.services.actions import parse_counts, parse_failures, parse_junit_xml
+from github_mcp.services.actions.runners.base import TestFailure
 from github_mcp.services.workspace._cgroups import CgroupPlan
 from github_mcp.services.workspace._gitfiles import read_nofollow
 from github_mcp.services.workspace._procs import (

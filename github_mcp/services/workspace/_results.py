@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from github_mcp.kernel.effects import Written
-from github_mcp.services.commit_types import CommitSignature
+from github_mcp.services.shared.commit_types import CommitSignature
 
 Refresh = Literal[
     "cloned", "reset", "fast_forwarded", "up_to_date", "dirty_left_behind", "diverged_left_behind"

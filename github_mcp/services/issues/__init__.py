@@ -1,0 +1,3 @@
+"""Issue services: issues (the REST calls), issue_views (cleaned, capped, labelled text),
+labels and reactions.
+"""

@@ -1,0 +1,3 @@
+"""Code security: security (code scanning, Dependabot and secret scanning alerts),
+advisories (security advisories) and code_quality (Code Quality findings).
+"""

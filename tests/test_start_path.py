@@ -164,3 +164,16 @@ def test_main_app_is_made_on_first_use():
         [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert done.stdout.split() == ["[]", "LazyApp", "True"]
+
+
+def test_a_server_alone_imports_no_redis_client():
+    """Only replicas (GITHUB_MCP_STATE_URL) import the shared-state package and redis-py
+    (with its telemetry), a large share of a start: the HTTP app's modules do not."""
+    probe = (
+        "import sys, github_mcp.serving.server, github_mcp.serving.framework_tools;"
+        "print(sorted(m for m in ('redis', 'github_mcp.state') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "[]"

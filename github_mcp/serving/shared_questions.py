@@ -5,7 +5,7 @@ POST for a question this replica did not ask.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pydantic_core
 from mcp.shared.exceptions import MCPError
@@ -14,8 +14,11 @@ from starlette.types import Message, Receive, Scope, Send
 
 from github_mcp.kernel.framework_internals import request_outbound
 from github_mcp.kernel.principal import ANONYMOUS, principal_from_token
+from github_mcp.kernel.question_ids import ID_PREFIX, is_question_id
 from github_mcp.pipeline.peer import Answer
-from github_mcp.state._questions import ID_PREFIX, SharedQuestions, is_question_id
+
+if TYPE_CHECKING:  # the state package imports the Redis client: only replicas pay for it
+    from github_mcp.state._questions import SharedQuestions
 
 MAX_ANSWER_BYTES = 1 << 20  # an elicitation's answer is a small form
 

@@ -21,23 +21,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from github_mcp.kernel.errors import GitHubMCPError
+from github_mcp.kernel.question_ids import is_question_id, new_question_id
 from github_mcp.monitoring.observability import log_event
 from github_mcp.state._connection import SharedState, pending
 
-ID_PREFIX = "srvq-"
 RECHECK_S = 1.0  # the asking call's own look at the stored answer
 LISTEN_POLL_S = 0.5
 QUESTION_TTL_S = 24 * 3600  # bounds a record whose replica died before deleting it
 ANSWER_TTL_S = 600
-
-
-def is_question_id(value: Any) -> bool:
-    return isinstance(value, str) and value.startswith(ID_PREFIX) and len(value) <= 64
 
 
 class SharedQuestions:
@@ -63,7 +58,7 @@ class SharedQuestions:
     ) -> dict[str, Any]:
         """`send(question_id)` sends the question and awaits the answer arriving here; the
         answer may instead come through another replica. The JSON-RPC response message."""
-        question_id = ID_PREFIX + secrets.token_hex(12)
+        question_id = new_question_id()
         record = {"replica": self._state.replica, "session": session, "principal": principal}
         key = self._record(question_id)
         text = json.dumps(record)

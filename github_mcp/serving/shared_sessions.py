@@ -137,11 +137,17 @@ class SharedSessions:
         saved = self._saved.get(session_id)
         now = time.monotonic()
         if saved is not None and saved[1] == (toolsets, level):
-            if now - saved[0] >= self.renew_s:
-                key = self._key(session_id)
-                await self._run("session_renew", lambda r: r.expire(key, self.ttl_s))
+            if now - saved[0] < self.renew_s:
+                return
+            key = self._key(session_id)
+            renewed = await self._run("session_renew", lambda r: r.expire(key, self.ttl_s))
+            if renewed is True:
                 self._saved[session_id] = (now, (toolsets, level))
-            return
+                return
+            self._saved.pop(session_id, None)  # tried again at the next answer
+            if renewed is _UNREACHABLE:
+                return
+            # the record is gone (a Redis that restarted without its data): written again
         body = {
             "owner": owner,
             "principal": record.owner,
@@ -153,8 +159,8 @@ class SharedSessions:
             "log_level": level,
         }
         text, key = json.dumps(body), self._key(session_id)
-        await self._run("session_keep", lambda r: r.set(key, text, ex=self.ttl_s))
-        self._saved[session_id] = (now, (toolsets, level))
+        if await self._run("session_keep", lambda r: r.set(key, text, ex=self.ttl_s)) is True:
+            self._saved[session_id] = (now, (toolsets, level))  # else tried again next time
 
     async def _load(self, session_id: str) -> dict[str, Any] | None:
         raw = await self._run("session_load", lambda r: r.get(self._key(session_id)))

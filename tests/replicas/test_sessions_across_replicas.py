@@ -186,3 +186,19 @@ def test_with_redis_away_another_replica_answers_retry_not_404(two_replicas):
     wait_for(lambda: httpx.get(second + "/readyz", timeout=5).status_code == 200, "readiness")
     back = _answer(_call(second, TOKEN_A, session, 3, "tools/list"), 3)
     assert back["result"]["tools"]
+
+
+@pytest.mark.timeout(300)
+def test_a_session_opened_while_redis_was_away_is_recorded_once_it_is_back(two_replicas):
+    first, second = (r.url for r in two_replicas.replicas)
+    redis_server = two_replicas.redis.proc
+    redis_server.send_signal(signal.SIGSTOP)
+    try:
+        session = _open(first, TOKEN_A)  # its record could not be written
+    finally:
+        redis_server.send_signal(signal.SIGCONT)
+    wait_for(lambda: httpx.get(first + "/readyz", timeout=5).status_code == 200, "readiness")
+    here = _answer(_call(first, TOKEN_A, session, 2, "tools/list"), 2)  # written now
+    assert here["result"]["tools"]
+    moved = _answer(_call(second, TOKEN_A, session, 3, "tools/list"), 3)
+    assert moved["result"]["tools"]

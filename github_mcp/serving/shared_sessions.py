@@ -33,6 +33,7 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, authorizat
 from mcp.server.connection import Connection
 from mcp.types import InitializeRequestParams, LoggingLevel
 from starlette.applications import Starlette
+from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from github_mcp.kernel.errors import GitHubMCPError
@@ -100,8 +101,9 @@ class SharedSessions:
             if taken is None:
                 return  # an answer to a question another replica asked: relayed there
             receive = taken
-        if asked and asked not in sessions(manager):
-            await self._revive(asked, owner)
+        if asked and asked not in sessions(manager) and not await self._revive(asked, owner):
+            await _unreachable(scope, receive, send)  # not a 404: the session may well exist
+            return
         await inner(scope, receive, self._keeping(send, asked, owner))
         if asked and scope.get("method") == "DELETE":
             await self._drop(asked)
@@ -135,11 +137,17 @@ class SharedSessions:
         saved = self._saved.get(session_id)
         now = time.monotonic()
         if saved is not None and saved[1] == (toolsets, level):
-            if now - saved[0] >= self.renew_s:
-                key = self._key(session_id)
-                await self._run("session_renew", lambda r: r.expire(key, self.ttl_s))
+            if now - saved[0] < self.renew_s:
+                return
+            key = self._key(session_id)
+            renewed = await self._run("session_renew", lambda r: r.expire(key, self.ttl_s))
+            if renewed is True:
                 self._saved[session_id] = (now, (toolsets, level))
-            return
+                return
+            self._saved.pop(session_id, None)  # tried again at the next answer
+            if renewed is _UNREACHABLE:
+                return
+            # the record is gone (a Redis that restarted without its data): written again
         body = {
             "owner": owner,
             "principal": record.owner,
@@ -151,11 +159,13 @@ class SharedSessions:
             "log_level": level,
         }
         text, key = json.dumps(body), self._key(session_id)
-        await self._run("session_keep", lambda r: r.set(key, text, ex=self.ttl_s))
-        self._saved[session_id] = (now, (toolsets, level))
+        if await self._run("session_keep", lambda r: r.set(key, text, ex=self.ttl_s)) is True:
+            self._saved[session_id] = (now, (toolsets, level))  # else tried again next time
 
     async def _load(self, session_id: str) -> dict[str, Any] | None:
         raw = await self._run("session_load", lambda r: r.get(self._key(session_id)))
+        if raw is _UNREACHABLE:
+            raise _Unreachable
         if not raw:
             return None
         try:
@@ -168,13 +178,22 @@ class SharedSessions:
         self._saved.pop(session_id, None)
         await self._run("session_drop", lambda r: r.delete(self._key(session_id)))
 
-    async def _revive(self, session_id: str, requestor: Any) -> None:
-        body = await self._load(session_id)
+    async def _revive(self, session_id: str, requestor: Any) -> bool:
+        """Take the session over from its record; False only when Redis cannot say
+        whether it has one (else the SDK goes on: the session, or its 404)."""
+        try:
+            body = await self._load(session_id)
+        except _Unreachable:
+            return False
         manager = self.limits.manager
         if body is None or manager is None or session_id in sessions(manager):
-            return  # none (the SDK answers 404), or revived meanwhile by another request
+            return True  # none (the SDK answers 404), or revived meanwhile by another request
         if body.get("owner") != requestor:
-            return  # another credential: answered exactly as an unknown session
+            return True  # another credential: answered exactly as an unknown session
+        self._enter(session_id, requestor, body)
+        return True
+
+    def _enter(self, session_id: str, requestor: Any, body: dict[str, Any]) -> None:
         try:
             params = InitializeRequestParams.model_validate(body["client"])
             connection = Connection(
@@ -205,9 +224,32 @@ class SharedSessions:
         log_event("session_revived", session=session_id[:8])
 
     async def _run(self, what: str, command: Any) -> Any:
-        """One Redis command; Redis down costs the session its move, never the request."""
+        """One Redis command; `_UNREACHABLE` when Redis is down."""
         try:
             async with self.shared.op(what) as r:
                 return await pending(command(r))
         except GitHubMCPError:
-            return None
+            return _UNREACHABLE
+
+
+_UNREACHABLE = object()
+
+
+class _Unreachable(Exception):
+    pass
+
+
+async def _unreachable(scope: Scope, receive: Receive, send: Send) -> None:
+    """503 and a retryable JSON-RPC error: the client should retry, not initialize again."""
+    body = {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {
+            "code": -32000,
+            "message": "This session is held by another replica and the shared state "
+            "(Redis) is unreachable; retry in a second.",
+            "data": {"code": "unavailable", "retryable": True},
+        },
+    }
+    headers = {"Retry-After": "1"}
+    await JSONResponse(body, status_code=503, headers=headers)(scope, receive, send)

@@ -106,6 +106,7 @@ class ReplicaState:
         self.audit = AuditStream(self.state)
         self.events = RedisEventStore(self.state)
         self.heartbeat = Heartbeat(self.state)
+        self.writes.beating = lambda: self.heartbeat.running
         self.reads = SharedReads(self.state)  # the cross-visibility guard's read record
         self.questions = SharedQuestions(self.state)  # elicitations answered anywhere
 

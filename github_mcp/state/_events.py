@@ -134,6 +134,10 @@ class Heartbeat:
     def key(self, replica: str) -> str:
         return self._state.key("alive", replica)
 
+    @property
+    def running(self) -> bool:
+        return self._task is not None
+
     async def alive(self, replica: str) -> bool:
         async with self._state.op("heartbeat_read") as r:
             return bool(await r.exists(self.key(replica)))

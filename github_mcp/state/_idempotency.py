@@ -10,11 +10,14 @@ removes its marker, so a retry tries again. Keys are per principal: one client's
 never answers another principal's call.
 
 A replica that dies (or freezes past its lease) mid-write leaves the marker without a
-lease: its write may have reached GitHub. The marker never expires into a blind second
-attempt: the retry takes the claim over as an orphan (`WriteClaim.orphaned_since`), and
-the write reconciles against GitHub's state before acting (a comment with the same body
-since the first attempt began is that attempt's; a commit whose content the branch
-already has writes nothing; an open PR for the branches or a merged PR is reported).
+lease: its write may have reached GitHub. A replica serving HTTP names itself in its
+marker, and its heartbeat (a key it renews every second, gone 3.5 s after it stops) also
+vouches for the claim: once that stops, a retry need not wait out the lease. The marker
+never expires into a blind second attempt: the retry takes the claim over as an orphan
+(`WriteClaim.orphaned_since`), and the write reconciles against GitHub's state before
+acting (a comment with the same body since the first attempt began is that attempt's; a
+commit whose content the branch already has writes nothing; an open PR for the branches
+or a merged PR is reported).
 
 A holder that stalled past its lease (frozen, or starved of CPU) and then resumes must
 not write after a retry took its claim over: that retry reconciled without seeing a write
@@ -34,6 +37,7 @@ import hashlib
 import json
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,11 +60,16 @@ def idempotency_key(
     return hashlib.sha256(material.encode()).hexdigest()
 
 
-# One step: claim a free key, report a result or a live holder, or take over an orphan.
+# One step: claim a free key, report a result or a live holder, or take over an orphan
+# (its lease ran out, or the replica it names has stopped beating: ARGV[4] prefixes the
+# heartbeat keys).
 _CLAIM = """
 local v = redis.call('get', KEYS[1])
 if v and string.sub(v, 1, 5) == 'done:' then return {'done', v} end
-if v and redis.call('exists', KEYS[2]) == 1 then return {'wait', ''} end
+if v and redis.call('exists', KEYS[2]) == 1 then
+  local holder = string.match(v, '^pending:[^:]+:hb=([^:]+):')
+  if not holder or redis.call('exists', ARGV[4] .. holder) == 1 then return {'wait', ''} end
+end
 redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])
 redis.call('set', KEYS[2], ARGV[1], 'PX', ARGV[3])
 if v then return {'orphan', v} end
@@ -103,10 +112,15 @@ class IdempotentWrites:
     def __init__(self, state: SharedState, ttl_s: int) -> None:
         self._state = state
         self.ttl_s = ttl_s
+        # this replica's name while its heartbeat runs (stream_events.Heartbeat): a retry
+        # elsewhere then need not wait out the lease once the beat stops
+        self.beating: Callable[[], bool] = lambda: False
 
     async def claim(self, key: str) -> WriteClaim:
         redis_key = self._state.key("idem", key)
-        marker = f"pending:{secrets.token_hex(8)}:{time.time():.3f}"
+        beat = f"hb={self._state.replica}:" if self.beating() else ""
+        marker = f"pending:{secrets.token_hex(8)}:{beat}{time.time():.3f}"
+        alive = self._state.key("alive", "")
         deadline = time.monotonic() + WAIT_FOR_FIRST_S
         delay = 0.01
         lease_ms, keep_ms = int(PENDING_LEASE_S * 1000), max(1, self.ttl_s) * 1000
@@ -114,14 +128,15 @@ class IdempotentWrites:
             claim = WriteClaim(redis_key, marker)
             async with self._state.op("idem_claim") as r:
                 outcome, value = await pending(
-                    r.eval(_CLAIM, 2, redis_key, claim.lease_key, marker, keep_ms, lease_ms)
+                    r.eval(_CLAIM, 2, redis_key, claim.lease_key, marker, keep_ms, lease_ms, alive)
                 )
             if outcome == b"done":
                 return WriteClaim(redis_key, "", replay=json.loads(value[5:]))
             if outcome in (b"claimed", b"orphan"):
                 if outcome == b"orphan":
                     claim.orphaned_since = _began(value)
-                    log_event("write_claim_orphaned", began=claim.orphaned_since)
+                    holder = _holder(value)
+                    log_event("write_claim_orphaned", began=claim.orphaned_since, holder=holder)
                 claim.renewer = asyncio.create_task(self._renew(claim))
                 _HELD.set((self, claim))
                 return claim
@@ -204,6 +219,12 @@ class IdempotentWrites:
         except GitHubMCPError:
             if tries > 1:
                 self._state.later(lambda: self.abandon(claim, tries=tries - 1))
+
+
+def _holder(marker: bytes) -> str | None:
+    """The replica whose heartbeat vouches for the attempt holding `marker`, if any."""
+    _, _, rest = marker.decode(errors="replace").partition(":hb=")
+    return rest.rsplit(":", 1)[0] or None if rest else None
 
 
 def _began(marker: bytes) -> float | None:

@@ -12,6 +12,7 @@ again (serving/shared_sessions.py): two `main.py serve` processes with sessions 
 from __future__ import annotations
 
 import json
+import signal
 import uuid
 from typing import Any
 
@@ -19,7 +20,7 @@ import httpx2 as httpx
 import pytest
 
 from tests.conftest import traversable
-from tests.replicas.cluster import Cluster
+from tests.replicas.cluster import Cluster, wait_for
 
 TOKEN_A = "sessions-owner-alpha-0123456789"
 TOKEN_B = "sessions-owner-bravo-0123456789"
@@ -164,3 +165,40 @@ def test_a_deleted_session_is_not_revived(two_replicas):
     assert ended.status_code == 200, ended.text
     gone = _call(second, TOKEN_A, session, 3, "tools/list")
     assert gone.status_code == 404, gone.text
+
+
+@pytest.mark.timeout(300)
+def test_with_redis_away_another_replica_answers_retry_not_404(two_replicas):
+    """A replica that cannot read the session's record (Redis frozen) cannot know whether
+    the session exists: it answers 503 with a retryable error (a 404 would make the client
+    initialize again), and takes the session over once Redis answers again."""
+    first, second = (r.url for r in two_replicas.replicas)
+    session = _open(first, TOKEN_A)
+    redis_server = two_replicas.redis.proc
+    redis_server.send_signal(signal.SIGSTOP)  # frozen: it keeps the record
+    try:
+        away = _call(second, TOKEN_A, session, 2, "tools/list")
+    finally:
+        redis_server.send_signal(signal.SIGCONT)
+    assert away.status_code == 503, away.text
+    assert away.json()["error"]["data"] == {"code": "unavailable", "retryable": True}
+    assert away.headers["retry-after"] == "1"
+    wait_for(lambda: httpx.get(second + "/readyz", timeout=5).status_code == 200, "readiness")
+    back = _answer(_call(second, TOKEN_A, session, 3, "tools/list"), 3)
+    assert back["result"]["tools"]
+
+
+@pytest.mark.timeout(300)
+def test_a_session_opened_while_redis_was_away_is_recorded_once_it_is_back(two_replicas):
+    first, second = (r.url for r in two_replicas.replicas)
+    redis_server = two_replicas.redis.proc
+    redis_server.send_signal(signal.SIGSTOP)
+    try:
+        session = _open(first, TOKEN_A)  # its record could not be written
+    finally:
+        redis_server.send_signal(signal.SIGCONT)
+    wait_for(lambda: httpx.get(first + "/readyz", timeout=5).status_code == 200, "readiness")
+    here = _answer(_call(first, TOKEN_A, session, 2, "tools/list"), 2)  # written now
+    assert here["result"]["tools"]
+    moved = _answer(_call(second, TOKEN_A, session, 3, "tools/list"), 3)
+    assert moved["result"]["tools"]

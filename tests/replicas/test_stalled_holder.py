@@ -107,8 +107,9 @@ async def test_a_holder_killed_before_its_write_left_is_finished_once_by_the_ret
 ):
     """The other half of a replica dying mid-call (test_replica_death.py has the writes
     that reached GitHub first): killed before its write left, the retry with the same key
-    on another replica waits out the dead holder's lease, takes the claim over and writes
-    exactly once, answering with the write's result."""
+    on another replica takes the claim over once the dead holder's heartbeat has stopped
+    (its lease is made to last here: only the heartbeat can free it) and writes exactly
+    once, answering with the write's result."""
     repo = f"octo-org/killed-{uuid.uuid4().hex[:8]}"
     forge.seed_repo(repo, {"README.md": "x\n"}, branches={"work": {}})
     start = head(forge, repo, "work")
@@ -119,18 +120,24 @@ async def test_a_holder_killed_before_its_write_left_is_finished_once_by_the_ret
         "files": [{"path": "once.txt", "content": "once\n"}],
     }
     key = "killed-" + uuid.uuid4().hex
+    store = redis.Redis.from_url(pair.redis.url)
     rule = forge.add_fault(method="GET", path=r"/branches/work$", hold=True, times=1)
     a, b = pair.replicas
     first = asyncio.create_task(_call(a.url, args, key))
     while not [e for e in forge.requests() if e.get("fault") == rule]:
         await asyncio.sleep(0.02)
     a.kill()
+    leases = [k for k in store.scan_iter("ghmcp:idem:*:lease")]
+    assert len(leases) == 1 and store.persist(leases[0])  # never runs out by itself
     forge.release_fault(rule)
     await asyncio.gather(first, return_exceptions=True)  # A's client sees A die
     assert _changes(forge, repo) == []  # nothing of A's write left
 
     is_error, retried = await _call(b.url, args, key)
     assert not is_error, retried
+    assert store.exists(leases[0]) == 0  # B's claim replaced the dead holder's
+    taken = [line for line in b.log.read_text().splitlines() if "write_claim_orphaned" in line]
+    assert len(taken) == 1 and '"holder": "' in taken[0], taken
     assert git(forge, repo, "rev-list", f"{start}..work").split() == [retried["commit_sha"]]
     is_error, again = await _call(b.url, args, key)  # and once more: the first result
     assert not is_error and again["commit_sha"] == retried["commit_sha"], again

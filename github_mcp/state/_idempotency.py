@@ -112,8 +112,8 @@ class IdempotentWrites:
     def __init__(self, state: SharedState, ttl_s: int) -> None:
         self._state = state
         self.ttl_s = ttl_s
-        # this replica's name while its heartbeat runs (stream_events.Heartbeat): a retry
-        # elsewhere then need not wait out the lease once the beat stops
+        # whether this replica's heartbeat runs (_events.Heartbeat): its claims then name
+        # it, and a retry elsewhere need not wait out the lease once the beat stops
         self.beating: Callable[[], bool] = lambda: False
 
     async def claim(self, key: str) -> WriteClaim:
@@ -224,7 +224,8 @@ class IdempotentWrites:
 def _holder(marker: bytes) -> str | None:
     """The replica whose heartbeat vouches for the attempt holding `marker`, if any."""
     _, _, rest = marker.decode(errors="replace").partition(":hb=")
-    return rest.rsplit(":", 1)[0] or None if rest else None
+    replica = rest.rsplit(":", 1)[0] if rest else ""
+    return replica or None
 
 
 def _began(marker: bytes) -> float | None:

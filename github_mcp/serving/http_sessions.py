@@ -1,6 +1,6 @@
 """Streamable HTTP sessions: an idle timeout, a cap, sleep, and the live count for /status.
 
-A session a client abandons without DELETE keeps its server task and streams (about 30 KB
+A session a client abandons without DELETE keeps its server task and streams (about 35 KB
 of Python objects; session_context keeps it from also holding the requests that reached
 it) until it sleeps (about 7 KB then: see session_hibernation), and then until it times
 out. The protocol library's default is 30 minutes, so a burst of abandoned sessions held

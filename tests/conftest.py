@@ -10,6 +10,7 @@ import hashlib
 import os
 import sys
 import tempfile
+import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -26,6 +27,8 @@ os.environ["FASTMCP_LOG_ENABLED"] = "false"
 os.environ["FASTMCP_SHOW_SERVER_BANNER"] = "false"
 
 from fastmcp import Client  # noqa: E402
+from fastmcp.client.transports import StreamableHttpTransport  # noqa: E402
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS  # noqa: E402
 
 from github_mcp.config import Settings  # noqa: E402
 from github_mcp.pipeline.runtime import Runtime  # noqa: E402
@@ -162,8 +165,34 @@ async def mcp_client(rt: Runtime) -> AsyncIterator[Client]:
         yield client
 
 
+_LISTED: weakref.WeakSet[Client] = weakref.WeakSet()
+
+
+async def listed(client: Client) -> Client:
+    """`client`, once it has listed the tools if it speaks 2026-07-28 over HTTP: such a
+    client mirrors a tool's repository argument into an `Mcp-Param-*` header (SEP-2243),
+    which it learns from the listing, and the server refuses a call without it."""
+    modern = client.protocol_version in MODERN_PROTOCOL_VERSIONS
+    if modern and isinstance(client.transport, StreamableHttpTransport) and client not in _LISTED:
+        await client.list_tools()
+        _LISTED.add(client)
+    return client
+
+
+class ListingClient(Client):
+    """A fastmcp client that lists the tools once connected, as a conforming 2026-07-28
+    client does before its calls (see `listed`)."""
+
+    async def __aenter__(self) -> ListingClient:
+        await super().__aenter__()
+        await listed(self)
+        return self
+
+
 async def call_tool(client: Client, name: str, args: dict[str, Any] | None = None):
-    """Call a tool; return (is_error, structured content)."""
+    """Call a tool, as a client that listed the tools does; return (is_error, structured
+    content)."""
+    await listed(client)
     result = await client.call_tool(name, args or {}, raise_on_error=False)
     return result.is_error, result.structured_content
 

@@ -284,6 +284,7 @@ async def _plain_serve(serving: Serving) -> None:
     assert serving.token is None  # loopback without tokens: no bearer token needed
     transport = StreamableHttpTransport(f"{serving.base}/mcp")
     async with Client(transport) as client:
+        await client.list_tools()  # to learn which arguments go in headers
         repo = await client.call_tool("get_repository", {"full_name": "octo-org/demo-app"})
     assert repo.structured_content["default_branch"] == "main"
     health = httpx.get(f"{serving.base}/healthz", timeout=60).json()

@@ -314,6 +314,13 @@ class OAuthProxyHooks(OAuthProxy):
         return await self.transparent_refresh(upstream_token_set)
 
 
+def tool_input_schemas(mcp: Any, lookup: Callable[[str], Any]) -> None:
+    """Where the SDK reads a tool's input schema to check a 2026-07-28 call's `Mcp-Param-*`
+    headers against its body (SEP-2243): without it, the SDK lists every tool for each call
+    and checks nothing for a tool the listing misses. fastmcp keeps its SDK server private."""
+    mcp._mcp_server.get_tool_input_schema = lookup
+
+
 @asynccontextmanager
 async def run_lifespan(mcp: Any) -> AsyncIterator[None]:
     """The server's lifespan without serving a transport, for a tasks worker process:

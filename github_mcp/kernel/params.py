@@ -7,7 +7,7 @@ GitHub call, so bad input never costs a request.
 from __future__ import annotations
 
 import re
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import AfterValidator, BeforeValidator, Field
 
@@ -87,6 +87,29 @@ def validate_path(value: str) -> str:
                 "without '..', '.' or empty segments."
             ),
         ) from None
+
+
+# SEP-2243: a 2026-07-28 client over HTTP mirrors these arguments into `Mcp-Param-*`
+# headers (the repository, or the pull request naming it), so a gateway routes or
+# rate-limits by repository without reading bodies; the HTTP layer refuses a header that
+# differs from the body (-32020 HeaderMismatch).
+REPO_HEADERS = {"full_name": "Repository", "pr": "Pr"}
+X_MCP_HEADER = "x-mcp-header"
+
+
+def declare_repo_headers(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` (a tool's input schema) with its repository arguments declared as headers:
+    only a top-level string property may carry one (the spec's "statically reachable",
+    primitive rule; an annotation anywhere else makes clients drop the whole tool)."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return schema
+    declared = dict(properties)
+    for name, header in REPO_HEADERS.items():
+        field = properties.get(name)
+        if isinstance(field, dict) and field.get("type") == "string":
+            declared[name] = {**field, X_MCP_HEADER: header}
+    return {**schema, "properties": declared}
 
 
 FullName = Annotated[

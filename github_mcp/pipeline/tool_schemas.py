@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 from typing import TYPE_CHECKING, Any
 
+from github_mcp.kernel.params import declare_repo_headers
 from github_mcp.pipeline.schema_listing import listed_schema, validation_schema
 
 if TYPE_CHECKING:
@@ -37,8 +38,8 @@ def parsed_schemas(spec: ToolSpec) -> tuple[dict[str, Any], dict[str, Any] | Non
     template.__name__ = spec.name
     template.__doc__ = spec.description
     parsed = FunctionTool.from_function(template, name=spec.name, description=spec.description)
-    # $refs inlined, as the framework lists them
-    inputs = validation_schema(dereference_refs(parsed.parameters))
+    # $refs inlined, as the framework lists them; the repository arguments headers too
+    inputs = declare_repo_headers(validation_schema(dereference_refs(parsed.parameters)))
     raw_output = parsed.output_schema
     output = listed_schema(dereference_refs(raw_output)) if raw_output is not None else None
     return inputs, output

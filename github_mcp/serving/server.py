@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import base64
+from functools import partial
 from typing import Any
 
 from fastmcp import FastMCP
@@ -18,6 +19,7 @@ from github_mcp.apps.wiring import install_apps
 from github_mcp.catalog.tool_paths import ToolViewPaths
 from github_mcp.config import Settings
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
+from github_mcp.kernel.framework_internals import tool_input_schemas
 from github_mcp.monitoring.observability import log_event
 from github_mcp.pipeline.extension_tools import import_extension_tools
 from github_mcp.pipeline.runtime import SERVER_NAME, VERSION, Runtime
@@ -27,6 +29,7 @@ from github_mcp.serving.forwarded import ForwardedHeaders
 from github_mcp.serving.framework_guides import register_guides
 from github_mcp.serving.framework_tools import ServedToolsProvider, SessionOwnerMiddleware
 from github_mcp.serving.header_values import trimmed_mcp_headers
+from github_mcp.serving.param_headers import declared_input
 from github_mcp.serving.tasks import add_tasks
 
 INSTRUCTIONS = (
@@ -72,6 +75,7 @@ def build_mcp(rt: Runtime, *, http_auth: bool = False, sign_in: Any = None) -> F
     install_apps(mcp)
     approval_tool.install_cards(rt)
     add_tasks(mcp, rt.settings)  # MCP tasks for long calls (serving/tasks.py)
+    tool_input_schemas(mcp, partial(declared_input, rt))  # SEP-2243 header checks
     return mcp
 
 

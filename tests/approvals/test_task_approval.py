@@ -46,6 +46,7 @@ async def _gated_commit_as_task(
     transport = StreamableHttpTransport(served_url + "/mcp", auth=TOKEN_A)
     human = _human(choice, links, visits)
     async with Client(transport, elicitation_handler=human, timeout=120) as client:
+        await client.list_tools()  # to learn which arguments go in headers
         where = {"full_name": repo, "ref": "main"}
         cloned = await client.call_tool("ensure_workspace_clone", where)
         assert not cloned.is_error, cloned
@@ -110,6 +111,7 @@ async def test_another_callers_task_is_not_found(approval_server, fresh_repo, tm
         as_a = Client(StreamableHttpTransport(served.url + "/mcp", auth=TOKEN_A), timeout=120)
         as_b = Client(StreamableHttpTransport(served.url + "/mcp", auth=TOKEN_B), timeout=120)
         async with as_a, as_b:
+            await as_a.list_tools()  # to learn which arguments go in headers
             where = {"full_name": repo, "ref": "main"}
             task = await call_tool_task(as_a, "ensure_workspace_clone", where)
             seen_by_b = ToolTask(as_b, "ensure_workspace_clone", task.create_result)

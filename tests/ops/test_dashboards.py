@@ -55,6 +55,7 @@ async def test_every_referenced_metric_is_exported(repo, forge, make_runtime):
     forge.add_fault(path=f"^/repos/{REPO}/commits", preset="primary_rate_limit", times=1)
     with serve_in_thread(build_http_app(rt)) as url:
         async with Client(url + "/mcp", auth=None) as client:
+            await client.list_tools()  # to learn which arguments go in headers
             for name, args in [
                 ("get_repository", {"full_name": REPO}),
                 ("get_repository", {"full_name": REPO}),  # a cache hit

@@ -284,9 +284,11 @@ class Cluster:
 
 
 def client(url: str) -> Any:
-    """A fastmcp client of `url`/mcp with the cluster's bearer token."""
-    from fastmcp import Client
+    """A fastmcp client of `url`/mcp with the cluster's bearer token (it lists the tools
+    once connected, as a 2026-07-28 client does before calling)."""
     from fastmcp.client.transports import StreamableHttpTransport
 
+    from tests.conftest import ListingClient
+
     transport = StreamableHttpTransport(url + "/mcp", headers={"Authorization": f"Bearer {BEARER}"})
-    return Client(transport, timeout=120)
+    return ListingClient(transport, timeout=120)

@@ -79,10 +79,6 @@ NEEDS_FIXTURES = {
     "tasks-no-early-ttl-expiry": "tool slow_compute",
     "tasks-no-related-task-meta-on-inlined-result": "tool slow_compute",
     "sep-2243-server-no-xmcp-tool": "a tool with x-mcp-header parameters",
-    "sep-2243-server-decode-base64": "a tool with x-mcp-header parameters",
-    "sep-2243-server-validate-param-match": "a tool with x-mcp-header parameters",
-    "sep-2243-server-reject-invalid-param-chars": "a tool with x-mcp-header parameters",
-    "sep-2243-server-reject-param-mismatch": "a tool with x-mcp-header parameters",
 }
 NEGOTIATION = (
     "tasks-extension-advertised",

@@ -51,7 +51,9 @@ def _head(forge, full_name: str, branch: str) -> str | None:
     return record.git.read_ref(f"refs/heads/{branch}")
 
 
-def _post(url: str, method: str, params: dict[str, Any], headers: dict[str, str]):
+def _post(
+    url: str, method: str, params: dict[str, Any], headers: dict[str, str], path: str = "/mcp"
+):
     """A raw 2026-07-28 request: (HTTP status, the JSON-RPC answer)."""
     body = {
         "jsonrpc": "2.0",
@@ -69,7 +71,7 @@ def _post(url: str, method: str, params: dict[str, Any], headers: dict[str, str]
     }
     connection = http.client.HTTPConnection(urlsplit(url).netloc, timeout=120)
     try:
-        connection.request("POST", "/mcp", body=json.dumps(body), headers=sent)
+        connection.request("POST", path, body=json.dumps(body), headers=sent)
         response = connection.getresponse()
         text = response.read().decode()
         status = response.status
@@ -81,8 +83,10 @@ def _post(url: str, method: str, params: dict[str, Any], headers: dict[str, str]
     return status, json.loads(text)
 
 
-def _call(url: str, name: str, arguments: dict[str, Any], headers: dict[str, str]):
-    return _post(url, "tools/call", {"name": name, "arguments": arguments}, headers)
+def _call(
+    url: str, name: str, arguments: dict[str, Any], headers: dict[str, str], path: str = "/mcp"
+):
+    return _post(url, "tools/call", {"name": name, "arguments": arguments}, headers, path)
 
 
 async def test_every_repository_argument_is_a_valid_header_declaration(server):
@@ -166,3 +170,18 @@ def test_the_pr_argument_is_checked_too(server):
         server.url, "get_pr_overview", {"pr": pr}, {"Mcp-Param-Pr": "octo-org/other#1"}
     )
     assert status == 400 and refused["error"]["code"] == HEADER_MISMATCH, refused
+
+
+def test_a_tool_the_client_is_not_shown_is_checked_when_it_carries_a_header(server, forge, repo):
+    """A read-only view does not list create_branch: a client could not know to mirror its
+    argument, so a call without the header reaches the server (which refuses the write
+    itself); one with a header naming another repository is refused as a mismatch."""
+    branch = f"unlisted-{uuid.uuid4().hex[:6]}"
+    args = {"full_name": repo, "branch": branch}
+    status, answer = _call(server.url, "create_branch", args, {}, "/mcp/readonly")
+    assert status == 200 and answer["result"]["isError"], answer
+    assert answer["result"]["structuredContent"]["error"]["code"] == "write_not_allowed"
+    other = {"Mcp-Param-Repository": "octo-org/demo-app"}
+    status, refused = _call(server.url, "create_branch", args, other, "/mcp/readonly")
+    assert status == 400 and refused["error"]["code"] == HEADER_MISMATCH, refused
+    assert _head(forge, repo, branch) is None

@@ -321,6 +321,16 @@ def tool_input_schemas(mcp: Any, lookup: Callable[[str], Any]) -> None:
     mcp._mcp_server.get_tool_input_schema = lookup
 
 
+def serve_listen(mcp: Any, handler: Any) -> None:
+    """Serve `subscriptions/listen` with `handler` (the SDK's ListenHandler): fastmcp does
+    not register one on its SDK server yet."""
+    from mcp_types import SubscriptionsListenRequestParams
+
+    mcp._mcp_server.add_request_handler(
+        "subscriptions/listen", SubscriptionsListenRequestParams, handler
+    )
+
+
 @asynccontextmanager
 async def run_lifespan(mcp: Any) -> AsyncIterator[None]:
     """The server's lifespan without serving a transport, for a tasks worker process:

@@ -59,6 +59,7 @@ from github_mcp.pipeline.peer import (
     Transport,
 )
 from github_mcp.serving.shared_questions import ask_shared
+from github_mcp.serving.subscriptions import tools_changed
 from github_mcp.serving.tasks import (
     TASK_CONFIG,
     refuse_rerun,
@@ -196,6 +197,7 @@ class FrameworkPeer(Peer):
         record.enabled.add(toolset)
         self._enabled.add(toolset)
         await self.ctx.session.send_tool_list_changed()
+        await tools_changed(self.ctx.fastmcp)  # and to 2026-07-28 listen streams
         return True
 
 

@@ -25,7 +25,7 @@ from fastmcp.client.transports import StreamableHttpTransport
 
 from tests.approvals.conftest import branch_head, commit_parents, visit_approval_page
 from tests.approvals.test_page_bearer import commit_args
-from tests.conftest import call_tool, traversable
+from tests.conftest import ListingClient, call_tool, traversable
 from tests.replicas.cluster import BEARER, Redis, Replica, _tool, free_port, wait_for
 
 # Round-robin (no hash, no affinity). Each line names the replica that served it.
@@ -135,7 +135,7 @@ def _repo(forge) -> str:
 
 def model_client(
     mcp_url: str, page_base: str | None, clicks: list[asyncio.Task[Any]], links: list[str]
-) -> Client:
+) -> ListingClient:
     """The model's client of `mcp_url`; asked to open an approval link, its human opens it
     (its host moved to `page_base` when set) in Chromium and approves, meanwhile."""
 
@@ -148,7 +148,7 @@ def model_client(
         return ElicitResult(action="accept")  # the human agreed to open the page
 
     transport = StreamableHttpTransport(mcp_url, auth=BEARER)
-    return Client(transport, elicitation_handler=human, timeout=120)
+    return ListingClient(transport, elicitation_handler=human, timeout=120)
 
 
 async def test_a_click_on_replica_b_releases_the_call_waiting_on_replica_a(deployment, forge):

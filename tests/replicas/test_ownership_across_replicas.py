@@ -64,11 +64,12 @@ def two_session_replicas(forge, forge_token, tmp_path):
 def _client(url: str, token: str, mode: str = "auto") -> Any:
     """A client of one replica; `legacy`: the handshake-era protocol, whose sessions can
     hold an approval window (the current protocol has no session)."""
-    from fastmcp import Client
     from fastmcp.client.transports import StreamableHttpTransport
 
+    from tests.conftest import ListingClient  # lists first, as a 2026-07-28 client does
+
     transport = StreamableHttpTransport(url + "/mcp", headers={"Authorization": f"Bearer {token}"})
-    return Client(transport, timeout=120, mode=mode)
+    return ListingClient(transport, timeout=120, mode=mode)
 
 
 async def _call(

@@ -52,6 +52,7 @@ def _post(url: str, call: dict[str, Any], level: str | None) -> tuple[str, list[
         "MCP-Protocol-Version": "2026-07-28",
         "Mcp-Method": "tools/call",
         "Mcp-Name": call["name"],
+        "Mcp-Param-Pr": call["arguments"]["pr"],  # its declared header (SEP-2243)
     }
     connection = http.client.HTTPConnection(urlsplit(url).netloc, timeout=120)
     try:

@@ -1,4 +1,4 @@
-"""Small HTML pieces of the status page: sparklines, ratio bars, tables, and value formats."""
+"""Small HTML pieces of the status page: sparklines, ratio bars, tables, value formats, CSS."""
 
 from __future__ import annotations
 
@@ -87,3 +87,30 @@ def html_dl(dl_id: str, pairs: Sequence[tuple[str, str]]) -> str:
 def html_row(cells: Sequence[str], cls: str = "") -> str:
     attr = f' class="{cls}"' if cls else ""
     return f"<tr{attr}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
+
+
+# The status page's style sheet (inline: its Content-Security-Policy loads nothing).
+CSS = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d2430;
+background:#f6f7f9}
+header{background:#1d2430;color:#fff;padding:14px 28px;display:flex;flex-wrap:wrap;
+align-items:center;justify-content:space-between;gap:8px 16px}
+#sign-out button{background:transparent;color:#fff;border:1px solid #c9d1dd;border-radius:6px;
+padding:4px 12px;font:inherit;cursor:pointer}
+header h1{font-size:20px;margin:0}
+header p{margin:4px 0 0;color:#c9d1dd}
+main{padding:8px 28px 28px;display:grid;grid-template-columns:repeat(auto-fit,minmax(440px,1fr));
+gap:16px}
+section{background:#fff;border:1px solid #dde2ea;border-radius:6px;padding:12px 16px}
+section.wide{grid-column:1/-1}
+h2{font-size:15px;margin:0 0 8px}
+table{border-collapse:collapse;width:100%}
+th,td{border-bottom:1px solid #edf0f4;padding:3px 8px;text-align:left;vertical-align:middle}
+th{font-weight:600;color:#4b5565;background:#f9fafb}
+td.n,th.n{text-align:right}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:0}
+dt{color:#4b5565}dd{margin:0}
+.muted{color:#8a93a3}.ok{color:#2d7a4a}.warn{color:#a15c00}.bad{color:#b42318}
+tr.err td{background:#fff4f2}
+code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}
+"""

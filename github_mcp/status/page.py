@@ -17,6 +17,7 @@ from github_mcp.pipeline.runtime import VERSION, Runtime
 from github_mcp.status.grants import grants_html
 from github_mcp.status.health import HealthProbe, readiness
 from github_mcp.status.html_parts import (
+    CSS,
     clock_text,
     duration_text,
     html_dl,
@@ -120,32 +121,6 @@ def _audit_result(entry: dict[str, Any]) -> str:
     return ""
 
 
-CSS = """
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d2430;
-background:#f6f7f9}
-header{background:#1d2430;color:#fff;padding:14px 28px;display:flex;flex-wrap:wrap;
-align-items:center;justify-content:space-between;gap:8px 16px}
-#sign-out button{background:transparent;color:#fff;border:1px solid #c9d1dd;border-radius:6px;
-padding:4px 12px;font:inherit;cursor:pointer}
-header h1{font-size:20px;margin:0}
-header p{margin:4px 0 0;color:#c9d1dd}
-main{padding:8px 28px 28px;display:grid;grid-template-columns:repeat(auto-fit,minmax(440px,1fr));
-gap:16px}
-section{background:#fff;border:1px solid #dde2ea;border-radius:6px;padding:12px 16px}
-section.wide{grid-column:1/-1}
-h2{font-size:15px;margin:0 0 8px}
-table{border-collapse:collapse;width:100%}
-th,td{border-bottom:1px solid #edf0f4;padding:3px 8px;text-align:left;vertical-align:middle}
-th{font-weight:600;color:#4b5565;background:#f9fafb}
-td.n,th.n{text-align:right}
-dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:0}
-dt{color:#4b5565}dd{margin:0}
-.muted{color:#8a93a3}.ok{color:#2d7a4a}.warn{color:#a15c00}.bad{color:#b42318}
-tr.err td{background:#fff4f2}
-code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace}
-"""
-
-
 def _sessions_html(sessions: SessionCounts | None) -> str:
     """Open sessions against the cap, and the idle timeout that reaps abandoned ones."""
     if sessions is None:
@@ -176,34 +151,31 @@ def _sessions_html(sessions: SessionCounts | None) -> str:
     )
 
 
-def render_status(rt: Runtime, sessions: SessionCounts | None = None, csrf: str = "") -> str:
-    esc = html.escape
+def _approval_state(rt: Runtime) -> str:
+    """Who approves writes now; counting the held approvals is asked for in every mode."""
     s = rt.settings
-    now = time.time()
-    metrics = rt.metrics
-    table = metrics.tool_table()
-    latencies = _recent_latencies(rt)
-    total_calls = sum(r["calls_total"] for r in table.values())
-    total_errors = sum(r["errors_total"] for r in table.values())
-    per_minute = _calls_per_minute(metrics.call_times, now)
-
-    # Write gate and approvals.
     approvals = _active_approvals(rt)
-    gate_counts = _gate_counts(rt)
     if s.read_only:
-        approval_state = '<span class="ok">read-only: no write tools</span>'
-    elif s.approval_mode == "env":
-        approval_state = (
+        return '<span class="ok">read-only: no write tools</span>'
+    if s.approval_mode == "env":
+        return (
             '<span class="warn">approved by the operator (GITHUB_MCP_AUTO_APPROVE)</span>'
             if s.auto_approve
             else '<span class="ok">not approved; only the operator can approve</span>'
         )
-    else:
-        default = "approved" if s.auto_approve else "not approved"
-        approval_state = (
-            f'<span class="{"warn" if s.auto_approve else "ok"}">sessions start {default}</span>'
-            f"; <strong>{approvals}</strong> session(s) hold an approval now"
-        )
+    default = "approved" if s.auto_approve else "not approved"
+    return (
+        f'<span class="{"warn" if s.auto_approve else "ok"}">sessions start {default}</span>'
+        f"; <strong>{approvals}</strong> session(s) hold an approval now"
+    )
+
+
+def _gate_html(rt: Runtime) -> str:
+    """The write gate: approval mode and state, what is protected, the decisions so far."""
+    esc = html.escape
+    s = rt.settings
+    approval_state = _approval_state(rt)
+    gate_counts = _gate_counts(rt)
     protected = ["default branch"]
     if s.controller_repo:
         protected.append(f"{s.controller_repo}@{s.controller_branch}")
@@ -211,7 +183,7 @@ def render_status(rt: Runtime, sessions: SessionCounts | None = None, csrf: str 
     expiry = f"{s.approval_ttl_seconds} s, or the end of its session if sooner"
     repos = ", ".join(s.allowlist) if s.allowlist else "all (no allow-list)"
     decisions = f"{gate_counts.get('allow', 0)} allowed, {gate_counts.get('deny', 0)} denied"
-    gate = html_dl(
+    return html_dl(
         "gate",
         [
             ("approval mode", f"<code>{esc(s.approval_mode)}</code>"),
@@ -223,7 +195,11 @@ def render_status(rt: Runtime, sessions: SessionCounts | None = None, csrf: str 
         ],
     )
 
-    # Tools.
+
+def _tools_html(rt: Runtime, table: dict[str, dict[str, Any]]) -> str:
+    """One row per tool, busiest first, with its latest latencies as a sparkline."""
+    esc = html.escape
+    latencies = _recent_latencies(rt)
     tool_rows = [
         html_row(
             [
@@ -238,33 +214,40 @@ def render_status(rt: Runtime, sessions: SessionCounts | None = None, csrf: str 
         )
         for name, row in sorted(table.items(), key=lambda kv: (-kv[1]["calls_total"], kv[0]))
     ]
-    tools = html_table(
+    return html_table(
         "tools",
         ["tool", "calls", "errors", "p50 ms", "p95 ms", "recent latency"],
         tool_rows,
         "no tool calls yet",
     )
 
-    # GitHub.
-    rate = metrics.rate_limit
-    reset = rate.get("reset")
-    reset_in = f" (in {duration_text(max(0, reset - now))})" if reset else ""
-    github = metrics.snapshot()["github"]
+
+def _rate_limit_text(rate: dict[str, Any]) -> str:
+    """Requests left of the limit, marked when under a tenth of it."""
     remaining = rate.get("remaining")
     limit = rate.get("limit")
     low = remaining is not None and limit and remaining < 0.1 * limit
     remaining_text = num_text(remaining) + (f" of {limit}" if limit else "")
     if rate.get("resource"):
-        remaining_text += f" ({esc(str(rate['resource']))})"
-    github_html = html_dl(
+        remaining_text += f" ({html.escape(str(rate['resource']))})"
+    return f'<span class="{"bad" if low else ""}">{remaining_text}</span>'
+
+
+def _github_html(rt: Runtime, now: float) -> str:
+    """GitHub's health, the rate limit and the requests sent to it."""
+    esc = html.escape
+    s = rt.settings
+    metrics = rt.metrics
+    rate = metrics.rate_limit
+    reset = rate.get("reset")
+    reset_in = f" (in {duration_text(max(0, reset - now))})" if reset else ""
+    github = metrics.snapshot()["github"]
+    return html_dl(
         "ratelimit",
         [
             *_health_rows(rt, now),
             ("API", f"<code>{esc(s.github_api_url)}</code> · {esc(rt.token_kind)} credentials"),
-            (
-                "rate limit remaining",
-                f'<span class="{"bad" if low else ""}">{remaining_text}</span>',
-            ),
+            ("rate limit remaining", _rate_limit_text(rate)),
             ("resets at", clock_text(reset) + reset_in),
             (
                 "requests",
@@ -274,23 +257,27 @@ def render_status(rt: Runtime, sessions: SessionCounts | None = None, csrf: str 
         ],
     )
 
-    # Cache.
+
+def _cache_html(rt: Runtime) -> str:
     cache_rows = [
         html_row(
             [
-                f"<code>{esc(ns)}</code>",
+                f"<code>{html.escape(ns)}</code>",
                 str(c["hits"]),
                 str(c["misses"]),
                 ratio_bar(c["hit_ratio"]),
             ]
         )
-        for ns, c in metrics.cache_table().items()
+        for ns, c in rt.metrics.cache_table().items()
     ]
-    cache = html_table(
+    return html_table(
         "cache", ["namespace", "hits", "misses", "hit ratio"], cache_rows, "no lookups"
     )
 
-    # Denials and audit.
+
+def _denials_html(rt: Runtime) -> str:
+    """The gate's latest denials, newest first."""
+    esc = html.escape
     denial_rows = [
         html_row(
             [
@@ -300,9 +287,14 @@ def render_status(rt: Runtime, sessions: SessionCounts | None = None, csrf: str 
                 esc(str(d.get("reason", ""))),
             ]
         )
-        for d in reversed(list(metrics.recent_denials))
+        for d in reversed(list(rt.metrics.recent_denials))
     ]
-    denials = html_table("denials", ["time", "tool", "target", "reason"], denial_rows, "none")
+    return html_table("denials", ["time", "tool", "target", "reason"], denial_rows, "none")
+
+
+def _audit_html(rt: Runtime) -> str:
+    """The last AUDIT_ROWS writes, newest first; principals shortened."""
+    esc = html.escape
     audit_rows = [
         html_row(
             [
@@ -319,15 +311,21 @@ def render_status(rt: Runtime, sessions: SessionCounts | None = None, csrf: str 
         )
         for e in list(rt.audit.recent)[-AUDIT_ROWS:][::-1]
     ]
-    audit = html_table(
+    return html_table(
         "audit",
         ["time", "tool", "repo", "ref", "outcome", "result", "principal", "call id"],
         audit_rows,
         "no writes yet",
     )
 
+
+def _overview_html(rt: Runtime, table: dict[str, dict[str, Any]], now: float) -> str:
+    """All tools' calls and errors, and calls per minute over the last RATE_WINDOW_MIN."""
+    total_calls = sum(r["calls_total"] for r in table.values())
+    total_errors = sum(r["errors_total"] for r in table.values())
+    per_minute = _calls_per_minute(rt.metrics.call_times, now)
     error_rate = f"{total_errors / total_calls:.1%}" if total_calls else "-"
-    overview = html_dl(
+    return html_dl(
         "overview-list",
         [
             (
@@ -342,29 +340,38 @@ def render_status(rt: Runtime, sessions: SessionCounts | None = None, csrf: str 
             ),
         ],
     )
-    uptime = (
-        f"version <strong>{esc(VERSION)}</strong> · up "
+
+
+def _uptime_text(rt: Runtime, now: float) -> str:
+    return (
+        f"version <strong>{html.escape(VERSION)}</strong> · up "
         f"<strong>{duration_text(now - rt.started_at)}</strong> "
         f"since {clock_text(rt.started_at)} · "
         f"this page reloads every {REFRESH_S} s"
     )
+
+
+def render_status(rt: Runtime, sessions: SessionCounts | None = None, csrf: str = "") -> str:
+    now = time.time()
+    # One reading of the tool table, so the totals and the rows agree.
+    table = rt.metrics.tool_table()
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="refresh" content="{REFRESH_S}">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>GitHub MCP Controller · status</title><style>{CSS}</style></head><body>
 <header><div><h1>GitHub MCP Controller</h1>
-<p id="uptime">{uptime}</p></div></header>
+<p id="uptime">{_uptime_text(rt, now)}</p></div></header>
 <main>
-<section id="overview"><h2>Activity</h2>{overview}</section>
-<section><h2>Write gate</h2>{gate}</section>
+<section id="overview"><h2>Activity</h2>{_overview_html(rt, table, now)}</section>
+<section><h2>Write gate</h2>{_gate_html(rt)}</section>
 <section><h2>Sessions</h2>{_sessions_html(sessions)}</section>
 <section class="wide"><h2>Approvals</h2>{grants_html(rt.gate, rt.pending, csrf)}</section>
-<section class="wide"><h2>Tools</h2>{tools}</section>
-<section><h2>GitHub</h2>{github_html}</section>
-<section><h2>Cache</h2>{cache}</section>
-<section class="wide"><h2>Recent gate denials</h2>{denials}</section>
-<section class="wide"><h2>Audit log (last {AUDIT_ROWS} writes)</h2>{audit}</section>
+<section class="wide"><h2>Tools</h2>{_tools_html(rt, table)}</section>
+<section><h2>GitHub</h2>{_github_html(rt, now)}</section>
+<section><h2>Cache</h2>{_cache_html(rt)}</section>
+<section class="wide"><h2>Recent gate denials</h2>{_denials_html(rt)}</section>
+<section class="wide"><h2>Audit log (last {AUDIT_ROWS} writes)</h2>{_audit_html(rt)}</section>
 </main></body></html>
 """
 

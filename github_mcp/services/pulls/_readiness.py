@@ -115,25 +115,29 @@ def _item(kind: str, detail: str, action: str) -> dict[str, str]:
     return {"kind": kind, "detail": detail, "action": action}
 
 
-async def check_readiness(
+@dataclass
+class _Reads:
+    """Everything the verdict is made of, read at once."""
+
+    settled: PullRequest  # the PR, with its mergeability once GitHub has computed it
+    protection: Protection
+    reviews: list[PullReview]
+    checks: list[ci.Check]
+    compare: dict[str, Any]
+    threads: list[dict[str, Any]]
+    decision: str | None
+
+
+async def _read_all(
     github: GitHubClient,
     full_name: str,
-    number: int,
+    pr: PullRequest,
     *,
     timeout_s: float,
     interval_s: float,
-    on_progress: ProgressFn | None = None,
-) -> Readiness:
-    pr = await get_pull(github, full_name, number)
-    label = pr_label(full_name, number)
-    base, head, sha = pr["base"]["ref"], pr["head"]["ref"], pr["head"]["sha"]
-    facts: dict[str, Any] = {"number": number, "head": head, "base": base, "head_sha": sha}
-    if pr.get("state") != "open":
-        state = "merged" if pr.get("merged_at") else "closed"
-        facts["state"] = state
-        return Readiness(
-            "blocked", facts, [_item("state", f"The PR is {state}.", "Nothing to merge.")], []
-        )
+    on_progress: ProgressFn | None,
+) -> _Reads:
+    number, base, sha = pr["number"], pr["base"]["ref"], pr["head"]["sha"]
 
     async def mergeability() -> PullRequest:
         if pr.get("mergeable") is not None:
@@ -157,13 +161,24 @@ async def check_readiness(
         review_threads(github, full_name, number),
     )  # fmt: skip
     nodes, decision, _ = threads
-    blocking: list[dict[str, str]] = []
-    warnings: list[dict[str, str]] = []
+    return _Reads(settled, protection, reviews, checks, compare, nodes, decision)
 
+
+def _state(
+    pr: PullRequest,
+    settled: PullRequest,
+    label: str,
+    facts: dict[str, Any],
+    blocking: list[dict[str, str]],
+    warnings: list[dict[str, str]],
+) -> None:
+    """Draft, and conflicts with the base branch (or not known yet)."""
     if pr.get("draft"):
         blocking.append(
             _item(
-                "draft", "The PR is a draft.", f"Mark it ready for review (gh pr ready {number})."
+                "draft",
+                "The PR is a draft.",
+                f"Mark it ready for review (gh pr ready {pr['number']}).",
             )
         )
     mergeable = settled.get("mergeable")
@@ -172,7 +187,7 @@ async def check_readiness(
         blocking.append(
             _item(
                 "conflicts",
-                f"The PR conflicts with {base}.",
+                f"The PR conflicts with {pr['base']['ref']}.",
                 call_text("detect_merge_conflicts", pr=label) + " names the files.",
             )
         )
@@ -185,10 +200,16 @@ async def check_readiness(
             )
         )
 
-    _reviews(protection, reviews, decision, sha, label, facts, blocking)
-    _checks(protection, checks, label, facts, blocking, warnings)
 
-    behind = int(compare.get("behind_by") or 0)
+def _behind(
+    reads: _Reads,
+    base: str,
+    facts: dict[str, Any],
+    blocking: list[dict[str, str]],
+    warnings: list[dict[str, str]],
+) -> None:
+    """Commits of the base not in the PR: blocking only when protection is strict."""
+    behind = int(reads.compare.get("behind_by") or 0)
     facts["behind_by"] = behind
     if behind:
         update = _item(
@@ -197,12 +218,16 @@ async def check_readiness(
             f"git fetch origin {base} && git merge origin/{base} && git push "
             "(or GitHub's 'Update branch').",
         )
-        (blocking if protection.strict else warnings).append(update)
+        (blocking if reads.protection.strict else warnings).append(update)
 
-    unresolved = [n for n in nodes if not n.get("isResolved")]
+
+def _threads(
+    reads: _Reads, label: str, facts: dict[str, Any], blocking: list[dict[str, str]]
+) -> None:
+    unresolved = [n for n in reads.threads if not n.get("isResolved")]
     facts["unresolved_threads"] = len(unresolved)
     if unresolved:
-        enforced = " (required by protection)" if protection.conversation_resolution else ""
+        enforced = " (required by protection)" if reads.protection.conversation_resolution else ""
         blocking.append(
             _item(
                 "unresolved_threads",
@@ -210,10 +235,45 @@ async def check_readiness(
                 call_text("find_unresolved_comments", pr=label),
             )
         )
-    facts["protection"] = SOURCES[protection.source]
+
+
+def _verdict(blocking: list[dict[str, str]]) -> str:
+    """Ready with nothing blocking; pending when only checks still running block."""
     pending_only = blocking and all(b["kind"] == "checks_pending" for b in blocking)
-    verdict = "ready" if not blocking else ("pending" if pending_only else "blocked")
-    return Readiness(verdict, facts, blocking, warnings)
+    return "ready" if not blocking else ("pending" if pending_only else "blocked")
+
+
+async def check_readiness(
+    github: GitHubClient,
+    full_name: str,
+    number: int,
+    *,
+    timeout_s: float,
+    interval_s: float,
+    on_progress: ProgressFn | None = None,
+) -> Readiness:
+    pr = await get_pull(github, full_name, number)
+    label = pr_label(full_name, number)
+    base, head, sha = pr["base"]["ref"], pr["head"]["ref"], pr["head"]["sha"]
+    facts: dict[str, Any] = {"number": number, "head": head, "base": base, "head_sha": sha}
+    if pr.get("state") != "open":
+        state = "merged" if pr.get("merged_at") else "closed"
+        facts["state"] = state
+        return Readiness(
+            "blocked", facts, [_item("state", f"The PR is {state}.", "Nothing to merge.")], []
+        )
+    reads = await _read_all(
+        github, full_name, pr, timeout_s=timeout_s, interval_s=interval_s, on_progress=on_progress
+    )
+    blocking: list[dict[str, str]] = []
+    warnings: list[dict[str, str]] = []
+    _state(pr, reads.settled, label, facts, blocking, warnings)
+    _reviews(reads.protection, reads.reviews, reads.decision, sha, label, facts, blocking)
+    _checks(reads.protection, reads.checks, label, facts, blocking, warnings)
+    _behind(reads, base, facts, blocking, warnings)
+    _threads(reads, label, facts, blocking)
+    facts["protection"] = SOURCES[reads.protection.source]
+    return Readiness(_verdict(blocking), facts, blocking, warnings)
 
 
 def _reviews(

@@ -92,9 +92,7 @@ def _rebase_commands(
     ]
 
 
-async def plan_stack(
-    github: GitHubClient, full_name: str, base_number: int, dependent_number: int
-) -> StackPlan:
+def _require_two_pulls(base_number: int, dependent_number: int) -> None:
     if base_number == dependent_number:
         raise GitHubMCPError(
             ErrorCode.INVALID_INPUT,
@@ -103,66 +101,79 @@ async def plan_stack(
                 "Give the PR the other builds on as base_pr and the one to restack as dependent_pr."
             ),
         )
-    base, dep = await asyncio.gather(
-        get_pull(github, full_name, base_number), get_pull(github, full_name, dependent_number)
-    )
+
+
+def _require_open_dependent(dep: PullRequest, full_name: str, dependent_number: int) -> None:
     if dep.get("state") != "open":
         raise GitHubMCPError(
             ErrorCode.UNPROCESSABLE,
             f"{pr_label(full_name, dependent_number)} is not open; there is nothing to restack.",
             hint="Reopen it with reopen_pull_request first, or restack another open PR.",
         )
-    base_head, base_target = base["head"]["ref"], base["base"]["ref"]
-    base_sha = base["head"]["sha"]
-    dep_branch, dep_base, dep_sha = dep["head"]["ref"], dep["base"]["ref"], dep["head"]["sha"]
+
+
+def _is_stacked(base: PullRequest, dep: PullRequest) -> bool:
+    """The dependent PR targets the base PR's head, or (base merged) the branch it went into."""
+    dep_base = dep["base"]["ref"]
     merged = bool(base.get("merged_at"))
-    plan = StackPlan(
-        full_name, base_number, dependent_number, base, dep, stacked=False,
-        status="not_stacked", detail="",
-    )  # fmt: skip
-    if dep_base != base_head and not (merged and dep_base == base_target):
-        plan.detail = (
-            f"#{dependent_number} targets {dep_base}, not #{base_number}'s head {base_head}."
-        )
-        plan.commands = [
-            call_text(
-                "update_pull_request", pr=pr_label(full_name, dependent_number), base=base_head
-            )
-        ]
-        return plan
-    plan.stacked = True
+    return dep_base == base["head"]["ref"] or (merged and dep_base == base["base"]["ref"])
 
-    if base.get("state") == "open":
-        cmp = await _compare(github, full_name, base_sha, dep_sha)
-        plan.commits_to_carry = int(cmp.get("ahead_by") or 0)
-        plan.base_commits_missing = int(cmp.get("behind_by") or 0)
-        if not plan.base_commits_missing:
-            plan.status = "up_to_date"
-            plan.detail = f"{dep_branch} already contains {base_head}; nothing to carry over."
-            return plan
-        plan.status, plan.strategy = "needs_rebase", "rebase"
-        plan.detail = (
-            f"{base_head} has {plan.base_commits_missing} commit(s) {dep_branch} lacks; "
-            f"rebase its {plan.commits_to_carry} commit(s) onto it."
-        )
-        plan.onto_ref = plan.upstream_ref = f"refs/heads/{base_head}"
-        plan.commands = _rebase_commands(
-            dep_branch, dep_sha, base_head, [base_head, dep_branch], None
-        )
-        return plan
 
-    if not merged:
-        plan.status = "base_closed"
-        plan.detail = (
-            f"#{base_number} was closed without merging; retarget #{dependent_number} "
-            f"(for example to {base_target}) or reopen #{base_number}."
+def _not_stacked(plan: StackPlan) -> StackPlan:
+    """Explain the unrelated bases and suggest retargeting the dependent PR."""
+    base_head, dep_base = plan.base["head"]["ref"], plan.dependent["base"]["ref"]
+    plan.detail = (
+        f"#{plan.dependent_number} targets {dep_base}, not #{plan.base_number}'s head {base_head}."
+    )
+    plan.commands = [
+        call_text(
+            "update_pull_request",
+            pr=pr_label(plan.full_name, plan.dependent_number),
+            base=base_head,
         )
-        return plan
+    ]
+    return plan
 
-    # Merged: a merge commit keeps the base PR's commits; squash and rebase merges do not.
+
+async def _plan_on_open_base(github: GitHubClient, plan: StackPlan) -> StackPlan:
+    """Base PR open: up to date, or rebase onto its head."""
+    base_head, base_sha = plan.base["head"]["ref"], plan.base["head"]["sha"]
+    dep_branch, dep_sha = plan.dependent_branch, plan.dependent_sha
+    cmp = await _compare(github, plan.full_name, base_sha, dep_sha)
+    plan.commits_to_carry = int(cmp.get("ahead_by") or 0)
+    plan.base_commits_missing = int(cmp.get("behind_by") or 0)
+    if not plan.base_commits_missing:
+        plan.status = "up_to_date"
+        plan.detail = f"{dep_branch} already contains {base_head}; nothing to carry over."
+        return plan
+    plan.status, plan.strategy = "needs_rebase", "rebase"
+    plan.detail = (
+        f"{base_head} has {plan.base_commits_missing} commit(s) {dep_branch} lacks; "
+        f"rebase its {plan.commits_to_carry} commit(s) onto it."
+    )
+    plan.onto_ref = plan.upstream_ref = f"refs/heads/{base_head}"
+    plan.commands = _rebase_commands(dep_branch, dep_sha, base_head, [base_head, dep_branch], None)
+    return plan
+
+
+def _plan_on_closed_base(plan: StackPlan) -> StackPlan:
+    plan.status = "base_closed"
+    plan.detail = (
+        f"#{plan.base_number} was closed without merging; retarget #{plan.dependent_number} "
+        f"(for example to {plan.base['base']['ref']}) or reopen #{plan.base_number}."
+    )
+    return plan
+
+
+async def _plan_on_merged_base(github: GitHubClient, plan: StackPlan) -> StackPlan:
+    """Base PR merged: rebase onto the branch it went into, --onto when squash/rebase-merged."""
+    base_number, dependent_number = plan.base_number, plan.dependent_number
+    base_target, base_sha = plan.base["base"]["ref"], plan.base["head"]["sha"]
+    dep_branch, dep_sha = plan.dependent_branch, plan.dependent_sha
+    # A merge commit keeps the base PR's commits; squash and rebase merges do not.
     contained, carry = await asyncio.gather(
-        _compare(github, full_name, base_target, base_sha),
-        _compare(github, full_name, base_sha, dep_sha),
+        _compare(github, plan.full_name, base_target, base_sha),
+        _compare(github, plan.full_name, base_sha, dep_sha),
     )
     plan.commits_to_carry = int(carry.get("ahead_by") or 0)
     squashed = int(contained.get("ahead_by") or 0) > 0
@@ -187,14 +198,38 @@ async def plan_stack(
             f"#{dependent_number}'s {plan.commits_to_carry} commit(s) onto {base_target}."
         )
         plan.commands = _rebase_commands(dep_branch, dep_sha, base_target, fetch, None)
-    if dep_base != base_target:
+    if plan.dependent["base"]["ref"] != base_target:
         plan.retarget_to = base_target
         plan.commands.append(
             call_text(
-                "update_pull_request", pr=pr_label(full_name, dependent_number), base=base_target
+                "update_pull_request",
+                pr=pr_label(plan.full_name, dependent_number),
+                base=base_target,
             )
         )
     return plan
+
+
+async def plan_stack(
+    github: GitHubClient, full_name: str, base_number: int, dependent_number: int
+) -> StackPlan:
+    _require_two_pulls(base_number, dependent_number)
+    base, dep = await asyncio.gather(
+        get_pull(github, full_name, base_number), get_pull(github, full_name, dependent_number)
+    )
+    _require_open_dependent(dep, full_name, dependent_number)
+    plan = StackPlan(
+        full_name, base_number, dependent_number, base, dep, stacked=False,
+        status="not_stacked", detail="",
+    )  # fmt: skip
+    if not _is_stacked(base, dep):
+        return _not_stacked(plan)
+    plan.stacked = True
+    if base.get("state") == "open":
+        return await _plan_on_open_base(github, plan)
+    if not base.get("merged_at"):
+        return _plan_on_closed_base(plan)
+    return await _plan_on_merged_base(github, plan)
 
 
 async def execute_stack(

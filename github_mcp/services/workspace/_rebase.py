@@ -223,72 +223,97 @@ class ScratchRepos:
             wanted = list(dict.fromkeys([branch_ref, onto_ref, upstream_ref]))
             shas = await self.fetch(full_name, wanted)
             old = shas[branch_ref]
-            if old != expected_sha:
-                raise GitHubMCPError(
-                    ErrorCode.CONFLICT,
-                    f"{branch} moved to {old[:12]} (expected {expected_sha[:12]}); nothing done.",
-                    hint="Call manage_stacked_prs again to plan from the new head.",
-                )
+            _require_planned_head(branch, old, expected_sha)
             onto, upstream = shas[onto_ref], shas[upstream_ref]
             outcome = RebaseOutcome(status="rebased", old_sha=old)
             outcome.replayed = await self.count_commits(full_name, upstream, old)
-            tree_dir = self.root / f".rebase-{secrets.token_hex(6)}"
-            repo = self.path(full_name)
-            try:
-                await self._ok(
-                    full_name, ["worktree", "add", "--quiet", "--detach", str(tree_dir), old],
-                    "worktree",
-                )  # fmt: skip
-                res = await self._git(
-                    full_name, ["rebase", "--quiet", "--onto", onto, upstream], cwd=tree_dir
-                )
-                if res.rc != 0:
-                    unmerged = await self._git(
-                        full_name, ["diff", "--name-only", "--diff-filter=U"], cwd=tree_dir
-                    )
-                    outcome.status = "conflict"
-                    outcome.conflicts = [p for p in unmerged.stdout.splitlines() if p][:100]
-                    stopped = await self._git(
-                        full_name, ["rev-parse", "--verify", "--quiet", "REBASE_HEAD"],
-                        cwd=tree_dir,
-                    )  # fmt: skip
-                    outcome.failed_commit = stopped.stdout.strip() or None
-                    await self._git(full_name, ["rebase", "--abort"], cwd=tree_dir)
-                    if not outcome.conflicts:
-                        raise git_error(res, "rebase", network=False)
-                    return outcome
-                new = await self._ok(full_name, ["rev-parse", "HEAD"], "rev-parse", cwd=tree_dir)
-                outcome.new_sha = new.strip()
-            finally:
-                await self._git(full_name, ["worktree", "remove", "--force", str(tree_dir)])
-                if tree_dir.exists():
-                    shutil.rmtree(tree_dir, ignore_errors=True)
-                await self._git(full_name, ["worktree", "prune"], cwd=repo)
+            await self._rebase_in_tree(full_name, outcome, onto, upstream)
+            if outcome.status == "conflict":
+                return outcome
             if outcome.new_sha == old:
                 outcome.status = "up_to_date"
                 return outcome
             if push:
-                assert outcome.new_sha is not None
-                res = await self._git(
-                    full_name,
-                    [
-                        "push", "--quiet", "--porcelain",
-                        f"--force-with-lease={branch_ref}:{old}",
-                        "origin", f"{outcome.new_sha}:{branch_ref}",
-                    ],
-                )  # fmt: skip
-                if res.rc != 0:
-                    text = (res.stdout + res.stderr).lower()
-                    if "stale info" in text or "rejected" in text:
-                        raise GitHubMCPError(
-                            ErrorCode.CONFLICT,
-                            f"{branch} moved while rebasing; the lease refused the push.",
-                            hint="Call manage_stacked_prs again.",
-                        )
-                    raise git_error(res, "push", network=True)
-                outcome.pushed = True
-                await self._git(full_name, ["update-ref", _mirror(branch_ref), outcome.new_sha])
+                await self._push_with_lease(full_name, branch, outcome)
             return outcome
+
+    async def _rebase_in_tree(
+        self, full_name: str, outcome: RebaseOutcome, onto: str, upstream: str
+    ) -> None:
+        """Rebase outcome.old_sha in a throwaway work tree, always removed afterwards; sets
+        the new head, or the conflict."""
+        tree_dir = self.root / f".rebase-{secrets.token_hex(6)}"
+        repo = self.path(full_name)
+        try:
+            await self._ok(
+                full_name,
+                ["worktree", "add", "--quiet", "--detach", str(tree_dir), outcome.old_sha],
+                "worktree",
+            )
+            res = await self._git(
+                full_name, ["rebase", "--quiet", "--onto", onto, upstream], cwd=tree_dir
+            )
+            if res.rc != 0:
+                await self._record_conflict(full_name, tree_dir, res, outcome)
+                return
+            new = await self._ok(full_name, ["rev-parse", "HEAD"], "rev-parse", cwd=tree_dir)
+            outcome.new_sha = new.strip()
+        finally:
+            await self._git(full_name, ["worktree", "remove", "--force", str(tree_dir)])
+            if tree_dir.exists():
+                shutil.rmtree(tree_dir, ignore_errors=True)
+            await self._git(full_name, ["worktree", "prune"], cwd=repo)
+
+    async def _record_conflict(
+        self, full_name: str, tree_dir: Path, res: GitResult, outcome: RebaseOutcome
+    ) -> None:
+        """Name the unmerged files and the commit that stopped, then abort the rebase. A
+        failure with no unmerged file was not a conflict: it is raised."""
+        unmerged = await self._git(
+            full_name, ["diff", "--name-only", "--diff-filter=U"], cwd=tree_dir
+        )
+        outcome.status = "conflict"
+        outcome.conflicts = [p for p in unmerged.stdout.splitlines() if p][:100]
+        stopped = await self._git(
+            full_name, ["rev-parse", "--verify", "--quiet", "REBASE_HEAD"], cwd=tree_dir
+        )
+        outcome.failed_commit = stopped.stdout.strip() or None
+        await self._git(full_name, ["rebase", "--abort"], cwd=tree_dir)
+        if not outcome.conflicts:
+            raise git_error(res, "rebase", network=False)
+
+    async def _push_with_lease(self, full_name: str, branch: str, outcome: RebaseOutcome) -> None:
+        """Push the rebased head only if the branch is still where it was read."""
+        branch_ref = f"refs/heads/{branch}"
+        assert outcome.new_sha is not None
+        res = await self._git(
+            full_name,
+            [
+                "push", "--quiet", "--porcelain",
+                f"--force-with-lease={branch_ref}:{outcome.old_sha}",
+                "origin", f"{outcome.new_sha}:{branch_ref}",
+            ],
+        )  # fmt: skip
+        if res.rc != 0:
+            text = (res.stdout + res.stderr).lower()
+            if "stale info" in text or "rejected" in text:
+                raise GitHubMCPError(
+                    ErrorCode.CONFLICT,
+                    f"{branch} moved while rebasing; the lease refused the push.",
+                    hint="Call manage_stacked_prs again.",
+                )
+            raise git_error(res, "push", network=True)
+        outcome.pushed = True
+        await self._git(full_name, ["update-ref", _mirror(branch_ref), outcome.new_sha])
+
+
+def _require_planned_head(branch: str, old: str, expected_sha: str) -> None:
+    if old != expected_sha:
+        raise GitHubMCPError(
+            ErrorCode.CONFLICT,
+            f"{branch} moved to {old[:12]} (expected {expected_sha[:12]}); nothing done.",
+            hint="Call manage_stacked_prs again to plan from the new head.",
+        )
 
 
 _SCRATCH: weakref.WeakKeyDictionary[object, ScratchRepos] = weakref.WeakKeyDictionary()

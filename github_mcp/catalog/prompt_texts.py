@@ -11,6 +11,70 @@ if TYPE_CHECKING:
 Line = tuple[tuple[str, ...], str]
 
 
+# The operating contract's steps, each with the tools it needs.
+CONTRACT_STEPS: list[Line] = [
+    (
+        ("get_server_config", "get_repository"),
+        "Orient: `get_server_config` shows the write policy and whether you are "
+        "approved; `get_repository` gives the default branch.",
+    ),
+    (
+        ("list_repository_tree", "get_file_slice", "fetch_files"),
+        "Read cheaply: `list_repository_tree` (filtered, with an exclusion report), "
+        "`get_file_slice` for line ranges of big files, `fetch_files` for up to 30 "
+        "files at once. Never guess a file's contents: read it first.",
+    ),
+    (
+        ("create_branch",),
+        "Branch first: `create_branch` from the default branch, then write only "
+        "there. One branch per change.",
+    ),
+    (
+        ("apply_patch_and_commit", "update_file_sections_and_commit", "commit_files"),
+        "Patch, do not rewrite: `apply_patch_and_commit` with a unified diff made "
+        "against the text you just read (context lines must match exactly); "
+        "`update_file_sections_and_commit` for line ranges; `commit_files` for "
+        "several files or new ones in one atomic commit.",
+    ),
+    (
+        ("apply_text_update_and_commit",),
+        "Full-file `apply_text_update_and_commit` only for new or small files; it "
+        "refuses to shrink a large file by half unless told to.",
+    ),
+    (
+        ("apply_patch_and_commit",),
+        "Verify: every commit returns `verification.verified`. On a conflict or "
+        "patch_does_not_apply error, re-read the file at the branch head and redo the "
+        "patch; do not force it.",
+    ),
+    (
+        ("run_tests", "terminal_command"),
+        "Test in the workspace: `run_tests` (counts and failing tests) or "
+        "`terminal_command` on a clone of your branch; code never runs in the "
+        "server itself.",
+    ),
+    (
+        ("get_failing_tests", "get_job_logs"),
+        "Read CI: `get_failing_tests(pr)` names the failing tests and their "
+        "messages (`wait=true` waits within a bound; `status: pending` means "
+        "not finished); `get_job_logs(failed_steps_only=true)` for build or lint "
+        "failures.",
+    ),
+    (
+        ("get_pr_overview", "find_unresolved_comments"),
+        "Pull requests: `get_pr_overview` shows checks, reviews and mergeability in "
+        "one call; `find_unresolved_comments` lists open review threads with the "
+        "calls that answer and resolve them.",
+    ),
+    (
+        ("create_pull_request", "check_merge_readiness", "merge_pull_request"),
+        "Ship: `create_pull_request`, then `check_merge_readiness`; merge with "
+        "`merge_pull_request(expected_head_sha=...)` only when it reports ready and "
+        "the human agrees.",
+    ),
+]
+
+
 class Texts:
     """Renders the prompt texts for one server: only lines whose tools are registered."""
 
@@ -72,70 +136,9 @@ class Texts:
         return text + how + " " + scope
 
     def contract(self) -> str:
-        steps: list[Line] = [
-            (
-                ("get_server_config", "get_repository"),
-                "Orient: `get_server_config` shows the write policy and whether you are "
-                "approved; `get_repository` gives the default branch.",
-            ),
-            (
-                ("list_repository_tree", "get_file_slice", "fetch_files"),
-                "Read cheaply: `list_repository_tree` (filtered, with an exclusion report), "
-                "`get_file_slice` for line ranges of big files, `fetch_files` for up to 30 "
-                "files at once. Never guess a file's contents: read it first.",
-            ),
-            (
-                ("create_branch",),
-                "Branch first: `create_branch` from the default branch, then write only "
-                "there. One branch per change.",
-            ),
-            (
-                ("apply_patch_and_commit", "update_file_sections_and_commit", "commit_files"),
-                "Patch, do not rewrite: `apply_patch_and_commit` with a unified diff made "
-                "against the text you just read (context lines must match exactly); "
-                "`update_file_sections_and_commit` for line ranges; `commit_files` for "
-                "several files or new ones in one atomic commit.",
-            ),
-            (
-                ("apply_text_update_and_commit",),
-                "Full-file `apply_text_update_and_commit` only for new or small files; it "
-                "refuses to shrink a large file by half unless told to.",
-            ),
-            (
-                ("apply_patch_and_commit",),
-                "Verify: every commit returns `verification.verified`. On a conflict or "
-                "patch_does_not_apply error, re-read the file at the branch head and redo the "
-                "patch; do not force it.",
-            ),
-            (
-                ("run_tests", "terminal_command"),
-                "Test in the workspace: `run_tests` (counts and failing tests) or "
-                "`terminal_command` on a clone of your branch; code never runs in the "
-                "server itself.",
-            ),
-            (
-                ("get_failing_tests", "get_job_logs"),
-                "Read CI: `get_failing_tests(pr)` names the failing tests and their "
-                "messages (`wait=true` waits within a bound; `status: pending` means "
-                "not finished); `get_job_logs(failed_steps_only=true)` for build or lint "
-                "failures.",
-            ),
-            (
-                ("get_pr_overview", "find_unresolved_comments"),
-                "Pull requests: `get_pr_overview` shows checks, reviews and mergeability in "
-                "one call; `find_unresolved_comments` lists open review threads with the "
-                "calls that answer and resolve them.",
-            ),
-            (
-                ("create_pull_request", "check_merge_readiness", "merge_pull_request"),
-                "Ship: `create_pull_request`, then `check_merge_readiness`; merge with "
-                "`merge_pull_request(expected_head_sha=...)` only when it reports ready and "
-                "the human agrees.",
-            ),
-        ]
         return (
             "# Operating contract: GitHub MCP Controller\n\n"
-            + self.numbered(steps)
+            + self.numbered(CONTRACT_STEPS)
             + "\nApproval: "
             + self.approval()
             + '\n\nErrors arrive as {"error": {code, message, retryable, hint}}: follow the '

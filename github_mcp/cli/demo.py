@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from github_mcp.cli.demo_script import BRANCH, CI_JOBS, REPO, World, session
 from github_mcp.cli.demo_transcript import (
@@ -43,6 +43,9 @@ from github_mcp.cli.demo_transcript import (
 )
 from github_mcp.cli.demo_world import BEARER, capture_status_page
 from github_mcp.serving.loopback import serve_in_thread
+
+if TYPE_CHECKING:
+    from github_mcp.config import Settings
 
 
 def forge_world(forge: Any) -> World:
@@ -78,6 +81,44 @@ def reviewer_approves(forge: Any, number: int) -> None:
     add_review(forge, REPO, number, user="bob", event="APPROVE", body="Looks good, thanks!")
 
 
+def _demo_settings(forge: Any, tmp: Path) -> Settings:
+    from github_mcp.config import Settings
+
+    return Settings(
+        github_api_url=forge.base_url,
+        github_token=forge.create_token(login="octocat"),
+        auth_tokens=BEARER,
+        audit_log=tmp / "audit.jsonl",
+        workspace_dir=tmp / "workspaces",
+        # The demo's tests need this interpreter's pytest, which the bubblewrap sandbox
+        # (the server's default) does not show; the demo is one local, trusted user.
+        workspace_sandbox="none",
+        # the script calls workspace and Actions tools directly, as a client that has
+        # enabled them would; listing them keeps the client from warning about them
+        toolsets="all",
+    )
+
+
+async def _drive(url: str, forge: Any, out: TextIO, report: DemoReport) -> None:
+    """List the tools, then run the scripted session; a misbehaving step ends it."""
+    from fastmcp import Client
+
+    transcript = Session(None, out, report)
+    async with Client(url + "/mcp", auth=BEARER, log_handler=transcript.server_says) as client:
+        listing = await client.list_tools_mcp()
+        report.tools = len(listing.tools)
+        report.tools_list_bytes = len(
+            listing.model_dump_json(by_alias=True, exclude_none=True).encode()
+        )
+        print(f"tools/list: {report.tools} tools, {report.tools_list_bytes:,} bytes", file=out)
+        try:
+            script = Session(client, out, report)
+            await session(forge_world(forge), script, url + "/status")
+            report.ok = True
+        except StepFailed as exc:
+            report.failure = str(exc)
+
+
 async def run(
     out: TextIO,
     *,
@@ -86,9 +127,6 @@ async def run(
     keep: bool = False,
 ) -> DemoReport:
     """Start the forge and the server, run the session, and return what happened."""
-    from fastmcp import Client
-
-    from github_mcp.config import Settings
     from github_mcp.pipeline.runtime import Runtime
     from github_mcp.serving.server import build_http_app
     from github_mcp.status.page import render_status
@@ -103,44 +141,13 @@ async def run(
         seed_demo(forge)
         if on_forge is not None:
             on_forge(forge)
-        settings = Settings(
-            github_api_url=forge.base_url,
-            github_token=forge.create_token(login="octocat"),
-            auth_tokens=BEARER,
-            audit_log=Path(tmp) / "audit.jsonl",
-            workspace_dir=Path(tmp) / "workspaces",
-            # The demo's tests need this interpreter's pytest, which the bubblewrap sandbox
-            # (the server's default) does not show; the demo is one local, trusted user.
-            workspace_sandbox="none",
-            # the script calls workspace and Actions tools directly, as a client that has
-            # enabled them would; listing them keeps the client from warning about them
-            toolsets="all",
-        )
-        rt = Runtime.create(settings)
+        rt = Runtime.create(_demo_settings(forge, Path(tmp)))
         try:
             with serve_in_thread(build_http_app(rt)) as url:
                 where = f": forge {forge.base_url}, MCP {url}/mcp" if keep else " on loopback"
                 print(f"GitHub MCP Controller demo{where}", file=out)
                 before = forge_refs(forge, REPO)
-                transcript = Session(None, out, report)
-                async with Client(
-                    url + "/mcp", auth=BEARER, log_handler=transcript.server_says
-                ) as client:
-                    listing = await client.list_tools_mcp()
-                    report.tools = len(listing.tools)
-                    report.tools_list_bytes = len(
-                        listing.model_dump_json(by_alias=True, exclude_none=True).encode()
-                    )
-                    print(
-                        f"tools/list: {report.tools} tools, {report.tools_list_bytes:,} bytes",
-                        file=out,
-                    )
-                    try:
-                        script = Session(client, out, report)
-                        await session(forge_world(forge), script, url + "/status")
-                        report.ok = True
-                    except StepFailed as exc:
-                        report.failure = str(exc)
+                await _drive(url, forge, out, report)
                 if screenshot is not None:
                     capture_status_page(render_status(rt), screenshot)
                 report.wall_s = round(time.perf_counter() - started, 2)

@@ -42,6 +42,23 @@ def _parser() -> argparse.ArgumentParser:
         "-V", "--version", action=_VersionAction, nargs=0, help="show the version and exit"
     )
     sub = parser.add_subparsers(dest="command", required=True)
+    _add_serve(sub)
+    sandbox = sub.add_parser("sandbox", help="run the sandbox forge (a local GitHub stand-in)")
+    sandbox.add_argument("args", nargs=argparse.REMAINDER)
+    _add_plain_commands(sub)
+    tools = sub.add_parser("tools", help="list the registered tools")
+    tools.add_argument("--json", action="store_true")
+    if source_checkout() is not None:  # a developer command: it rewrites the checkout's files
+        sub.add_parser(
+            "docs",
+            help="regenerate docs/TOOLS.md, CONFIG.md, PARITY.md and the tool index "
+            "(source checkout only)",
+        )
+    _add_call(sub)
+    return parser
+
+
+def _add_serve(sub: Any) -> None:
     serve = sub.add_parser("serve", help="run the MCP server (stdio by default)")
     serve.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     serve.add_argument("--host", default="127.0.0.1")
@@ -58,17 +75,9 @@ def _parser() -> argparse.ArgumentParser:
         default="never",
         help="auto: use the embedded sandbox forge when no GitHub credentials are set",
     )
-    sandbox = sub.add_parser("sandbox", help="run the sandbox forge (a local GitHub stand-in)")
-    sandbox.add_argument("args", nargs=argparse.REMAINDER)
-    _add_plain_commands(sub)
-    tools = sub.add_parser("tools", help="list the registered tools")
-    tools.add_argument("--json", action="store_true")
-    if source_checkout() is not None:  # a developer command: it rewrites the checkout's files
-        sub.add_parser(
-            "docs",
-            help="regenerate docs/TOOLS.md, CONFIG.md, PARITY.md and the tool index "
-            "(source checkout only)",
-        )
+
+
+def _add_call(sub: Any) -> None:
     call = sub.add_parser(
         "call",
         help="run one tool and print its result",
@@ -98,7 +107,6 @@ def _parser() -> argparse.ArgumentParser:
     )
     call.add_argument("--compact", action="store_true", help="print JSON on one line")
     call.add_argument("--pretty", action="store_true", help="print a readable summary")
-    return parser
 
 
 def cli(argv: list[str] | None = None) -> int:

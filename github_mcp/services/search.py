@@ -102,58 +102,76 @@ async def fetch_document(
     github: GitHubClient, web_base_url: str, doc: DocumentId
 ) -> FetchedDocument:
     """The document an id names: {title, text, url, metadata}."""
-    repo = doc.full_name
     if doc.kind == "file":
-        assert doc.ref is not None and doc.path is not None
-        read = await files.read_file(github, repo, doc.path, doc.ref, max_bytes=FETCH_TEXT_BYTES)
-        return {
-            "title": f"{repo}: {doc.path}",
-            "text": read.content,
-            "url": files.blob_url(web_base_url, repo, read.commit_sha, doc.path),
-            "metadata": {
-                "sha": read.sha,
-                "commit": read.commit_sha,
-                "truncated": read.truncated,
-                "total_bytes": read.total_bytes,
-            },
-        }
+        return await _fetch_file(github, web_base_url, doc)
     if doc.kind in ("issue", "pr"):
-        assert doc.number is not None
-        issue = await issues.get_issue(github, repo, doc.number)
-        body, cut = cut_text(strip_invisible(issue.get("body") or ""), FETCH_TEXT_BYTES)
-        title = strip_invisible(issue.get("title") or "")
-        return {
-            "title": title,
-            "text": f"# {title}\n\n{body}",
-            "url": issue["html_url"],
-            "metadata": {
-                "state": issue["state"],
-                "number": issue["number"],
-                "author": user["login"] if (user := issue.get("user")) else None,
-                "labels": [label["name"] for label in issue.get("labels", [])],
-                "truncated": cut,
-            },
-        }
+        return await _fetch_issue(github, doc)
     if doc.kind == "commit":
-        assert doc.ref is not None
-        data = await repos.get_commit(github, repo, doc.ref)
-        message = strip_invisible(data["commit"]["message"])
-        files_changed = "\n".join(
-            f"{f['status']}: {f['filename']} (+{f.get('additions', 0)}/-{f.get('deletions', 0)})"
-            for f in data.get("files", [])
-        )
-        text, cut = cut_text(f"{message}\n\n{files_changed}", FETCH_TEXT_BYTES)
-        return {
-            "title": message.split("\n", 1)[0][:200],
-            "text": text,
-            "url": data.get("html_url", ""),
-            "metadata": {
-                "sha": data["sha"],
-                "truncated": cut,
-                "author": who["login"] if (who := data.get("author")) else None,
-            },
-        }
-    found = await repos.get_repo(github, repo)
+        return await _fetch_commit(github, doc)
+    return await _fetch_repo(github, doc)
+
+
+async def _fetch_file(github: GitHubClient, web_base_url: str, doc: DocumentId) -> FetchedDocument:
+    repo = doc.full_name
+    assert doc.ref is not None and doc.path is not None
+    read = await files.read_file(github, repo, doc.path, doc.ref, max_bytes=FETCH_TEXT_BYTES)
+    return {
+        "title": f"{repo}: {doc.path}",
+        "text": read.content,
+        "url": files.blob_url(web_base_url, repo, read.commit_sha, doc.path),
+        "metadata": {
+            "sha": read.sha,
+            "commit": read.commit_sha,
+            "truncated": read.truncated,
+            "total_bytes": read.total_bytes,
+        },
+    }
+
+
+async def _fetch_issue(github: GitHubClient, doc: DocumentId) -> FetchedDocument:
+    """An issue or PR: its title and body (invisible characters stripped)."""
+    assert doc.number is not None
+    issue = await issues.get_issue(github, doc.full_name, doc.number)
+    body, cut = cut_text(strip_invisible(issue.get("body") or ""), FETCH_TEXT_BYTES)
+    title = strip_invisible(issue.get("title") or "")
+    return {
+        "title": title,
+        "text": f"# {title}\n\n{body}",
+        "url": issue["html_url"],
+        "metadata": {
+            "state": issue["state"],
+            "number": issue["number"],
+            "author": user["login"] if (user := issue.get("user")) else None,
+            "labels": [label["name"] for label in issue.get("labels", [])],
+            "truncated": cut,
+        },
+    }
+
+
+async def _fetch_commit(github: GitHubClient, doc: DocumentId) -> FetchedDocument:
+    """A commit: its message and one line per changed file."""
+    assert doc.ref is not None
+    data = await repos.get_commit(github, doc.full_name, doc.ref)
+    message = strip_invisible(data["commit"]["message"])
+    files_changed = "\n".join(
+        f"{f['status']}: {f['filename']} (+{f.get('additions', 0)}/-{f.get('deletions', 0)})"
+        for f in data.get("files", [])
+    )
+    text, cut = cut_text(f"{message}\n\n{files_changed}", FETCH_TEXT_BYTES)
+    return {
+        "title": message.split("\n", 1)[0][:200],
+        "text": text,
+        "url": data.get("html_url", ""),
+        "metadata": {
+            "sha": data["sha"],
+            "truncated": cut,
+            "author": who["login"] if (who := data.get("author")) else None,
+        },
+    }
+
+
+async def _fetch_repo(github: GitHubClient, doc: DocumentId) -> FetchedDocument:
+    found = await repos.get_repo(github, doc.full_name)
     return {
         "title": found["full_name"],
         "text": f"{found['full_name']}: {found.get('description') or ''}\n"

@@ -283,6 +283,52 @@ def _fit(chunks: list[list[_Item]], budget: int) -> tuple[list[_Item], bool]:
     return out[first:], truncated or first > 0
 
 
+def _check_bounds(max_bytes: int, tail_lines: int | None) -> None:
+    if max_bytes < MIN_MAX_BYTES:
+        raise invalid_input(
+            f"max_bytes must be at least {MIN_MAX_BYTES}",
+            max_bytes=max_bytes,
+            hint=(
+                "Raise max_bytes to the minimum or more, or use tail_lines to keep only the end."
+            ),
+        )
+    if tail_lines is not None and tail_lines < 0:
+        raise invalid_input(
+            "tail_lines must not be negative",
+            tail_lines=tail_lines,
+            hint="Give tail_lines as 0 or more, or leave it out for the whole log.",
+        )
+
+
+def _step_chunks(text: str | bytes, failed_steps_only: bool) -> tuple[list[list[_Item]], int]:
+    """One chunk per failed step, or the whole log as one; and the log's line count."""
+    chunks: list[list[_Item]] = []
+    index = 0
+    for step in _parse(text):
+        items: list[_Item] = [(index + k, line) for k, line in enumerate(step.lines)]
+        index += len(step.lines)
+        if step.failed or not failed_steps_only:
+            chunks.append(items)
+    if not failed_steps_only:
+        chunks = [[item for chunk in chunks for item in chunk]]
+    return chunks, index
+
+
+def _grep_chunks(chunks: list[list[_Item]], pattern: LinearPattern) -> list[list[_Item]]:
+    """The matching lines with their context, `--` between groups, as one chunk."""
+    flat = [item for chunk in chunks for item in chunk]
+    picked = _grep([text for _, text in flat], pattern, GREP_CONTEXT)
+    return [[flat[i] if i is not None else (None, "--") for i in picked]]
+
+
+def _tail_chunks(chunks: list[list[_Item]], tail_lines: int) -> list[list[_Item]]:
+    flat = [item for chunk in chunks for item in chunk]
+    tail = flat[len(flat) - tail_lines :] if tail_lines else []
+    while tail and tail[0][0] is None:  # no leading separator
+        tail.pop(0)
+    return [tail]
+
+
 def select(
     text: str | bytes,
     *,
@@ -299,43 +345,13 @@ def select(
     (UTF-8, one newline per line); what did not fit is dropped from the start
     of each step and replaced by a `[… N lines omitted …]` marker.
     """
-    if max_bytes < MIN_MAX_BYTES:
-        raise invalid_input(
-            f"max_bytes must be at least {MIN_MAX_BYTES}",
-            max_bytes=max_bytes,
-            hint=(
-                "Raise max_bytes to the minimum or more, or use tail_lines to keep only the end."
-            ),
-        )
-    if tail_lines is not None and tail_lines < 0:
-        raise invalid_input(
-            "tail_lines must not be negative",
-            tail_lines=tail_lines,
-            hint="Give tail_lines as 0 or more, or leave it out for the whole log.",
-        )
+    _check_bounds(max_bytes, tail_lines)
     pattern = compile_grep(grep) if grep is not None else None
-
-    chunks: list[list[_Item]] = []
-    index = 0
-    for step in _parse(text):
-        items: list[_Item] = [(index + k, line) for k, line in enumerate(step.lines)]
-        index += len(step.lines)
-        if step.failed or not failed_steps_only:
-            chunks.append(items)
-    total = index
-    if not failed_steps_only:
-        chunks = [[item for chunk in chunks for item in chunk]]
-
+    chunks, total = _step_chunks(text, failed_steps_only)
     if pattern is not None:
-        flat = [item for chunk in chunks for item in chunk]
-        picked = _grep([text for _, text in flat], pattern, GREP_CONTEXT)
-        chunks = [[flat[i] if i is not None else (None, "--") for i in picked]]
+        chunks = _grep_chunks(chunks, pattern)
     if tail_lines is not None:
-        flat = [item for chunk in chunks for item in chunk]
-        chunks = [flat[len(flat) - tail_lines :] if tail_lines else []]
-        while chunks[0] and chunks[0][0][0] is None:  # no leading separator
-            chunks[0].pop(0)
-
+        chunks = _tail_chunks(chunks, tail_lines)
     items, truncated = _fit(chunks, max_bytes)
     shown = sum(1 for i, _ in items if i is not None)
     lines = [text for _, text in items]

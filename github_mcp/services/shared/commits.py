@@ -19,6 +19,7 @@ import base64
 import contextlib
 import random
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any, NotRequired, TypedDict
 
 from github_mcp.github.client import GitHubClient, encode_path
@@ -182,6 +183,49 @@ async def commit_changes(
     entries = await _tree_entries(github, full_name, changes)
     first_parent = head.commit_sha
     rebased: list[str] = []
+    landed = await _land(github, full_name, branch, head, message, entries, paths, changes, rebased)
+    if isinstance(landed, CommitOutcome):
+        return landed  # the branch already held this content
+    verification, files = await verify_commit(
+        github, full_name, branch, landed.commit_sha, landed.branch_sha, landed.blobs, changes
+    )
+    return CommitOutcome(
+        commit_sha=landed.commit_sha,
+        branch=branch,
+        parent_sha=first_parent,
+        rebased_onto=rebased,
+        verification=verification,
+        files=files,
+        created_branch=not landed.head.exists,
+        signature=landed.signed,
+    )
+
+
+@dataclass
+class _Landed:
+    """A commit the branch now carries, and the head it was finally built on."""
+
+    head: Head
+    commit_sha: str
+    branch_sha: str | None
+    blobs: dict[str, str]
+    signed: CommitSignature
+
+
+async def _land(
+    github: GitHubClient,
+    full_name: str,
+    branch: str,
+    head: Head,
+    message: str,
+    entries: list[_NewEntry],
+    paths: list[str],
+    changes: list[Change],
+    rebased: list[str],
+) -> _Landed | CommitOutcome:
+    """Build the commit on the head and move the branch to it; when the branch moved
+    meanwhile, re-apply on its new head (bounded), noting each new head in `rebased`."""
+    first_parent = head.commit_sha
     # Replicas: one writer per branch at a time, so re-applications are rare.
     async with _branch_lock(github, full_name, branch) as fence:
         for attempt in range(MAX_REBASES + 1):
@@ -201,33 +245,18 @@ async def commit_changes(
             await fence.check()  # our lease still holds: no other replica moves the branch now
             moved, branch_sha = await _move_ref(github, full_name, head, commit_sha)
             if moved == "ok":
-                break
+                return _Landed(head, commit_sha, branch_sha, blobs, signed)
             moved_to, landed_at = await _after_refused_move(
                 github, full_name, branch, head, commit_sha, paths
             )
             if landed_at is not None:
-                branch_sha = landed_at
-                break
+                return _Landed(head, commit_sha, landed_at, blobs, signed)
             head = moved_to
             rebased.append(moved_to.commit_sha)
-        else:
-            raise conflict(
-                f"{branch} kept moving; gave up after {MAX_REBASES} re-applications.",
-                hint="The branch is busy; wait for other pushes to finish and call again.",
-            )
-    verification, files = await verify_commit(
-        github, full_name, branch, commit_sha, branch_sha, blobs, changes
-    )
-    return CommitOutcome(
-        commit_sha=commit_sha,
-        branch=branch,
-        parent_sha=first_parent,
-        rebased_onto=rebased,
-        verification=verification,
-        files=files,
-        created_branch=not head.exists,
-        signature=signed,
-    )
+        raise conflict(
+            f"{branch} kept moving; gave up after {MAX_REBASES} re-applications.",
+            hint="The branch is busy; wait for other pushes to finish and call again.",
+        )
 
 
 def _distinct_paths(changes: list[Change]) -> list[str]:

@@ -12,10 +12,9 @@ from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.services.actions import parse_counts, parse_failures, parse_junit_xml
 from github_mcp.services.actions.runners.base import TestFailure
 from github_mcp.services.workspace._cgroups import CgroupPlan
+from github_mcp.services.workspace._child_setup import Identity, Limits
 from github_mcp.services.workspace._gitfiles import read_nofollow
 from github_mcp.services.workspace._procs import (
-    Identity,
-    Limits,
     ProcResult,
     ProcSpec,
     run_contained,

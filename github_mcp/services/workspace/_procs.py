@@ -15,7 +15,6 @@ import asyncio
 import inspect
 import logging
 import os
-import resource
 import secrets
 import signal
 import subprocess
@@ -28,9 +27,9 @@ from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.monitoring import tracing
 from github_mcp.services.workspace._capture import OutputCapture, pump
 from github_mcp.services.workspace._cgroups import CgroupPlan, CommandCgroup
+from github_mcp.services.workspace._child_setup import Identity, Limits, make_preexec, rlimits
 from github_mcp.services.workspace._proctree import (
     RUN_MARKER,
-    count_user_tasks,
     find_tree,
     signal_all,
 )
@@ -38,22 +37,6 @@ from github_mcp.services.workspace._proctree import (
 log = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[float, str], "Awaitable[None] | None"]
-
-
-@dataclass(frozen=True)
-class Limits:
-    cpu_seconds: int | None = None
-    address_space_mb: int | None = None
-    max_file_mb: int | None = None
-    max_processes: int | None = None
-    memory_mb: int | None = None  # enforced through the cgroup only
-
-
-@dataclass(frozen=True)
-class Identity:
-    uid: int
-    gid: int
-    name: str
 
 
 @dataclass
@@ -86,49 +69,6 @@ class ProcResult:
     killed_by: str | None
     stdout_tail: str = ""  # up to keep_tail_chars, for parsers
     containment: str = ""
-
-
-# --- spawning ---------------------------------------------------------------------------
-
-
-def _rlimits(limits: Limits, identity: Identity | None) -> list[tuple[int, int, int]]:
-    out: list[tuple[int, int, int]] = [(resource.RLIMIT_CORE, 0, 0)]
-    if limits.cpu_seconds:
-        out.append((resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 5))
-    if limits.address_space_mb:
-        size = limits.address_space_mb * 1024 * 1024
-        out.append((resource.RLIMIT_AS, size, size))
-    if limits.max_file_mb:
-        size = limits.max_file_mb * 1024 * 1024
-        out.append((resource.RLIMIT_FSIZE, size, size))
-    if limits.max_processes:
-        # Counted per real uid across the host, and ignored for root: give the uid headroom.
-        uid = identity.uid if identity else os.getuid()
-        if uid != 0:
-            n = count_user_tasks(uid) + limits.max_processes
-            out.append((resource.RLIMIT_NPROC, n, n))
-    return out
-
-
-def _make_preexec(
-    cgroup_files: list[str], rlimits: list[tuple[int, int, int]], identity: Identity | None
-) -> Callable[[], None]:
-    def preexec() -> None:  # runs in the child between fork and exec
-        pid = str(os.getpid()).encode()
-        for path in cgroup_files:
-            fd = os.open(path, os.O_WRONLY)
-            try:
-                os.write(fd, pid)
-            finally:
-                os.close(fd)
-        for res, soft, hard in rlimits:
-            resource.setrlimit(res, (soft, hard))
-        if identity is not None:
-            os.setgroups([])
-            os.setgid(identity.gid)
-            os.setuid(identity.uid)
-
-    return preexec
 
 
 async def report_progress(cb: ProgressCallback | None, elapsed: float, message: str) -> None:
@@ -248,22 +188,41 @@ async def _run_contained(spec: ProcSpec) -> ProcResult:
     run_id = secrets.token_hex(8)
     env = dict(spec.env)
     env[RUN_MARKER] = run_id
-    cgroup = None
-    if spec.cgroups is not None:
-        try:
-            cgroup = CommandCgroup.create(
-                spec.cgroups,
-                run_id,
-                max_processes=spec.limits.max_processes,
-                memory_mb=spec.limits.memory_mb,
-            )
-        except OSError as exc:
-            raise GitHubMCPError(
-                ErrorCode.INTERNAL,
-                "could not create the command's cgroup",
-                hint="check that the cgroup filesystem is writable, or disable cgroups",
-            ) from exc
-    containment = "+".join(
+    cgroup = _create_cgroup(spec, run_id)
+    containment = _containment(spec, cgroup)
+    preexec = make_preexec(
+        cgroup.procs_files if cgroup else [], rlimits(spec.limits, spec.identity), spec.identity
+    )
+    start = time.monotonic()
+    try:
+        proc = await _spawn(spec, env, preexec, run_id, cgroup)
+        return await _supervise(proc, spec, run_id, cgroup, start, containment)
+    finally:
+        if cgroup is not None:
+            await asyncio.to_thread(cgroup.destroy)
+
+
+def _create_cgroup(spec: ProcSpec, run_id: str) -> CommandCgroup | None:
+    if spec.cgroups is None:
+        return None
+    try:
+        return CommandCgroup.create(
+            spec.cgroups,
+            run_id,
+            max_processes=spec.limits.max_processes,
+            memory_mb=spec.limits.memory_mb,
+        )
+    except OSError as exc:
+        raise GitHubMCPError(
+            ErrorCode.INTERNAL,
+            "could not create the command's cgroup",
+            hint="check that the cgroup filesystem is writable, or disable cgroups",
+        ) from exc
+
+
+def _containment(spec: ProcSpec, cgroup: CommandCgroup | None) -> str:
+    """What contains the command, as the result reports it (e.g. cgroup+uid:x+rlimits)."""
+    return "+".join(
         x
         for x in (
             spec.cgroups.describe() if cgroup and spec.cgroups else "",
@@ -272,42 +231,42 @@ async def _run_contained(spec: ProcSpec) -> ProcResult:
         )
         if x
     )
-    preexec = _make_preexec(
-        cgroup.procs_files if cgroup else [], _rlimits(spec.limits, spec.identity), spec.identity
-    )
-    start = time.monotonic()
-    try:
-        # The spawn is shielded: cancelled half-way, asyncio would kill only the leader
-        # and wait on it, which can hang; here a cancelled start is finished, its whole
-        # process tree killed and reaped, and the cancellation passed on.
-        spawn = asyncio.ensure_future(
-            asyncio.create_subprocess_exec(
-                *spec.argv,
-                cwd=spec.cwd,
-                env=env,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                start_new_session=True,
-                preexec_fn=preexec,
-            )
+
+
+async def _spawn(
+    spec: ProcSpec,
+    env: dict[str, str],
+    preexec: Callable[[], None],
+    run_id: str,
+    cgroup: CommandCgroup | None,
+) -> asyncio.subprocess.Process:
+    # The spawn is shielded: cancelled half-way, asyncio would kill only the leader
+    # and wait on it, which can hang; here a cancelled start is finished, its whole
+    # process tree killed and reaped, and the cancellation passed on.
+    spawn = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            *spec.argv,
+            cwd=spec.cwd,
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+            preexec_fn=preexec,
         )
-        try:
-            proc = await asyncio.shield(spawn)
-        except asyncio.CancelledError:
-            await _kill_started(spawn, run_id, cgroup)
-            raise
-        except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
-            raise GitHubMCPError(
-                ErrorCode.INTERNAL,
-                f"could not start {spec.label}",
-                hint="the executable, the working directory or the sandbox setup is unavailable",
-                reason=type(exc).__name__,
-            ) from exc
-        return await _supervise(proc, spec, run_id, cgroup, start, containment)
-    finally:
-        if cgroup is not None:
-            await asyncio.to_thread(cgroup.destroy)
+    )
+    try:
+        return await asyncio.shield(spawn)
+    except asyncio.CancelledError:
+        await _kill_started(spawn, run_id, cgroup)
+        raise
+    except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
+        raise GitHubMCPError(
+            ErrorCode.INTERNAL,
+            f"could not start {spec.label}",
+            hint="the executable, the working directory or the sandbox setup is unavailable",
+            reason=type(exc).__name__,
+        ) from exc
 
 
 async def _kill_started(
@@ -344,22 +303,8 @@ async def _supervise(
     waiter = asyncio.create_task(_leader_exit(proc))
     tracker = _Tracker(proc.pid, run_id, cgroup)
     RUNNING.add(tracker)
-    timed_out = False
     try:
-        deadline = start + spec.timeout_s
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                timed_out = True
-                break
-            done, _ = await asyncio.wait({waiter}, timeout=min(remaining, spec.progress_interval_s))
-            if waiter in done:
-                break
-            elapsed = time.monotonic() - start
-            msg = f"{spec.label}: {elapsed:.0f}s elapsed (timeout {spec.timeout_s:.0f}s)"
-            if out.last_line:
-                msg += f" | {out.last_line}"
-            await report_progress(spec.on_progress, elapsed, msg)
+        timed_out = await _wait_reporting(waiter, spec, start, out)
         if timed_out:
             await tracker.terminate(spec.kill_grace_s)
         else:
@@ -378,6 +323,38 @@ async def _supervise(
             task.cancel()
         raise
     RUNNING.discard(tracker)
+    return _result(proc, spec, cgroup, timed_out, out, err, start, containment)
+
+
+async def _wait_reporting(
+    waiter: asyncio.Task[None], spec: ProcSpec, start: float, out: OutputCapture
+) -> bool:
+    """Wait for the leader to exit, reporting progress; True when the timeout came first."""
+    deadline = start + spec.timeout_s
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return True
+        done, _ = await asyncio.wait({waiter}, timeout=min(remaining, spec.progress_interval_s))
+        if waiter in done:
+            return False
+        elapsed = time.monotonic() - start
+        msg = f"{spec.label}: {elapsed:.0f}s elapsed (timeout {spec.timeout_s:.0f}s)"
+        if out.last_line:
+            msg += f" | {out.last_line}"
+        await report_progress(spec.on_progress, elapsed, msg)
+
+
+def _result(
+    proc: asyncio.subprocess.Process,
+    spec: ProcSpec,
+    cgroup: CommandCgroup | None,
+    timed_out: bool,
+    out: OutputCapture,
+    err: OutputCapture,
+    start: float,
+    containment: str,
+) -> ProcResult:
     rc = proc.returncode if proc.returncode is not None else -signal.SIGKILL
     oom = cgroup.oom_kills() if cgroup else 0
     killed_by = "timeout" if timed_out else signal_cause(rc, oom)

@@ -12,10 +12,11 @@ from typing import Any, TypedDict
 
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.monitoring import client_log
+from github_mcp.services.workspace._child_setup import Identity
 from github_mcp.services.workspace._git import HEX_SHA, GitResult, GitRunner
 from github_mcp.services.workspace._gitfiles import atomic_write, read_nofollow
 from github_mcp.services.workspace._locks import heal_stale_locks
-from github_mcp.services.workspace._procs import Identity, report_progress
+from github_mcp.services.workspace._procs import report_progress
 from github_mcp.services.workspace._results import CloneState
 from github_mcp.services.workspace._status import VENV_DIR, StatusEntry, parse_porcelain_z
 from github_mcp.services.workspace._types import (

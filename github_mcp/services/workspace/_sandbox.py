@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
-from github_mcp.services.workspace._procs import Identity
+from github_mcp.services.workspace._child_setup import Identity
 
 log = logging.getLogger(__name__)
 

@@ -174,7 +174,17 @@ def _run(
                     continue
         counts[v[0]] += 1
         exclude(new(item, (path, v[0], size, v[1], v[2], "blob")))
+    return _sorted_result(engine, kept, excluded, submodules, counts, list_dirs)
 
+
+def _sorted_result(
+    engine: Engine,
+    kept: list[TreeEntry],
+    excluded: list[ExcludedItem],
+    submodules: list[TreeEntry],
+    counts: dict[str, int],
+    list_dirs: bool,
+) -> TreeFilterResult:
     # Python orders str by code point, which is also UTF-8 byte order and so
     # git's order of blob paths: the input is usually sorted already, and then
     # Timsort makes one linear pass.

@@ -4,6 +4,7 @@ review: a conflicting PR with failing CI and review threads, a PR stacked on it,
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from sandbox_forge.admin.collab_seeding import (
@@ -29,6 +30,7 @@ from sandbox_forge.admin.demo_collab_data import (
     hidden_instruction_body,
     jest_output,
     pytest_output,
+    running_ci_jobs,
 )
 from sandbox_forge.admin.seeding import write_commit
 from sandbox_forge.rules import protection as rules_protection
@@ -44,7 +46,7 @@ from sandbox_forge.stores import (
 from sandbox_forge.stores import (
     pulls as pulls_store,
 )
-from sandbox_forge.stores.collab import collab
+from sandbox_forge.stores.collab import Issue, Run, collab
 from sandbox_forge.stores.lookups import node_id
 from sandbox_forge.stores.records import RefUpdate, RepoRecord
 from sandbox_forge.stores.reviews import add_review, reply
@@ -73,11 +75,49 @@ def _commit(
     return sha
 
 
+@dataclass
+class _Demo:
+    """The repository being seeded, and what each step made that a later one builds on."""
+
+    st: ForgeState
+    repo: RepoRecord
+    full_name: str
+    main: str
+    feature: str = "feature/cart-and-inventory"
+    stacked: str = "feature/cart-discounts"
+    inventory: str = ""  # the feature branch's test file, which a review comments on
+    main_tip: str = ""
+    head1: str = ""
+    head2: str = ""
+    pr1: Issue | None = None
+    pr2: Issue | None = None
+
+    @property
+    def pulls(self) -> tuple[Issue, Issue]:
+        assert self.pr1 is not None and self.pr2 is not None
+        return self.pr1, self.pr2
+
+
 def seed_demo_collab(forge: ForgeTarget, full_name: str = DEMO_REPO) -> dict[str, Any]:
     """Add the collaboration demo to full_name (created by seed.seed_demo). Returns what was
     made: PR numbers, branches, thread ids, run and job ids, issue numbers."""
     st = forge_state(forge)
     repo = repo_named(forge, full_name)
+    _add_users(st)
+    demo = _Demo(st, repo, full_name, repo.default_branch)
+    # The order matters: issue, comment, review and run ids are handed out as things are made.
+    _commit_branches(demo)
+    _open_pulls(demo)
+    issues, hidden_texts = _file_issues(demo)
+    threads = _review_first_pull(demo)
+    runs = _run_ci(demo)
+    _protect_main(demo)
+    summary = _summary(demo, issues, hidden_texts, threads, runs)
+    st.extensions["collab_demo"] = summary
+    return summary
+
+
+def _add_users(st: ForgeState) -> None:
     for login, name in (
         ("alice", "Alice Liddell"),
         ("bob", "Bob Builder"),
@@ -85,33 +125,24 @@ def seed_demo_collab(forge: ForgeTarget, full_name: str = DEMO_REPO) -> dict[str
         ("octocat", "The Octocat"),
     ):
         st.ensure_user(login, name=name)
-    git = repo.git
-    main = repo.default_branch
+
+
+def _commit_branches(demo: _Demo) -> None:
+    """Workflows on main, then the feature branch (three commits), a conflicting change on
+    main, and the stacked branch on the feature's head."""
+    st, repo, main, feature = demo.st, demo.repo, demo.main, demo.feature
     base = commit_sha(repo, main)
-    when = git.read_commit(base).committer.timestamp + 3600
-    workflows_sha = _commit(
-        st,
-        repo,
-        main,
-        {
-            ".github/workflows/ci.yml": CI_WORKFLOW,
-            ".github/workflows/release.yml": RELEASE_WORKFLOW,
-        },
-        base,
-        "Add CI and release workflows",
-        when,
-    )
-    feature, stacked = "feature/cart-and-inventory", "feature/cart-discounts"
-    inventory = fixture("test_inventory.py.txt") or INVENTORY_TEST_FALLBACK
+    when = repo.git.read_commit(base).committer.timestamp + 3600
+    workflows = {
+        ".github/workflows/ci.yml": CI_WORKFLOW,
+        ".github/workflows/release.yml": RELEASE_WORKFLOW,
+    }
+    workflows_sha = _commit(st, repo, main, workflows, base, "Add CI and release workflows", when)
+    demo.inventory = fixture("test_inventory.py.txt") or INVENTORY_TEST_FALLBACK
     f1 = _commit(
-        st,
-        repo,
-        feature,
-        {"tests/test_inventory.py": inventory},
-        workflows_sha,
-        "Add inventory restocking with tests",
-        when + 600,
-    )
+        st, repo, feature, {"tests/test_inventory.py": demo.inventory}, workflows_sha,
+        "Add inventory restocking with tests", when + 600,
+    )  # fmt: skip
     jest_files = {
         "web/src/cart.js": fixture("cart.js") or CART_JS_FALLBACK,
     }
@@ -122,55 +153,55 @@ def seed_demo_collab(forge: ForgeTarget, full_name: str = DEMO_REPO) -> dict[str
     f2 = _commit(
         st, repo, feature, jest_files, f1, "Add a cart module with jest tests", when + 1200
     )
-    head1 = _commit(
-        st,
-        repo,
-        feature,
-        {"src/demo_app/calc.py": CALC_FEATURE},
-        f2,
-        "Round division results to cents",
-        when + 1800,
-    )
-    main_tip = _commit(
-        st,
-        repo,
-        main,
-        {"src/demo_app/calc.py": CALC_MAIN},
-        workflows_sha,
-        "Use true division in divide",
-        when + 2400,
-    )
-    head2 = _commit(
-        st,
-        repo,
-        stacked,
-        {"web/src/discount.js": DISCOUNT_JS, "web/src/__tests__/discount.test.js": DISCOUNT_TEST},
-        head1,
-        "Add percentage discounts to the cart",
-        when + 3000,
-    )
-    pr1 = pulls_store.create_pull(
+    demo.head1 = _commit(
+        st, repo, feature, {"src/demo_app/calc.py": CALC_FEATURE}, f2,
+        "Round division results to cents", when + 1800,
+    )  # fmt: skip
+    demo.main_tip = _commit(
+        st, repo, main, {"src/demo_app/calc.py": CALC_MAIN}, workflows_sha,
+        "Use true division in divide", when + 2400,
+    )  # fmt: skip
+    discount = {
+        "web/src/discount.js": DISCOUNT_JS,
+        "web/src/__tests__/discount.test.js": DISCOUNT_TEST,
+    }
+    demo.head2 = _commit(
+        st, repo, demo.stacked, discount, demo.head1,
+        "Add percentage discounts to the cart", when + 3000,
+    )  # fmt: skip
+
+
+def _open_pulls(demo: _Demo) -> None:
+    """PR #1 (feature into main) and PR #2 stacked on it."""
+    st, repo = demo.st, demo.repo
+    demo.pr1 = pulls_store.create_pull(
         st,
         repo,
         "alice",
         "Add cart and inventory modules",
-        feature,
-        main,
+        demo.feature,
+        demo.main,
         "Adds inventory restocking and a cart module, each with tests.\n\n"
         "Also rounds `divide` results to cents for the cart totals.",
     )
-    pr2 = pulls_store.create_pull(
+    demo.pr2 = pulls_store.create_pull(
         st,
         repo,
         "alice",
         "Cart: percentage discounts",
-        stacked,
-        feature,
-        f"Stacked on #{pr1.number}: merge that first.\n\nAdds `applyDiscount`.",
+        demo.stacked,
+        demo.feature,
+        f"Stacked on #{demo.pr1.number}: merge that first.\n\nAdds `applyDiscount`.",
     )
-    assert pr1.pull is not None and pr2.pull is not None
+    assert demo.pr1.pull is not None and demo.pr2.pull is not None
 
-    # Issues; one hides instructions in invisible characters (for sanitising tests).
+
+def _file_issues(demo: _Demo) -> tuple[dict[str, int], list[str]]:
+    """A bug fixed on main, an open enhancement, a closed docs issue, and one that hides
+    instructions in invisible characters (for sanitising tests); their numbers, and the
+    hidden texts."""
+    st, repo = demo.st, demo.repo
+    pr1, _ = demo.pulls
     bug = issues_store.create_issue(
         st,
         repo,
@@ -203,15 +234,27 @@ def seed_demo_collab(forge: ForgeTarget, full_name: str = DEMO_REPO) -> dict[str
         st, repo, "mallory", "Export button does nothing in Safari", hidden_body, ["bug"]
     )
     issues_store.add_comment(
-        st, repo, bug, "octocat", f"Fixed on main by {main_tip[:7]} (true division)."
+        st, repo, bug, "octocat", f"Fixed on main by {demo.main_tip[:7]} (true division)."
     )
     with st.lock:
         issues_store.set_state(bug, "closed", "octocat", "completed")
     issues_store.add_comment(
         st, repo, pr1, "octocat", "CI is red on both test suites, and this now conflicts with main."
     )
+    numbers = {
+        "bug": bug.number,
+        "enhancement": feature_issue.number,
+        "closed": docs_issue.number,
+        "hidden_instruction": hidden.number,
+    }
+    return numbers, hidden_texts
 
-    # Reviews and threads on PR #1: two unresolved, one resolved.
+
+def _review_first_pull(demo: _Demo) -> dict[str, list[str]]:
+    """Bob's review on PR #1 with two unresolved threads (one answered), and carol's thread,
+    resolved; the thread node ids."""
+    st, repo = demo.st, demo.repo
+    pr1, _ = demo.pulls
     review = add_review(
         st,
         repo,
@@ -222,7 +265,7 @@ def seed_demo_collab(forge: ForgeTarget, full_name: str = DEMO_REPO) -> dict[str
         [
             {
                 "path": "tests/test_inventory.py",
-                "line": _line_of(inventory, "assert restock(stock"),
+                "line": _line_of(demo.inventory, "assert restock(stock"),
                 "side": "RIGHT",
                 "body": "`restock` adds `count` once, so `apple` ends at 2 here. "
                 "Is the test wrong, or the function?",
@@ -249,7 +292,7 @@ def seed_demo_collab(forge: ForgeTarget, full_name: str = DEMO_REPO) -> dict[str
     )
     carol = add_review_thread(
         st,
-        full_name,
+        demo.full_name,
         pr1.number,
         "src/demo_app/calc.py",
         _line_of(CALC_FEATURE, "round("),
@@ -260,81 +303,47 @@ def seed_demo_collab(forge: ForgeTarget, full_name: str = DEMO_REPO) -> dict[str
         resolved_by="alice",
     )
     threads = [node_id("PRRT", repo, c.thread_id) for c in bob_comments]
+    return {"unresolved": threads, "resolved": [carol["thread_id"]]}
 
-    # CI: green on main, red on PR #1 (pytest and jest), still running on PR #2.
+
+def _run_ci(demo: _Demo) -> dict[str, Run]:
+    """CI green on main, red on PR #1 (pytest and jest), still running on PR #2; and two
+    commit statuses on PR #1's head."""
+    st, repo = demo.st, demo.repo
+    pr1, pr2 = demo.pulls
     workflow = actions_store.find_workflow(st, repo, "ci.yml")
     assert workflow is not None
     pytest_out, jest_out = pytest_output(), jest_output()
-    green = ci_job_logs(full_name, None, None)
-    red = ci_job_logs(full_name, pytest_out, jest_out)
+    green = ci_job_logs(demo.full_name, None, None)
+    red = ci_job_logs(demo.full_name, pytest_out, jest_out)
     main_run = actions_store.add_workflow_run(
-        st,
-        repo,
-        workflow,
-        main_tip,
-        main,
-        event="push",
-        actor="octocat",
+        st, repo, workflow, demo.main_tip, demo.main, event="push", actor="octocat",
         jobs=ci_jobs(green, failing=False),
-    )
+    )  # fmt: skip
     pr1_run = actions_store.add_workflow_run(
-        st,
-        repo,
-        workflow,
-        head1,
-        feature,
-        event="pull_request",
-        actor="alice",
-        display_title=pr1.title,
-        jobs=ci_jobs(red, failing=True),
-    )
+        st, repo, workflow, demo.head1, demo.feature, event="pull_request", actor="alice",
+        display_title=pr1.title, jobs=ci_jobs(red, failing=True),
+    )  # fmt: skip
     pr2_run = actions_store.add_workflow_run(
-        st,
-        repo,
-        workflow,
-        head2,
-        stacked,
-        event="pull_request",
-        actor="alice",
-        display_title=pr2.title,
-        status="in_progress",
-        jobs=[
-            {
-                "name": "test-python",
-                "status": "in_progress",
-                "steps": [
-                    {"name": "Set up job", "status": "completed", "conclusion": "success"},
-                    {"name": "Run actions/checkout@v4", "status": "in_progress"},
-                ],
-            },
-            {"name": "test-js", "status": "queued"},
-            {"name": "lint", "status": "queued"},
-        ],
-    )
+        st, repo, workflow, demo.head2, demo.stacked, event="pull_request", actor="alice",
+        display_title=pr2.title, status="in_progress", jobs=running_ci_jobs(),
+    )  # fmt: skip
     checks_store.add_status(
-        st,
-        repo,
-        head1,
-        "failure",
-        "codecov/patch",
-        "octocat",
-        "60.00% of diff hit (target 80.00%)",
-        "https://codecov.io/gh/octo-org/demo-app/pull/1",
-    )
+        st, repo, demo.head1, "failure", "codecov/patch", "octocat",
+        "60.00% of diff hit (target 80.00%)", "https://codecov.io/gh/octo-org/demo-app/pull/1",
+    )  # fmt: skip
     checks_store.add_status(
-        st,
-        repo,
-        head1,
-        "success",
-        "deploy/preview",
-        "octocat",
-        "Preview ready",
+        st, repo, demo.head1, "success", "deploy/preview", "octocat", "Preview ready",
         "https://preview.sandbox.invalid/demo-app/pr-1",
-    )
+    )  # fmt: skip
+    return {"main": main_run, "pr1": pr1_run, "pr2": pr2_run}
+
+
+def _protect_main(demo: _Demo) -> None:
     rules_protection.set_protection(
-        st,
-        repo,
-        main,
+        demo.st,
+        demo.repo,
+        demo.main,
         {
             "required_status_checks": {
                 "strict": False,
@@ -344,33 +353,41 @@ def seed_demo_collab(forge: ForgeTarget, full_name: str = DEMO_REPO) -> dict[str
             "enforce_admins": True,
         },
     )
-    summary = {
-        "repo": full_name,
+
+
+def _summary(
+    demo: _Demo,
+    issues: dict[str, int],
+    hidden_texts: list[str],
+    threads: dict[str, list[str]],
+    runs: dict[str, Run],
+) -> dict[str, Any]:
+    pr1, pr2 = demo.pulls
+    main, feature, stacked = demo.main, demo.feature, demo.stacked
+    return {
+        "repo": demo.full_name,
         "branches": {"main": main, "feature": feature, "stacked": stacked},
-        "main_sha": main_tip,
+        "main_sha": demo.main_tip,
         "pulls": {
             "conflicting": {
                 "number": pr1.number,
                 "head": feature,
                 "base": main,
-                "head_sha": head1,
+                "head_sha": demo.head1,
                 "conflicts": ["src/demo_app/calc.py"],
             },
-            "stacked": {"number": pr2.number, "head": stacked, "base": feature, "head_sha": head2},
+            "stacked": {
+                "number": pr2.number,
+                "head": stacked,
+                "base": feature,
+                "head_sha": demo.head2,
+            },
         },
-        "threads": {"unresolved": threads, "resolved": [carol["thread_id"]]},
-        "issues": {
-            "bug": bug.number,
-            "enhancement": feature_issue.number,
-            "closed": docs_issue.number,
-            "hidden_instruction": hidden.number,
-        },
+        "threads": threads,
+        "issues": issues,
         "hidden_texts": hidden_texts,
-        "workflows": {w.path: w.id for w in actions_store.workflows(st, repo)},
-        "runs": {
-            name: run_summary(repo, run)
-            for name, run in (("main", main_run), ("pr1", pr1_run), ("pr2", pr2_run))
-        },
+        "workflows": {w.path: w.id for w in actions_store.workflows(demo.st, demo.repo)},
+        "runs": {name: run_summary(demo.repo, run) for name, run in runs.items()},
         "statuses": {"codecov/patch": "failure", "deploy/preview": "success"},
         "protection": {
             "branch": main,
@@ -378,5 +395,3 @@ def seed_demo_collab(forge: ForgeTarget, full_name: str = DEMO_REPO) -> dict[str
             "required_checks": ["test-python", "test-js", "lint"],
         },
     }
-    st.extensions["collab_demo"] = summary
-    return summary

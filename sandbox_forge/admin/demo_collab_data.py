@@ -250,7 +250,22 @@ def _checkout(repo: str) -> tuple[str, str, str, int]:
 
 
 def ci_job_logs(repo: str, pytest_out: str | None, jest_out: str | None) -> dict[str, str]:
-    python_tail = (
+    """The CI run's three job logs; a suite's output given means that suite failed."""
+    return {
+        "test-python": _python_job_log(repo, pytest_out),
+        "test-js": _js_job_log(repo, jest_out),
+        "lint": job_log(
+            [
+                _checkout(repo),
+                ("Run pipx run ruff check .", "pipx run ruff check .", "All checks passed!", 0),
+            ],
+            job_name="lint",
+        ),
+    }
+
+
+def _python_job_log(repo: str, pytest_out: str | None) -> str:
+    tail = (
         "Run pytest",
         "pytest\nshell: /usr/bin/bash -e {0}",
         pytest_out
@@ -262,7 +277,23 @@ def ci_job_logs(repo: str, pytest_out: str | None, jest_out: str | None) -> dict
         ),
         1 if pytest_out else 0,
     )
-    js_tail = (
+    setup = (
+        "Run actions/setup-python@v5",
+        "with:\n  python-version: 3.11",
+        "Successfully set up CPython (3.11.7)",
+        0,
+    )
+    install = (
+        "Run pip install -e . pytest",
+        "pip install -e . pytest",
+        "Successfully installed demo-app-0.1.0 pytest-9.2.0",
+        0,
+    )
+    return job_log([_checkout(repo), setup, install, tail], job_name="test-python")
+
+
+def _js_job_log(repo: str, jest_out: str | None) -> str:
+    tail = (
         "Run npx jest --ci",
         "npx jest --ci\nshell: /usr/bin/bash -e {0}",
         jest_out
@@ -272,48 +303,14 @@ def ci_job_logs(repo: str, pytest_out: str | None, jest_out: str | None) -> dict
         ),
         1 if jest_out else 0,
     )
-    return {
-        "test-python": job_log(
-            [
-                _checkout(repo),
-                (
-                    "Run actions/setup-python@v5",
-                    "with:\n  python-version: 3.11",
-                    "Successfully set up CPython (3.11.7)",
-                    0,
-                ),
-                (
-                    "Run pip install -e . pytest",
-                    "pip install -e . pytest",
-                    "Successfully installed demo-app-0.1.0 pytest-9.2.0",
-                    0,
-                ),
-                python_tail,
-            ],
-            job_name="test-python",
-        ),
-        "test-js": job_log(
-            [
-                _checkout(repo),
-                (
-                    "Run actions/setup-node@v4",
-                    "with:\n  node-version: 20",
-                    "Found in cache @ /opt/hostedtoolcache/node/20.20.2/x64",
-                    0,
-                ),
-                ("Run npm ci", "npm ci", "added 266 packages in 3s", 0),
-                js_tail,
-            ],
-            job_name="test-js",
-        ),
-        "lint": job_log(
-            [
-                _checkout(repo),
-                ("Run pipx run ruff check .", "pipx run ruff check .", "All checks passed!", 0),
-            ],
-            job_name="lint",
-        ),
-    }
+    setup = (
+        "Run actions/setup-node@v4",
+        "with:\n  node-version: 20",
+        "Found in cache @ /opt/hostedtoolcache/node/20.20.2/x64",
+        0,
+    )
+    install = ("Run npm ci", "npm ci", "added 266 packages in 3s", 0)
+    return job_log([_checkout(repo), setup, install, tail], job_name="test-js")
 
 
 def ci_jobs(logs: dict[str, str], failing: bool) -> list[dict[str, Any]]:
@@ -331,6 +328,22 @@ def ci_jobs(logs: dict[str, str], failing: bool) -> list[dict[str, Any]]:
             "log": logs["test-js"],
         },
         {"name": "lint", "conclusion": "success", "steps": LINT_STEPS, "log": logs["lint"]},
+    ]
+
+
+def running_ci_jobs() -> list[dict[str, Any]]:
+    """The stacked PR's CI run: still running, its first job half-way."""
+    return [
+        {
+            "name": "test-python",
+            "status": "in_progress",
+            "steps": [
+                {"name": "Set up job", "status": "completed", "conclusion": "success"},
+                {"name": "Run actions/checkout@v4", "status": "in_progress"},
+            ],
+        },
+        {"name": "test-js", "status": "queued"},
+        {"name": "lint", "status": "queued"},
     ]
 
 

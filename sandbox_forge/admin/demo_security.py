@@ -114,8 +114,20 @@ def seed_repo_alerts(forge: ForgeTarget, full_name: str) -> dict[str, Any]:
             manifest="requirements.txt",
         ),
     )
+    code = security.add_alert(st, repo, _code_scanning_alert(repo, head))
+    secret = security.add_alert(st, repo, _secret_scanning_alert(repo, head))
+    security.add_advisory(st, _report_advisory(repo.full_name))
+    return {
+        "dependabot": [dependabot.number],
+        "code_scanning": [code.number],
+        "secret_scanning": [secret.number],
+    }
+
+
+def _code_scanning_alert(repo: RepoRecord, head: str) -> Alert:
+    """The shell command report.py builds from its argument."""
     _, line, _ = _line_of(repo, head, "src/demo_app/report.py", "shell=True")
-    code = Alert(
+    return Alert(
         0,
         "code-scanning",
         rule=dict(SHELL_RULE),
@@ -126,9 +138,12 @@ def seed_repo_alerts(forge: ForgeTarget, full_name: str) -> dict[str, Any]:
         end_line=line,
         message="This shell command depends on an uncontrolled value passed to word_count.",
     )
-    security.add_alert(st, repo, code)
+
+
+def _secret_scanning_alert(repo: RepoRecord, head: str) -> Alert:
+    """The AWS key committed in config/dev.env."""
     blob, line, text = _line_of(repo, head, "config/dev.env", "AWS_ACCESS_KEY_ID=")
-    secret = Alert(
+    return Alert(
         0,
         "secret-scanning",
         secret_type="aws_access_key_id",  # noqa: S106 (a type name)
@@ -140,24 +155,18 @@ def seed_repo_alerts(forge: ForgeTarget, full_name: str) -> dict[str, Any]:
         start_line=line,
         end_line=line,
     )
-    security.add_alert(st, repo, secret)
-    security.add_advisory(
-        st,
-        Advisory(
-            ghsa_id="GHSA-2c4m-9xvw-r7qh",
-            cve_id=None,
-            summary="report.word_count runs a shell command built from its argument",
-            description="word_count passes its path to a shell; use a list of arguments.",
-            severity="medium",
-            ecosystem="pip",
-            package="demo-app",
-            vulnerable_range="<= 0.1.0",
-            patched=None,
-            repo=repo.full_name.lower(),
-        ),
+
+
+def _report_advisory(full_name: str) -> Advisory:
+    return Advisory(
+        ghsa_id="GHSA-2c4m-9xvw-r7qh",
+        cve_id=None,
+        summary="report.word_count runs a shell command built from its argument",
+        description="word_count passes its path to a shell; use a list of arguments.",
+        severity="medium",
+        ecosystem="pip",
+        package="demo-app",
+        vulnerable_range="<= 0.1.0",
+        patched=None,
+        repo=full_name.lower(),
     )
-    return {
-        "dependabot": [dependabot.number],
-        "code_scanning": [code.number],
-        "secret_scanning": [secret.number],
-    }

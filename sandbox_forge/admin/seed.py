@@ -84,6 +84,20 @@ def _dedent(text: str) -> str:
 
 def demo_files() -> dict[str, Any]:
     return {
+        **_project_files(),
+        **_python_files(),
+        **_web_files(),
+        **_scanned_files(),
+        "docs/guide/getting-started.md": "# Getting started\n\nRun `pytest` from the root.\n",
+        "assets/logo.png": tiny_png(),
+        "data/large.csv": _large_csv(),
+        "scripts/run.sh": ("100755", '#!/bin/sh\nexec python -m pytest "$@"\n'),
+    }
+
+
+def _project_files() -> dict[str, Any]:
+    """README, ignore rules (one negated) and pyproject.toml."""
+    return {
         "README.md": _dedent(
             """
             # demo-app
@@ -108,6 +122,12 @@ def demo_files() -> dict[str, Any]:
             pythonpath = ["src"]
             """
         ),
+    }
+
+
+def _python_files() -> dict[str, Any]:
+    """The calculator package and its tests; divide has a bug on purpose."""
+    return {
         "src/demo_app/__init__.py": '"""Demo calculator."""\n\nfrom .calc import add, divide\n',
         "src/demo_app/calc.py": _dedent(
             """
@@ -133,6 +153,12 @@ def demo_files() -> dict[str, Any]:
                 assert divide(7, 2) == 3.5
             """
         ),
+    }
+
+
+def _web_files() -> dict[str, Any]:
+    """A small JavaScript module and its jest-style test."""
+    return {
         "web/package.json": '{\n  "name": "demo-web",\n  "scripts": {"test": "jest"}\n}\n',
         "web/.gitignore": "node_modules/\ndist/\n!dist/keep.txt\n",
         "web/src/format.js": _dedent(
@@ -155,6 +181,12 @@ def demo_files() -> dict[str, Any]:
             });
             """
         ),
+    }
+
+
+def _scanned_files() -> dict[str, Any]:
+    """What the security alerts point at: a vulnerable pin, a shell command, a key."""
+    return {
         # A real vulnerable pin (GHSA-x84v-xcm2-53pg, CVE-2018-18074: requests before
         # 2.20.0 resends Authorization after an HTTPS-to-HTTP redirect), for Dependabot.
         "requirements.txt": "requests==2.19.1\n",
@@ -170,10 +202,6 @@ def demo_files() -> dict[str, Any]:
         ),
         # A leaked token for secret scanning, made fresh each time (never in this source).
         "config/dev.env": f"AWS_ACCESS_KEY_ID=AKIA{secrets.token_hex(8).upper()}\n",
-        "docs/guide/getting-started.md": "# Getting started\n\nRun `pytest` from the root.\n",
-        "assets/logo.png": tiny_png(),
-        "data/large.csv": _large_csv(),
-        "scripts/run.sh": ("100755", '#!/bin/sh\nexec python -m pytest "$@"\n'),
     }
 
 

@@ -92,17 +92,15 @@ async def git_service(request: Request) -> Response:
     return await _run_backend(state, request, repo, action, token, is_push, rules_env, key)
 
 
-async def _run_backend(
+def _cgi_env(
     state: ForgeState,
     request: Request,
     repo: RepoRecord,
     action: str,
     token: TokenRecord | None,
-    is_push: bool,
     rules_env: dict[str, str],
-    rules_key: str | None,
-) -> Response:
-    before = await run_in_threadpool(repo.git.list_refs) if is_push else []
+) -> dict[str, str]:
+    """git http-backend's CGI environment: only what it needs, nothing of the forge's own."""
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": os.environ.get("HOME", "/tmp"),  # noqa: S108 - git only reads config there
@@ -125,6 +123,21 @@ async def _run_backend(
     ):
         if header in request.headers:
             env[variable] = request.headers[header]
+    return env
+
+
+async def _run_backend(
+    state: ForgeState,
+    request: Request,
+    repo: RepoRecord,
+    action: str,
+    token: TokenRecord | None,
+    is_push: bool,
+    rules_env: dict[str, str],
+    rules_key: str | None,
+) -> Response:
+    before = await run_in_threadpool(repo.git.list_refs) if is_push else []
+    env = _cgi_env(state, request, repo, action, token, rules_env)
     proc = await asyncio.create_subprocess_exec(
         "git",
         "http-backend",

@@ -59,35 +59,16 @@ def pull_json(
     the (head, base) the caller has just read with live_ends."""
     pull = issue.pull
     assert pull is not None
-    api = urls.repo(repo.full_name)
-    html = urls.repo_html(repo.full_name)
     n = issue.number
     head, base = ends or live_ends(repo, issue)
     assignees = [user_json(state, urls, login) for login in issue.assignees]
     repo_data = repo_json(state, urls, repo, principal)  # head and base: the same repository
-    links = {
-        "self": f"{api}/pulls/{n}",
-        "html": f"{html}/pull/{n}",
-        "issue": f"{api}/issues/{n}",
-        "comments": f"{api}/issues/{n}/comments",
-        "review_comments": f"{api}/pulls/{n}/comments",
-        "review_comment": f"{api}/pulls/comments{{/number}}",
-        "commits": f"{api}/pulls/{n}/commits",
-        "statuses": f"{api}/statuses/{head}",
-    }
+    links = _links(urls, repo, n, head)
     data: dict[str, Any] = {
         "url": links["self"],
         "id": issue.id,
         "node_id": node_id("PR", repo, issue.id),
-        "html_url": links["html"],
-        "diff_url": f"{html}/pull/{n}.diff",
-        "patch_url": f"{html}/pull/{n}.patch",
-        "issue_url": links["issue"],
-        "commits_url": links["commits"],
-        "review_comments_url": links["review_comments"],
-        "review_comment_url": links["review_comment"],
-        "comments_url": links["comments"],
-        "statuses_url": links["statuses"],
+        **_link_urls(urls.repo_html(repo.full_name), n, links),
         "number": n,
         "state": issue.state,
         "locked": issue.locked,
@@ -113,29 +94,69 @@ def pull_json(
         "auto_merge": None,
         "draft": pull.draft,
     }
-    if merge_info is None:
-        return data
+    if merge_info is not None:
+        data.update(_merge_details(state, urls, repo, issue, merge_info, (head, base)))
+    return data
+
+
+def _links(urls: Urls, repo: RepoRecord, n: int, head: str) -> dict[str, str]:
+    """The pull request's _links (their hrefs), which its *_url fields repeat."""
+    api = urls.repo(repo.full_name)
+    return {
+        "self": f"{api}/pulls/{n}",
+        "html": f"{urls.repo_html(repo.full_name)}/pull/{n}",
+        "issue": f"{api}/issues/{n}",
+        "comments": f"{api}/issues/{n}/comments",
+        "review_comments": f"{api}/pulls/{n}/comments",
+        "review_comment": f"{api}/pulls/comments{{/number}}",
+        "commits": f"{api}/pulls/{n}/commits",
+        "statuses": f"{api}/statuses/{head}",
+    }
+
+
+def _link_urls(html: str, n: int, links: dict[str, str]) -> dict[str, str]:
+    return {
+        "html_url": links["html"],
+        "diff_url": f"{html}/pull/{n}.diff",
+        "patch_url": f"{html}/pull/{n}.patch",
+        "issue_url": links["issue"],
+        "commits_url": links["commits"],
+        "review_comments_url": links["review_comments"],
+        "review_comment_url": links["review_comment"],
+        "comments_url": links["comments"],
+        "statuses_url": links["statuses"],
+    }
+
+
+def _merge_details(
+    state: ForgeState,
+    urls: Urls,
+    repo: RepoRecord,
+    issue: Issue,
+    merge_info: tuple[bool | None, bool | None, str],
+    ends: tuple[str, str],
+) -> dict[str, Any]:
+    """What only the full shape has: mergeability, counts, and the diff's size."""
+    pull = issue.pull
+    assert pull is not None
+    n = issue.number
+    head, base = ends
     start = diff_base(repo.git, base, head)
     diffs = repo.git.diff_stats(start, head)
-    data.update(
-        {
-            "merged": pull.merged,
-            "mergeable": merge_info[0],
-            "rebaseable": merge_info[1],
-            "mergeable_state": merge_info[2],
-            "merged_by": user_or_none(state, urls, pull.merged_by),
-            "comments": sum(1 for c in collab(repo).issue_comments.values() if c.number == n),
-            "review_comments": sum(
-                1 for c in collab(repo).review_comments.values() if c.number == n
-            ),
-            "maintainer_can_modify": pull.maintainer_can_modify,
-            "commits": len(commit_range(repo.git, base, head)),
-            "additions": sum(d.additions for d in diffs),
-            "deletions": sum(d.deletions for d in diffs),
-            "changed_files": len(diffs),
-        }
-    )
-    return data
+    return {
+        "merged": pull.merged,
+        "mergeable": merge_info[0],
+        "rebaseable": merge_info[1],
+        "mergeable_state": merge_info[2],
+        "merged_by": user_or_none(state, urls, pull.merged_by),
+        "comments": sum(1 for c in collab(repo).issue_comments.values() if c.number == n),
+        "review_comments": sum(1 for c in collab(repo).review_comments.values() if c.number == n),
+        "maintainer_can_modify": pull.maintainer_can_modify,
+        "commits": len(commit_range(repo.git, base, head)),
+        "additions": sum(d.additions for d in diffs),
+        "deletions": sum(d.deletions for d in diffs),
+        "changed_files": len(diffs),
+    }
 
 
 def full_json(ctx: Ctx, repo: RepoRecord, issue: Issue, *, count_get: bool) -> dict[str, Any]:

@@ -163,6 +163,24 @@ def minimal_repo(state: ForgeState, urls: Urls, repo: RepoRecord) -> dict[str, A
     }
 
 
+# The full shape's counts and merge settings: the forge keeps GitHub's defaults.
+_MERGE_SETTINGS: dict[str, Any] = {
+    "network_count": 0,
+    "subscribers_count": 0,
+    "allow_merge_commit": True,
+    "allow_squash_merge": True,
+    "allow_rebase_merge": True,
+    "allow_auto_merge": False,
+    "delete_branch_on_merge": False,
+    "allow_update_branch": False,
+    "use_squash_pr_title_as_default": False,
+    "squash_merge_commit_title": "COMMIT_OR_PR_TITLE",
+    "squash_merge_commit_message": "COMMIT_MESSAGES",
+    "merge_commit_title": "MERGE_MESSAGE",
+    "merge_commit_message": "PR_TITLE",
+}
+
+
 def repo_json(
     state: ForgeState,
     urls: Urls,
@@ -214,23 +232,7 @@ def repo_json(
         data["permissions"] = permissions(principal, repo)
     if full:
         owner = state.ensure_user(repo.owner)
-        data.update(
-            {
-                "network_count": 0,
-                "subscribers_count": 0,
-                "allow_merge_commit": True,
-                "allow_squash_merge": True,
-                "allow_rebase_merge": True,
-                "allow_auto_merge": False,
-                "delete_branch_on_merge": False,
-                "allow_update_branch": False,
-                "use_squash_pr_title_as_default": False,
-                "squash_merge_commit_title": "COMMIT_OR_PR_TITLE",
-                "squash_merge_commit_message": "COMMIT_MESSAGES",
-                "merge_commit_title": "MERGE_MESSAGE",
-                "merge_commit_message": "PR_TITLE",
-            }
-        )
+        data.update(_MERGE_SETTINGS)
         if owner.type == "Organization":
             data["organization"] = simple_user(urls, owner)
         _add_parent(state, urls, repo, principal, data)

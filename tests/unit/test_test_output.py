@@ -7,6 +7,7 @@ tests/fixtures/runner_projects/ (versions in runner_logs/VERSIONS.txt).
 
 from __future__ import annotations
 
+import cProfile
 import shlex
 from pathlib import Path
 
@@ -484,18 +485,35 @@ def test_unknown_runner_and_plain_text() -> None:
     assert parse_counts("no summary here") is None
 
 
-def test_large_logs_stay_linear() -> None:
-    # ~120k lines, a 2 MB single line and a 2000-level subtest name: each would
-    # take minutes to parse if any pass over them were quadratic.
-    lines = ["FAILED tests/t.py::test_" + str(i) + " - AssertionError: x" for i in range(40_000)]
+def _large_log(n: int) -> str:
+    """n pytest summary lines, n go lines, n/2 jest blocks, a 2000-level subtest name and a
+    2 MB single line."""
+    lines = ["FAILED tests/t.py::test_" + str(i) + " - AssertionError: x" for i in range(n)]
     lines += ["=== RUN   Test" + "/a" * 2000, "--- FAIL: Test" + "/a" * 2000 + " (0.00s)"]
     lines += ["x" * 2_000_000]
-    lines += ["    calc_test.go:1: y"] * 40_000 + ["  ● a › b", "    at x (y.js:1:1)"] * 20_000
-    text = "=== short test summary info ===\n" + "\n".join(lines)
-    budget = Budget(max_lines=200_000)
-    failures = parse_failures(text, budget=budget)
-    assert sum(f.runner == "pytest" for f in failures) == 40_000
-    assert budget.cut_lines == 0 and budget.cut_chars >= 2_000_000 - MAX_LINE
+    lines += ["    calc_test.go:1: y"] * n + ["  ● a › b", "    at x (y.js:1:1)"] * (n // 2)
+    return "=== short test summary info ===\n" + "\n".join(lines)
+
+
+def _parse_counting_calls(n: int) -> tuple[list[TestFailure], Budget, int]:
+    """The failures and budget of parsing `_large_log(n)`, and the function calls (Python
+    and C) the parse made: a count of the work done, the same on an idle or a busy machine."""
+    profile, budget = cProfile.Profile(), Budget(max_lines=200_000)
+    failures = profile.runcall(parse_failures, _large_log(n), budget=budget)
+    return failures, budget, sum(entry.callcount for entry in profile.getstats())
+
+
+def test_large_logs_stay_linear() -> None:
+    # A 2 MB single line and a 2000-level subtest name would take minutes if any pass over
+    # them were quadratic. Twice the lines must be twice the work, not four times (a
+    # quadratic pass over the lines), counted in calls rather than timed.
+    calls = []
+    for n in (1_000, 2_000):
+        failures, budget, made = _parse_counting_calls(n)
+        assert sum(f.runner == "pytest" for f in failures) == n
+        assert budget.cut_lines == 0 and budget.cut_chars >= 2_000_000 - MAX_LINE
+        calls.append(made)
+    assert 1.9 < calls[1] / calls[0] < 2.1, calls
 
 
 def test_default_budget_reads_the_last_lines_and_says_so() -> None:

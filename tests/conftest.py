@@ -42,6 +42,7 @@ from tests.forge_contract import (  # noqa: E402, F401
     pytest_sessionfinish,
     pytest_terminal_summary,
 )
+from tests.scheduling import slow_files_first  # noqa: E402
 
 DEMO_REPO = "octo-org/demo-app"
 
@@ -106,6 +107,10 @@ def traversable(path: Path) -> Path:
 
 
 _CLEANUP = BackgroundRemoval()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    slow_files_first(items)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -47,8 +47,12 @@ run: $(RUNTIME_STAMP)
 	GITHUB_MCP_AUTH=$(AUTH) $(BIN)/python -m github_mcp serve --transport http \
 		--host $(HOST) --port $(PORT) --sandbox-forge auto --generate-token
 
+# The suite starts many Python processes (CLI calls, servers, workers): under
+# PYTHONDONTWRITEBYTECODE each would compile the project's ~400 modules anew (about 0.5 s
+# of CPU each). Compiled once here, they are only read.
 test: $(DEV_STAMP) $(OPENAPI_SPEC) $(GRAPHQL_SCHEMA)
 	@bash tests/install_system_packages.sh
+	@$(BIN)/python -m compileall -q -j 0 github_mcp sandbox_forge tests main.py extra_tools.py
 	@$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; exit $$rc
 

@@ -66,7 +66,12 @@ def add_tasks(mcp: FastMCP, settings: Settings) -> None:
     # the lease a worker renews while it runs a task; a dead worker's task is taken
     # over once it lapses (see `refuse_rerun`)
     lease = timedelta(seconds=settings.tasks_lease_seconds)
-    extension = TasksExtension(url=tasks_url(settings), name=QUEUE_NAME, redelivery_timeout=lease)
+    extension = TasksExtension(
+        url=tasks_url(settings),
+        name=QUEUE_NAME,
+        redelivery_timeout=lease,
+        concurrency=settings.tasks_concurrency,
+    )
     mcp.add_extension(extension)
 
 

@@ -240,6 +240,7 @@ class Cluster:
         shared: bool = True,
         extra_env: dict[str, str] | None = None,
         workspace_dir: Path | None = None,
+        workspace_dirs: list[Path] | None = None,
     ) -> None:
         self.directory = directory
         self.redis = Redis(directory / "redis") if shared else None
@@ -264,6 +265,8 @@ class Cluster:
             for index in range(count):
                 audit = str(directory / f"audit{index}.jsonl")
                 replica_env = dict(env, GITHUB_MCP_AUDIT_LOG=audit)
+                if workspace_dirs:  # each replica's clones on its own disk
+                    replica_env["GITHUB_MCP_WORKSPACE_DIR"] = str(workspace_dirs[index])
                 self.replicas.append(Replica(index, directory, replica_env, stateless))
             for replica in self.replicas:
                 # a loaded machine starts a replica slowly

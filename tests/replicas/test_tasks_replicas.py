@@ -12,9 +12,13 @@ one task queue in it (GITHUB_MCP_STATE_URL), and real SDK clients.
 from __future__ import annotations
 
 import asyncio
+import base64
 import time
 import uuid
+from pathlib import Path
+from typing import Any
 
+import httpx2 as httpx
 import pytest
 from fastmcp_tasks import ToolTask, call_tool_task
 
@@ -88,3 +92,90 @@ async def test_a_killed_replicas_write_task_fails_cleanly_and_never_runs_twice(p
     assert "not run again" in (final.error or {}).get("message", ""), final
     runs = [p for p in traversable(pair.directory).rglob("runs.log") if "/.git/" not in str(p)]
     assert len(runs) == 1 and runs[0].read_text() == f"{marker}\n"
+
+
+@pytest.fixture
+def own_clones(forge, forge_token, tmp_path):
+    """Two replicas whose workers run one task at a time, each with clones on its own disk."""
+    base = traversable(tmp_path)
+    cluster = Cluster(
+        tmp_path,
+        api_url=forge.base_url,
+        token=forge_token,
+        count=2,
+        stateless=True,
+        workspace_dirs=[base / "ws0", base / "ws1"],
+        extra_env={"GITHUB_MCP_TASKS_LEASE_SECONDS": "5", "GITHUB_MCP_TASKS_CONCURRENCY": "1"},
+    )
+    yield cluster, [base / "ws0", base / "ws1"]
+    cluster.close()
+
+
+def _move_branch(forge, token: str, repo: str, text: str) -> str:
+    """A commit on `work` through the forge's API; the branch's new head."""
+    api = httpx.Client(base_url=forge.base_url, headers={"Authorization": f"Bearer {token}"})
+    with api:
+        put = api.put(
+            f"/repos/{repo}/contents/notes.txt",
+            json={"message": text, "content": base64.b64encode(text.encode()).decode(),
+                  "branch": "work", **_blob_sha(api, repo)},
+        )  # fmt: skip
+        assert put.status_code in (200, 201), put.text
+        return str(api.get(f"/repos/{repo}/branches/work").json()["commit"]["sha"])
+
+
+def _head(forge, token: str, repo: str) -> str:
+    headers = {"Authorization": f"Bearer {token}"}
+    branch = httpx.get(f"{forge.base_url}/repos/{repo}/branches/work", headers=headers)
+    return str(branch.json()["commit"]["sha"])
+
+
+def _blob_sha(api: httpx.Client, repo: str) -> dict[str, str]:
+    found = api.get(f"/repos/{repo}/contents/notes.txt", params={"ref": "work"})
+    return {"sha": found.json()["sha"]} if found.status_code == 200 else {}
+
+
+def _clones(workspace: Path) -> list[Path]:
+    return [p.parent for p in workspace.rglob(".git") if p.is_dir()] if workspace.exists() else []
+
+
+@pytest.mark.timeout(300)
+async def test_a_task_on_a_worker_without_the_clone_makes_it_at_the_branch_head(
+    own_clones, forge, forge_token
+):
+    """Workers keep their own clones: while one worker is busy, the next task goes to the
+    other, which has no clone and makes one at the branch's head as it is then (evidence:
+    each worker's clone directory, and the HEAD each command printed, against the forge's
+    branch before and after a commit made while the first task ran)."""
+    cluster, workspaces = own_clones
+    repo = _repo(forge)
+    a, _ = cluster.replicas
+    slow, quick = uuid.uuid4().hex, uuid.uuid4().hex
+
+    def head_of(command: str) -> dict[str, Any]:
+        return {"full_name": repo, "ref": "work", "command": command, "timeout_seconds": 120}
+
+    start = _head(forge, forge_token, repo)
+    async with client(a.url) as on_a:
+        first = await call_tool_task(on_a, "terminal_command", head_of(
+            f"echo {slow}; git rev-parse HEAD; sleep 20"))  # fmt: skip
+        busy = None
+        while busy is None:  # conditions, not clocks: pytest's timeout bounds a hang
+            busy = next(
+                (r for r in cluster.replicas if slow in _descendant_cmdlines(r.proc.pid)), None
+            )
+            await asyncio.sleep(0.1)
+        other = 1 - busy.index
+        assert _clones(workspaces[other]) == []  # the idle worker has no clone yet
+        moved = _move_branch(forge, forge_token, repo, "moved while the first task ran")
+        # the busy worker runs one task at a time (GITHUB_MCP_TASKS_CONCURRENCY=1)
+        second = await call_tool_task(on_a, "terminal_command", head_of(
+            f"echo {quick}; git rev-parse HEAD"))  # fmt: skip
+        done = await second.wait(timeout=240)
+        assert done.status == "completed", done
+        assert done.result["structuredContent"]["stdout"] == f"{quick}\n{moved}\n"
+        assert len(_clones(workspaces[other])) == 1  # made on that worker's own disk
+        ended = await first.wait(timeout=240)
+    assert ended.status == "completed", ended
+    assert ended.result["structuredContent"]["stdout"] == f"{slow}\n{start}\n"
+    assert [len(_clones(w)) for w in workspaces] == [1, 1]

@@ -223,6 +223,16 @@ class HostedSignInSettings(BaseSettings):
         "lease) while it runs a task. When a worker dies, another takes its task over once "
         "the lease lapses: a read runs again, a write fails saying its outcome is unknown.",
     )
+    tasks_concurrency: int = Field(
+        10,
+        ge=1,
+        le=1000,
+        validation_alias=env("GITHUB_MCP_TASKS_CONCURRENCY"),
+        description="How many MCP tasks each worker (every replica, and each `tasks-worker` "
+        "process) runs at once; more wait in the queue for a free worker. A task runs in "
+        "its worker's own workspace clone, made fresh at the branch head where that worker "
+        "has none.",
+    )
     tasks_enabled: bool = Field(
         True,
         validation_alias=env("GITHUB_MCP_TASKS"),

@@ -177,3 +177,13 @@ def test_a_server_alone_imports_no_redis_client():
         [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == "[]"
+
+
+def test_stdio_lists_the_repository_arguments_without_header_declarations(tmp_path):
+    """Over stdio no argument travels as an HTTP header, so the listing leaves SEP-2243's
+    `x-mcp-header` out (the model's context pays for every byte); over HTTP it is declared
+    (tests/test_repo_header.py)."""
+    session = run([sys.executable, "main.py", "serve"], opening(), cwd=ROOT, env=_env(tmp_path))
+    tools = {t["name"]: t for t in session.result(2)["tools"]}
+    assert "full_name" in tools["get_repository"]["inputSchema"]["properties"]
+    assert "x-mcp-header" not in json.dumps(list(tools.values()))

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from github_mcp.apps.approval_card import DECIDE_TOOL, PROPOSED_WRITE_URI
 from github_mcp.apps.catalog import card_calls, view_of_tool
 from github_mcp.catalog.tool_catalog import listed
+from github_mcp.kernel.params import without_repo_headers
 
 if TYPE_CHECKING:
     from github_mcp.config import Settings
@@ -87,8 +88,12 @@ def card_result_meta(rt: Runtime, view: View, tool: str) -> dict[str, Any] | Non
     return {CALLABLE_META: {name: callable_here(rt, view, name) for name in card.calls}}
 
 
-def tool_list(rt: Runtime, view: View, enabled: set[str], *, ui: bool) -> list[dict[str, Any]]:
-    """The tools/list `tools` array for one client (see the module docstring)."""
+def tool_list(
+    rt: Runtime, view: View, enabled: set[str], *, ui: bool, headers: bool = True
+) -> list[dict[str, Any]]:
+    """The tools/list `tools` array for one client (see the module docstring). `headers`:
+    keep the repository arguments' `x-mcp-header` declarations (HTTP, where a client
+    mirrors them into headers); stdio has no headers, so it lists the schemas without."""
     served = rt.bound_specs
     trusted = untrusted_host(rt.settings, ui) is None
     cards = view_of_tool()
@@ -102,10 +107,11 @@ def tool_list(rt: Runtime, view: View, enabled: set[str], *, ui: bool) -> list[d
             continue
         if name in for_cards and entry.write and view.read_only:
             continue
+        schema = served.listed_input(name)
         tool: dict[str, Any] = {
             "name": name,
             "description": entry.description,
-            "inputSchema": served.listed_input(name),
+            "inputSchema": schema if headers else without_repo_headers(schema),
         }
         if rt.settings.output_schemas and entry.output_schema is not None:
             tool["outputSchema"] = entry.output_schema

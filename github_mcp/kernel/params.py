@@ -112,6 +112,23 @@ def declare_repo_headers(schema: dict[str, Any]) -> dict[str, Any]:
     return {**schema, "properties": declared}
 
 
+def without_repo_headers(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` without the header declarations: over stdio no HTTP header is sent, and
+    the annotation would only cost the model's context."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict) or not any(
+        isinstance(f, dict) and X_MCP_HEADER in f for f in properties.values()
+    ):
+        return schema
+    bare = {
+        name: {k: v for k, v in field.items() if k != X_MCP_HEADER}
+        if isinstance(field, dict)
+        else field
+        for name, field in properties.items()
+    }
+    return {**schema, "properties": bare}
+
+
 FullName = Annotated[
     str,
     BeforeValidator(_strip),

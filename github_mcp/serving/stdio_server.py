@@ -261,7 +261,8 @@ class StdioServer:
     def _tools_list(self, params: dict[str, Any], asks: RequestMeta) -> dict[str, Any]:
         view = view_of(self.rt.settings, {})
         enabled = set() if asks.modern else self.enabled
-        tools = tool_list(self.rt, view, enabled, ui=_ui(self._capabilities(asks)))
+        ui = _ui(self._capabilities(asks))
+        tools = tool_list(self.rt, view, enabled, ui=ui, headers=False)  # no HTTP headers
         result: dict[str, Any] = {"tools": tools}
         if asks.modern:
             result.update(ttlMs=0, cacheScope="private")

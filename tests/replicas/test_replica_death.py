@@ -16,28 +16,9 @@ from typing import Any
 import httpx2 as httpx
 import pytest
 
-from tests.conftest import traversable
-from tests.replicas.cluster import Cluster, client
+from tests.replicas.cluster import client
 from tests.test_tools_issues_prs import forge_pulls
 from tests.test_tools_write import git, head
-
-
-@pytest.fixture
-def pair(forge, forge_token, tmp_path):
-    cluster = Cluster(
-        tmp_path,
-        api_url=forge.base_url,
-        token=forge_token,
-        count=2,
-        workspace_dir=traversable(tmp_path),
-        # the forge holds writes until the test releases them: only a hang ends a request
-        extra_env={"GITHUB_MCP_AUTO_APPROVE": "true", "GITHUB_REQUEST_TIMEOUT": "600"},
-    )
-    yield cluster
-    for replica in cluster.replicas:
-        if replica.proc.poll() is None:
-            replica.proc.send_signal(signal.SIGCONT)
-    cluster.close()
 
 
 async def _call(url: str, tool: str, args: dict[str, Any], key: str) -> tuple[bool, Any]:
@@ -67,14 +48,14 @@ def _comments(forge, token: str, repo: str, number: int) -> list[str]:
 
 
 @pytest.mark.timeout(240)
-async def test_frozen_then_killed_replica_writes_each_exactly_once(pair, forge, forge_token):
+async def test_frozen_then_killed_replica_writes_each_exactly_once(held_pair, forge, forge_token):
     repo = f"octo-org/death-{uuid.uuid4().hex[:8]}"
     forge.seed_repo(
         repo,
         {"README.md": "x\n"},
         branches={"to-merge": {"m.txt": "m\n"}, "to-pr": {"p.txt": "p\n"}, "work": {}},
     )
-    a, b = (r.url for r in pair.replicas)
+    a, b = (r.url for r in held_pair.replicas)
     _, opened = await _call(
         b,
         "create_pull_request",
@@ -128,7 +109,7 @@ async def test_frozen_then_killed_replica_writes_each_exactly_once(pair, forge, 
     while not _in_flight(forge, rules):
         await asyncio.sleep(0.02)
     assert not [e for e in forge.requests() if e.get("fault") in rest and "duration_ms" in e]
-    victim = pair.replicas[0]
+    victim = held_pair.replicas[0]
     victim.proc.send_signal(signal.SIGSTOP)
     for rule in rest:
         forge.release_fault(rule)

@@ -20,28 +20,10 @@ from typing import Any
 import pytest
 import redis
 
-from tests.conftest import traversable
-from tests.replicas.cluster import Cluster, client
+from tests.replicas.cluster import client
 from tests.test_tools_write import git, head
 
 CHANGES = ("POST", "PUT", "PATCH", "DELETE")
-
-
-@pytest.fixture
-def pair(forge, forge_token, tmp_path):
-    cluster = Cluster(
-        tmp_path,
-        api_url=forge.base_url,
-        token=forge_token,
-        count=2,
-        workspace_dir=traversable(tmp_path),
-        extra_env={"GITHUB_MCP_AUTO_APPROVE": "true", "GITHUB_REQUEST_TIMEOUT": "600"},
-    )
-    yield cluster
-    for replica in cluster.replicas:
-        if replica.proc.poll() is None:
-            replica.proc.send_signal(signal.SIGCONT)
-    cluster.close()
 
 
 async def _call(url: str, args: dict[str, Any], key: str) -> tuple[bool, Any]:
@@ -50,6 +32,28 @@ async def _call(url: str, args: dict[str, Any], key: str) -> tuple[bool, Any]:
             "commit_files", args, raise_on_error=False, meta={"idempotency_key": key}
         )
         return result.is_error, result.structured_content
+
+
+async def _held_write(held_pair: Any, forge: Any, name: str) -> tuple[Any, ...]:
+    """A commit started on replica A with an idempotency key, its first read of the branch
+    held at the forge (A has claimed the write and waits): (repo, the branch's head,
+    the arguments, the key, Redis, the held rule, A's call)."""
+    repo = f"octo-org/{name}-{uuid.uuid4().hex[:8]}"
+    forge.seed_repo(repo, {"README.md": "x\n"}, branches={"work": {}})
+    start = head(forge, repo, "work")
+    args = {
+        "full_name": repo,
+        "branch": "work",
+        "message": "once " + uuid.uuid4().hex,
+        "files": [{"path": "once.txt", "content": "once\n"}],
+    }
+    key = f"{name}-{uuid.uuid4().hex}"
+    store = redis.Redis.from_url(held_pair.redis.url)
+    rule = forge.add_fault(method="GET", path=r"/branches/work$", hold=True, times=1)
+    first = asyncio.create_task(_call(held_pair.replicas[0].url, args, key))
+    while not [e for e in forge.requests() if e.get("fault") == rule]:
+        await asyncio.sleep(0.02)
+    return repo, start, args, key, store, rule, first
 
 
 def _changes(forge, repo: str) -> list[str]:
@@ -62,24 +66,11 @@ def _changes(forge, repo: str) -> list[str]:
 
 @pytest.mark.timeout(240)
 async def test_a_holder_that_stalled_past_its_lease_writes_nothing_after_the_takeover(
-    pair, forge, forge_token
+    held_pair, forge, forge_token
 ):
-    repo = f"octo-org/stall-{uuid.uuid4().hex[:8]}"
-    forge.seed_repo(repo, {"README.md": "x\n"}, branches={"work": {}})
-    start = head(forge, repo, "work")
-    args = {
-        "full_name": repo,
-        "branch": "work",
-        "message": "once " + uuid.uuid4().hex,
-        "files": [{"path": "once.txt", "content": "once\n"}],
-    }
-    key = "stall-" + uuid.uuid4().hex
-    store = redis.Redis.from_url(pair.redis.url)
-    rule = forge.add_fault(method="GET", path=r"/branches/work$", hold=True, times=1)
-    a, b = pair.replicas
-    first = asyncio.create_task(_call(a.url, args, key))
-    while not [e for e in forge.requests() if e.get("fault") == rule]:
-        await asyncio.sleep(0.02)
+    held = await _held_write(held_pair, forge, "stall")
+    repo, start, args, key, store, rule, first = held
+    a, b = held_pair.replicas
     leases = [k for k in store.scan_iter("ghmcp:idem:*:lease")]
     assert len(leases) == 1  # A holds the write's claim, and waits on its read
     a.proc.send_signal(signal.SIGSTOP)
@@ -103,29 +94,16 @@ async def test_a_holder_that_stalled_past_its_lease_writes_nothing_after_the_tak
 
 @pytest.mark.timeout(240)
 async def test_a_holder_killed_before_its_write_left_is_finished_once_by_the_retry(
-    pair, forge, forge_token
+    held_pair, forge, forge_token
 ):
     """The other half of a replica dying mid-call (test_replica_death.py has the writes
     that reached GitHub first): killed before its write left, the retry with the same key
     on another replica takes the claim over once the dead holder's heartbeat has stopped
     (its lease is made to last here: only the heartbeat can free it) and writes exactly
     once, answering with the write's result."""
-    repo = f"octo-org/killed-{uuid.uuid4().hex[:8]}"
-    forge.seed_repo(repo, {"README.md": "x\n"}, branches={"work": {}})
-    start = head(forge, repo, "work")
-    args = {
-        "full_name": repo,
-        "branch": "work",
-        "message": "once " + uuid.uuid4().hex,
-        "files": [{"path": "once.txt", "content": "once\n"}],
-    }
-    key = "killed-" + uuid.uuid4().hex
-    store = redis.Redis.from_url(pair.redis.url)
-    rule = forge.add_fault(method="GET", path=r"/branches/work$", hold=True, times=1)
-    a, b = pair.replicas
-    first = asyncio.create_task(_call(a.url, args, key))
-    while not [e for e in forge.requests() if e.get("fault") == rule]:
-        await asyncio.sleep(0.02)
+    held = await _held_write(held_pair, forge, "killed")
+    repo, start, args, key, store, rule, first = held
+    a, b = held_pair.replicas
     a.kill()
     leases = [k for k in store.scan_iter("ghmcp:idem:*:lease")]
     assert len(leases) == 1 and store.persist(leases[0])  # never runs out by itself

@@ -12,19 +12,19 @@ one task queue in it (GITHUB_MCP_STATE_URL), and real SDK clients.
 from __future__ import annotations
 
 import asyncio
-import base64
 import time
 import uuid
 from pathlib import Path
 from typing import Any
 
-import httpx2 as httpx
 import pytest
 from fastmcp_tasks import ToolTask, call_tool_task
 
 from tests.conftest import traversable
 from tests.replicas.cluster import Cluster, client
 from tests.replicas.test_sigkill import _descendant_cmdlines
+from tests.test_tools_write import head
+from tests.test_workspace_freshness import forge_commit
 
 
 @pytest.fixture
@@ -111,38 +111,12 @@ def own_clones(forge, forge_token, tmp_path):
     cluster.close()
 
 
-def _move_branch(forge, token: str, repo: str, text: str) -> str:
-    """A commit on `work` through the forge's API; the branch's new head."""
-    api = httpx.Client(base_url=forge.base_url, headers={"Authorization": f"Bearer {token}"})
-    with api:
-        put = api.put(
-            f"/repos/{repo}/contents/notes.txt",
-            json={"message": text, "content": base64.b64encode(text.encode()).decode(),
-                  "branch": "work", **_blob_sha(api, repo)},
-        )  # fmt: skip
-        assert put.status_code in (200, 201), put.text
-        return str(api.get(f"/repos/{repo}/branches/work").json()["commit"]["sha"])
-
-
-def _head(forge, token: str, repo: str) -> str:
-    headers = {"Authorization": f"Bearer {token}"}
-    branch = httpx.get(f"{forge.base_url}/repos/{repo}/branches/work", headers=headers)
-    return str(branch.json()["commit"]["sha"])
-
-
-def _blob_sha(api: httpx.Client, repo: str) -> dict[str, str]:
-    found = api.get(f"/repos/{repo}/contents/notes.txt", params={"ref": "work"})
-    return {"sha": found.json()["sha"]} if found.status_code == 200 else {}
-
-
 def _clones(workspace: Path) -> list[Path]:
     return [p.parent for p in workspace.rglob(".git") if p.is_dir()] if workspace.exists() else []
 
 
 @pytest.mark.timeout(300)
-async def test_a_task_on_a_worker_without_the_clone_makes_it_at_the_branch_head(
-    own_clones, forge, forge_token
-):
+async def test_a_task_on_a_worker_without_the_clone_makes_it_at_the_branch_head(own_clones, forge):
     """Workers keep their own clones: while one worker is busy, the next task goes to the
     other, which has no clone and makes one at the branch's head as it is then (evidence:
     each worker's clone directory, and the HEAD each command printed, against the forge's
@@ -155,7 +129,7 @@ async def test_a_task_on_a_worker_without_the_clone_makes_it_at_the_branch_head(
     def head_of(command: str) -> dict[str, Any]:
         return {"full_name": repo, "ref": "work", "command": command, "timeout_seconds": 120}
 
-    start = _head(forge, forge_token, repo)
+    start = head(forge, repo, "work")
     async with client(a.url) as on_a:
         first = await call_tool_task(on_a, "terminal_command", head_of(
             f"echo {slow}; git rev-parse HEAD; sleep 20"))  # fmt: skip
@@ -167,7 +141,7 @@ async def test_a_task_on_a_worker_without_the_clone_makes_it_at_the_branch_head(
             await asyncio.sleep(0.1)
         other = 1 - busy.index
         assert _clones(workspaces[other]) == []  # the idle worker has no clone yet
-        moved = _move_branch(forge, forge_token, repo, "moved while the first task ran")
+        moved = forge_commit(forge, repo, "work", "notes.txt", "moved while the first task ran")
         # the busy worker runs one task at a time (GITHUB_MCP_TASKS_CONCURRENCY=1)
         second = await call_tool_task(on_a, "terminal_command", head_of(
             f"echo {quick}; git rev-parse HEAD"))  # fmt: skip

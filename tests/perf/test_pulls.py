@@ -76,6 +76,11 @@ async def test_overview_is_one_request_with_latest_opinions_and_checks(make_runt
     assert error_code(missing) == "not_found"
 
 
+# Long enough that a loaded machine, starting one of several concurrent requests late,
+# still starts it before the others end (at 50 ms a busy CI split one wave in two).
+LATENCY_MS = 400
+
+
 def waves(entries: list[dict]) -> list[list[str]]:
     """Requests grouped into sequential round trips: overlapping spans are one wave."""
     spans = sorted((e["ts"], e["ts"] + e["duration_ms"] / 1000, e["path"]) for e in entries)
@@ -93,7 +98,7 @@ async def test_merge_readiness_is_two_round_trips(make_runtime, forge, pull):
     """The PR first (its base and head name everything else), then the rest at once: the
     protection and the branch summary that stands in for it are asked together."""
     rt = make_runtime()
-    forge.set_latency(50)  # every request spans 50 ms, so concurrent ones overlap
+    forge.set_latency(LATENCY_MS)  # every request spans it, so concurrent ones overlap
     try:
         async with mcp_client(rt) as client:
             forge.clear_requests()
@@ -118,7 +123,7 @@ async def test_failing_tests_are_three_round_trips(make_runtime, forge):
     """The PR (its head), its checks, then each failed job with its log and the commit's
     tree all at once: none of the third wave needs another of it."""
     rt = make_runtime()
-    forge.set_latency(50)
+    forge.set_latency(LATENCY_MS)
     try:
         async with mcp_client(rt) as client:
             forge.clear_requests()

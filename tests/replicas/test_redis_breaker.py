@@ -76,6 +76,18 @@ async def comment(client: Any, repo: str, number: int, body: str, key: str) -> t
     return result.is_error, result.structured_content
 
 
+async def as_a_client_retries(call: Any, *args: Any) -> tuple[bool, Any]:
+    """The call, retried as the error asks while it is `unavailable` and retryable: on a
+    loaded machine a late PONG may reopen the breaker for a moment after the outage."""
+    for _ in range(50):
+        is_error, answer = await call(*args)
+        error = answer.get("error") if is_error and isinstance(answer, dict) else None
+        if not (error and error.get("code") == "unavailable" and error.get("retryable")):
+            break
+        await asyncio.sleep(0.2)
+    return is_error, answer
+
+
 @pytest.mark.parametrize("outage", ["stopped", "frozen", "slowed"])
 async def test_breaker_serves_reads_refuses_writes_and_recovers(
     make_runtime, forge, redis_behind_proxy, outage
@@ -90,7 +102,9 @@ async def test_breaker_serves_reads_refuses_writes_and_recovers(
     async with mcp_client(rt) as client:
         is_error, warm = await call_tool(client, *read)
         assert not is_error and warm["content"] == "current\n"
-        assert state.available
+        # Redis is up; on a loaded machine one PONG later than the probe's 200 ms may
+        # have opened the breaker for a moment, as it should
+        wait_for(lambda: state.available, "the breaker to be closed", limit_s=60)
 
         begin(outage, server, proxy)
         wait_for(lambda: not state.available, "the breaker to open", limit_s=60)
@@ -114,19 +128,16 @@ async def test_breaker_serves_reads_refuses_writes_and_recovers(
 
         end(outage, server, proxy)
         wait_for(lambda: state.available, "the breaker to close", limit_s=60)
-        is_error, landed = await comment(client, repo, number, body, key)
+        is_error, landed = await as_a_client_retries(comment, client, repo, number, body, key)
         assert not is_error, landed
         again_error, again = await comment(client, repo, number, body, key)
         assert not again_error and again["id"] == landed["id"]  # the retry is a replay
-        is_error, committed = await call_tool(
+        files = [{"path": "README.md", "content": "after\n"}]
+        is_error, committed = await as_a_client_retries(
+            call_tool,
             client,
             "commit_files",
-            {
-                "full_name": repo,
-                "branch": "main",
-                "message": "after the outage",
-                "files": [{"path": "README.md", "content": "after\n"}],
-            },
+            {"full_name": repo, "branch": "main", "message": "after the outage", "files": files},
         )
         assert not is_error, committed
     assert comments(forge, repo).count(body) == 1

@@ -1,12 +1,12 @@
 """Every path a tools/call can take runs the same steps: the call seam (pipeline/seam.py).
 
 The paths: the stdio server (a real process over real pipes), the MCP framework's
-in-process client (what the HTTP server runs on), streamable HTTP, and a resource read
-that reads through a tool (`file_at_ref`). The table is every served tool, not a sample:
-each is called on each path with an argument its signature does not take, and every
-path answers with the seam's own refusal, word for word. A read-only view refuses every
-write tool the same way. And by construction: the only caller of the pipeline is the
-seam, and each transport's call entry is the seam.
+in-process client (what the HTTP server runs on), streamable HTTP, the command line's
+`call`, and a resource read that reads through a tool (`file_at_ref`). The table is
+every served tool, not a sample: each is called on each path with an argument its
+signature does not take, and every path answers with the seam's own refusal, word for
+word. A read-only view refuses every write tool the same way. And by construction: the
+only caller of the pipeline is the seam, and each transport's call entry is the seam.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import Any
 from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
+from github_mcp.cli.call import call_through_seam
 from github_mcp.pipeline import seam
 from github_mcp.serving.loopback import serve_in_thread
 from github_mcp.serving.server import build_http_app
@@ -86,6 +87,11 @@ async def test_every_tool_on_every_path_is_refused_by_the_same_seam(
         async with Client(StreamableHttpTransport(url + "/mcp", auth=TOKEN)) as client:
             over_http = await _framework_answers(client, names)
     over_stdio = _stdio_answers(forge, forge_token, tmp_path, names)
+    on_the_command_line = {}
+    for name in names:
+        is_error, payload = await call_through_seam(rt, name, BOGUS)
+        assert is_error, name
+        on_the_command_line[name] = _without_call_id(payload)
     for name in names:
         error = over_stdio[name]
         if rt.bound_specs.entries[name].app_only:  # a card's own tool: unknown to these clients
@@ -93,7 +99,7 @@ async def test_every_tool_on_every_path_is_refused_by_the_same_seam(
         else:
             assert error["code"] == "invalid_input", (name, error)
             assert "not_an_argument_of_any_tool" in error["message"], (name, error)
-        assert in_process[name] == error == over_http[name], name
+        assert in_process[name] == error == over_http[name] == on_the_command_line[name], name
 
 
 async def test_a_read_only_view_refuses_every_write_tool_through_the_seam(make_runtime):
@@ -151,5 +157,6 @@ def test_the_seam_is_the_only_caller_of_the_pipeline_and_every_transport_calls_i
         "github_mcp/serving/stdio_server.py",  # tools/call over stdio
         "github_mcp/serving/framework_tools.py",  # tools/call on the framework (HTTP)
         "github_mcp/catalog/resources.py",  # a resource read through a tool
+        "github_mcp/cli/call.py",  # github-mcp-controller call
     }
     assert seam.STEPS == ("served", "view", "arguments", "order", "pipeline")

@@ -14,7 +14,10 @@ from __future__ import annotations
 import json
 import sys
 import time
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from github_mcp.pipeline.runtime import Runtime
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_REFUSED, EXIT_APPROVAL = 0, 1, 2, 3, 4
 REFUSED_CODES = {"write_not_allowed", "repo_not_allowed", "forbidden", "permission_denied"}
@@ -106,7 +109,7 @@ class ProgressBar:
         self.started = time.monotonic()
         self.drawn = False
 
-    async def __call__(self, progress: float, total: float | None, message: str | None) -> None:
+    def __call__(self, progress: float, total: float | None, message: str | None) -> None:
         if not self.enabled:
             return
         elapsed = time.monotonic() - self.started
@@ -125,3 +128,47 @@ class ProgressBar:
         if self.drawn:
             self.stream.write("\r\x1b[2K")
             self.stream.flush()
+
+
+async def call_through_seam(
+    rt: Runtime, tool: str, arguments: dict[str, Any], progress: ProgressBar | None = None
+) -> tuple[bool, Any]:
+    """One call through the seam every transport uses, as a client with no capabilities
+    would make it over stdio: no elicitation (a write that needs approval is refused
+    unless approvals are automatic) and progress drawn by `progress`."""
+    from github_mcp.apps.approval_tool import install_cards
+    from github_mcp.catalog.tool_catalog import view_of
+    from github_mcp.pipeline import seam
+    from github_mcp.pipeline.answer import ToolAnswer
+    from github_mcp.pipeline.extension_tools import import_extension_tools
+    from github_mcp.pipeline.peer import CallOrder
+    from github_mcp.serving import request_meta
+    from github_mcp.serving.stdio_peer import StdioPeer
+
+    import_extension_tools()
+    rt.bound_specs.refresh()
+    install_cards(rt)
+
+    def notify(method: str, params: dict[str, Any]) -> None:
+        if method == "notifications/progress" and progress is not None:
+            progress(params["progress"], params.get("total"), params.get("message"))
+
+    async def ask(method: str, params: dict[str, Any]) -> Any:
+        raise RuntimeError(f"{method}: the command line cannot answer")  # never asked
+
+    peer = StdioPeer(
+        view_of(rt.settings, {}),
+        meta={"progressToken": "cli"},
+        answers=None,
+        asks=request_meta.parse({"progressToken": "cli"}),
+        capabilities={},  # no elicitation: asked nothing, so `ask` is never called
+        session_level=request_meta.SERVER_FLOOR,
+        enabled=set(),
+        order=CallOrder(),
+        notify=notify,
+        ask=ask,
+    )
+    answer = await seam.call_tool(rt, peer, tool, arguments)
+    if not isinstance(answer, ToolAnswer):  # input_required goes to 2026-07-28 clients only
+        raise RuntimeError("the seam asked the command line for input")
+    return answer.is_error, answer.structured

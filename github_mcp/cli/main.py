@@ -359,18 +359,11 @@ def call_arguments(raw: str, pairs: list[str]) -> dict[str, Any]:
 async def _call_once(
     settings: Settings, tool: str, arguments: dict[str, Any], progress: Any = None
 ) -> tuple[bool, Any]:
-    from fastmcp import Client
-
+    from github_mcp.cli.call import call_through_seam
     from github_mcp.pipeline.runtime import Runtime
-    from github_mcp.serving.server import build_mcp
 
     rt = Runtime.create(settings)
     try:
-        async with Client(build_mcp(rt), progress_handler=progress) as client:
-            result = await client.call_tool(tool, arguments, raise_on_error=False)
+        return await call_through_seam(rt, tool, arguments, progress)
     finally:
         await rt.aclose()
-    payload = result.structured_content
-    if payload is None:
-        payload = {"text": "".join(getattr(c, "text", "") for c in result.content)}
-    return result.is_error, payload

@@ -122,7 +122,7 @@ async def test_make_run_prints_a_working_block_for_every_client(make_run):
 async def test_a_header_from_another_run_is_refused(make_run):
     """The blocks' token is what opens the server: a made-up one does not."""
     port, _banner = make_run
-    async with httpx.AsyncClient() as http:
+    async with httpx.AsyncClient(timeout=60) as http:  # a busy machine may still be building
         answer = await http.post(
             f"http://127.0.0.1:{port}/mcp",
             json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},

@@ -155,9 +155,8 @@ async def commit_patch(
         if fp.old_path and fp.new_path and fp.old_path != fp.new_path:
             changes.append(Change(validate_path(fp.old_path), None))
         changes.append(Change(validate_path(target), result))
-    return await commit_changes(
-        github, full_name, branch, message, changes, head=head, rulesets=rulesets
-    )
+    return await commit_changes(github, full_name, branch, message, changes,
+                                head=head, rulesets=rulesets)  # fmt: skip
 
 
 class LineRange(Protocol):

@@ -7,9 +7,10 @@ a client slow to read its answers is buffered for, not waited on. On end of inpu
 calls already taken are answered before the process exits.
 
 The built-in tools are not imported to be listed (the tool index describes them); once the
-first listing is answered, their modules are imported one at a time between messages,
-with the first GitHub connection's set-up, so that a later first call costs what any
-other call costs.
+first listing is answered, their modules are imported one at a time while the client is
+quiet (its model thinking), with the first GitHub connection's set-up, so that a later
+first call costs what any other call costs. A client that sends calls back to back is
+not made to wait for modules its calls do not use.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import json
 import os
 import signal
 import stat
+import weakref
 from typing import TYPE_CHECKING, Any
 
 from github_mcp.monitoring.observability import log_event
@@ -51,11 +53,13 @@ async def _serve(rt: Runtime) -> None:
     install_cards(rt)
     out = await _writer(loop)
     server = StdioServer(rt, lambda message: _write(out, message))
-    server.on_opened = lambda: _warm(loop, rt, server)
+    quiet = _Quiet(loop, server)
+    server.on_opened = lambda: _warm(loop, rt, quiet)
     reader = await _reader(loop)
     log_event("serving", transport="stdio", tools=len(rt.bound_specs))
     while line := await reader.readline():
         if line.strip():
+            quiet.touch()
             server.receive(line)
     while server.running:  # the calls taken before the client closed its input
         await asyncio.gather(*server.running.values(), return_exceptions=True)
@@ -110,15 +114,35 @@ def _twin(fd: int, flags: int) -> int:
         return os.dup(fd)
 
 
-_BUSY_RETRY_S = 0.01  # how soon warming looks again while calls run
+_QUIET_S = 0.025  # how long the client must have been quiet before a module is imported
 
 
-def _warm(loop: asyncio.AbstractEventLoop, rt: Runtime, server: StdioServer) -> None:
+class _Quiet:
+    """How long the client has been quiet: no message from it and no call of its running."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, server: StdioServer) -> None:
+        self.loop = loop
+        self.server = server
+        self.since = loop.time()
+        self.watched: weakref.WeakSet[asyncio.Task[None]] = weakref.WeakSet()
+
+    def touch(self, *_: object) -> None:
+        self.since = self.loop.time()
+
+    def for_s(self) -> float:
+        for task in self.server.running.values():
+            if task not in self.watched:
+                self.watched.add(task)
+                task.add_done_callback(self.touch)  # the quiet starts when the last call ends
+        return 0.0 if self.server.running else self.loop.time() - self.since
+
+
+def _warm(loop: asyncio.AbstractEventLoop, rt: Runtime, quiet: _Quiet) -> None:
     """Import the served tools' modules, one per turn of the loop, then the first GitHub
-    connection's set-up, while no call is running: a call imports what it needs itself,
-    and one arriving right after the list should not also pay for every other tool's
-    modules. Then the start-up objects are frozen out of the collector's view
-    (gc_tuning.py)."""
+    connection's set-up, while the client is quiet: a call imports what it needs itself,
+    and one arriving right after the list (or the last answer) should not also wait for
+    other tools' modules. Then the start-up objects are frozen out of the collector's
+    view (gc_tuning.py)."""
     from github_mcp.monitoring.gc_tuning import tune_for_serving
 
     # the call seam first (a call needs it whatever its tool), then the tools' modules
@@ -126,8 +150,9 @@ def _warm(loop: asyncio.AbstractEventLoop, rt: Runtime, server: StdioServer) -> 
     modules += rt.bound_specs.modules()
 
     def step() -> None:
-        if server.running:
-            loop.call_later(_BUSY_RETRY_S, step)
+        waited = quiet.for_s()
+        if waited < _QUIET_S:
+            loop.call_later(_QUIET_S - waited, step)
             return
         if not modules:
             from github_mcp.github.connection import warm_up

@@ -21,7 +21,7 @@ from github_mcp.services.pulls import find_open_pr, open_pull_request
 from github_mcp.services.shared import files
 from github_mcp.services.shared.commit_checks import read_head, require_head
 from github_mcp.services.shared.commit_types import NO_CHANGE, Change, CommitOutcome, Head
-from github_mcp.services.shared.commits import commit_changes
+from github_mcp.services.shared.commits import commit_changes, read_head_and_rules, rules_ahead
 from github_mcp.services.shared.github_json import PullRequest
 from github_mcp.services.shared.patches import (
     apply_file_patch,
@@ -76,7 +76,7 @@ async def commit_text(
     """Replace one file's whole text; a cut to under half of a sizeable file is refused
     unless `allow_large_shrink` (a model that sends a fragment would otherwise truncate).
     `expected_head_sha`: the head the edit must be made on (an approval's)."""
-    head = await read_head(github, full_name, branch)
+    head, rulesets = await read_head_and_rules(github, full_name, branch)
     old = await current_text(github, full_name, path, head)
     old_size = len(old.encode()) if old is not None else 0
     new_size = len(text.encode())
@@ -92,7 +92,7 @@ async def commit_text(
     change = Change(path, text, expected_sha=expected_sha)
     outcome = await commit_changes(
         github, full_name, branch, message, [change], head=head,
-        expected_head_sha=expected_head_sha,
+        expected_head_sha=expected_head_sha, rulesets=rulesets,
     )  # fmt: skip
     return Edit(outcome, diff)
 
@@ -116,7 +116,7 @@ async def commit_patch(
                 "large changes."
             ),
         )
-    head = await read_head(github, full_name, branch)
+    head, rulesets = await read_head_and_rules(github, full_name, branch)
     require_head(branch, head, expected_head_sha, "Re-read the files and rebuild the patch.")
 
     async def text_at(path: str | None) -> str | None:
@@ -155,7 +155,8 @@ async def commit_patch(
         if fp.old_path and fp.new_path and fp.old_path != fp.new_path:
             changes.append(Change(validate_path(fp.old_path), None))
         changes.append(Change(validate_path(target), result))
-    return await commit_changes(github, full_name, branch, message, changes, head=head)
+    return await commit_changes(github, full_name, branch, message, changes,
+                                head=head, rulesets=rulesets)  # fmt: skip
 
 
 class LineRange(Protocol):
@@ -229,7 +230,7 @@ async def commit_sections(
 ) -> Edit:
     """Replace line ranges of one existing file, as one commit. With `expected_head_sha`
     (the head a human approved the edit at) line numbers mean what they meant then."""
-    head = await read_head(github, full_name, branch)
+    head, rulesets = await read_head_and_rules(github, full_name, branch)
     require_head(
         branch,
         head,
@@ -249,7 +250,9 @@ async def commit_sections(
     new = apply_sections(old, sections)
     diff = unified_diff(old, new, path) if with_diff else None
     change = Change(path, new, expected_sha=expected_sha)
-    outcome = await commit_changes(github, full_name, branch, message, [change], head=head)
+    outcome = await commit_changes(
+        github, full_name, branch, message, [change], head=head, rulesets=rulesets
+    )
     return Edit(outcome, diff)
 
 
@@ -279,11 +282,13 @@ async def commit_and_open_pr(
 ) -> Proposal:
     """Commit to `branch` (created from `base` when it does not exist) and open a PR into
     `base` once the commit verified; on `expected_head_sha` when given (an approval's)."""
-    # The open-PR pre-check goes out with the head reads: one round trip fewer.
-    head_or_error, base_head, open_pr = await asyncio.gather(
+    # The open-PR pre-check and the branch's rules go out with the head reads: every read
+    # the commit needs before its first write is one round trip.
+    head_or_error, base_head, open_pr, rulesets = await asyncio.gather(
         read_head(github, full_name, branch),
         read_head(github, full_name, base),
         find_open_pr(github, full_name, branch, base),
+        rules_ahead(github, full_name, branch),
         return_exceptions=True,
     )
     if isinstance(base_head, BaseException):
@@ -296,7 +301,7 @@ async def commit_and_open_pr(
         head = head_or_error
     outcome = await commit_changes(
         github, full_name, branch, message, changes, head=head,
-        expected_head_sha=expected_head_sha if head.exists else None,
+        expected_head_sha=expected_head_sha if head.exists else None, rulesets=rulesets,
     )  # fmt: skip
     if not outcome.verification.verified:
         return Proposal(outcome, note="Commit did not verify; no PR was opened.")

@@ -1,8 +1,9 @@
 """Reading what a commit holds, for the commit engine (`commits`) and the signed path
 (`signed_commits`): tree entries at given paths (recursive listing, walked level by level
 when GitHub truncates it), where a branch points, the check that a commit landed with
-exactly the blobs that were sent; the branch head, what changed between two heads, and the
-outcome of a write the branch already holds."""
+exactly the blobs that were sent; the branch head and whether its rules require
+signatures, what changed between two heads, and the outcome of a write the branch
+already holds."""
 
 from __future__ import annotations
 
@@ -200,3 +201,52 @@ async def unchanged_outcome(
         files=files,
         status=NO_CHANGE,
     )
+
+
+async def ruleset_requires_signatures(github: GitHubClient, full_name: str, branch: str) -> bool:
+    """Whether the rulesets on `branch` require signed commits (readable by anyone who can
+    read the repository). It needs only the name: a commit reads it with the head."""
+    path = f"{repo_path(full_name)}/rules/branches/{encode_path(branch)}"
+    try:
+        rules = await github.request_json("GET", path, params={"per_page": 100})
+    except GitHubMCPError as exc:
+        if exc.code == ErrorCode.NOT_FOUND:  # a server without rulesets
+            return False
+        raise
+    return any(isinstance(r, dict) and r.get("type") == "required_signatures" for r in rules)
+
+
+RulesRead = bool | BaseException  # ruleset_requires_signatures's answer, read ahead
+
+
+async def signatures_required(
+    github: GitHubClient, full_name: str, head: Head, rulesets: RulesRead | None = None
+) -> bool:
+    """Whether the branch's rules require signed commits: its rulesets' rules (`rulesets`
+    when read ahead) and, on a protected branch, the classic protection's setting
+    (readable by admins only; otherwise taken as not required)."""
+    base = repo_path(full_name)
+    branch = encode_path(head.branch)
+
+    async def ruleset_rules() -> bool:
+        if rulesets is None:
+            return await ruleset_requires_signatures(github, full_name, head.branch)
+        if isinstance(rulesets, BaseException):
+            raise rulesets
+        return rulesets
+
+    async def classic() -> bool:
+        if not head.protected:
+            return False
+        try:
+            data = await github.request_json(
+                "GET", f"{base}/branches/{branch}/protection/required_signatures"
+            )
+        except GitHubMCPError as exc:
+            if exc.code in (ErrorCode.NOT_FOUND, ErrorCode.FORBIDDEN, ErrorCode.PERMISSION_DENIED):
+                return False
+            raise
+        return bool(isinstance(data, dict) and data.get("enabled"))
+
+    found = await asyncio.gather(ruleset_rules(), classic())
+    return any(found)

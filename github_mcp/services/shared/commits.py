@@ -26,11 +26,13 @@ from github_mcp.github.client import GitHubClient, encode_path
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, conflict
 from github_mcp.services.shared import signed_commits
 from github_mcp.services.shared.commit_checks import (
+    RulesRead,
     blob_shas,
     changed_between,
     current_ref,
     read_head,
     require_head,
+    ruleset_requires_signatures,
     unchanged_outcome,
     verify_commit,
 )
@@ -170,12 +172,15 @@ async def commit_changes(
     *,
     expected_head_sha: str | None = None,
     head: Head | None = None,
+    rulesets: RulesRead | None = None,
 ) -> CommitOutcome:
-    """Make one atomic commit of `changes` on `branch` and verify it."""
+    """Make one atomic commit of `changes` on `branch` and verify it. `head` and
+    `rulesets` (the branch's rules on signatures) when the caller read them already."""
     paths = _distinct_paths(changes)
-    head = head or await read_head(github, full_name, branch)
+    if head is None:
+        head, rulesets = await read_head_and_rules(github, full_name, branch)
     await _check_preconditions(github, full_name, branch, head, changes, expected_head_sha)
-    plan = await signed_commits.plan_commit(github, full_name, head, changes)
+    plan = await signed_commits.plan_commit(github, full_name, head, changes, rulesets)
     if plan.signed:
         return await signed_commits.commit_signed(
             github, full_name, head, message, changes, expected_head_sha=expected_head_sha
@@ -199,6 +204,28 @@ async def commit_changes(
         created_branch=not landed.head.exists,
         signature=landed.signed,
     )
+
+
+async def rules_ahead(github: GitHubClient, full_name: str, branch: str) -> RulesRead | None:
+    """Whether the branch's rulesets require signatures, read ahead of the commit (it needs
+    only the name); None when commits do not ask (GITHUB_MCP_SIGNED_COMMITS=never)."""
+    if not signed_commits.reads_rules(github):
+        return None
+    return await ruleset_requires_signatures(github, full_name, branch)
+
+
+async def read_head_and_rules(
+    github: GitHubClient, full_name: str, branch: str
+) -> tuple[Head, RulesRead | None]:
+    """The branch's head and its rules on signatures, in one round trip."""
+    head, rulesets = await asyncio.gather(
+        read_head(github, full_name, branch),
+        rules_ahead(github, full_name, branch),
+        return_exceptions=True,
+    )
+    if isinstance(head, BaseException):
+        raise head
+    return head, rulesets
 
 
 @dataclass

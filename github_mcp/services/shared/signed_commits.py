@@ -30,8 +30,10 @@ from github_mcp.github.client import GitHubClient, encode_path
 from github_mcp.github.retries import graphql_error
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, conflict
 from github_mcp.services.shared.commit_checks import (
+    RulesRead,
     changed_between,
     read_head,
+    signatures_required,
     tree_listing,
     unchanged_outcome,
     verify_commit,
@@ -70,41 +72,6 @@ class Plan:
     required: bool = False
 
 
-async def signatures_required(github: GitHubClient, full_name: str, head: Head) -> bool:
-    """Whether the branch's rules require signed commits: its rulesets' rules (readable by
-    anyone who can read the repository) and, on a protected branch, the classic
-    protection's setting (readable by admins only; otherwise taken as not required)."""
-    base = repo_path(full_name)
-    branch = encode_path(head.branch)
-
-    async def ruleset_rules() -> bool:
-        try:
-            rules = await github.request_json(
-                "GET", f"{base}/rules/branches/{branch}", params={"per_page": 100}
-            )
-        except GitHubMCPError as exc:
-            if exc.code == ErrorCode.NOT_FOUND:  # a server without rulesets
-                return False
-            raise
-        return any(isinstance(r, dict) and r.get("type") == "required_signatures" for r in rules)
-
-    async def classic() -> bool:
-        if not head.protected:
-            return False
-        try:
-            data = await github.request_json(
-                "GET", f"{base}/branches/{branch}/protection/required_signatures"
-            )
-        except GitHubMCPError as exc:
-            if exc.code in (ErrorCode.NOT_FOUND, ErrorCode.FORBIDDEN, ErrorCode.PERMISSION_DENIED):
-                return False
-            raise
-        return bool(isinstance(data, dict) and data.get("enabled"))
-
-    found = await asyncio.gather(ruleset_rules(), classic())
-    return any(found)
-
-
 async def current_entries(
     github: GitHubClient, full_name: str, tree_sha: str, paths: set[str]
 ) -> dict[str, GitTreeItem]:
@@ -125,15 +92,25 @@ def cannot_express(changes: list[Change], current: dict[str, GitTreeItem]) -> li
     return reasons
 
 
+def reads_rules(github: GitHubClient) -> bool:
+    """Whether a commit reads the branch's rules (GITHUB_MCP_SIGNED_COMMITS is not never)."""
+    return github.settings.signed_commits != "never"
+
+
 async def plan_commit(
-    github: GitHubClient, full_name: str, head: Head, changes: list[Change]
+    github: GitHubClient,
+    full_name: str,
+    head: Head,
+    changes: list[Change],
+    rulesets: RulesRead | None = None,
 ) -> Plan:
-    """Choose the path for one commit by GITHUB_MCP_SIGNED_COMMITS and the branch's rules.
-    Raises (nothing written) when signatures are required and the change cannot be signed."""
+    """Choose the path for one commit by GITHUB_MCP_SIGNED_COMMITS and the branch's rules
+    (`rulesets` when read ahead). Raises (nothing written) when signatures are required
+    and the change cannot be signed."""
     mode = github.settings.signed_commits
     if mode == "never":
         return Plan(signed=False)
-    required = await signatures_required(github, full_name, head)
+    required = await signatures_required(github, full_name, head, rulesets)
     if mode == "auto" and not required:
         return Plan(signed=False)
     current = await current_entries(github, full_name, head.tree_sha, {c.path for c in changes})

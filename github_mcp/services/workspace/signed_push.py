@@ -20,11 +20,11 @@ from collections.abc import Awaitable, Callable
 
 from github_mcp.github.client import GitHubClient
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError, conflict
-from github_mcp.services.shared.commit_checks import read_head
+from github_mcp.services.shared.commit_checks import read_head, signatures_required
 from github_mcp.services.shared.commit_types import TEXT_MODE, Change
 from github_mcp.services.shared.content import git_blob_sha
 from github_mcp.services.shared.repo_facts import repo_path
-from github_mcp.services.shared.signed_commits import commit_signed, signatures_required
+from github_mcp.services.shared.signed_commits import commit_signed
 from github_mcp.services.workspace import Pushed, RepoOps, Workspace, push_commit
 
 Pusher = Callable[[RepoOps, Workspace, str], Awaitable[Pushed]]

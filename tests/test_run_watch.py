@@ -33,6 +33,7 @@ from github_mcp.serving.server import build_http_app
 from sandbox_forge.admin.seed_collab import add_workflow_run, complete_workflow_run
 from tests.approvals.conftest import TOKEN_A, TOKEN_B
 from tests.approvals.conftest import approval_server as approval_server  # the HTTP server
+from tests.approvals.conftest import oauth_server as oauth_server  # the OAuth-mode server
 from tests.conftest import ROOT, call_tool, error_code
 from tests.stdio_session import modern_meta, opening, request, run
 
@@ -383,6 +384,30 @@ async def test_watching_a_private_run_counts_as_reading_it(approval_server, forg
             await stream.close()
     branches = _branches(forge, site)
     assert "b-work" in branches and "a-leak" not in branches
+
+
+async def test_under_oauth_the_polls_act_as_the_signed_in_user(oauth_server, forge, ci_repo):
+    """GITHUB_MCP_AUTH=oauth: the first read and every poll carry the user's own token
+    (the forge logs who asked), never the server's."""
+    from tests.oauth.signin import signed_in_client
+
+    forge.add_user("watch-ann", password="watch-ann-pass-3141")
+    forge.add_org_member("octo-org", "watch-ann", role="member")
+    run_id = queued_run(forge, ci_repo)
+    server = oauth_server(allowed_users="watch-ann", watch_interval_seconds=0.5)
+    async with signed_in_client(server.mcp_url, "watch-ann", "watch-ann-pass-3141") as ann:
+        await ann.list_tools()  # signs in
+        token = ann.oauth_storage.tokens.access_token
+    start = len(forge.requests())
+    stream = RawListen(server.base_url, 51, [uri_of(ci_repo, run_id)], token=token)
+    try:
+        await until(stream.acknowledged, "the ack")
+        await until(lambda: len(run_gets(forge, ci_repo, run_id, start)) >= 3, "polls")
+        complete_workflow_run(forge, ci_repo, run_id, "success")
+        await until(lambda: len(stream.updates()) == 1, "the update")
+    finally:
+        await stream.close()
+    assert {r.get("login") for r in run_gets(forge, ci_repo, run_id, start)} == {"watch-ann"}
 
 
 def _branches(forge: Any, repo: str) -> set[str]:

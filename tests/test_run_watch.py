@@ -2,7 +2,9 @@
 URI (`repo://{owner}/{repo}/actions/runs/{run_id}`) in its `subscriptions/listen` filter
 and hears `notifications/resources/updated` once per change of the run's status or
 conclusion, tagged with its subscription id; never for a run it did not watch; and the
-server stops polling GitHub when the stream closes.
+server stops polling GitHub when the stream closes. Bad URIs are refused with a hint; over
+stdio the resource is listed and read. (What a watch counts as a read of, and whose token
+the polls carry: tests/security/test_run_watch_reads.py.)
 
 Evidence comes from the forge: the run's state is moved there (as CI would move it), and
 its request log shows the polls (conditional GETs answered 304 while nothing changed)
@@ -18,28 +20,29 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
-import httpx2 as httpx
 import pytest
-from fastmcp import Client as FastClient
-from fastmcp.client.transports import StreamableHttpTransport
 from mcp import Client
 from mcp.client.subscriptions import ResourceUpdated
 
 from github_mcp.serving.loopback import serve_in_thread
 from github_mcp.serving.server import build_http_app
-from sandbox_forge.admin.seed_collab import add_workflow_run, complete_workflow_run
-from tests.approvals.conftest import TOKEN_A, TOKEN_B
-from tests.approvals.conftest import approval_server as approval_server  # the HTTP server
-from tests.approvals.conftest import oauth_server as oauth_server  # the OAuth-mode server
-from tests.conftest import ROOT, call_tool, error_code
-from tests.stdio_session import modern_meta, opening, request, run
+from sandbox_forge.admin.seed_collab import complete_workflow_run
+from tests.conftest import ROOT
+from tests.listen_stream import (
+    HANG_S,
+    UPDATED,
+    RawListen,
+    queued_run,
+    rerun,
+    run_gets,
+    until,
+    uri_of,
+)
+from tests.stdio_session import opening, request, run
 
 SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
-UPDATED = "notifications/resources/updated"
-HANG_S = 120  # bounds a hang only
 _numbers = itertools.count(1)
 
 
@@ -56,103 +59,6 @@ def ci_repo(forge) -> str:
     name = f"octo-org/watched-{next(_numbers)}"
     forge.seed_repo(name, {"README.md": "# watched\n"})
     return name
-
-
-def queued_run(forge: Any, repo: str) -> int:
-    run = add_workflow_run(forge, repo, "ci.yml", status="queued", jobs=[{"name": "unit"}])
-    assert run["status"] == "queued", run
-    return int(run["id"])
-
-
-def uri_of(repo: str, run_id: int) -> str:
-    return f"repo://{repo}/actions/runs/{run_id}"
-
-
-def run_gets(forge: Any, repo: str, run_id: int, since: int = 0) -> list[dict[str, Any]]:
-    """The forge's log of GETs of the run (the server's polls and reads), finished ones."""
-    path = f"/repos/{repo}/actions/runs/{run_id}"
-    return [
-        r
-        for r in forge.requests()[since:]
-        if r["method"] == "GET" and r["path"] == path and r.get("status") is not None
-    ]
-
-
-async def until(condition: Callable[[], bool], what: str) -> None:
-    """Wait for `condition`; the bound only catches a hang."""
-    async with asyncio.timeout(HANG_S):
-        while not condition():
-            await asyncio.sleep(0.05)
-    assert condition(), what
-
-
-def rerun(forge: Any, repo: str, run_id: int) -> None:
-    """A new attempt, asked through the forge's API as a person would (queued again)."""
-    token = forge.create_token(login="octocat")
-    answer = httpx.post(
-        f"{forge.base_url}/repos/{repo}/actions/runs/{run_id}/rerun",
-        headers={"Authorization": f"Bearer {token}"},
-        timeout=30,
-    )
-    assert answer.status_code == 201, answer.text
-
-
-class RawListen:
-    """One `subscriptions/listen` stream over HTTP, every frame kept as sent."""
-
-    def __init__(self, url: str, ident: int, watch: list[str], token: str | None = None) -> None:
-        self.frames: list[dict[str, Any]] = []
-        self.status: int | None = None
-        self.ended = asyncio.Event()
-        body = {
-            "jsonrpc": "2.0",
-            "id": ident,
-            "method": "subscriptions/listen",
-            "params": {
-                "_meta": modern_meta("raw"),
-                "notifications": {"resourceSubscriptions": watch},
-            },
-        }
-        headers = {
-            "Accept": "application/json, text/event-stream",
-            "MCP-Protocol-Version": "2026-07-28",
-            "Mcp-Method": "subscriptions/listen",
-        }
-        if token is not None:
-            headers["Authorization"] = f"Bearer {token}"
-        self._task = asyncio.create_task(self._read(url + "/mcp", body, headers))
-
-    async def _read(self, url: str, body: dict[str, Any], headers: dict[str, str]) -> None:
-        try:
-            async with (
-                httpx.AsyncClient(timeout=None) as client,
-                client.stream("POST", url, json=body, headers=headers) as response,
-            ):
-                self.status = response.status_code
-                if not response.headers.get("content-type", "").startswith("text/event-stream"):
-                    self.frames.append(json.loads(await response.aread()))
-                    return
-                async for line in response.aiter_lines():
-                    if line.startswith("data:") and line[5:].strip():
-                        self.frames.append(json.loads(line[5:]))
-        finally:
-            self.ended.set()
-
-    def methods(self) -> list[str | None]:
-        return [f.get("method") for f in self.frames]
-
-    def updates(self) -> list[dict[str, Any]]:
-        return [f for f in self.frames if f.get("method") == UPDATED]
-
-    def acknowledged(self) -> bool:
-        return "notifications/subscriptions/acknowledged" in self.methods()
-
-    def error(self) -> dict[str, Any] | None:
-        return next((f["error"] for f in self.frames if "error" in f), None)
-
-    async def close(self) -> None:
-        self._task.cancel()
-        await asyncio.gather(self._task, return_exceptions=True)
 
 
 async def test_the_sdk_listener_hears_its_run_finish_and_reads_the_new_state(
@@ -352,69 +258,3 @@ async def test_a_run_that_does_not_exist_is_refused_as_its_read_is(served, forge
         with pytest.raises(Exception) as read:
             await client.read_resource(uri)
     assert "Resource not found" in str(read.value)
-
-
-async def test_watching_a_private_run_counts_as_reading_it(approval_server, forge):
-    """Cross-visibility `deny`: principal A watches a private repository's run, then may
-    not write to a public repository; principal B, who watched nothing, may."""
-    n = next(_numbers)
-    site, vault = f"octo-org/watch-site-{n}", f"octo-org/watch-vault-{n}"
-    forge.seed_repo(site, {"README.md": "# site\n"})
-    forge.seed_repo(vault, {"secrets.env": "KEY=1\n"}, private=True)
-    run_id = queued_run(forge, vault)
-    with approval_server(cross_visibility="deny", watch_interval_seconds=0.5) as server:
-        stream = RawListen(server.url, 9, [uri_of(vault, run_id)], token=TOKEN_A)
-        try:
-            await until(stream.acknowledged, "the ack")
-            for token, branch in ((TOKEN_A, "a-leak"), (TOKEN_B, "b-work")):
-                transport = StreamableHttpTransport(server.url + "/mcp", auth=token)
-                async with FastClient(transport, timeout=HANG_S) as client:
-                    assert client.protocol_version == "2026-07-28"
-                    answer = await call_tool(
-                        client, "create_branch", {"full_name": site, "branch": branch}
-                    )
-                if token == TOKEN_A:
-                    is_error, refused = answer
-                    assert is_error and error_code(refused) == "write_not_allowed", refused
-                    assert refused["error"]["reason"] == "cross_visibility"
-                    assert vault in refused["error"]["message"]
-                else:
-                    assert not answer[0], answer
-        finally:
-            await stream.close()
-    branches = _branches(forge, site)
-    assert "b-work" in branches and "a-leak" not in branches
-
-
-async def test_under_oauth_the_polls_act_as_the_signed_in_user(oauth_server, forge, ci_repo):
-    """GITHUB_MCP_AUTH=oauth: the first read and every poll carry the user's own token
-    (the forge logs who asked), never the server's."""
-    from tests.oauth.signin import signed_in_client
-
-    forge.add_user("watch-ann", password="watch-ann-pass-3141")
-    forge.add_org_member("octo-org", "watch-ann", role="member")
-    run_id = queued_run(forge, ci_repo)
-    server = oauth_server(allowed_users="watch-ann", watch_interval_seconds=0.5)
-    async with signed_in_client(server.mcp_url, "watch-ann", "watch-ann-pass-3141") as ann:
-        await ann.list_tools()  # signs in
-        token = ann.oauth_storage.tokens.access_token
-    start = len(forge.requests())
-    stream = RawListen(server.base_url, 51, [uri_of(ci_repo, run_id)], token=token)
-    try:
-        await until(stream.acknowledged, "the ack")
-        await until(lambda: len(run_gets(forge, ci_repo, run_id, start)) >= 3, "polls")
-        complete_workflow_run(forge, ci_repo, run_id, "success")
-        await until(lambda: len(stream.updates()) == 1, "the update")
-    finally:
-        await stream.close()
-    assert {r.get("login") for r in run_gets(forge, ci_repo, run_id, start)} == {"watch-ann"}
-
-
-def _branches(forge: Any, repo: str) -> set[str]:
-    token = forge.create_token(login="octocat")
-    answer = httpx.get(
-        f"{forge.base_url}/repos/{repo}/branches",
-        headers={"Authorization": f"Bearer {token}"},
-        timeout=30,
-    )
-    return {b["name"] for b in answer.json()}

@@ -18,7 +18,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from github_mcp.catalog import prompts, resources
+from github_mcp.catalog import prompts, resources, run_resource
 from github_mcp.catalog.completions import Completer
 from github_mcp.catalog.resources import ResourceFailure, decoded
 from github_mcp.serving.framework_tools import peer_of
@@ -75,6 +75,8 @@ def register_guides(mcp: "FastMCP", rt: "Runtime") -> None:
     )(lambda: prompts.contract(rt))
     if "get_file_contents" in rt.bound_specs:
         _register_blob_template(mcp, rt)
+    if run_resource.RUN_TOOL in rt.bound_specs:
+        _register_run_template(mcp, rt)
     mcp.add_completion_handler(Completer(rt, resources.BLOB_TEMPLATE))
     mcp.add_middleware(ProtocolErrorMiddleware())
 
@@ -103,6 +105,26 @@ def _register_blob_template(mcp: "FastMCP", rt: "Runtime") -> None:
     mcp.resource(
         resources.BLOB_TEMPLATE, name=resources.BLOB_NAME, description=resources.BLOB_DESCRIPTION
     )(file_at_ref)
+
+
+def _register_run_template(mcp: "FastMCP", rt: "Runtime") -> None:
+    async def workflow_run(owner: str, repo: str, run_id: str, ctx: Context) -> ResourceResult:
+        """A workflow run's state, read exactly as get_workflow_run_overview reads it."""
+        try:
+            arguments = run_resource.run_call(f"{owner}/{repo}", run_id)
+            content = await run_resource.read_run(rt, await peer_of(rt, ctx), arguments)
+        except ResourceFailure as failed:
+            raise FailedRead(failed.envelope) from None
+        return ResourceResult(
+            [ResourceContent(content["text"], mime_type=content["mimeType"], meta=content["_meta"])]
+        )
+
+    mcp.resource(
+        run_resource.RUN_TEMPLATE,
+        name=run_resource.RUN_NAME,
+        description=run_resource.RUN_DESCRIPTION,
+        mime_type=run_resource.RUN_MIME,
+    )(workflow_run)
 
 
 class ProtocolErrorMiddleware(Middleware):

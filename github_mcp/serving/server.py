@@ -30,7 +30,7 @@ from github_mcp.serving.framework_guides import register_guides
 from github_mcp.serving.framework_tools import ServedToolsProvider, SessionOwnerMiddleware
 from github_mcp.serving.header_values import trimmed_mcp_headers
 from github_mcp.serving.param_headers import declared_input
-from github_mcp.serving.subscriptions import add_listen
+from github_mcp.serving.run_watch import add_watching_listen
 from github_mcp.serving.tasks import add_tasks
 
 INSTRUCTIONS = (
@@ -77,7 +77,7 @@ def build_mcp(rt: Runtime, *, http_auth: bool = False, sign_in: Any = None) -> F
     approval_tool.install_cards(rt)
     add_tasks(mcp, rt.settings)  # MCP tasks for long calls (serving/tasks.py)
     tool_input_schemas(mcp, partial(declared_input, rt))  # SEP-2243 header checks
-    add_listen(mcp)  # subscriptions/listen
+    add_watching_listen(mcp, rt)  # subscriptions/listen, watched workflow runs
     return mcp
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from github_mcp.apps.catalog import VIEWS
 from github_mcp.apps.listing import UI_MIME_TYPE
-from github_mcp.catalog import prompts, resources
+from github_mcp.catalog import prompts, resources, run_resource
 from github_mcp.catalog.completions import Completer
 from github_mcp.pipeline.peer import Peer
 from github_mcp.serving.request_meta import RpcError
@@ -89,16 +89,26 @@ class Guides:
         return listed
 
     def _templates(self) -> list[dict[str, Any]]:
-        if "get_file_contents" not in self.rt.bound_specs:
-            return []
-        return [
-            {
-                "name": resources.BLOB_NAME,
-                "uriTemplate": resources.BLOB_TEMPLATE,
-                "description": resources.BLOB_DESCRIPTION,
-                "mimeType": "text/plain",
-            }
-        ]
+        listed = []
+        if "get_file_contents" in self.rt.bound_specs:
+            listed.append(
+                {
+                    "name": resources.BLOB_NAME,
+                    "uriTemplate": resources.BLOB_TEMPLATE,
+                    "description": resources.BLOB_DESCRIPTION,
+                    "mimeType": "text/plain",
+                }
+            )
+        if run_resource.RUN_TOOL in self.rt.bound_specs:
+            listed.append(
+                {
+                    "name": run_resource.RUN_NAME,
+                    "uriTemplate": run_resource.RUN_TEMPLATE,
+                    "description": run_resource.RUN_DESCRIPTION,
+                    "mimeType": run_resource.RUN_MIME,
+                }
+            )
+        return listed
 
     async def _read(self, params: dict[str, Any], modern: bool) -> dict[str, Any]:
         uri = params.get("uri")
@@ -112,15 +122,23 @@ class Guides:
             content = {"uri": uri, "mimeType": UI_MIME_TYPE, "_meta": _card_meta()}
             return {"contents": [{**content, "text": card.html()}]}
         try:
-            arguments = resources.blob_arguments(uri)
-            if arguments is None or "get_file_contents" not in self.rt.bound_specs:
-                envelope = {"error": {"code": "not_found", "message": f"no resource at {uri}"}}
-                raise resources.ResourceFailure(envelope)
-            content = await resources.read_blob(self.rt, Peer(self.view), arguments)
+            content = await self._read_template(uri)
         except resources.ResourceFailure as exc:
             failure = resources.read_error(exc.envelope, uri, modern)
             raise RpcError(failure.code, failure.message, failure.data) from None
         return {"contents": [{"uri": uri, **content}]}
+
+    async def _read_template(self, uri: str) -> dict[str, Any]:
+        """A file at a ref or a workflow run (resources.ResourceFailure if neither)."""
+        bound = self.rt.bound_specs
+        arguments = resources.blob_arguments(uri)
+        if arguments is not None and "get_file_contents" in bound:
+            return await resources.read_blob(self.rt, Peer(self.view), arguments)
+        arguments = run_resource.run_arguments(uri)
+        if arguments is not None and run_resource.RUN_TOOL in bound:
+            return await run_resource.read_run(self.rt, Peer(self.view), arguments)
+        envelope = {"error": {"code": "not_found", "message": f"no resource at {uri}"}}
+        raise resources.ResourceFailure(envelope)
 
     async def _complete(self, params: dict[str, Any]) -> dict[str, Any]:
         ref, argument = params.get("ref"), params.get("argument")

@@ -4,9 +4,11 @@ tags every notification with the subscription's id (the listen request's JSON-RP
 and sends only what the filter asked for, until the client closes the stream.
 
 This server publishes a tools-list change when a toolset is enabled (enable_toolset):
-a level trigger, refetch `tools/list` if you care. Serving the method is what makes
-`server/discover` advertise `tools.listChanged` and `resources.subscribe` to a 2026-07-28
-client. The events live in this process: a listener hears what its own replica publishes.
+a level trigger, refetch `tools/list` if you care; and, on a stream that watches
+workflow runs, a resource update when one changes (run_watch.py serves the method).
+Serving it is what makes `server/discover` advertise `tools.listChanged` and
+`resources.subscribe` to a 2026-07-28 client. The events live in this process: a
+listener hears what its own replica publishes.
 """
 
 from __future__ import annotations
@@ -14,9 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
-
-from github_mcp.kernel.framework_internals import serve_listen
+from mcp.server.subscriptions import InMemorySubscriptionBus, ToolsListChanged
 
 if TYPE_CHECKING:
     from fastmcp import FastMCP
@@ -24,10 +24,12 @@ if TYPE_CHECKING:
 _BUSES: WeakKeyDictionary[FastMCP, InMemorySubscriptionBus] = WeakKeyDictionary()
 
 
-def add_listen(mcp: FastMCP) -> None:
-    """Serve `subscriptions/listen` on `mcp`, with an event bus of its own."""
-    bus = _BUSES[mcp] = InMemorySubscriptionBus()
-    serve_listen(mcp, ListenHandler(bus))
+def listen_bus(mcp: FastMCP) -> InMemorySubscriptionBus:
+    """The event bus of `mcp`'s listen streams (made on first use)."""
+    bus = _BUSES.get(mcp)
+    if bus is None:
+        bus = _BUSES[mcp] = InMemorySubscriptionBus()
+    return bus
 
 
 async def tools_changed(mcp: FastMCP) -> None:

@@ -282,3 +282,20 @@ class HostedSignInSettings(BaseSettings):
         description="Without GITHUB_MCP_STATE_URL: a stream with no new event for this long "
         "can no longer be resumed, and its events are dropped.",
     )
+    watch_interval_seconds: float = Field(
+        10.0,
+        ge=0.5,
+        le=300.0,
+        validation_alias=env("GITHUB_MCP_WATCH_INTERVAL_SECONDS"),
+        description="How often a `subscriptions/listen` stream's watched workflow runs are "
+        "polled (one conditional GET each: an unchanged run costs a 304, which GitHub's "
+        "rate limit does not count). Polling happens only while such a stream is open.",
+    )
+    watch_max_uris: int = Field(
+        20,
+        ge=1,
+        le=500,
+        validation_alias=env("GITHUB_MCP_WATCH_MAX_URIS"),
+        description="Most resource URIs one `subscriptions/listen` stream may watch; a listen "
+        "asking for more is refused with the limit in its error.",
+    )

@@ -36,6 +36,7 @@ from github_mcp.services.actions._runs import (
     wait_for_run,
 )
 from github_mcp.services.actions._test_output import parse_counts, parse_failures, parse_junit_xml
+from github_mcp.services.actions._watch import WatchedRun, watch_runs
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -52,6 +53,7 @@ __all__ = [
     "OpenPull",
     "RunSummary",
     "StepRef",
+    "WatchedRun",
     "branch_head",
     "collect_failures",
     "commit_checks",
@@ -74,4 +76,5 @@ __all__ = [
     "run_jobs",
     "select",
     "wait_for_run",
+    "watch_runs",
 ]

@@ -2,7 +2,8 @@
 
 The paths: the stdio server (a real process over real pipes), the MCP framework's
 in-process client (what the HTTP server runs on), streamable HTTP, the command line's
-`call`, and a resource read that reads through a tool (`file_at_ref`). The table is
+`call`, and a resource read that reads through a tool (`file_at_ref`; `workflow_run` reads
+through `get_workflow_run_overview` the same way). The table is
 every served tool, not a sample: each is called on each path with an argument its
 signature does not take, and every path answers with the seam's own refusal, word for
 word. A read-only view refuses every write tool the same way. And by construction: the
@@ -157,6 +158,7 @@ def test_the_seam_is_the_only_caller_of_the_pipeline_and_every_transport_calls_i
         "github_mcp/serving/stdio_server.py",  # tools/call over stdio
         "github_mcp/serving/framework_tools.py",  # tools/call on the framework (HTTP)
         "github_mcp/catalog/resources.py",  # a resource read through a tool
+        "github_mcp/catalog/run_resource.py",  # the workflow_run resource, and a watched run
         "github_mcp/cli/call.py",  # github-mcp-controller call
     }
     assert seam.STEPS == ("served", "view", "arguments", "order", "pipeline")

@@ -20,7 +20,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from mcp import Client
@@ -89,59 +89,76 @@ async def test_the_sdk_listener_hears_its_run_finish_and_reads_the_new_state(
     assert [(j["name"], j["conclusion"]) for j in state["jobs"]] == [("unit", "failure")]
 
 
-async def test_one_update_per_change_on_the_watching_stream_only_and_polling_ends_with_it(
+async def test_one_update_per_change_on_the_watching_streams_only_and_polling_ends_with_them(
     served, forge, ci_repo
 ):
+    """Two streams watch one run (each told of each change once, under its own id); a
+    third watches another run and hears nothing of the first."""
     watched, unwatched, other = (queued_run(forge, ci_repo) for _ in range(3))
     start = len(forge.requests())
-    stream = RawListen(served, 77, [uri_of(ci_repo, watched)])
+    streams = [RawListen(served, ident, [uri_of(ci_repo, watched)]) for ident in (77, 79)]
     bystander = RawListen(served, 78, [uri_of(ci_repo, other)])
+
+    def told(count: int) -> Callable[[], bool]:
+        return lambda: all(len(s.updates()) >= count for s in streams)
+
+    def counts() -> list[int]:
+        return [len(s.updates()) for s in streams]
+
+    def three_more_polls() -> Callable[[], bool]:
+        seen = len(forge.requests())
+        return lambda: len(run_gets(forge, ci_repo, watched, seen)) >= 3
+
     try:
-        await until(lambda: stream.acknowledged() and bystander.acknowledged(), "acks")
-        ack = stream.frames[0]
-        assert ack["method"] == "notifications/subscriptions/acknowledged", stream.frames
-        assert ack["params"]["notifications"] == {
-            "resourceSubscriptions": [uri_of(ci_repo, watched)]
-        }
+        await until(lambda: all(s.acknowledged() for s in [*streams, bystander]), "acks")
+        for stream in streams:
+            ack = stream.frames[0]
+            assert ack["method"] == "notifications/subscriptions/acknowledged", stream.frames
+            assert ack["params"]["notifications"] == {
+                "resourceSubscriptions": [uri_of(ci_repo, watched)]
+            }
         polled = len(run_gets(forge, ci_repo, watched, start))
         await until(lambda: len(run_gets(forge, ci_repo, watched, start)) > polled, "a poll")
 
         # the unwatched run finishes first, then the watched one fails
         complete_workflow_run(forge, ci_repo, unwatched, "success")
         complete_workflow_run(forge, ci_repo, watched, "failure")
-        await until(lambda: len(stream.updates()) == 1, "the first update")
+        await until(told(1), "the first update")
         seen = len(forge.requests())
-        await until(lambda: len(run_gets(forge, ci_repo, watched, seen)) >= 3, "3 more polls")
-        assert len(stream.updates()) == 1, stream.frames
+        await until(three_more_polls(), "3 more polls")
+        assert counts() == [1, 1], [s.frames for s in streams]
         # nothing changed since: each poll was a conditional GET answered 304
         assert {r["status"] for r in run_gets(forge, ci_repo, watched, seen)} == {304}
 
         rerun(forge, ci_repo, watched)  # a second change: queued again
-        await until(lambda: len(stream.updates()) == 2, "the second update")
-        seen = len(forge.requests())
-        await until(lambda: len(run_gets(forge, ci_repo, watched, seen)) >= 3, "3 more polls")
-        assert len(stream.updates()) == 2, stream.frames
+        await until(told(2), "the second update")
+        await until(three_more_polls(), "3 more polls")
+        assert counts() == [2, 2], [s.frames for s in streams]
         complete_workflow_run(forge, ci_repo, watched, "success")  # a third
-        await until(lambda: len(stream.updates()) == 3, "the third update")
+        await until(told(3), "the third update")
     finally:
-        await stream.close()
+        for stream in streams:
+            await stream.close()
 
-    updates = stream.updates()
-    assert [u["params"]["uri"] for u in updates] == [uri_of(ci_repo, watched)] * 3
-    assert all(f["params"]["_meta"][SUBSCRIPTION_ID] == 77 for f in stream.frames), stream.frames
-    assert not any(f["method"] == UPDATED for f in bystander.frames), bystander.frames
-    # the unwatched run was never asked about
-    assert run_gets(forge, ci_repo, unwatched, start) == []
+    try:
+        for stream, ident in zip(streams, (77, 79), strict=True):
+            uris = [u["params"]["uri"] for u in stream.updates()]
+            assert uris == [uri_of(ci_repo, watched)] * 3, stream.frames
+            assert all(f["params"]["_meta"][SUBSCRIPTION_ID] == ident for f in stream.frames)
+        assert not any(f["method"] == UPDATED for f in bystander.frames), bystander.frames
+        # the unwatched run was never asked about
+        assert run_gets(forge, ci_repo, unwatched, start) == []
 
-    # the stream closed: its run is polled no more, while the bystander's still is
-    assert not bystander.ended.is_set()
-    seen = len(forge.requests())
-    await until(lambda: len(run_gets(forge, ci_repo, other, seen)) >= 3, "bystander polls")
-    settled = len(run_gets(forge, ci_repo, watched, start))
-    seen = len(forge.requests())
-    await until(lambda: len(run_gets(forge, ci_repo, other, seen)) >= 3, "bystander polls")
-    await bystander.close()
-    assert len(run_gets(forge, ci_repo, watched, start)) == settled
+        # the streams closed: their run is polled no more, while the bystander's still is
+        assert not bystander.ended.is_set()
+        seen = len(forge.requests())
+        await until(lambda: len(run_gets(forge, ci_repo, other, seen)) >= 3, "other polls")
+        settled = len(run_gets(forge, ci_repo, watched, start))
+        seen = len(forge.requests())
+        await until(lambda: len(run_gets(forge, ci_repo, other, seen)) >= 3, "other polls")
+        assert len(run_gets(forge, ci_repo, watched, start)) == settled
+    finally:
+        await bystander.close()
 
 
 async def test_a_rate_limit_pauses_the_polling_as_it_says(served, forge, ci_repo):

@@ -64,9 +64,12 @@ async def _noting_close(self: _line_client.LineClient) -> None:
 _line_client.LineClient.close = _noting_close  # type: ignore[method-assign]
 
 
+PLAIN_COMMAND = workflows.our_command
+
+
 def profiled_command(stderr_path: str):
     """bench/workflows.py's command for our server, under -X importtime, stderr kept."""
-    plain = workflows.our_command
+    plain = PLAIN_COMMAND
 
     def command(forge: Forge, token: str, home: str):
         argv, env, cwd = plain(forge, token, home)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import sys
 
 
@@ -23,6 +24,11 @@ def main(argv: list[str] | None = None) -> int:
         from github_mcp.serving.secrets_handoff import hand_off
 
         hand_off()  # with a secret set, re-executes this process without it
+        # pydantic looks for plugins in every installed package's entry points at its
+        # first model (~10-20 ms of a start); the server uses none. Set the variable
+        # (empty: load them all, or a list of names to leave out) to choose otherwise.
+        # Workspace commands do not inherit it (their environment is an allow-list).
+        os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
         if serves_stdio(args):
             from github_mcp.pipeline.tool_spec import defer_tool_imports
 

@@ -143,8 +143,10 @@ def _warm(loop: asyncio.AbstractEventLoop, rt: Runtime, quiet: _Quiet) -> None:
     and one arriving right after the list (or the last answer) should not also wait for
     other tools' modules. Then the start-up objects are frozen out of the collector's
     view (gc_tuning.py)."""
+    from github_mcp.github.tls import build_in_background
     from github_mcp.monitoring.gc_tuning import tune_for_serving
 
+    build_in_background()  # alongside a first call's imports: it waits for no quiet
     # the call seam first (a call needs it whatever its tool), then the tools' modules
     modules = ["github_mcp.serving.stdio_peer", "github_mcp.pipeline.seam"]
     modules += rt.bound_specs.modules()

@@ -138,7 +138,7 @@ class ReplicaState:
         """Before a write: its idempotency claim (None when turned off), after making
         sure Redis answers. Raises `unavailable` when it does not: no write goes ahead
         without its coordination."""
-        self.state.require("write")
+        await self.state.settle("write")
         if self.settings.idempotency_ttl_seconds <= 0:
             async with self.state.op("write_ping") as r:
                 await pending(r.ping())

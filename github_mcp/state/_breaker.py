@@ -9,6 +9,11 @@ and closes the breaker at the first PONG, within PROBE_EVERY_S + one round trip 
 Redis's return; then the clean-up that failed meanwhile (a lock or a write claim to let
 go) runs.
 
+A breaker that has just opened may be a flap: on a busy machine one PONG later than
+STALL_S opens it until the next probe answers, PROBE_EVERY_S later. So a command that
+finds it open within FLAP_S of its opening waits (at most until then) for it to close
+before it is refused; later in an outage, commands are refused at once.
+
 The probe runs outside the event loop on purpose: a loop busy with other work would make
 a healthy Redis look slow. A Redis that answers in more than STALL_S (stopped, frozen,
 or slowed) is treated as down; reads then go to GitHub uncached, and writes that need
@@ -31,6 +36,7 @@ from redis.retry import Retry
 
 STALL_S = 0.2
 PROBE_EVERY_S = 0.05
+FLAP_S = 0.15  # three probes' time: a flap has closed by then, an outage has not
 
 
 @dataclass(eq=False)
@@ -58,12 +64,28 @@ class Breaker:
         self._lock = threading.Lock()
         self._watches: set[Watch] = set()
         self._deferred: list[_Deferred] = []
+        self._closing: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
     @property
     def is_open(self) -> bool:
         return self.opened_at is not None
+
+    async def closes_soon(self) -> bool:
+        """Closed, or closed within FLAP_S of its opening (a flap): waits at most that
+        long. False for an outage, at once once it is older than FLAP_S."""
+        loop = asyncio.get_running_loop()
+        closed: asyncio.Future[None] = loop.create_future()
+        with self._lock:
+            if self.opened_at is None:
+                return True
+            left = self.opened_at + FLAP_S - time.time()
+            if left <= 0:
+                return False
+            self._closing.append((loop, closed))
+        await asyncio.wait({closed}, timeout=left)
+        return self.opened_at is None
 
     def start(self) -> None:
         if self._thread is None:
@@ -124,6 +146,9 @@ class Breaker:
             down_s = time.time() - self.opened_at
             self.opened_at = None
             deferred, self._deferred = self._deferred, []
+            closing, self._closing = self._closing, []
+        for loop, closed in closing:
+            _call_soon(loop, _resolve, closed)
         self._on_change(True, f"{down_s:.2f}")
         for item in deferred:
             _call_soon(item.loop, _run_job, item.job)
@@ -133,6 +158,11 @@ def _cancel(watch: Watch) -> None:
     if watch.active and not watch.task.done():
         watch.tripped = True
         watch.task.cancel()
+
+
+def _resolve(closed: asyncio.Future[None]) -> None:
+    if not closed.done():
+        closed.set_result(None)
 
 
 def _run_job(job: Callable[[], Any]) -> None:

@@ -3,9 +3,10 @@
 Every store in this package calls Redis through `SharedState.op()`: it counts round
 trips (the benchmark reports them per tool call) and turns a failure into `unavailable`.
 The circuit breaker (_breaker.py) decides when Redis is down: while it is open, `op()`
-refuses at once without touching the network, and a command already waiting on a stalled
-Redis is cancelled and refused too. redis-py reconnects on the next command, so the
-server recovers by itself when the breaker closes.
+refuses without touching the network (once a breaker that just opened is past the time a
+flap takes to close), and a command already waiting on a stalled Redis is cancelled and
+refused too. redis-py reconnects on the next command, so the server recovers by itself
+when the breaker closes.
 """
 
 from __future__ import annotations
@@ -109,7 +110,7 @@ class SharedState:
         """Run Redis commands (`trips` round trips); failure raises `unavailable`, at
         once while the breaker is open, and as soon as it opens for a command waiting."""
         self.round_trips += trips
-        if self.breaker.is_open:
+        if self.breaker.is_open and not await self.breaker.closes_soon():
             raise self._refused(what)
         task = asyncio.current_task()
         before = task.cancelling() if task is not None else 0
@@ -159,9 +160,9 @@ class SharedState:
             return False, "unreachable"
         return True, "ok"
 
-    def require(self, what: str) -> None:
-        """Refuse `what` at once while the breaker is open."""
-        if self.breaker.is_open:
+    async def settle(self, what: str) -> None:
+        """Refuse `what` while the breaker is open, unless it closes as a flap does."""
+        if self.breaker.is_open and not await self.breaker.closes_soon():
             raise self._refused(what)
 
     def later(self, job: Callable[[], Awaitable[Any]]) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import secrets
 import shutil
+import socket
 import sys
 import tempfile
 from pathlib import Path
@@ -23,6 +24,19 @@ from github_mcp.serving.server import build_http_app
 from sandbox_forge import Forge
 from sandbox_forge.admin.seed import seed_demo
 from tests.apps.host import WithCardHost, host_assets
+
+
+class AnnouncingServer(uvicorn.Server):
+    """Prints the link once the port answers: a link opened at once must work."""
+
+    def __init__(self, config: uvicorn.Config, banner: str) -> None:
+        super().__init__(config)
+        self.banner = banner
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started:
+            print(self.banner, file=sys.stderr, flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,17 +59,16 @@ def main(argv: list[str] | None = None) -> int:
         )  # the default tool list, as `make run` serves it
         app = WithCardHost(build_http_app(Runtime.create(settings)), assets)
         base = f"http://127.0.0.1:{args.port}"
-        print(
+        banner = (
             "\nMCP Apps preview: the cards on the demo repository octo-org/demo-app\n"
             f"  Open:  {base}/host/index.html#token={token}&open=1\n"
             "  Pick a tool (get_pr_overview, get_failing_tests, get_pr_diff, ...), edit its\n"
             '  arguments (e.g. {"pr": "octo-org/demo-app#1"}) and press Call.\n'
             "  A write's approval page asks you to sign in once: with the token above.\n"
-            "Press Ctrl-C to stop.\n",
-            file=sys.stderr,
-            flush=True,
+            "Press Ctrl-C to stop.\n"
         )
-        uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
+        config = uvicorn.Config(app, host="127.0.0.1", port=args.port, log_level="warning")
+        AnnouncingServer(config, banner).run()
     finally:
         forge.stop()
         shutil.rmtree(scratch, ignore_errors=True)

@@ -33,7 +33,11 @@ class Tally:
     failed: Counter[tuple[str, str]] = field(default_factory=Counter)
     lost: Counter[str] = field(default_factory=Counter)  # calls that failed on every try
     unfinished: Counter[str] = field(default_factory=Counter)  # still waiting at the end
+    # ok calls' milliseconds, from the first try's request to the answer (retries and
+    # their pauses included: what the agent waited)
     ok: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    # every ok call: (kind, began, ended (monotonic), tries)
+    calls: list[tuple[str, float, float, int]] = field(default_factory=list)
     reinitializes: int = 0
     broken_sessions: set[int] = field(default_factory=set)  # got 404 at least once
     # writes: marker -> (kind, target); acknowledged markers
@@ -55,6 +59,7 @@ class Outage:
         self.kills = 0  # kills so far (the current or last one's number)
         self.down: int | None = None  # kill number while a replica is down
         self.returned: dict[int, float] = {}  # kill number -> when its replica answered again
+        self.killed: dict[int, float] = {}  # kill number -> when its replica was SIGKILLed
 
 
 class Failure(Exception):
@@ -179,10 +184,13 @@ class ScaleSession:
     async def _call(
         self, kind: str, tool: str, arguments: dict[str, Any], outage: Outage, key: str
     ) -> bool:
-        for _attempt in range(MAX_ATTEMPTS):
-            failure, ms = await self.attempt(tool, arguments, key)
+        began = time.monotonic()
+        for attempt in range(MAX_ATTEMPTS):
+            failure, _ms = await self.attempt(tool, arguments, key)
             if failure is None:
-                self.tally.ok[kind].append(ms)
+                ended = time.monotonic()
+                self.tally.ok[kind].append((ended - began) * 1000)
+                self.tally.calls.append((kind, began, ended, attempt + 1))
                 return True
             self.tally.failed[kind, failure.reason] += 1
             if failure.session_lost:

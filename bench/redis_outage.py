@@ -187,6 +187,7 @@ def main() -> None:
     print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     with ForgeProcess() as forge, tempfile.TemporaryDirectory() as tmp:
         forge.seed_repo(REPO, {"README.md": "# outage\n"})
+        forge.warm_up(REPO)
         for number in range(1, args.clients + 1):
             forge.admin.post(
                 f"/repos/{REPO}/issues", json={"title": f"i{number}"}

@@ -1,6 +1,7 @@
 """The client side of bench/scale.py: one 2025-11-25 MCP session over streamable HTTP,
-by hand (raw JSON-RPC, so the generator stays cheap and every HTTP status is seen), doing
-reads, listings and writes, and a tally of what happened to every attempt.
+by hand (raw JSON-RPC on a small HTTP client, bench/_raw_http.py, so the generator takes
+little of the CPU it shares with the server and every HTTP status is seen), doing reads,
+listings and writes, and a tally of what happened to every attempt.
 
 The client behaves as a careful one does: on 404 "Session not found" it initializes again
 and retries; on a gateway error, a cut connection or a retryable `unavailable` it retries
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx2 as httpx
+from _raw_http import RawHttp, Reply
 
 PROTOCOL = "2025-11-25"
 MAX_ATTEMPTS = 6
@@ -68,7 +70,7 @@ class Failure(Exception):
         self.reason, self.session_lost = reason, session_lost
 
 
-def _answer(response: httpx.Response, request_id: int) -> dict[str, Any]:
+def _answer(response: Reply, request_id: int) -> dict[str, Any]:
     if response.headers.get("content-type", "").startswith("application/json"):
         return dict(response.json())
     for line in response.text.splitlines():
@@ -84,9 +86,7 @@ def _answer(response: httpx.Response, request_id: int) -> dict[str, Any]:
 
 
 class ScaleSession:
-    def __init__(
-        self, index: int, http: httpx.AsyncClient, url: str, token: str, tally: Tally
-    ) -> None:
+    def __init__(self, index: int, http: RawHttp, url: str, token: str, tally: Tally) -> None:
         self.index, self.http, self.url, self.tally = index, http, url + "/mcp", tally
         self.token = token
         self.session_id: str | None = None
@@ -105,7 +105,7 @@ class ScaleSession:
             headers["Mcp-Session-Id"] = self.session_id
         return headers
 
-    async def _post(self, message: dict[str, Any]) -> httpx.Response:
+    async def _post(self, message: dict[str, Any]) -> Reply:
         try:
             response = await self.http.post(
                 self.url, content=json.dumps(message), headers=self._headers()

@@ -34,8 +34,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import httpx2 as httpx
 from _forge_process import ForgeProcess
+from _raw_http import RawHttp
 from _scale_client import Outage, ScaleSession, Tally
 from scale import _pages, percentile
 
@@ -102,7 +102,7 @@ async def run_case(
 ) -> tuple[list[Attempt], tuple[float, float]]:
     log: list[Attempt] = []
     url = cluster.replicas[0].url
-    async with httpx.AsyncClient(timeout=120) as http:
+    async with RawHttp(120) as http:
         sessions = [ScaleSession(i, http, url, BEARER, Tally()) for i in range(args.clients)]
         for s in sessions:
             await s.initialize(Outage())

@@ -11,11 +11,23 @@ While a replica is down, --fresh-per-kill new sessions open (they land on the ot
 
 The client (bench/_scale_client.py) re-initializes on 404 "Session not found" and
 retries gateway errors and cut connections; a write's retries carry its idempotency key.
+Each session waits a random think time (mean --pace s) after each answer, so the offered
+load is about sessions / (pace + latency) calls a second. Before the run the forge and
+each replica answer a first read (their one-time warm-up); a replica restarted during the
+run is measured cold, as it comes back.
 Printed: sessions broken (a 404 at least once), re-initializes, sessions opened during an
 outage that broke after the replica's return, failed attempts by kind and reason, calls
 that failed on every try, writes intended / acknowledged / applied / duplicated /
 acknowledged-but-missing (from the forge: each write's unique comment body or commit
-message counted in the forge's own lists), and p50/p99 by kind of the ok calls.
+message counted in the forge's own lists), the offered load, and p50/p99 by kind of the
+ok calls, each timed from its first try's request to its answer (retries included).
+Then where that time went (bench/_scale_watch.py): the ok calls split into steady state
+and kill windows (SIGKILL to 5 s after the replica answers /healthz again), the replicas'
+own time per call (their logs), nginx's (a timing access log, the one addition to the
+shipped config), the client's event-loop lag, and CPU seconds per process against the
+machine's cores, with what the rest of the machine used meanwhile: on a 2-core machine
+the forge (GitHub's stand-in) and the client share the cores with the replicas, and a
+saturated machine makes the latency figures a measure of its queue.
 
     python bench/scale.py [--replicas 3] [--sessions 200] [--duration 180]
         [--kill-every 30] [--down 5] [--pace 2] [--fresh-per-kill 5] [--quick]
@@ -38,6 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import httpx2 as httpx
 from _forge_process import ForgeProcess
+from _raw_http import RawHttp
 from _scale_client import ANSWER_WITHIN_S, Outage, ScaleSession, Tally
 from _scale_watch import (
     SETTLE_S,
@@ -50,7 +63,7 @@ from _scale_watch import (
     server_durations,
 )
 
-from tests.replicas.cluster import BEARER, Cluster, Replica, wait_for
+from tests.replicas.cluster import BEARER, Cluster, Replica
 from tests.replicas.test_shipped_nginx import ShippedNginx
 
 REPO = "bench-org/scale"
@@ -105,13 +118,26 @@ def applied_on_forge(forge: ForgeProcess, intended: dict[str, tuple[str, str]]) 
     return Counter({marker: counts[marker] for marker in intended})
 
 
-def _ready(replica: Replica) -> bool:
-    """/readyz answers 200: its app is built (until then /healthz answers, and MCP
-    requests wait for the app)."""
-    try:
-        return httpx.get(replica.url + "/readyz", timeout=2).status_code == 200
-    except httpx.TransportError:
-        return False
+async def _answers(replica: Replica, path: str, limit_s: float = 150) -> None:
+    """Until `path` answers 200, asked every PROBE_EVERY_S on one connection (a client per
+    probe cost the bench's process more CPU than its sessions while a replica started).
+    /healthz answers once the process listens; /readyz once its app is built (MCP
+    requests wait for it until then)."""
+    deadline = time.monotonic() + limit_s
+    async with httpx.AsyncClient(base_url=replica.url, timeout=2) as probe:
+        while time.monotonic() < deadline:
+            if replica.proc.poll() is not None:
+                raise AssertionError(f"replica {replica.index} exited")
+            try:
+                if (await probe.get(path)).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            await asyncio.sleep(PROBE_EVERY_S)
+    raise AssertionError(f"replica {replica.index}: {path} not 200 in {limit_s:g} s")
+
+
+PROBE_EVERY_S = 0.1
 
 
 async def kill_schedule(
@@ -135,11 +161,11 @@ async def kill_schedule(
             fresh.append(number)
         await asyncio.sleep(args.down)
         await asyncio.to_thread(replica.restart)
-        await asyncio.to_thread(wait_for, replica.healthy, "the restarted replica", 150)
+        await _answers(replica, "/healthz")
         outage.down = None
         outage.returned[number] = time.monotonic()
         healthy = time.monotonic() - killed
-        await asyncio.to_thread(wait_for, partial(_ready, replica), "its app", 150)
+        await _answers(replica, "/readyz")
         notes.append(
             f"kill {number} (replica {replica.index}) at {killed - started:.0f} s: "
             f"healthy again {healthy:.1f} s later, ready (app built) "
@@ -147,12 +173,12 @@ async def kill_schedule(
         )
 
 
-async def warm_up(http: httpx.AsyncClient, cluster: Cluster) -> None:
+async def warm_up(http: RawHttp, cluster: Cluster) -> None:
     """A read and a listing on each replica directly (not measured, not through nginx):
     the first calls of a process that has never served one. A replica restarted during
     the run is not warmed: its first calls are measured as they come."""
     for replica in cluster.replicas:
-        await asyncio.to_thread(wait_for, partial(_ready, replica), "its app", 150)
+        await _answers(replica, "/readyz")
         session = ScaleSession(10_000 + replica.index, http, replica.url, BEARER, Tally())
         await session.initialize(Outage())
         await session.attempt("get_file_contents", {"full_name": REPO, "path": "README.md"})
@@ -163,9 +189,7 @@ async def drive(
     url: str, args: argparse.Namespace, cluster: Cluster, watch: CpuWatch
 ) -> tuple[Tally, Outage, LoopLag, list[str]]:
     tally, outage, lag = Tally(), Outage(), LoopLag()
-    limits = httpx.Limits(max_connections=args.sessions * 2, max_keepalive_connections=100)
-    timeout = httpx.Timeout(ANSWER_WITHIN_S, connect=10.0)
-    async with httpx.AsyncClient(timeout=timeout, limits=limits) as http:
+    async with RawHttp(ANSWER_WITHIN_S) as http:
         gate = asyncio.Semaphore(20)
 
         async def open_session(index: int) -> ScaleSession:

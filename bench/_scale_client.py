@@ -1,6 +1,7 @@
 """The client side of bench/scale.py: one 2025-11-25 MCP session over streamable HTTP,
-by hand (raw JSON-RPC, so the generator stays cheap and every HTTP status is seen), doing
-reads, listings and writes, and a tally of what happened to every attempt.
+by hand (raw JSON-RPC on a small HTTP client, bench/_raw_http.py, so the generator takes
+little of the CPU it shares with the server and every HTTP status is seen), doing reads,
+listings and writes, and a tally of what happened to every attempt.
 
 The client behaves as a careful one does: on 404 "Session not found" it initializes again
 and retries; on a gateway error, a cut connection or a retryable `unavailable` it retries
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx2 as httpx
+from _raw_http import RawHttp, Reply
 
 PROTOCOL = "2025-11-25"
 MAX_ATTEMPTS = 6
@@ -33,7 +35,11 @@ class Tally:
     failed: Counter[tuple[str, str]] = field(default_factory=Counter)
     lost: Counter[str] = field(default_factory=Counter)  # calls that failed on every try
     unfinished: Counter[str] = field(default_factory=Counter)  # still waiting at the end
+    # ok calls' milliseconds, from the first try's request to the answer (retries and
+    # their pauses included: what the agent waited)
     ok: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    # every ok call: (kind, began, ended (monotonic), tries)
+    calls: list[tuple[str, float, float, int]] = field(default_factory=list)
     reinitializes: int = 0
     broken_sessions: set[int] = field(default_factory=set)  # got 404 at least once
     # writes: marker -> (kind, target); acknowledged markers
@@ -55,6 +61,7 @@ class Outage:
         self.kills = 0  # kills so far (the current or last one's number)
         self.down: int | None = None  # kill number while a replica is down
         self.returned: dict[int, float] = {}  # kill number -> when its replica answered again
+        self.killed: dict[int, float] = {}  # kill number -> when its replica was SIGKILLed
 
 
 class Failure(Exception):
@@ -63,7 +70,7 @@ class Failure(Exception):
         self.reason, self.session_lost = reason, session_lost
 
 
-def _answer(response: httpx.Response, request_id: int) -> dict[str, Any]:
+def _answer(response: Reply, request_id: int) -> dict[str, Any]:
     if response.headers.get("content-type", "").startswith("application/json"):
         return dict(response.json())
     for line in response.text.splitlines():
@@ -79,9 +86,7 @@ def _answer(response: httpx.Response, request_id: int) -> dict[str, Any]:
 
 
 class ScaleSession:
-    def __init__(
-        self, index: int, http: httpx.AsyncClient, url: str, token: str, tally: Tally
-    ) -> None:
+    def __init__(self, index: int, http: RawHttp, url: str, token: str, tally: Tally) -> None:
         self.index, self.http, self.url, self.tally = index, http, url + "/mcp", tally
         self.token = token
         self.session_id: str | None = None
@@ -100,7 +105,7 @@ class ScaleSession:
             headers["Mcp-Session-Id"] = self.session_id
         return headers
 
-    async def _post(self, message: dict[str, Any]) -> httpx.Response:
+    async def _post(self, message: dict[str, Any]) -> Reply:
         try:
             response = await self.http.post(
                 self.url, content=json.dumps(message), headers=self._headers()
@@ -179,10 +184,13 @@ class ScaleSession:
     async def _call(
         self, kind: str, tool: str, arguments: dict[str, Any], outage: Outage, key: str
     ) -> bool:
-        for _attempt in range(MAX_ATTEMPTS):
-            failure, ms = await self.attempt(tool, arguments, key)
+        began = time.monotonic()
+        for attempt in range(MAX_ATTEMPTS):
+            failure, _ms = await self.attempt(tool, arguments, key)
             if failure is None:
-                self.tally.ok[kind].append(ms)
+                ended = time.monotonic()
+                self.tally.ok[kind].append((ended - began) * 1000)
+                self.tally.calls.append((kind, began, ended, attempt + 1))
                 return True
             self.tally.failed[kind, failure.reason] += 1
             if failure.session_lost:

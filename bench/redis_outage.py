@@ -34,8 +34,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import httpx2 as httpx
 from _forge_process import ForgeProcess
+from _raw_http import RawHttp
 from _scale_client import Outage, ScaleSession, Tally
 from scale import _pages, percentile
 
@@ -102,7 +102,7 @@ async def run_case(
 ) -> tuple[list[Attempt], tuple[float, float]]:
     log: list[Attempt] = []
     url = cluster.replicas[0].url
-    async with httpx.AsyncClient(timeout=120) as http:
+    async with RawHttp(120) as http:
         sessions = [ScaleSession(i, http, url, BEARER, Tally()) for i in range(args.clients)]
         for s in sessions:
             await s.initialize(Outage())
@@ -187,6 +187,7 @@ def main() -> None:
     print(f"load average at the start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     with ForgeProcess() as forge, tempfile.TemporaryDirectory() as tmp:
         forge.seed_repo(REPO, {"README.md": "# outage\n"})
+        forge.warm_up(REPO)
         for number in range(1, args.clients + 1):
             forge.admin.post(
                 f"/repos/{REPO}/issues", json={"title": f"i{number}"}

@@ -11,11 +11,23 @@ While a replica is down, --fresh-per-kill new sessions open (they land on the ot
 
 The client (bench/_scale_client.py) re-initializes on 404 "Session not found" and
 retries gateway errors and cut connections; a write's retries carry its idempotency key.
+Each session waits a random think time (mean --pace s) after each answer, so the offered
+load is about sessions / (pace + latency) calls a second. Before the run the forge and
+each replica answer a first read (their one-time warm-up); a replica restarted during the
+run is measured cold, as it comes back.
 Printed: sessions broken (a 404 at least once), re-initializes, sessions opened during an
 outage that broke after the replica's return, failed attempts by kind and reason, calls
 that failed on every try, writes intended / acknowledged / applied / duplicated /
 acknowledged-but-missing (from the forge: each write's unique comment body or commit
-message counted in the forge's own lists), and p50/p99 by kind of the ok calls.
+message counted in the forge's own lists), the offered load, and p50/p99 by kind of the
+ok calls, each timed from its first try's request to its answer (retries included).
+Then where that time went (bench/_scale_watch.py): the ok calls split into steady state
+and kill windows (SIGKILL to 5 s after the replica answers /healthz again), the replicas'
+own time per call (their logs), nginx's (a timing access log, the one addition to the
+shipped config), the client's event-loop lag, and CPU seconds per process against the
+machine's cores, with what the rest of the machine used meanwhile: on a 2-core machine
+the forge (GitHub's stand-in) and the client share the cores with the replicas, and a
+saturated machine makes the latency figures a measure of its queue.
 
     python bench/scale.py [--replicas 3] [--sessions 200] [--duration 180]
         [--kill-every 30] [--down 5] [--pace 2] [--fresh-per-kill 5] [--quick]
@@ -30,15 +42,28 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import httpx2 as httpx
 from _forge_process import ForgeProcess
+from _raw_http import RawHttp
 from _scale_client import ANSWER_WITHIN_S, Outage, ScaleSession, Tally
+from _scale_watch import (
+    SETTLE_S,
+    CpuWatch,
+    LoopLag,
+    children,
+    latency_lines,
+    nginx_lines,
+    percentile,
+    server_durations,
+)
 
-from tests.replicas.cluster import BEARER, Cluster, wait_for
+from tests.replicas.cluster import BEARER, Cluster, Replica
 from tests.replicas.test_shipped_nginx import ShippedNginx
 
 REPO = "bench-org/scale"
@@ -50,11 +75,6 @@ CLUSTER_ENV = {
 }
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered)) - 1))]
-
-
 def seed(forge: ForgeProcess, branches: int) -> None:
     files = {"README.md": "# scale\n", "src/app.py": "print('hello')\n" * 40}
     forge.seed_repo(
@@ -64,6 +84,7 @@ def seed(forge: ForgeProcess, branches: int) -> None:
         created = forge.admin.post(f"/repos/{REPO}/issues", json={"title": f"issue {number}"})
         created.raise_for_status()
     forge.unlimit()
+    forge.warm_up(REPO)
 
 
 def _pages(forge: ForgeProcess, path: str, params: dict[str, str]) -> list[dict]:
@@ -97,6 +118,28 @@ def applied_on_forge(forge: ForgeProcess, intended: dict[str, tuple[str, str]]) 
     return Counter({marker: counts[marker] for marker in intended})
 
 
+async def _answers(replica: Replica, path: str, limit_s: float = 150) -> None:
+    """Until `path` answers 200, asked every PROBE_EVERY_S on one connection (a client per
+    probe cost the bench's process more CPU than its sessions while a replica started).
+    /healthz answers once the process listens; /readyz once its app is built (MCP
+    requests wait for it until then)."""
+    deadline = time.monotonic() + limit_s
+    async with httpx.AsyncClient(base_url=replica.url, timeout=2) as probe:
+        while time.monotonic() < deadline:
+            if replica.proc.poll() is not None:
+                raise AssertionError(f"replica {replica.index} exited")
+            try:
+                if (await probe.get(path)).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            await asyncio.sleep(PROBE_EVERY_S)
+    raise AssertionError(f"replica {replica.index}: {path} not 200 in {limit_s:g} s")
+
+
+PROBE_EVERY_S = 0.1
+
+
 async def kill_schedule(
     cluster: Cluster, args: argparse.Namespace, outage: Outage, until: float, fresh: list
 ) -> list[str]:
@@ -113,25 +156,40 @@ async def kill_schedule(
         replica = cluster.replicas[(number - 1) % len(cluster.replicas)]
         outage.kills, outage.down = number, number
         await asyncio.to_thread(replica.kill)
-        killed = time.monotonic()
+        killed = outage.killed[number] = time.monotonic()
         for _ in range(args.fresh_per_kill):
             fresh.append(number)
         await asyncio.sleep(args.down)
         await asyncio.to_thread(replica.restart)
-        await asyncio.to_thread(wait_for, replica.healthy, "the restarted replica", 150)
+        await _answers(replica, "/healthz")
         outage.down = None
         outage.returned[number] = time.monotonic()
+        healthy = time.monotonic() - killed
+        await _answers(replica, "/readyz")
         notes.append(
             f"kill {number} (replica {replica.index}) at {killed - started:.0f} s: "
-            f"healthy again {time.monotonic() - killed:.1f} s later"
+            f"healthy again {healthy:.1f} s later, ready (app built) "
+            f"{time.monotonic() - killed:.1f} s later"
         )
 
 
-async def drive(url: str, args: argparse.Namespace, cluster: Cluster) -> tuple[Tally, list[str]]:
-    tally, outage = Tally(), Outage()
-    limits = httpx.Limits(max_connections=args.sessions * 2, max_keepalive_connections=100)
-    timeout = httpx.Timeout(ANSWER_WITHIN_S, connect=10.0)
-    async with httpx.AsyncClient(timeout=timeout, limits=limits) as http:
+async def warm_up(http: RawHttp, cluster: Cluster) -> None:
+    """A read and a listing on each replica directly (not measured, not through nginx):
+    the first calls of a process that has never served one. A replica restarted during
+    the run is not warmed: its first calls are measured as they come."""
+    for replica in cluster.replicas:
+        await _answers(replica, "/readyz")
+        session = ScaleSession(10_000 + replica.index, http, replica.url, BEARER, Tally())
+        await session.initialize(Outage())
+        await session.attempt("get_file_contents", {"full_name": REPO, "path": "README.md"})
+        await session.attempt("list_issues", {"full_name": REPO, "limit": 10})
+
+
+async def drive(
+    url: str, args: argparse.Namespace, cluster: Cluster, watch: CpuWatch
+) -> tuple[Tally, Outage, LoopLag, list[str]]:
+    tally, outage, lag = Tally(), Outage(), LoopLag()
+    async with RawHttp(ANSWER_WITHIN_S) as http:
         gate = asyncio.Semaphore(20)
 
         async def open_session(index: int) -> ScaleSession:
@@ -140,8 +198,11 @@ async def drive(url: str, args: argparse.Namespace, cluster: Cluster) -> tuple[T
                 await session.initialize(outage)
             return session
 
+        await warm_up(http, cluster)
         sessions = await asyncio.gather(*(open_session(i) for i in range(args.sessions)))
         tally.started = time.monotonic()
+        watch.mark("start")
+        lag.start()
         until = tally.started + args.duration
         runs = [
             asyncio.create_task(s.run(REPO, ISSUES, args.pace, until, outage)) for s in sessions
@@ -167,6 +228,8 @@ async def drive(url: str, args: argparse.Namespace, cluster: Cluster) -> tuple[T
         opener = asyncio.create_task(open_fresh())
         notes = await kill_schedule(cluster, args, outage, until, fresh)
         await opener
+        watch.mark("end")
+        lag.stop()
         # calls under way at the end get --grace s to finish; then they count as unfinished
         everyone = runs + fresh_runs
         left = until + args.grace - time.monotonic()
@@ -176,7 +239,7 @@ async def drive(url: str, args: argparse.Namespace, cluster: Cluster) -> tuple[T
                 tally.unfinished[session.current] += 1
             task.cancel()
         await asyncio.gather(*everyone, return_exceptions=True)
-    return tally, notes
+    return tally, outage, lag, notes
 
 
 def report(args: argparse.Namespace, tally: Tally, applied: Counter[str], notes: list[str]) -> None:
@@ -215,6 +278,11 @@ def report(args: argparse.Namespace, tally: Tally, applied: Counter[str], notes:
         f"applied on the forge {applied_total}, duplicated {duplicated}, "
         f"acknowledged but missing {missing}, applied but not acknowledged {unacked}"
     )
+    print(
+        f"offered load: {calls / args.duration:.1f} calls/s ({args.sessions} sessions, each "
+        f"waiting a random think time of mean {args.pace:g} s after each answer)"
+    )
+    print("ok calls, from the first try's request to the answer (retries included):")
     for kind in kinds:
         values = tally.ok[kind]
         if values:
@@ -224,7 +292,76 @@ def report(args: argparse.Namespace, tally: Tally, applied: Counter[str], notes:
             )
 
 
+KINDS = {"get_file_contents": "read", "comment_on_issue": "write", "commit_files": "write"}
+KINDS |= {tool: "listing" for tool in ("list_issues", "list_branches", "list_commits")}
+
+
+# The bench's one addition to the shipped config: an access log with nginx's timings.
+TIMING_LOG = """  log_format scale '$msec $request_method $status $request_time "$upstream_addr" '
+    '"$upstream_status" "$upstream_response_time"';
+  access_log {log} scale;
+"""
+
+
+def diagnose(
+    tally: Tally,
+    outage: Outage,
+    lag: LoopLag,
+    watch: CpuWatch,
+    cluster: Cluster,
+    timing_log: Path,
+) -> None:
+    """Where the time went: by when calls ran, the replicas' own time, the client's
+    loop, CPU per process."""
+    windows = [
+        (at, outage.returned.get(n, at + 3600) + SETTLE_S) for n, at in outage.killed.items()
+    ]
+    offset = time.time() - time.monotonic()
+    server = server_durations((r.log for r in cluster.replicas), KINDS, offset)
+    for line in latency_lines(tally.calls, windows, server, ("read", "listing", "write")):
+        print(line)
+    for line in nginx_lines(timing_log, windows, offset, since=tally.started):
+        print(line)
+    if lag.lags_ms:
+        print(
+            f"the bench client's event loop, late waking from a 50 ms sleep: p50 "
+            f"{percentile(lag.lags_ms, 50):.1f} ms, p99 {percentile(lag.lags_ms, 99):.1f} ms, "
+            f"max {max(lag.lags_ms):.1f} ms"
+        )
+
+    def in_window(at: float) -> bool:
+        return any(start <= at <= end for start, end in windows)
+
+    def steady(at: float) -> bool:
+        return tally.started <= at and not in_window(at)
+
+    print(
+        f"machine over 95% busy: {watch.saturated_share(steady):.0f}% of the time in steady "
+        f"state, {watch.saturated_share(in_window):.0f}% in kill windows"
+    )
+    for line in watch.window("start", "end"):
+        print(line)
+
+
 PROTOCOL = "2025-11-25"
+
+
+def _pid_of(replica: Replica) -> list[int]:
+    return [replica.proc.pid]  # a new process after each restart
+
+
+def components(forge: ForgeProcess, cluster: Cluster, nginx: ShippedNginx) -> CpuWatch:
+    parts: dict[str, Callable[[], list[int]]] = {
+        "bench client": lambda: [os.getpid()],
+        "nginx": lambda: [nginx.proc.pid, *children(nginx.proc.pid)],
+        "forge": lambda: [forge.proc.pid],
+    }
+    if cluster.redis is not None and cluster.redis.proc is not None:
+        redis_pid = cluster.redis.proc.pid
+        parts["redis"] = lambda: [redis_pid]
+    for replica in cluster.replicas:
+        parts[f"replica {replica.index}"] = partial(_pid_of, replica)
+    return CpuWatch(parts, reaped={"forge"})
 
 
 def main() -> None:
@@ -253,13 +390,19 @@ def main() -> None:
             stateless=False,
             extra_env=CLUSTER_ENV,
         )
-        nginx = ShippedNginx(Path(tmp) / "shipped-nginx", [r.port for r in cluster.replicas])
+        nginx_dir = Path(tmp) / "shipped-nginx"
+        timing = TIMING_LOG.format(log=nginx_dir / "timing.log")
+        nginx = ShippedNginx(nginx_dir, [r.port for r in cluster.replicas], http_extra=timing)
+        watch = components(forge, cluster, nginx)
+        watch.start()
         try:
-            tally, notes = asyncio.run(drive(nginx.url, args, cluster))
+            tally, outage, lag, notes = asyncio.run(drive(nginx.url, args, cluster, watch))
         finally:
+            watch.stop()
             nginx.stop()
             cluster.close()
         report(args, tally, applied_on_forge(forge, tally.intended), notes)
+        diagnose(tally, outage, lag, watch, cluster, nginx_dir / "timing.log")
         logs = "".join(r.log.read_text(errors="replace") for r in cluster.replicas)
         downs = logs.count('"event": "shared_state_down"')
         print(f"Redis counted down by a replica (its breaker opened): {downs} times")

@@ -26,7 +26,9 @@ PROTOCOL = "2025-06-18"  # the handshake era: sessions
 class ShippedNginx(NginxProcess):
     """deploy/nginx.conf as shipped; upstream servers and `listen` point at loopback."""
 
-    def __init__(self, directory: Path, ports: list[int]) -> None:
+    def __init__(self, directory: Path, ports: list[int], http_extra: str = "") -> None:
+        """`http_extra`: directives added at the top of the http block (a benchmark's
+        access log with timings)."""
         directory.mkdir(parents=True, exist_ok=True)
         (directory / "logs").mkdir(exist_ok=True)
         port = free_port()
@@ -38,6 +40,8 @@ class ShippedNginx(NginxProcess):
         for line in upstreams[len(ports) :]:
             text = text.replace(line + "\n", "")
         text = text.replace("listen 8080;", f"listen 127.0.0.1:{port};")
+        if http_extra:
+            text = text.replace("http {", "http {\n" + http_extra, 1)
         (directory / "nginx.conf").write_text(f"pid {directory}/nginx.pid;\n" + text)
         super().__init__(directory, port, "daemon off; error_log stderr warn;")
 

@@ -236,9 +236,10 @@ class HostedSignInSettings(BaseSettings):
     tasks_enabled: bool = Field(
         True,
         validation_alias=env("GITHUB_MCP_TASKS"),
-        description="Over HTTP, offer the MCP Tasks extension: a 2026-07-28 client that "
-        "declares it gets a task at once for a long call (tests, commands, clones, "
-        "waits), and polls it with `tasks/get`. false: every call answers in its request.",
+        description="Offer the MCP Tasks extension (over HTTP and stdio): a 2026-07-28 "
+        "client that declares it gets a task at once for a long call (tests, commands, "
+        "clones, waits), and polls it with `tasks/get`. false: every call answers in its "
+        "request.",
     )
     idempotency_ttl_seconds: int = Field(
         600,

@@ -70,7 +70,7 @@ class ModernMethods:
         if self._tasks is None:
             from github_mcp.serving.stdio_tasks import TaskTable
 
-            self._tasks = TaskTable()
+            self._tasks = TaskTable(self.rt.settings.tasks_concurrency)
         return self._tasks
 
     def _publish(self, method: str) -> None:

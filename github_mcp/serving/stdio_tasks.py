@@ -108,10 +108,13 @@ class Task:
 
 
 class TaskTable:
-    """The tasks of this process's client (see the module docstring)."""
+    """The tasks of this process's client (see the module docstring); at most `concurrency`
+    run at once (GITHUB_MCP_TASKS_CONCURRENCY, as an HTTP worker), the others wait,
+    `working`, for a slot."""
 
-    def __init__(self) -> None:
+    def __init__(self, concurrency: int) -> None:
         self.tasks: dict[str, Task] = {}
+        self._slots = asyncio.Semaphore(concurrency)
 
     def create(self, leg: Leg) -> dict[str, Any]:
         """Start the call as a task; its CreateTaskResult."""
@@ -155,7 +158,8 @@ class TaskTable:
                 task.status_message = message[:500]
 
         try:
-            wire = await task.leg(dict(task.answers), progress)
+            async with self._slots:
+                wire = await task.leg(dict(task.answers), progress)
         except asyncio.CancelledError:
             task.settle("cancelled")
             raise

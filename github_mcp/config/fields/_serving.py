@@ -229,7 +229,8 @@ class HostedSignInSettings(BaseSettings):
         le=1000,
         validation_alias=env("GITHUB_MCP_TASKS_CONCURRENCY"),
         description="How many MCP tasks each worker (every replica, and each `tasks-worker` "
-        "process) runs at once; more wait in the queue for a free worker. A task runs in "
+        "process; over stdio, the server) runs at once; more wait in the queue for a free "
+        "worker. A task runs in "
         "its worker's own workspace clone, made fresh at the branch head where that worker "
         "has none.",
     )

@@ -171,6 +171,21 @@ def test_a_handshake_connection_has_no_task_methods(forge, forge_token, tmp_path
     assert session.answer(2)["error"]["code"] == -32601
 
 
+def test_with_tasks_turned_off_a_long_call_answers_in_its_request(forge, forge_token, tmp_path):
+    env = stdio_env(tmp_path, forge.base_url, forge_token, GITHUB_MCP_TASKS="false")
+    client = StdioClient(env)
+    try:
+        extensions = client.call("server/discover")["result"]["capabilities"]["extensions"]
+        assert extensions == {"io.modelcontextprotocol/ui": {}}, extensions
+        assert client.task("tasks/get", "t")["error"]["code"] == -32601
+        args = {"full_name": "octo-org/none", "command": "echo hi"}
+        answered = client.call("tools/call", {"name": "terminal_command", "arguments": args})
+        assert answered["result"]["resultType"] == "complete", answered
+        assert answered["result"]["isError"] is True  # the repository does not exist
+    finally:
+        assert client.close() == 0
+
+
 def _gated_commit_task(forge, env: dict[str, str], repo: str, tmp: Path, choice: str) -> tuple:
     """commit_workspace pushing to main (gated) as a task; the human's `choice` given with
     tasks/update. (what the task asked, the branch head while it waited, the final task)"""

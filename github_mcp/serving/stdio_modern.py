@@ -8,6 +8,7 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from github_mcp.monitoring.observability import log_event
 from github_mcp.serving.request_meta import RequestMeta, RpcError
 
 if TYPE_CHECKING:
@@ -63,6 +64,8 @@ class ModernMethods:
     def _task_method(self, method: str, params: dict[str, Any], asks: RequestMeta) -> Any:
         from github_mcp.serving import stdio_tasks
 
+        if not stdio_tasks.offered(self.rt.settings):
+            raise RpcError(-32601, f"Method not found: {method}")  # as over HTTP
         stdio_tasks.require_declared(asks)
         return self._task_table().answer(method, params)
 
@@ -86,3 +89,6 @@ class ModernMethods:
             await self._listens.serve(ident, params, self._peer(params, asks))
         except RpcError as exc:
             self._error(ident, exc.code, exc.message, exc.data)
+        except Exception as exc:  # the reads turn failures into RpcError; never here
+            log_event("stdio_listen_failed", exc_type=type(exc).__name__)
+            self._error(ident, -32603, "Internal error")

@@ -1,9 +1,13 @@
 """The client of a call over stdio, as the call seam sees it (pipeline/peer.py).
 
-Over stdio the process serves one client: its approvals and reads belong to the process
-(no session id). What it can receive follows its revision: a handshake client's
-capabilities from `initialize` and the level it set with `logging/setLevel`; a
-2026-07-28 request's own capabilities and log level from its `_meta`.
+Over stdio the process serves one client: its approvals, reads and the toolsets it
+added to its list belong to the process (no session id). What it can receive follows its
+revision: a handshake client's capabilities from `initialize` and the level it set with
+`logging/setLevel`; a 2026-07-28 request's own capabilities and log level from its
+`_meta`, and list changes only on its `subscriptions/listen` streams.
+
+A call run as a task (stdio_tasks.py) has a TaskPeer: nothing is sent while it runs; its
+questions become the task's input requests and its progress the task's status message.
 """
 
 from __future__ import annotations
@@ -22,6 +26,12 @@ if TYPE_CHECKING:
 
 Notify = Callable[[str, dict[str, Any]], None]
 Ask = Callable[[str, dict[str, Any]], Awaitable[Any]]  # a request to the client, its result
+Publish = Callable[[str], None]  # an event for the client's listen streams
+TOOLS_CHANGED = "notifications/tools/list_changed"
+
+
+def _no_event(method: str) -> None:
+    return None
 
 
 class StdioPeer(Peer):
@@ -40,6 +50,7 @@ class StdioPeer(Peer):
         order: CallOrder,
         notify: Notify,
         ask: Ask,
+        publish: Publish = _no_event,
     ) -> None:
         super().__init__(view, meta=meta, order=order)
         self.asks = asks
@@ -51,6 +62,7 @@ class StdioPeer(Peer):
         self._enabled = enabled
         self._notify = notify
         self._ask = ask
+        self._publish = publish
 
     @property
     def input_responses(self) -> dict[str, Answer]:
@@ -62,7 +74,7 @@ class StdioPeer(Peer):
 
     @property
     def keeps_session(self) -> bool:
-        return not self.modern
+        return True  # the process is the client's session, whatever its revision
 
     async def progress(self, done: float, total: float | None, message: str) -> None:
         token = self.asks.progress_token
@@ -93,8 +105,28 @@ class StdioPeer(Peer):
         self._notify("notifications/elicitation/complete", {"elicitationId": elicitation_id})
 
     async def enable_toolset(self, toolset: str) -> bool:
-        if self.modern:
-            return False  # no session keeps a list for a 2026-07-28 client
         self._enabled.add(toolset)
-        self._notify("notifications/tools/list_changed", {})
+        if self.modern:
+            self._publish(TOOLS_CHANGED)  # told on its listen streams, if it opened any
+        else:
+            self._notify(TOOLS_CHANGED, {})
         return True
+
+
+class TaskPeer(StdioPeer):
+    """The client of a call run as a task (see the module docstring): like the HTTP
+    server's task peer, it can be asked in either elicitation mode, through the task."""
+
+    def __init__(self, view: View, *, on_progress: Callable[[str], None], **kwargs: Any) -> None:
+        super().__init__(view, **kwargs)
+        self.modern = True
+        self.elicitation = Elicitation(form=True, url=True)
+        self.shows_cards = False
+        self._on_progress = on_progress
+
+    async def progress(self, done: float, total: float | None, message: str) -> None:
+        if message:
+            self._on_progress(message)
+
+    async def log(self, level: str, message: str, call_id: str) -> None:
+        return None  # no request is open to carry it

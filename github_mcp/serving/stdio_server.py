@@ -13,6 +13,11 @@ one), so the stdio server answers the protocol itself:
 - prompts, resources and completions from catalog/'s definitions (stdio_guides.py), the
   same the HTTP server registers on the framework.
 
+For a 2026-07-28 client, also the Tasks extension (stdio_tasks.py: a long call answered
+at once with a task, then `tasks/get`, `tasks/update`, `tasks/cancel`) and
+`subscriptions/listen` (stdio_listen.py: list changes and watched workflow runs), as the
+HTTP server offers them; `server/discover` advertises the same capabilities.
+
 The era is the client's first request's: `initialize` opens a handshake session; a request
 whose `_meta` names the 2026-07-28 revision opens a stateless one. After the opening, the
 served tools' modules are imported while the client reads the list (served.py `warm`), so
@@ -34,6 +39,7 @@ from github_mcp.pipeline.runtime import SERVER_NAME, VERSION
 from github_mcp.pipeline.schema_listing import SHARED_NOTE
 from github_mcp.serving import request_meta
 from github_mcp.serving.request_meta import RequestMeta, RpcError
+from github_mcp.serving.stdio_modern import ModernMethods
 
 if TYPE_CHECKING:
     from github_mcp.pipeline.runtime import Runtime
@@ -51,13 +57,11 @@ CAPABILITIES = {
     "resources": {"listChanged": True, "subscribe": False},
     "tools": {"listChanged": True},
 }
-MODERN_CAPABILITIES = {
-    **CAPABILITIES,
-    "prompts": {"listChanged": False},
-    "resources": {"listChanged": False, "subscribe": False},
-    "tools": {"listChanged": False},
-    "extensions": {"io.modelcontextprotocol/ui": {}},
-}
+# as the HTTP server advertises to a 2026-07-28 client: list changes and resource
+# updates travel on subscriptions/listen streams
+MODERN_CAPABILITIES = {**CAPABILITIES, "resources": {"listChanged": True, "subscribe": True}}
+EXTENSIONS: dict[str, Any] = {"io.modelcontextprotocol/ui": {}}
+TASK_METHODS = frozenset({"tasks/get", "tasks/update", "tasks/cancel"})
 METHOD_NOT_FOUND = -32601
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
@@ -76,7 +80,7 @@ GUIDE_METHODS = frozenset(
 Write = Callable[[dict[str, Any]], None]
 
 
-class StdioServer:
+class StdioServer(ModernMethods):
     """One client's session over stdio (see the module docstring)."""
 
     def __init__(self, rt: Runtime, write: Write) -> None:
@@ -92,6 +96,7 @@ class StdioServer:
         self._next_id = 0
         self.guides: Any = None  # stdio_guides.Guides, built on first use
         self.on_opened: Callable[[], None] | None = None  # after the first tools/list
+        self.listening: dict[str, asyncio.Task[None]] = {}  # listen request id -> stream
         self.answered_at_once: dict[str, Callable[[dict[str, Any], RequestMeta], Any]] = {
             "initialize": self._initialize,
             "server/discover": self._discover,
@@ -137,10 +142,14 @@ class StdioServer:
         handler = self.answered_at_once.get(method)
         if handler is not None:
             self._answer_now(ident, asks, lambda: handler(params, asks))
+        elif method in TASK_METHODS and asks.modern:
+            self._answer_now(ident, asks, lambda: self._task_method(method, params, asks))
         elif method == "tools/call":
             self._start(ident, self._call(ident, params, asks))
         elif method in GUIDE_METHODS:
             self._start(ident, self._guide(ident, method, params, asks))
+        elif method == "subscriptions/listen" and asks.modern:
+            self._start(ident, self._listen(ident, params, asks), self.listening)
         else:
             self._error(ident, METHOD_NOT_FOUND, f"Method not found: {method}")
 
@@ -163,7 +172,8 @@ class StdioServer:
     def _notification(self, method: Any, params: Any) -> None:
         params = params if isinstance(params, dict) else {}
         if method == "notifications/cancelled":
-            task = self.running.get(json.dumps(params.get("requestId")))
+            key = json.dumps(params.get("requestId"))
+            task = self.running.get(key) or self.listening.get(key)
             if task is not None:
                 task.cancel()  # no answer, as the protocol says
         # notifications/initialized, roots/list_changed…: nothing to do
@@ -219,11 +229,16 @@ class StdioServer:
         finally:
             self.asked.pop(json.dumps(ident), None)
 
-    def _start(self, ident: Any, work: Awaitable[None]) -> None:
+    def _start(
+        self, ident: Any, work: Awaitable[None], table: dict[str, asyncio.Task[None]] | None = None
+    ) -> None:
+        """Run `work` for request `ident`, kept in `table` (the calls, else the listen
+        streams, which neither keep the process up at end of input nor count as calls)."""
         key = json.dumps(ident)
+        kept = self.running if table is None else table
         task = asyncio.ensure_future(work)
-        self.running[key] = task
-        task.add_done_callback(lambda _: self.running.pop(key, None))
+        kept[key] = task
+        task.add_done_callback(lambda _: kept.pop(key, None))
 
     # -- the opening ------------------------------------------------------------------------
 
@@ -242,9 +257,14 @@ class StdioServer:
         }
 
     def _discover(self, params: dict[str, Any], asks: RequestMeta) -> dict[str, Any]:
+        from github_mcp.serving import stdio_tasks
+
+        extensions: dict[str, Any] = dict(EXTENSIONS)
+        if stdio_tasks.offered(self.rt.settings):
+            extensions[stdio_tasks.EXTENSION] = {}
         return {
             "supportedVersions": list(request_meta.MODERN_VERSIONS),
-            "capabilities": MODERN_CAPABILITIES,
+            "capabilities": {**MODERN_CAPABILITIES, "extensions": extensions},
             "serverInfo": SERVER_INFO,
             "instructions": INSTRUCTIONS,
             "ttlMs": 0,
@@ -260,9 +280,8 @@ class StdioServer:
 
     def _tools_list(self, params: dict[str, Any], asks: RequestMeta) -> dict[str, Any]:
         view = view_of(self.rt.settings, {})
-        enabled = set() if asks.modern else self.enabled
         ui = _ui(self._capabilities(asks))
-        tools = tool_list(self.rt, view, enabled, ui=ui, headers=False)  # no HTTP headers
+        tools = tool_list(self.rt, view, self.enabled, ui=ui, headers=False)  # no HTTP headers
         result: dict[str, Any] = {"tools": tools}
         if asks.modern:
             result.update(ttlMs=0, cacheScope="private")
@@ -277,35 +296,48 @@ class StdioServer:
 
     # -- calls ----------------------------------------------------------------------------------
 
-    async def _call(self, ident: Any, params: dict[str, Any], asks: RequestMeta) -> None:
-        # the call machinery is imported here or by the warm-up, never before the listing
-        from github_mcp.pipeline import seam
-        from github_mcp.pipeline.answer import ToolAnswer
-        from github_mcp.pipeline.peer import InputRequired
-        from github_mcp.serving.stdio_peer import StdioPeer
+    def _peer(self, params: dict[str, Any], asks: RequestMeta, **task: Any) -> Any:
+        """The StdioPeer of a request's call (a TaskPeer, given `on_progress`)."""
+        from github_mcp.serving.stdio_peer import StdioPeer, TaskPeer
 
-        peer = StdioPeer(
+        kind = TaskPeer if task else StdioPeer
+        return kind(
             view_of(self.rt.settings, {}),
             meta=params.get("_meta") or {},
-            answers=params.get("inputResponses"),
+            answers=task.pop("answers", params.get("inputResponses")),
             asks=asks,
             capabilities=self._capabilities(asks),
             session_level=self.log_level,
-            enabled=set() if asks.modern else self.enabled,
-            order=self.order,
+            enabled=self.enabled,
+            order=task.pop("order", self.order),
             notify=self.notify,
             ask=self.ask,
+            publish=self._publish,
+            **task,
         )
+
+    async def _call(self, ident: Any, params: dict[str, Any], asks: RequestMeta) -> None:
+        # the call machinery is imported here or by the warm-up, never before the listing
+        from github_mcp.pipeline import seam
+        from github_mcp.serving import stdio_tasks
+
+        if stdio_tasks.runs_as_task(self.rt, params.get("name"), asks):
+            self._result(ident, self._create_task(params, asks), asks)
+            return
         try:
-            answer = await seam.call_tool(
-                self.rt, peer, params.get("name"), params.get("arguments")
-            )
+            wire = await self._seam_call(seam, self._peer(params, asks), params)
         except Exception as exc:  # the seam turns failures into envelopes; never here
             log_event("stdio_call_failed", exc_type=type(exc).__name__)
             self._error(ident, INTERNAL_ERROR, "Internal error")
             return
-        wire = answer.wire() if isinstance(answer, InputRequired | ToolAnswer) else {}
         self._result(ident, wire, asks)
+
+    async def _seam_call(self, seam: Any, peer: Any, params: dict[str, Any]) -> dict[str, Any]:
+        from github_mcp.pipeline.answer import ToolAnswer
+        from github_mcp.pipeline.peer import InputRequired
+
+        answer = await seam.call_tool(self.rt, peer, params.get("name"), params.get("arguments"))
+        return answer.wire() if isinstance(answer, InputRequired | ToolAnswer) else {}
 
     async def _guide(
         self, ident: Any, method: str, params: dict[str, Any], asks: RequestMeta

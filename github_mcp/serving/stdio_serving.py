@@ -4,7 +4,8 @@ answered by the stdio server (stdio_server.py) on one event loop.
 The pipes are asyncio's own (a second, non-blocking open of each, so the flag never
 reaches a descriptor the client or a terminal shares): reading never blocks the loop, and
 a client slow to read its answers is buffered for, not waited on. On end of input, the
-calls already taken are answered before the process exits.
+calls already taken are answered before the process exits; listen streams end and running
+tasks are cancelled (nobody is left to read them).
 
 The built-in tools are not imported to be listed (the tool index describes them); once the
 first listing is answered, their modules are imported one at a time while the client is
@@ -61,6 +62,7 @@ async def _serve(rt: Runtime) -> None:
         if line.strip():
             quiet.touch()
             server.receive(line)
+    await server.close()  # listen streams and tasks: nobody is left to read them
     while server.running:  # the calls taken before the client closed its input
         await asyncio.gather(*server.running.values(), return_exceptions=True)
     with contextlib.suppress(OSError, RuntimeError):

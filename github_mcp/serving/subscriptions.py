@@ -8,7 +8,7 @@ a level trigger, refetch `tools/list` if you care; and, on a stream that watches
 workflow runs, a resource update when one changes (run_watch.py serves the method).
 Serving it is what makes `server/discover` advertise `tools.listChanged` and
 `resources.subscribe` to a 2026-07-28 client. The events live in this process: a
-listener hears what its own replica publishes.
+listener hears what its own replica publishes. (Over stdio: stdio_listen.py.)
 """
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ set up), or Redis (GITHUB_MCP_TASKS_URL, else GITHUB_MCP_STATE_URL): every repli
 every `python -m github_mcp tasks-worker` process then shares one queue, any replica
 answers `tasks/get`, and a task whose worker dies is taken up by another.
 
-Over stdio the server does not offer the extension: one client per process, and its
-calls already run while the connection stays open.
+Over stdio the stdio server offers the same extension itself, its tasks kept in the
+serving process (stdio_tasks.py).
 """
 
 from __future__ import annotations

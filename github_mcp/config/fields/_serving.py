@@ -229,16 +229,18 @@ class HostedSignInSettings(BaseSettings):
         le=1000,
         validation_alias=env("GITHUB_MCP_TASKS_CONCURRENCY"),
         description="How many MCP tasks each worker (every replica, and each `tasks-worker` "
-        "process) runs at once; more wait in the queue for a free worker. A task runs in "
+        "process; over stdio, the server) runs at once; more wait in the queue for a free "
+        "worker. A task runs in "
         "its worker's own workspace clone, made fresh at the branch head where that worker "
         "has none.",
     )
     tasks_enabled: bool = Field(
         True,
         validation_alias=env("GITHUB_MCP_TASKS"),
-        description="Over HTTP, offer the MCP Tasks extension: a 2026-07-28 client that "
-        "declares it gets a task at once for a long call (tests, commands, clones, "
-        "waits), and polls it with `tasks/get`. false: every call answers in its request.",
+        description="Offer the MCP Tasks extension (over HTTP and stdio): a 2026-07-28 "
+        "client that declares it gets a task at once for a long call (tests, commands, "
+        "clones, waits), and polls it with `tasks/get`. false: every call answers in its "
+        "request.",
     )
     idempotency_ttl_seconds: int = Field(
         600,

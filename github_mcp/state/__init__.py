@@ -140,7 +140,7 @@ class ReplicaState:
         without its coordination."""
         await self.state.settle("write")
         if self.settings.idempotency_ttl_seconds <= 0:
-            async with self.state.op("write_ping") as r:
+            async with self.state.op("write_ping", writing=True) as r:
                 await pending(r.ping())
             return None
         key = idempotency_key(principal, tool, arguments, client_key)

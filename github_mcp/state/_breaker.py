@@ -10,9 +10,10 @@ Redis's return; then the clean-up that failed meanwhile (a lock or a write claim
 go) runs.
 
 A breaker that has just opened may be a flap: on a busy machine one PONG later than
-STALL_S opens it until the next probe answers, PROBE_EVERY_S later. So a command that
-finds it open within FLAP_S of its opening waits (at most until then) for it to close
-before it is refused; later in an outage, commands are refused at once.
+STALL_S opens it until the next probe answers, PROBE_EVERY_S later. So a write's command
+that finds it open within FLAP_S of its opening waits (at most until then) for it to
+close before it is refused; later in an outage, and for reads (which fall back to
+GitHub), commands are refused at once.
 
 The probe runs outside the event loop on purpose: a loop busy with other work would make
 a healthy Redis look slow. A Redis that answers in more than STALL_S (stopped, frozen,
@@ -36,7 +37,7 @@ from redis.retry import Retry
 
 STALL_S = 0.2
 PROBE_EVERY_S = 0.05
-FLAP_S = 0.15  # three probes' time: a flap has closed by then, an outage has not
+FLAP_S = 0.1  # two probes' time: a flap has closed by then, an outage has not
 
 
 @dataclass(eq=False)

@@ -3,10 +3,10 @@
 Every store in this package calls Redis through `SharedState.op()`: it counts round
 trips (the benchmark reports them per tool call) and turns a failure into `unavailable`.
 The circuit breaker (_breaker.py) decides when Redis is down: while it is open, `op()`
-refuses without touching the network (once a breaker that just opened is past the time a
-flap takes to close), and a command already waiting on a stalled Redis is cancelled and
-refused too. redis-py reconnects on the next command, so the server recovers by itself
-when the breaker closes.
+refuses without touching the network (a write's command once a breaker that just opened
+is past the time a flap takes to close), and a command already waiting on a stalled
+Redis is cancelled and refused too. redis-py reconnects on the next command, so the
+server recovers by itself when the breaker closes.
 """
 
 from __future__ import annotations
@@ -106,11 +106,15 @@ class SharedState:
         return self._refused(what)
 
     @contextlib.asynccontextmanager
-    async def op(self, what: str, trips: int = 1) -> AsyncIterator[aioredis.Redis]:
+    async def op(
+        self, what: str, trips: int = 1, *, writing: bool = False
+    ) -> AsyncIterator[aioredis.Redis]:
         """Run Redis commands (`trips` round trips); failure raises `unavailable`, at
-        once while the breaker is open, and as soon as it opens for a command waiting."""
+        once while the breaker is open (a `writing` command first waits out a breaker
+        that may be a flap: a read falls back to GitHub instead), and as soon as it
+        opens for a command waiting."""
         self.round_trips += trips
-        if self.breaker.is_open and not await self.breaker.closes_soon():
+        if self.breaker.is_open and not (writing and await self.breaker.closes_soon()):
             raise self._refused(what)
         task = asyncio.current_task()
         before = task.cancelling() if task is not None else 0

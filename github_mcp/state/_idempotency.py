@@ -126,7 +126,7 @@ class IdempotentWrites:
         lease_ms, keep_ms = int(PENDING_LEASE_S * 1000), max(1, self.ttl_s) * 1000
         while True:
             claim = WriteClaim(redis_key, marker)
-            async with self._state.op("idem_claim") as r:
+            async with self._state.op("idem_claim", writing=True) as r:
                 outcome, value = await pending(
                     r.eval(_CLAIM, 2, redis_key, claim.lease_key, marker, keep_ms, lease_ms, alive)
                 )
@@ -153,7 +153,7 @@ class IdempotentWrites:
         while True:
             await asyncio.sleep(PENDING_LEASE_S / 3)
             with contextlib.suppress(GitHubMCPError):
-                async with self._state.op("idem_renew") as r:
+                async with self._state.op("idem_renew", writing=True) as r:
                     if await r.get(claim.lease_key) == claim.marker.encode():
                         await r.pexpire(claim.lease_key, int(PENDING_LEASE_S * 1000))
 
@@ -169,7 +169,7 @@ class IdempotentWrites:
     async def fence(self, claim: WriteClaim) -> None:
         lease_ms = int(PENDING_LEASE_S * 1000)
         try:
-            async with self._state.op("idem_fence") as r:
+            async with self._state.op("idem_fence", writing=True) as r:
                 ours = await pending(
                     r.eval(_FENCE, 2, claim.key, claim.lease_key, claim.marker, lease_ms)
                 )
@@ -204,7 +204,7 @@ class IdempotentWrites:
         logged by the caller, never turned into a failed answer."""
         await self._stop(claim)
         data = b"done:" + json.dumps(payload, separators=(",", ":")).encode()
-        async with self._state.op("idem_complete") as r:
+        async with self._state.op("idem_complete", writing=True) as r:
             await r.set(claim.key, data, ex=max(1, self.ttl_s))
             await r.delete(claim.lease_key)
 
@@ -213,7 +213,7 @@ class IdempotentWrites:
         retry then need not wait out the claim's lease)."""
         await self._stop(claim)
         try:
-            async with self._state.op("idem_abandon") as r:
+            async with self._state.op("idem_abandon", writing=True) as r:
                 if await r.get(claim.key) == claim.marker.encode():
                     await r.delete(claim.key, claim.lease_key)
         except GitHubMCPError:

@@ -58,7 +58,7 @@ class Fence:
             return
         held = False
         if not self.lost:
-            async with self.state.op("lock_check") as r:
+            async with self.state.op("lock_check", writing=True) as r:
                 held = bool(await pending(r.eval(_HOLDS, 1, self.key, self.value)))
         if not held:
             self.lost = True
@@ -104,7 +104,7 @@ class RedisLocks:
         """Let the lock go; with Redis down, once it is back (the next writer then need
         not wait out the lease)."""
         try:
-            async with self._state.op("lock_release") as r:
+            async with self._state.op("lock_release", writing=True) as r:
                 await pending(r.eval(_RELEASE, 1, fence.key, fence.value))
         except GitHubMCPError:
             if tries > 1:
@@ -117,7 +117,7 @@ class RedisLocks:
         deadline = time.monotonic() + self.wait_s
         delay = 0.005
         while True:
-            async with self._state.op("lock_acquire") as r:
+            async with self._state.op("lock_acquire", writing=True) as r:
                 token = int(
                     await pending(r.eval(_ACQUIRE, 2, key, counter, self._state.replica, lease_ms))
                 )
@@ -140,7 +140,7 @@ class RedisLocks:
         while True:
             await asyncio.sleep(self.lease_s / 3)
             try:
-                async with self._state.op("lock_renew") as r:
+                async with self._state.op("lock_renew", writing=True) as r:
                     renewed = await pending(r.eval(_RENEW, 1, fence.key, fence.value, lease_ms))
             except GitHubMCPError:
                 renewed = 0

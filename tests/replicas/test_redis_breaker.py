@@ -224,15 +224,15 @@ async def test_a_flap_holds_a_command_until_it_closes_and_an_outage_refuses(
     redis_behind_proxy,
 ):
     """One PONG later than the probe's timeout opens the breaker until the next probe
-    answers: a command that finds it just opened waits for that, and runs. In an outage
-    the breaker stays open and the command is refused, without reaching Redis."""
+    answers: a write's command that finds it just opened waits for that, and runs. In an
+    outage the breaker stays open and the command is refused, without reaching Redis."""
     server, proxy = redis_behind_proxy
     state = SharedState(proxy.url)
     try:
         wait_for(lambda: state.available, "the breaker to be closed", limit_s=60)
         state.breaker.trip("a late PONG")  # what the probe does on one late answer
         asyncio.get_running_loop().call_later(0.01, state.breaker.close)  # the next PONG
-        async with state.op("during a flap") as r:
+        async with state.op("during a flap", writing=True) as r:
             assert await r.set("flap", "written") is True
         assert state.breaker.trips == 1 and state.available
         assert redis.Redis(port=server.port).get("flap") == b"written"
@@ -241,7 +241,7 @@ async def test_a_flap_holds_a_command_until_it_closes_and_an_outage_refuses(
         wait_for(lambda: not state.available, "the breaker to open", limit_s=60)
         before = state.round_trips
         with pytest.raises(GitHubMCPError) as refused:
-            async with state.op("during an outage") as r:
+            async with state.op("during an outage", writing=True) as r:
                 await r.set("outage", "written")
         assert refused.value.code.value == "unavailable"
         assert state.round_trips == before + 1  # counted, refused before any command

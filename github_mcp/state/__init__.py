@@ -92,7 +92,7 @@ class ReplicaState:
         self.requests = RedisRequestStore(self.state)
         self.cache = SharedCacheTier(self.state)
         self.ref_locks = RedisLocks(
-            self.state, lease_s=settings.write_lock_lease_seconds, kind="ref"
+            self.state, lease_s=settings.write_lock_lease_seconds, kind="ref", take_over=True
         )
         # held for a whole command: waiters wait as long as the longest command may run
         self.workspace_locks = RedisLocks(
@@ -107,6 +107,7 @@ class ReplicaState:
         self.events = RedisEventStore(self.state)
         self.heartbeat = Heartbeat(self.state)
         self.writes.beating = lambda: self.heartbeat.running
+        self.ref_locks.beating = self.writes.beating
         self.reads = SharedReads(self.state)  # the cross-visibility guard's read record
         self.questions = SharedQuestions(self.state)  # elicitations answered anywhere
 

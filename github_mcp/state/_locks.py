@@ -5,7 +5,10 @@ replicas; a lock per workspace directory keeps two replicas on a shared workspac
 from running git or commands in one clone at once. The holder's value is
 `<replica>:<token>`, where the token comes from a per-lock counter (INCR), so every
 grant has a larger token than the one before. The lease is renewed while the holder
-lives; a replica that dies stops renewing and its lock expires after one lease. GitHub
+lives; a replica that dies stops renewing and its lock expires after one lease. A ref
+lock goes sooner: its holder names its heartbeat (`hb=<replica>:<token>`), and once that
+replica stops beating (3.5 s after it died) the next writer takes the lock over, so a
+write retried after its replica died waits seconds, not the lease. GitHub
 cannot check a fencing token, so the holder checks its own in Redis (`Fence.check`)
 immediately before the ref update (and before work in a workspace); a holder whose
 lease ran out (paused past it) is refused there. The ref update itself stays a
@@ -18,19 +21,26 @@ import asyncio
 import contextlib
 import random
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.monitoring.observability import log_event
 from github_mcp.state._connection import SharedState, pending
 
-# Take the lock only when free; the token is minted in the same step.
+# Take the lock when free, or when its holder named its heartbeat (`hb=<replica>:`) and
+# that replica has stopped beating (died): {token, 1 when taken over}, {0, 0} when held.
+# The token is minted in the same step.
 _ACQUIRE = """
-if redis.call('exists', KEYS[1]) == 1 then return 0 end
+local v = redis.call('get', KEYS[1])
+if v then
+  local holder = string.match(v, '^hb=(.+):%d+$')
+  if not holder or redis.call('exists', ARGV[3] .. holder) == 1 then return {0, 0} end
+end
 local token = redis.call('incr', KEYS[2])
 redis.call('set', KEYS[1], ARGV[1] .. ':' .. token, 'PX', ARGV[2])
-return token
+if v then return {token, 1} end
+return {token, 0}
 """
 _RENEW = """
 if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
@@ -71,12 +81,23 @@ class Fence:
 
 class RedisLocks:
     def __init__(
-        self, state: SharedState, *, lease_s: float, wait_s: float = 60.0, kind: str = "ref"
+        self,
+        state: SharedState,
+        *,
+        lease_s: float,
+        wait_s: float = 60.0,
+        kind: str = "ref",
+        take_over: bool = False,
     ) -> None:
         self._state = state
         self.lease_s = lease_s
         self.wait_s = wait_s
         self.kind = kind
+        # `take_over`: a lock whose holder stopped beating is taken at once, not after its
+        # lease (set for the ref locks: a dead replica sends nothing more, and a stalled
+        # one is refused by its fence check before the ref update)
+        self.take_over = take_over
+        self.beating: Callable[[], bool] = lambda: False  # this replica's heartbeat runs
 
     @contextlib.asynccontextmanager
     async def hold(self, *name: str) -> AsyncIterator[Fence]:
@@ -114,15 +135,20 @@ class RedisLocks:
         key = self._state.key("lock", self.kind, name)
         counter = self._state.key("fence", self.kind, name)
         lease_ms = str(int(self.lease_s * 1000))
+        replica = self._state.replica
+        holder = f"hb={replica}" if self.take_over and self.beating() else replica
+        alive = self._state.key("alive", "")
         deadline = time.monotonic() + self.wait_s
         delay = 0.005
         while True:
             async with self._state.op("lock_acquire", writing=True) as r:
-                token = int(
-                    await pending(r.eval(_ACQUIRE, 2, key, counter, self._state.replica, lease_ms))
+                granted, orphan = await pending(
+                    r.eval(_ACQUIRE, 2, key, counter, holder, lease_ms, alive)
                 )
-            if token:
-                return Fence(key, f"{self._state.replica}:{token}", token, self._state)
+            if int(granted):
+                if int(orphan):
+                    log_event("write_lock_orphaned", lock=key, token=int(granted))
+                return Fence(key, f"{holder}:{int(granted)}", int(granted), self._state)
             if not wait:
                 return None
             if time.monotonic() >= deadline:

@@ -15,7 +15,16 @@ import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from _forge_process import ForgeProcess
+    from _scale_client import Outage, Tally
+
+    from tests.replicas.cluster import Cluster, Replica
+    from tests.replicas.test_shipped_nginx import ShippedNginx
 
 TICK = os.sysconf("SC_CLK_TCK")
 SAMPLE_S = 0.25
@@ -255,3 +264,72 @@ def nginx_lines(
         f"  steady  {'POST':<8} {spread(steady)}",
         f"  kills   {'POST':<8} {spread(near)}   ({moved} passed to a second replica)",
     ]
+
+
+KINDS = {"get_file_contents": "read", "comment_on_issue": "write", "commit_files": "write"}
+KINDS |= {tool: "listing" for tool in ("list_issues", "list_branches", "list_commits")}
+
+
+# The bench's one addition to the shipped config: an access log with nginx's timings.
+TIMING_LOG = """  log_format scale '$msec $request_method $status $request_time "$upstream_addr" '
+    '"$upstream_status" "$upstream_response_time"';
+  access_log {log} scale;
+"""
+
+
+def diagnose(
+    tally: Tally,
+    outage: Outage,
+    lag: LoopLag,
+    watch: CpuWatch,
+    cluster: Cluster,
+    timing_log: Path,
+) -> None:
+    """Where the time went: by when calls ran, the replicas' own time, the client's
+    loop, CPU per process."""
+    windows = [
+        (at, outage.returned.get(n, at + 3600) + SETTLE_S) for n, at in outage.killed.items()
+    ]
+    offset = time.time() - time.monotonic()
+    server = server_durations((r.log for r in cluster.replicas), KINDS, offset)
+    for line in latency_lines(tally.calls, windows, server, ("read", "listing", "write")):
+        print(line)
+    for line in nginx_lines(timing_log, windows, offset, since=tally.started):
+        print(line)
+    if lag.lags_ms:
+        print(
+            f"the bench client's event loop, late waking from a 50 ms sleep: p50 "
+            f"{percentile(lag.lags_ms, 50):.1f} ms, p99 {percentile(lag.lags_ms, 99):.1f} ms, "
+            f"max {max(lag.lags_ms):.1f} ms"
+        )
+
+    def in_window(at: float) -> bool:
+        return any(start <= at <= end for start, end in windows)
+
+    def steady(at: float) -> bool:
+        return tally.started <= at and not in_window(at)
+
+    print(
+        f"machine over 95% busy: {watch.saturated_share(steady):.0f}% of the time in steady "
+        f"state, {watch.saturated_share(in_window):.0f}% in kill windows"
+    )
+    for line in watch.window("start", "end"):
+        print(line)
+
+
+def _pid_of(replica: Replica) -> list[int]:
+    return [replica.proc.pid]  # a new process after each restart
+
+
+def components(forge: ForgeProcess, cluster: Cluster, nginx: ShippedNginx) -> CpuWatch:
+    parts: dict[str, Callable[[], list[int]]] = {
+        "bench client": lambda: [os.getpid()],
+        "nginx": lambda: [nginx.proc.pid, *children(nginx.proc.pid)],
+        "forge": lambda: [forge.proc.pid],
+    }
+    if cluster.redis is not None and cluster.redis.proc is not None:
+        redis_pid = cluster.redis.proc.pid
+        parts["redis"] = lambda: [redis_pid]
+    for replica in cluster.replicas:
+        parts[f"replica {replica.index}"] = partial(_pid_of, replica)
+    return CpuWatch(parts, reaped={"forge"})

@@ -62,6 +62,7 @@ class Outage:
         self.down: int | None = None  # kill number while a replica is down
         self.returned: dict[int, float] = {}  # kill number -> when its replica answered again
         self.killed: dict[int, float] = {}  # kill number -> when its replica was SIGKILLed
+        self.ready: dict[int, float] = {}  # kill number -> when its replica's app was built
 
 
 class Failure(Exception):

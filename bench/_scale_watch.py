@@ -181,7 +181,7 @@ def server_durations(
     return found
 
 
-SETTLE_S = 5.0  # after a restarted replica answers /healthz, still "around a kill"
+SETTLE_S = 5.0  # after a restarted replica is ready (app built), still "around a kill"
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -205,7 +205,7 @@ def latency_lines(
     kinds: tuple[str, ...],
 ) -> list[str]:
     """The ok calls split: steady state (first try, clear of every kill window) and the
-    rest (overlapping a window from SIGKILL to SETTLE_S after the replica's return, or
+    rest (overlapping a window from SIGKILL to SETTLE_S after the replica is ready, or
     retried), and the replicas' own handling time."""
 
     def near_kill(began: float, ended: float) -> bool:
@@ -213,7 +213,7 @@ def latency_lines(
 
     lines = [
         f"ok calls by when they ran (a kill window: from SIGKILL to {SETTLE_S:g} s after "
-        "the replica answers again; every figure from the first try's request to the answer):"
+        "the replica is ready again; every figure from the first try's request to the answer):"
     ]
     for kind in kinds:
         mine = [(b, e, n) for k, b, e, n in calls if k == kind]
@@ -287,9 +287,7 @@ def diagnose(
 ) -> None:
     """Where the time went: by when calls ran, the replicas' own time, the client's
     loop, CPU per process."""
-    windows = [
-        (at, outage.returned.get(n, at + 3600) + SETTLE_S) for n, at in outage.killed.items()
-    ]
+    windows = [(at, outage.ready.get(n, at + 3600) + SETTLE_S) for n, at in outage.killed.items()]
     offset = time.time() - time.monotonic()
     server = server_durations((r.log for r in cluster.replicas), KINDS, offset)
     for line in latency_lines(tally.calls, windows, server, ("read", "listing", "write")):

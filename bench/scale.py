@@ -22,7 +22,7 @@ acknowledged-but-missing (from the forge: each write's unique comment body or co
 message counted in the forge's own lists), the offered load, and p50/p99 by kind of the
 ok calls, each timed from its first try's request to its answer (retries included).
 Then where that time went (bench/_scale_watch.py): the ok calls split into steady state
-and kill windows (SIGKILL to 5 s after the replica answers /healthz again), the replicas'
+and kill windows (SIGKILL to 5 s after the restarted replica is ready), the replicas'
 own time per call (their logs), nginx's (a timing access log, the one addition to the
 shipped config), the client's event-loop lag, and CPU seconds per process against the
 machine's cores, with what the rest of the machine used meanwhile: on a 2-core machine
@@ -155,6 +155,7 @@ async def kill_schedule(
         outage.returned[number] = time.monotonic()
         healthy = time.monotonic() - killed
         await _answers(replica, "/readyz")
+        outage.ready[number] = time.monotonic()
         notes.append(
             f"kill {number} (replica {replica.index}) at {killed - started:.0f} s: "
             f"healthy again {healthy:.1f} s later, ready (app built) "

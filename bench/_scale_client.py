@@ -63,6 +63,7 @@ class Outage:
         self.returned: dict[int, float] = {}  # kill number -> when its replica answered again
         self.killed: dict[int, float] = {}  # kill number -> when its replica was SIGKILLed
         self.ready: dict[int, float] = {}  # kill number -> when its replica's app was built
+        self.ports: dict[int, int] = {}  # kill number -> its replica's port
 
 
 class Failure(Exception):

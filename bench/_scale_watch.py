@@ -233,13 +233,20 @@ def latency_lines(
 
 
 def nginx_lines(
-    log: Path, windows: list[tuple[float, float]], offset: float, since: float
+    log: Path,
+    windows: list[tuple[float, float]],
+    offset: float,
+    since: float,
+    starting: list[tuple[int, float, float]],
 ) -> list[str]:
     """nginx's own time for each POST it proxied (request read to response sent) since
     `since` (monotonic: the sessions' opening is not counted), steady and in kill
-    windows, and how many went to a second replica after the first failed."""
+    windows, and how many went to a second replica after the first failed; and the POSTs
+    a restarted replica took while its app was still being built (`starting`: its port,
+    when it answered /healthz, when /readyz), which waited for the app."""
     steady: list[float] = []
     near: list[float] = []
+    waited: list[float] = []
     moved = 0
     try:
         lines = log.read_text(errors="replace").splitlines()
@@ -256,13 +263,21 @@ def nginx_lines(
         began = ended - took / 1000
         if began < since:
             continue
-        moved += "," in parts[4].split('"')[1]  # "$upstream_addr": a list when retried
+        upstreams = parts[4].split('"')[1]  # "$upstream_addr": a list when retried
+        moved += "," in upstreams
         in_window = any(began < end and ended > start for start, end in windows)
         (near if in_window else steady).append(took)
+        last = upstreams.split(",")[-1].strip()
+        if any(
+            last == f"127.0.0.1:{port}" and began < ready and ended > healthy
+            for port, healthy, ready in starting
+        ):
+            waited.append(took)
     return [
         "nginx's own time for every POST (request read to last byte sent; its access log):",
         f"  steady  {'POST':<8} {spread(steady)}",
         f"  kills   {'POST':<8} {spread(near)}   ({moved} passed to a second replica)",
+        f"  sent to a restarted replica before its app was built: {spread(waited)}",
     ]
 
 
@@ -292,7 +307,12 @@ def diagnose(
     server = server_durations((r.log for r in cluster.replicas), KINDS, offset)
     for line in latency_lines(tally.calls, windows, server, ("read", "listing", "write")):
         print(line)
-    for line in nginx_lines(timing_log, windows, offset, since=tally.started):
+    starting = [
+        (outage.ports[n], outage.returned[n], outage.ready[n])
+        for n in outage.ready
+        if n in outage.ports and n in outage.returned
+    ]
+    for line in nginx_lines(timing_log, windows, offset, tally.started, starting):
         print(line)
     if lag.lags_ms:
         print(

@@ -146,6 +146,7 @@ async def kill_schedule(
         outage.kills, outage.down = number, number
         await asyncio.to_thread(replica.kill)
         killed = outage.killed[number] = time.monotonic()
+        outage.ports[number] = replica.port
         for _ in range(args.fresh_per_kill):
             fresh.append(number)
         await asyncio.sleep(args.down)

@@ -39,7 +39,6 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import _line_client  # noqa: E402
 import workflows  # noqa: E402
-from _forge_process import round_trips  # noqa: E402
 
 from sandbox_forge import Forge  # noqa: E402
 from sandbox_forge.admin.seed import seed_demo  # noqa: E402
@@ -118,9 +117,8 @@ async def run_once(scenario: str, latency: int, pause: float, ours: bool) -> dic
             stderr = f"{home}/stderr.txt"
             workflows.our_command = profiled_command(stderr)
             measure = await workflows.measure(forge, token, scenario, ours, home, pause)
-            trips = round_trips(forge.requests()[: measure.requests])  # not the checks'
             text = _read(stderr) if ours else ""
-        return {"measure": measure, "cpu_ms": CPU_MS[-1], "trips": trips, "stderr": text}
+        return {"measure": measure, "cpu_ms": CPU_MS[-1], "stderr": text}
     finally:
         forge.stop()
 
@@ -132,8 +130,9 @@ def _read(path: str) -> str:
 def report(runs: list[dict], top: int) -> None:
     first = runs[0]["measure"]
     cpu = statistics.median(r["cpu_ms"] for r in runs)
-    print(f"  calls {first.calls}, requests {first.requests}, round trips "
-          f"{statistics.median(r['trips'] for r in runs):.0f}, server CPU {cpu:.0f} ms, "
+    trips = statistics.median(r["measure"].round_trips for r in runs)
+    print(f"  calls {first.calls}, requests {first.requests}, round trips {trips:.0f}, "
+          f"server CPU {cpu:.0f} ms, "
           f"spawn to done {statistics.median(r['measure'].from_spawn_s for r in runs) * 1000:.0f}"
           f" ms (under importtime)")  # fmt: skip
     if not runs[0]["stderr"]:

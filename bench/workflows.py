@@ -12,7 +12,9 @@ Each agent uses the shortest sequence of its server's tools a competent agent wo
 Each scenario (a workflow, or ship_5_files then triage_issue in one session: a new user's
 first two tasks) runs in a server spawned for it, as a user meets it: the client spawns
 it, initializes, lists its tools and starts at once, or after a 1 s pause (a model's
-first turn), with no other request in between. For each: tool calls, forge requests, the
+first turn), with no other request in between. For each: tool calls, forge requests (and
+their sequential round trips: requests whose spans overlap count once; at 0 ms a request
+sent alongside another may end before it starts, so the count means most at 50 ms), the
 time from the spawn to the last answer and from the tools/list answer to the last answer
 (both less the pause), and each call's own time (a slow first call shows), at 0 and 50 ms
 of forge latency, median of the rounds, with the reference server in the same run.
@@ -56,6 +58,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from _forge_process import round_trips  # noqa: E402
 from _line_client import LineClient  # noqa: E402
 from _reference_server import node_command  # noqa: E402
 
@@ -313,6 +316,7 @@ class Measure:
     calls: int
     text_bytes: int
     requests: int
+    round_trips: int  # sequential: requests whose spans overlap are one
     from_spawn_s: float  # spawn to the last answer, less the pause
     from_list_s: float  # the tools/list answer to the last answer, less the pause
     per_call_ms: list[float]
@@ -400,12 +404,14 @@ async def measure(
         for workflow in workflows:
             await (OURS if ours else REFERENCE)[workflow](agent, tag)
         done = time.perf_counter()
-    requests = len(forge.requests())
+    log = forge.requests()
+    requests, trips = len(log), round_trips(log)
     complete = all(completed(forge, token, w, tag, agent, ours) for w in workflows)
     return Measure(
         agent.calls,
         agent.text_bytes,
         requests,
+        trips,
         done - spawned - pause,
         done - listed - pause,
         timed.times,
@@ -446,6 +452,7 @@ def median(values: list[Measure]) -> Measure:
         calls=int(statistics.median(m.calls for m in values)),
         text_bytes=int(statistics.median(m.text_bytes for m in values)),
         requests=int(statistics.median(m.requests for m in values)),
+        round_trips=int(statistics.median(m.round_trips for m in values)),
         from_spawn_s=statistics.median(m.from_spawn_s for m in values),
         from_list_s=statistics.median(m.from_list_s for m in values),
         per_call_ms=[statistics.median(c) for c in zip(*calls, strict=False)],
@@ -459,15 +466,16 @@ def cell(m: Measure | None) -> str:
     done = "yes" if m.complete else "**no**"
     per_call = " ".join(f"{t:.0f}" for t in m.per_call_ms)
     return (
-        f"{m.calls} | {m.requests} | {m.from_spawn_s * 1000:,.0f} | "
+        f"{m.calls} | {m.requests} / {m.round_trips} | {m.from_spawn_s * 1000:,.0f} | "
         f"{m.from_list_s * 1000:,.0f} | {per_call} | {done} |"
     )
 
 
 def table(results: dict[int, dict[tuple[str, float, bool], list[Measure]]]) -> str:
     lines = [
-        "| scenario | latency | pause | ours: calls | requests | from spawn ms | from list ms "
-        "| per call ms | done | reference: calls | requests | from spawn ms | from list ms "
+        "| scenario | latency | pause | ours: calls | requests / round trips | from spawn ms "
+        "| from list ms | per call ms | done | reference: calls | requests / round trips "
+        "| from spawn ms | from list ms "
         "| per call ms | done | spawn ratio | list ratio |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]

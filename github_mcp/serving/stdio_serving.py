@@ -60,8 +60,8 @@ async def _serve(rt: Runtime) -> None:
     log_event("serving", transport="stdio", tools=len(rt.bound_specs))
     while line := await reader.readline():
         if line.strip():
-            quiet.touch()
             server.receive(line)
+            quiet.touch()
     await server.close()  # listen streams and tasks: nobody is left to read them
     while server.running:  # the calls taken before the client closed its input
         await asyncio.gather(*server.running.values(), return_exceptions=True)
@@ -129,13 +129,15 @@ class _Quiet:
         self.watched: weakref.WeakSet[asyncio.Task[None]] = weakref.WeakSet()
 
     def touch(self, *_: object) -> None:
+        """A message arrived (or a call ended): the quiet starts again, and again when
+        each call running now ends."""
         self.since = self.loop.time()
-
-    def for_s(self) -> float:
         for task in self.server.running.values():
             if task not in self.watched:
                 self.watched.add(task)
-                task.add_done_callback(self.touch)  # the quiet starts when the last call ends
+                task.add_done_callback(self.touch)
+
+    def for_s(self) -> float:
         return 0.0 if self.server.running else self.loop.time() - self.since
 
 

@@ -91,7 +91,9 @@ async def test_typescript_sdk_client_signs_in_calls_refreshes_and_revokes(
         assert refreshed["after"]["access_token"] != refreshed["before"]["access_token"]
         again = await event()
         assert again["result"]["login"] == "alice"
-        world.clear_requests()
+        world.clear_requests()  # before the client revokes: it waits for this line
+        node.stdin.write(b'{"revoke": true}\n')
+        await node.stdin.drain()
         revoked = await event()
         assert revoked == {"event": "revoked", "status": 200, "mcp_after": 401}
         assert await asyncio.wait_for(node.wait(), 30) == 0

@@ -2,8 +2,9 @@
 // Usage: node ts_sdk_client.mjs <sdk dir> <mcp url> <redirect url>
 // It speaks JSON lines: it prints {"event": "authorize", "url"} and reads back
 // {"callback": <the URL the browser was sent to>}; then it calls get_me, refreshes its
-// tokens through the SDK, calls get_me again, revokes its refresh token (RFC 7009, with
-// its client_id alone) and reports what /mcp answers the last access token.
+// tokens through the SDK, calls get_me again, waits for a line on stdin, revokes its
+// refresh token (RFC 7009, with its client_id alone) and reports what /mcp answers the
+// last access token.
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import path from "node:path";
@@ -86,6 +87,8 @@ const outcome = await auth(provider, { serverUrl: new URL(mcpUrl) });
 say({ event: "refreshed", outcome, before, after: provider.saved.tokens });
 say({ event: "tool", result: await getMe(provider) });
 
+// the test clears the forge's request log first: the revocation must be the only request
+await lines.next();
 const metadata = await discoverAuthorizationServerMetadata(new URL(mcpUrl).origin);
 const revoked = await fetch(metadata.revocation_endpoint, {
   method: "POST",

@@ -14,7 +14,7 @@ import json
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
-from github_mcp.catalog.resources import ResourceFailure
+from github_mcp.catalog.resources import INVALID_PARAMS, ResourceFailure, RpcFailure, read_error
 from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.kernel.params import check_full_name
 from github_mcp.pipeline import seam
@@ -82,3 +82,43 @@ async def read_run(rt: Runtime, peer: Peer, arguments: dict[str, Any]) -> dict[s
 def _invalid(message: str) -> ResourceFailure:
     error = GitHubMCPError(ErrorCode.INVALID_INPUT, message, hint=RUN_HINT)
     return ResourceFailure(error.envelope())
+
+
+class WatchRefused(Exception):
+    """Why a listen stream may not watch its URIs: the JSON-RPC error to answer with."""
+
+    def __init__(self, failure: RpcFailure) -> None:
+        super().__init__(failure.message)
+        self.failure = failure
+
+
+def watched_calls(rt: Runtime, uris: list[str]) -> list[tuple[str, dict[str, Any]]]:
+    """Each URI a listen stream asks to watch, with its run's arguments; WatchRefused
+    (invalid params, with a hint) for too many URIs, one that is not a workflow run's,
+    or a run URI that does not parse. Each transport answers it as its own error."""
+    limit = rt.settings.watch_max_uris
+    if len(uris) > limit:
+        raise _refused(
+            f"a listen stream watches at most {limit} resources, not {len(uris)}",
+            "Split the URIs over several subscriptions/listen streams, or raise "
+            "GITHUB_MCP_WATCH_MAX_URIS on the server.",
+            limit=limit,
+            given=len(uris),
+        )
+    calls = []
+    for uri in uris:
+        try:
+            call = run_arguments(uri)
+        except ResourceFailure as failed:
+            raise WatchRefused(read_error(failed.envelope, uri[:200], modern=True)) from None
+        if call is None or RUN_TOOL not in rt.bound_specs:
+            raise _refused(
+                f"only workflow runs can be watched, not {uri[:200]!r}", RUN_HINT, uri=uri[:200]
+            )
+        calls.append((uri, call))
+    return calls
+
+
+def _refused(message: str, hint: str, **details: Any) -> WatchRefused:
+    envelope = GitHubMCPError(ErrorCode.INVALID_INPUT, message, hint=hint, **details).envelope()
+    return WatchRefused(RpcFailure(INVALID_PARAMS, message, envelope))

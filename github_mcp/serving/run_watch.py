@@ -24,12 +24,11 @@ from fastmcp import Context
 from fastmcp.server.dependencies import bind_request_context
 from mcp.server.subscriptions import ListenHandler, ResourceUpdated, ServerEvent
 from mcp.shared.exceptions import MCPError
-from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
+from mcp_types import INTERNAL_ERROR
 
 from github_mcp.catalog import run_resource
 from github_mcp.catalog.resources import ResourceFailure, read_error
 from github_mcp.github.auth import acting_as
-from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
 from github_mcp.kernel.framework_internals import serve_listen
 from github_mcp.monitoring.observability import log_event
 from github_mcp.services import actions as ci
@@ -99,7 +98,11 @@ class WatchingListen:
             return await self._plain(ctx, params)
         if self._watching >= MAX_STREAMS:
             raise MCPError(INTERNAL_ERROR, "Subscription limit reached")
-        calls = self._checked(uris)
+        try:
+            calls = run_resource.watched_calls(self._rt, uris)
+        except run_resource.WatchRefused as refused:
+            failure = refused.failure
+            raise MCPError(code=failure.code, message=failure.message, data=failure.data) from None
         with bind_request_context(ctx), acting_as(_signed_in_user(self._rt)):
             peer = await peer_of(self._rt, Context(fastmcp=self._mcp))
             runs = [await self._first_read(peer, uri, call) for uri, call in calls]
@@ -108,33 +111,6 @@ class WatchingListen:
                 return await self._stream(ctx, params, runs)
             finally:
                 self._watching -= 1
-
-    def _checked(self, uris: list[str]) -> list[tuple[str, dict[str, Any]]]:
-        """Each URI with its run's arguments; MCPError (invalid params, a hint) for too
-        many URIs or one that is not a workflow run's."""
-        limit = self._rt.settings.watch_max_uris
-        if len(uris) > limit:
-            raise _refusal(
-                f"a listen stream watches at most {limit} resources, not {len(uris)}",
-                "Split the URIs over several subscriptions/listen streams, or raise "
-                "GITHUB_MCP_WATCH_MAX_URIS on the server.",
-                limit=limit,
-                given=len(uris),
-            )
-        calls = []
-        for uri in uris:
-            try:
-                call = run_resource.run_arguments(uri)
-            except ResourceFailure as failed:
-                raise _read_failure(failed, uri) from None
-            if call is None or run_resource.RUN_TOOL not in self._rt.bound_specs:
-                raise _refusal(
-                    f"only workflow runs can be watched, not {uri[:200]!r}",
-                    run_resource.RUN_HINT,
-                    uri=uri[:200],
-                )
-            calls.append((uri, call))
-        return calls
 
     async def _first_read(self, peer: Peer, uri: str, call: dict[str, Any]) -> ci.WatchedRun:
         """The run read once through the seam, as resources/read would; its state is what
@@ -187,11 +163,6 @@ def _signed_in_user(rt: Runtime) -> Any:
     from github_mcp.hosted import signed_in_user
 
     return signed_in_user()
-
-
-def _refusal(message: str, hint: str, **details: Any) -> MCPError:
-    envelope = GitHubMCPError(ErrorCode.INVALID_INPUT, message, hint=hint, **details).envelope()
-    return MCPError(code=INVALID_PARAMS, message=message, data=envelope)
 
 
 def _read_failure(failed: ResourceFailure, uri: str) -> MCPError:

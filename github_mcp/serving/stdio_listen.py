@@ -107,7 +107,11 @@ class Listens:
         from github_mcp.catalog.resources import ResourceFailure
         from github_mcp.services import actions as ci
 
-        calls = [(uri, _run_call(self.rt, uri)) for uri in _within_limit(self.rt, uris)]
+        try:
+            calls = run_resource.watched_calls(self.rt, uris)
+        except run_resource.WatchRefused as refused:
+            failure = refused.failure
+            raise RpcError(failure.code, failure.message, failure.data) from None
         runs = []
         for uri, call in calls:
             try:
@@ -134,44 +138,6 @@ class Listens:
             await ci.watch_runs(self.rt.github, runs, changed, interval_s=interval)
         except Exception as exc:  # a bug here must not end the stream's other events
             log_event("run_watch_failed", error=type(exc).__name__)
-
-
-def _within_limit(rt: Runtime, uris: list[str]) -> list[str]:
-    limit = rt.settings.watch_max_uris
-    if len(uris) > limit:
-        raise _refusal(
-            f"a listen stream watches at most {limit} resources, not {len(uris)}",
-            "Split the URIs over several subscriptions/listen streams, or raise "
-            "GITHUB_MCP_WATCH_MAX_URIS on the server.",
-            limit=limit,
-            given=len(uris),
-        )
-    return uris
-
-
-def _run_call(rt: Runtime, uri: str) -> dict[str, Any]:
-    """The run's arguments; RpcError for a URI that is not a workflow run's."""
-    from github_mcp.catalog import run_resource
-    from github_mcp.catalog.resources import ResourceFailure
-
-    try:
-        call = run_resource.run_arguments(uri)
-    except ResourceFailure as failed:
-        raise _read_failure(failed.envelope, uri) from None
-    if call is None or run_resource.RUN_TOOL not in rt.bound_specs:
-        raise _refusal(
-            f"only workflow runs can be watched, not {uri[:200]!r}",
-            run_resource.RUN_HINT,
-            uri=uri[:200],
-        )
-    return call
-
-
-def _refusal(message: str, hint: str, **details: Any) -> RpcError:
-    from github_mcp.kernel.errors import ErrorCode, GitHubMCPError
-
-    envelope = GitHubMCPError(ErrorCode.INVALID_INPUT, message, hint=hint, **details).envelope()
-    return RpcError(INVALID_PARAMS, message, envelope)
 
 
 def _read_failure(envelope: dict[str, Any], uri: str) -> RpcError:

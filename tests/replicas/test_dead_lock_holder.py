@@ -10,13 +10,11 @@ Evidence: the branch's history on the forge. Real processes: redis-server and tw
 from __future__ import annotations
 
 import asyncio
-import uuid
 
 import pytest
-import redis
 
-from tests.replicas.test_stalled_holder import _call
-from tests.test_tools_write import git, head
+from tests.replicas.test_stalled_holder import _call, _held_write
+from tests.test_tools_write import git
 
 
 @pytest.mark.timeout(300)
@@ -24,22 +22,10 @@ async def test_a_dead_replicas_branch_lock_is_taken_over_by_the_retry(
     held_pair, forge, forge_token
 ):
     a, b = held_pair.replicas
-    repo = f"octo-org/lock-{uuid.uuid4().hex[:8]}"
-    forge.seed_repo(repo, {"README.md": "x\n"}, branches={"work": {}})
-    start = head(forge, repo, "work")
-    args = {
-        "full_name": repo,
-        "branch": "work",
-        "message": "once " + uuid.uuid4().hex,
-        "files": [{"path": "once.txt", "content": "once\n"}],
-    }
-    key = f"lock-{uuid.uuid4().hex}"
-    store = redis.Redis.from_url(held_pair.redis.url)
     # A's tree is built under the branch's lock: held there, A holds the lock
-    rule = forge.add_fault(method="POST", path=r"/git/trees$", hold=True, times=1)
-    first = asyncio.create_task(_call(a.url, args, key))
-    while not [e for e in forge.requests() if e.get("fault") == rule]:
-        await asyncio.sleep(0.02)
+    repo, start, args, key, store, rule, first = await _held_write(
+        held_pair, forge, "lock", held=("POST", r"/git/trees$")
+    )
     locks = list(store.scan_iter("ghmcp:lock:ref:*"))
     assert len(locks) == 1, locks
     assert (store.get(locks[0]) or b"").startswith(b"hb="), store.get(locks[0])

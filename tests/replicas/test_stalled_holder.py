@@ -34,10 +34,13 @@ async def _call(url: str, args: dict[str, Any], key: str) -> tuple[bool, Any]:
         return result.is_error, result.structured_content
 
 
-async def _held_write(held_pair: Any, forge: Any, name: str) -> tuple[Any, ...]:
-    """A commit started on replica A with an idempotency key, its first read of the branch
-    held at the forge (A has claimed the write and waits): (repo, the branch's head,
-    the arguments, the key, Redis, the held rule, A's call)."""
+async def _held_write(
+    held_pair: Any, forge: Any, name: str, held: tuple[str, str] = ("GET", r"/branches/work$")
+) -> tuple[Any, ...]:
+    """A commit started on replica A with an idempotency key, its request `held` (by
+    default its first read of the branch: A has claimed the write and waits) held at the
+    forge: (repo, the branch's head, the arguments, the key, Redis, the held rule, A's
+    call)."""
     repo = f"octo-org/{name}-{uuid.uuid4().hex[:8]}"
     forge.seed_repo(repo, {"README.md": "x\n"}, branches={"work": {}})
     start = head(forge, repo, "work")
@@ -49,7 +52,7 @@ async def _held_write(held_pair: Any, forge: Any, name: str) -> tuple[Any, ...]:
     }
     key = f"{name}-{uuid.uuid4().hex}"
     store = redis.Redis.from_url(held_pair.redis.url)
-    rule = forge.add_fault(method="GET", path=r"/branches/work$", hold=True, times=1)
+    rule = forge.add_fault(method=held[0], path=held[1], hold=True, times=1)
     first = asyncio.create_task(_call(held_pair.replicas[0].url, args, key))
     while not [e for e in forge.requests() if e.get("fault") == rule]:
         await asyncio.sleep(0.02)

@@ -7,16 +7,13 @@ unknown task have the same shape, and the command's real output in both."""
 
 from __future__ import annotations
 
-import http.client
-import json
 import uuid
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 
 from tests.stdio_client import StdioClient, meta
-from tests.test_tasks_http import Server
+from tests.test_tasks_http import Server, raw_post
 from tests.test_tasks_stdio import stdio_env
 
 TIMES = ("createdAt", "lastUpdatedAt")
@@ -26,7 +23,7 @@ class HttpClient:
     """Raw 2026-07-28 requests to the HTTP server (the same frames the stdio client sends)."""
 
     def __init__(self, url: str) -> None:
-        self.netloc = urlsplit(url).netloc
+        self.url = url
 
     def call(self, method: str, params: dict[str, Any] | None = None, **asks: Any) -> dict:
         params = {**(params or {}), "_meta": meta(**asks)}
@@ -39,16 +36,7 @@ class HttpClient:
             "Mcp-Method": method,
             **({"Mcp-Name": name} if isinstance(name, str) else {}),
         }
-        connection = http.client.HTTPConnection(self.netloc, timeout=120)
-        try:
-            connection.request("POST", "/mcp", body=json.dumps(body), headers=headers)
-            text = connection.getresponse().read().decode()
-        finally:
-            connection.close()
-        if text.startswith(("event:", "data:", "id:", "retry:")):
-            data = [line[5:] for line in text.splitlines() if line.startswith("data:")]
-            return json.loads([d for d in data if d.strip()][-1])
-        return json.loads(text)
+        return raw_post(self.url, body, headers, timeout=120)
 
     def task(self, method: str, task_id: str, **params: Any) -> dict:
         return self.call(method, {"taskId": task_id, **params})

@@ -208,10 +208,16 @@ def _post_2026(url: str, method: str, params: dict, headers: dict | None = None)
         "Mcp-Method": method,
         **(headers or {}),
     }
-    # http.client sends header values as given (httpx refuses surrounding whitespace)
-    connection = http.client.HTTPConnection(urlsplit(url).netloc, timeout=60)
+    return raw_post(url, body, sent)
+
+
+def raw_post(url: str, body: dict, headers: dict, timeout: float = 60) -> dict:
+    """One JSON-RPC POST to /mcp; its answer, plain JSON or the last frame of an event
+    stream. http.client sends header values as given (httpx refuses surrounding
+    whitespace)."""
+    connection = http.client.HTTPConnection(urlsplit(url).netloc, timeout=timeout)
     try:
-        connection.request("POST", "/mcp", body=json.dumps(body), headers=sent)
+        connection.request("POST", "/mcp", body=json.dumps(body), headers=headers)
         text = connection.getresponse().read().decode()
     finally:
         connection.close()

@@ -181,14 +181,14 @@ async def test_approvals_through_round_robin_nginx_land_once_and_never_log_the_k
     clicks: list[asyncio.Task[Any]] = []
     links: list[str] = []
     async with model_client(deployment.nginx_url + "/mcp", None, clicks, links) as client:
-        is_error, result = await call_tool(client, "commit_files", commit_args(repo))
-        visit = await clicks[0]
+        is_error, result = await _call_retrying(client, commit_args(repo))
+        visit = await clicks[-1]
     assert not is_error, result
     assert visit.outcome == "approved"
     assert commit_parents(forge, repo, branch_head(forge, repo)) == [before]  # exactly once
 
-    key = links[0].split("#key=", 1)[1]
-    assert links[0].startswith(deployment.nginx_url + "/approvals/")
+    key = links[-1].split("#key=", 1)[1]
+    assert links[-1].startswith(deployment.nginx_url + "/approvals/")
     lines = deployment.access_log()
     assert not [line for line in lines if key in line]
     assert key not in deployment.replica_logs()
@@ -197,6 +197,19 @@ async def test_approvals_through_round_robin_nginx_land_once_and_never_log_the_k
     served_by = {line.rsplit("upstream=", 1)[1] for line in page}
     ports = {f"127.0.0.1:{r.port}" for r in deployment.replicas}
     assert served_by == ports  # the page's requests were spread over both replicas
+
+
+async def _call_retrying(client: Client, args: dict[str, Any]) -> tuple[bool, Any]:
+    """commit_files, retried with the same arguments while
+    the answer is a retryable `unavailable`, as its hint asks: on a loaded machine a PONG
+    later than the Redis breaker's timeout opens it for a moment, and nothing is written."""
+    for _ in range(20):
+        is_error, result = await call_tool(client, "commit_files", args)
+        error = result.get("error") if is_error and isinstance(result, dict) else None
+        if not (error and error.get("code") == "unavailable" and error.get("retryable")):
+            break
+        await asyncio.sleep(0.5)
+    return is_error, result
 
 
 async def test_the_caps_hold_across_replicas(deployment, forge):

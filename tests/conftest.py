@@ -210,14 +210,14 @@ def settled_requests(forge) -> list[dict[str, Any]]:
     """The request log once every logged request has finished (bounded wait)."""
     import time
 
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 60
     while True:
         entries = forge.requests()
         if all("duration_ms" in e for e in entries):
             return entries
         if time.monotonic() > deadline:
             unfinished = [e["path"] for e in entries if "duration_ms" not in e]
-            raise AssertionError(f"forge requests still running after 5 s: {unfinished}")
+            raise AssertionError(f"forge requests still running after 60 s: {unfinished}")
         time.sleep(0.01)
 
 

@@ -303,7 +303,7 @@ async def test_stale_git_locks_heal_and_reset_always_recovers(make_runtime, forg
             start_new_session=True,
         )
         try:
-            deadline = time.monotonic() + 10
+            deadline = time.monotonic() + 120
             while not all((path / lock).exists() for lock in locks):
                 assert time.monotonic() < deadline
                 time.sleep(0.01)

@@ -89,7 +89,7 @@ def serve_on(sock: socket.socket, app: Any) -> Iterator[None]:
         target=server.run, kwargs={"sockets": [sock]}, name="oauth-uvicorn", daemon=True
     )
     thread.start()
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 120
     while not server.started:
         if time.monotonic() > deadline or not thread.is_alive():
             server.should_exit = True

@@ -46,7 +46,7 @@ def status_figures(url: str) -> dict[str, str]:
     return dict(re.findall(r'id="(sessions-[a-z-]+)"[^>]*>([^<]*)<', page.text))
 
 
-def wait_for_open_sessions(url: str, expected: int, deadline_s: float = 30) -> None:
+def wait_for_open_sessions(url: str, expected: int, deadline_s: float = 120) -> None:
     """Poll /status (which never touches a session) until `expected` are open."""
     deadline = time.monotonic() + deadline_s
     while True:

@@ -152,6 +152,42 @@ def test_sigterm_ends_a_stdio_server_whose_client_holds_stdin_open(tmp_path):
     assert b'"shutdown_requested"' in proc.stderr.read()
 
 
+def test_the_collector_is_off_while_stdio_starts_and_on_after_the_warm_up(tmp_path):
+    """Start-up makes ~50 000 lasting objects, and each collection while they are made
+    walks them: the entry point turns the collector off for `serve` over stdio, and the
+    warm-up (the client quiet after its listing) collects once and turns it back on.
+    Evidence: the JSON log's `serving` and `stdio_warm` events, which say its state."""
+    env = _env(tmp_path, GITHUB_TOKEN="ghp_" + "g" * 36, GITHUB_MCP_LOG_LEVEL="INFO")
+    proc = subprocess.Popen(
+        [sys.executable, "main.py", "serve"],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin and proc.stdout and proc.stderr
+    events: dict[str, dict] = {}
+    try:
+        for step in opening():
+            proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in step))
+            proc.stdin.flush()
+            proc.stdout.readline()  # the answer to this step's request
+        # the client is quiet now: the warm-up runs to its end (pytest's timeout bounds a hang)
+        while "stdio_warm" not in events:
+            line = proc.stderr.readline()
+            assert line, f"stderr ended before the warm-up did: {sorted(events)}"
+            record = json.loads(line)
+            events.setdefault(record.get("event"), record)
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stdin.close()
+    assert events["serving"]["collector"] is False
+    assert events["gc_tuned"]["frozen_objects"] > 50_000  # the one collection, then frozen
+    assert events["stdio_warm"]["collector"] is True
+
+
 def test_main_app_is_made_on_first_use():
     """`uvicorn main:app` still finds its app, and a `serve` that re-executes itself did not
     import it (nor typing) first."""

@@ -69,7 +69,7 @@ class Settings(
     """Server configuration, read from the environment (and an optional `.env`)."""
 
     model_config = SettingsConfigDict(
-        env_file=".env", extra="ignore", populate_by_name=True, frozen=True
+        env_file=".env", extra="ignore", populate_by_name=True, frozen=True, defer_build=False
     )
 
     def with_overrides(self, **values: object) -> Settings:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import importlib
 import json
 import os
@@ -56,8 +57,9 @@ async def _serve(rt: Runtime) -> None:
     server = StdioServer(rt, lambda message: _write(out, message))
     quiet = _Quiet(loop, server)
     server.on_opened = lambda: _warm(loop, rt, quiet)
+    loop.call_later(_COLLECTOR_OFF_S, gc.enable)  # entry.py turned it off; at the latest now
     reader = await _reader(loop)
-    log_event("serving", transport="stdio", tools=len(rt.bound_specs))
+    log_event("serving", transport="stdio", tools=len(rt.bound_specs), collector=gc.isenabled())
     while line := await reader.readline():
         if line.strip():
             server.receive(line)
@@ -117,6 +119,9 @@ def _twin(fd: int, flags: int) -> int:
 
 
 _QUIET_S = 0.025  # how long the client must have been quiet before a module is imported
+# The collector is off from the entry point until the warm-up's collection; this bounds
+# that for a client that never pauses (its calls' cyclic garbage would pile up meanwhile).
+_COLLECTOR_OFF_S = 5.0
 
 
 class _Quiet:
@@ -164,8 +169,9 @@ def _warm(loop: asyncio.AbstractEventLoop, rt: Runtime, quiet: _Quiet) -> None:
             from github_mcp.github.connection import warm_up
 
             warm_up()
-            log_event("stdio_warm", tools=len(rt.bound_specs))
-            tune_for_serving()
+            tune_for_serving()  # collects start-up's garbage and freezes what it keeps
+            gc.enable()
+            log_event("stdio_warm", tools=len(rt.bound_specs), collector=gc.isenabled())
             return
         importlib.import_module(modules.pop(0))
         loop.call_soon(step)

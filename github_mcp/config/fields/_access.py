@@ -52,7 +52,7 @@ def env(name: str, *more: str) -> AliasChoices:
 class GitHubAccessSettings(BaseSettings):
     """How the server reaches GitHub: credentials, endpoints, limits."""
 
-    model_config = SettingsConfigDict(populate_by_name=True)  # as Settings: by name too
+    model_config = SettingsConfigDict(populate_by_name=True, defer_build=True)  # see Settings
 
     github_token: SecretStr | None = Field(
         None,
@@ -133,7 +133,7 @@ class GitHubAccessSettings(BaseSettings):
 class ToolSurfaceSettings(BaseSettings):
     """Which tools are listed and how much untrusted text they show."""
 
-    model_config = SettingsConfigDict(populate_by_name=True)  # as Settings: by name too
+    model_config = SettingsConfigDict(populate_by_name=True, defer_build=True)  # see Settings
 
     toolsets: str = Field(
         "default",

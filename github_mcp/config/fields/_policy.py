@@ -17,7 +17,7 @@ from github_mcp.config.fields._state_home import InStateHome
 class WritePolicySettings(BaseSettings):
     """What may be written where, and how a gated write is approved."""
 
-    model_config = SettingsConfigDict(populate_by_name=True)  # as Settings: by name too
+    model_config = SettingsConfigDict(populate_by_name=True, defer_build=True)  # see Settings
 
     repo_allowlist: str = Field(
         "",

@@ -18,7 +18,7 @@ from github_mcp.config.fields._state_home import InStateHome
 class HttpTransportSettings(BaseSettings):
     """Serving MCP over HTTP: address, callers' tokens, sessions."""
 
-    model_config = SettingsConfigDict(populate_by_name=True)  # as Settings: by name too
+    model_config = SettingsConfigDict(populate_by_name=True, defer_build=True)  # see Settings
 
     auth_tokens: SecretStr | None = Field(
         None,
@@ -125,7 +125,7 @@ class HttpTransportSettings(BaseSettings):
 class HostedSignInSettings(BaseSettings):
     """Hosted sign-in: users sign in with GitHub; state shared by replicas."""
 
-    model_config = SettingsConfigDict(populate_by_name=True)  # as Settings: by name too
+    model_config = SettingsConfigDict(populate_by_name=True, defer_build=True)  # see Settings
 
     auth_mode: Literal["bearer", "oauth", "none"] = Field(
         "bearer",

@@ -16,7 +16,7 @@ from github_mcp.config.fields._state_home import InStateHome
 class WorkspaceSettings(BaseSettings):
     """Workspace clones and the containment of commands run in them."""
 
-    model_config = SettingsConfigDict(populate_by_name=True)  # as Settings: by name too
+    model_config = SettingsConfigDict(populate_by_name=True, defer_build=True)  # see Settings
 
     workspace_dir: Path = Field(
         default_factory=InStateHome("workspaces"),
@@ -115,7 +115,7 @@ class WorkspaceSettings(BaseSettings):
 class CacheSettings(BaseSettings):
     """The read cache."""
 
-    model_config = SettingsConfigDict(populate_by_name=True)  # as Settings: by name too
+    model_config = SettingsConfigDict(populate_by_name=True, defer_build=True)  # see Settings
 
     cache_max_entries: int = Field(
         5000,

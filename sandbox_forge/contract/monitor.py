@@ -18,12 +18,14 @@ import hashlib
 import json
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from sandbox_forge.contract.graphql_answers import AnswerChecker, load_schema
 from sandbox_forge.contract.openapi import ContractValidator, load_description
+
+T = TypeVar("T")
 
 ENV_DIR = "SANDBOX_FORGE_CONTRACT_DIR"
 ENV_OPENAPI = "SANDBOX_FORGE_OPENAPI"
@@ -35,37 +37,56 @@ class ContractUnavailable(RuntimeError):
     """The check was asked for, but GitHub's descriptions are not where it was told."""
 
 
-class _Checkers:
-    """GitHub's descriptions, parsed once per process (seconds of work) in a thread of their
-    own, so a forge starts at once and its first answer waits only for what is left. Every
-    forge of the process shares them, and the set of answers already checked."""
+class _Built(Generic[T]):
+    """One description parsed once per process, in a thread of its own (seconds of work),
+    so a forge starts at once and its first check waits only for what is left."""
 
-    def __init__(self, openapi: Path, graphql_schema: Path):
-        self.lock = threading.Lock()
-        self.seen: set[str] = set()  # digests of answers already checked
-        self._done = threading.Event()
+    def __init__(self, build: Callable[[], T], name: str) -> None:
+        self._build, self._name = build, name
+        self._value: T | None = None
         self._failure: BaseException | None = None
-        self._rest: ContractValidator | None = None
-        self._graphql: AnswerChecker | None = None
-        threading.Thread(
-            target=self._load, args=(openapi, graphql_schema), name="forge-contract", daemon=True
-        ).start()
+        self._done = threading.Event()
+        self._started = False
+        self._lock = threading.Lock()
 
-    def _load(self, openapi: Path, graphql_schema: Path) -> None:
+    def start(self) -> None:
+        with self._lock:
+            if self._started:
+                return
+            self._started = True
+        threading.Thread(target=self._run, name=self._name, daemon=True).start()
+
+    def _run(self) -> None:
         try:
-            self._rest = ContractValidator(load_description(openapi))
-            self._graphql = AnswerChecker(load_schema(graphql_schema.read_text()))
-        except BaseException as exc:  # every check that waits for them reports it
+            self._value = self._build()
+        except BaseException as exc:  # every check that waits for it reports it
             self._failure = exc
         finally:
             self._done.set()
 
-    def ready(self) -> tuple[ContractValidator, AnswerChecker]:
+    def ready(self) -> T:
+        self.start()
         self._done.wait()
         if self._failure is not None:
             raise ContractUnavailable(f"GitHub's descriptions did not load: {self._failure}")
-        assert self._rest is not None and self._graphql is not None
-        return self._rest, self._graphql
+        assert self._value is not None
+        return self._value
+
+
+class _Checkers:
+    """GitHub's two descriptions, shared by every forge of the process with the set of
+    answers already checked. The REST one starts loading with the first forge; the GraphQL
+    one (most of the parsing: ~0.8 s of CPU) only when an answer needs it, since most
+    short-lived forge processes never answer GraphQL."""
+
+    def __init__(self, openapi: Path, graphql_schema: Path):
+        self.lock = threading.Lock()
+        self.seen: set[str] = set()  # digests of answers already checked
+        self.rest = _Built(lambda: ContractValidator(load_description(openapi)), "forge-openapi")
+        self.graphql = _Built(
+            lambda: AnswerChecker(load_schema(graphql_schema.read_text())), "forge-graphql"
+        )
+        self.rest.start()
 
 
 _SHARED: dict[tuple[Path, Path], _Checkers] = {}
@@ -73,8 +94,9 @@ _SHARED_LOCK = threading.Lock()
 
 
 def preload(openapi: Path, graphql_schema: Path) -> None:
-    """Start parsing GitHub's descriptions now (a test run does, before its first forge)."""
-    _checkers(openapi, graphql_schema)
+    """Start parsing both of GitHub's descriptions now (a test run's long-lived workers do,
+    before their first forge)."""
+    _checkers(openapi, graphql_schema).graphql.start()
 
 
 def _checkers(openapi: Path, graphql_schema: Path) -> _Checkers:
@@ -125,7 +147,7 @@ class ContractMonitor:
         if path in GRAPHQL_PATHS:
             return  # checked as GraphQL, with the query it answers
         digest = _digest(method, path, status, content_type, raw)
-        validator, _ = self._shared.ready()
+        validator = self._shared.rest.ready()
         with self._shared.lock:
             if digest in self._shared.seen and not crash:
                 return
@@ -148,7 +170,7 @@ class ContractMonitor:
         query = payload.get("query")
         text = json.dumps([query, payload.get("operationName"), answer], sort_keys=True)
         digest = hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
-        _, checker = self._shared.ready()
+        checker = self._shared.graphql.ready()
         with self._shared.lock:
             if digest in self._shared.seen:
                 return

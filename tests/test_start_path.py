@@ -34,6 +34,34 @@ def test_the_entry_points_secret_names_are_the_settings_secret_fields():
     assert secret_env_names() == SECRET_ENV_NAMES
 
 
+def test_the_hand_off_carries_any_value_bytes_unchanged(tmp_path):
+    """Secrets cross the re-exec as the OS keeps them: bytes that are not UTF-8 and an
+    empty value arrive exactly, and the new image's /proc environ holds neither name."""
+    probe = (
+        "import os, sys\n"
+        "from pathlib import Path\n"
+        "from github_mcp.serving.secrets_handoff import hand_off, take_secrets\n"
+        "hand_off()\n"
+        "got = take_secrets(reexec=False)\n"
+        "environ = Path('/proc/self/environ').read_bytes()\n"
+        "print(repr(sorted((k, os.fsencode(v.get_secret_value())) for k, v in got.items())))\n"
+        "print(b'GITHUB_TOKEN=' in environ, b'GITHUB_MCP_AUTH_TOKENS=' in environ)\n"
+    )
+    env = {
+        b"PATH": os.environb[b"PATH"],
+        b"HOME": os.fsencode(tmp_path),
+        b"GITHUB_TOKEN": b"",
+        b"GITHUB_MCP_AUTH_TOKENS": b"tok-\xff\xfe-=,end",
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    handed, in_environ = done.stdout.decode().splitlines()
+    assert handed == repr([("auth_tokens", b"tok-\xff\xfe-=,end"), ("github_token", b"")])
+    assert in_environ == "False False"
+
+
 def test_the_serving_process_environment_holds_no_secret(forge, forge_token, tmp_path):
     bearer = "bearer-" + os.urandom(8).hex()
     env = _env(tmp_path, forge.base_url, GITHUB_TOKEN=forge_token, GITHUB_MCP_AUTH_TOKENS=bearer)

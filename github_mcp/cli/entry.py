@@ -9,7 +9,6 @@ built-in tools are then left to the tool index until a call or the warm-up impor
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import os
 import sys
@@ -70,6 +69,7 @@ def _leave(code: object) -> None:
     """SIGTERM over stdio (serving/sigterm.py) after every cleanup ran: exit without joining
     threads. A thread reading stdin (when it is a regular file) or a workspace command's
     stays blocked, and interpreter shutdown would wait for it."""
+    import contextlib  # here: the process that re-executes does not need it
     import logging
     import os
 

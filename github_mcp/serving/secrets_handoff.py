@@ -18,13 +18,16 @@ imported, re-executes again should a name ever be missing (correct, only slower)
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import sys
-import typing
-from typing import TYPE_CHECKING, Any
 
+# Not typing's: the process that re-executes imports only what it uses (typing, json and
+# re would be ~10 ms of a start, paid twice); type checkers read any TYPE_CHECKING as True.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any, NoReturn
+
     from pydantic import SecretStr
 
 # Names the descriptor in the re-executed process; the value is a number, not a secret.
@@ -44,6 +47,8 @@ _received: dict[str, str] | None = None  # what the hand-off descriptor held, re
 
 
 def _is_secret(annotation: Any) -> bool:
+    import typing
+
     from pydantic import SecretStr
 
     if annotation is SecretStr:
@@ -72,7 +77,7 @@ def secret_env_names() -> dict[str, tuple[str, ...]]:
 
 
 def _collect(
-    environ: typing.Mapping[str, str], names: typing.Mapping[str, tuple[str, ...]]
+    environ: Mapping[str, str], names: Mapping[str, tuple[str, ...]]
 ) -> tuple[dict[str, str], set[str]]:
     """Secret values by field name (first alias set wins, as in Settings), and every
     secret variable name present."""
@@ -119,14 +124,24 @@ def _receive() -> dict[str, str]:
                     raw = stream.read()
             finally:
                 os.close(fd)
-            data = json.loads(raw.decode())
-            _received = {k: v for k, v in data.items() if isinstance(v, str)}
+            _received = _decoded(raw)
     return _received
 
 
-def _reexec_without(present: set[str], values: dict[str, str]) -> typing.NoReturn:
+# The hand-off's bytes: name NUL value NUL ..., as the OS keeps environment strings (which
+# hold no NUL), so any value's bytes cross unchanged.
+def _encoded(values: dict[str, str]) -> bytes:
+    return b"\0".join(os.fsencode(part) for pair in values.items() for part in pair)
+
+
+def _decoded(raw: bytes) -> dict[str, str]:
+    parts = [os.fsdecode(part) for part in raw.split(b"\0")] if raw else []
+    return dict(zip(parts[::2], parts[1::2], strict=True))
+
+
+def _reexec_without(present: set[str], values: dict[str, str]) -> NoReturn:
     clean = {k: v for k, v in os.environ.items() if k not in present}
-    clean[HANDOFF_FD_VAR] = str(_memfd_with(json.dumps(values).encode()))
+    clean[HANDOFF_FD_VAR] = str(_memfd_with(_encoded(values)))
     sys.stdout.flush()
     sys.stderr.flush()
     os.execve(sys.executable, list(sys.orig_argv), clean)  # noqa: S606 - argv as given

@@ -18,7 +18,7 @@ The server's code is taken from --root (default: the current directory), so the 
 load runs against another checkout; --baseline DIR also serves an older checkout and runs
 each round on both, alternately, so that both see the same load:
 
-    .venv/bin/python bench/load.py [--stateless] [--paced-calls 3000] [--rounds 3]
+    .venv/bin/python bench/load.py [--stateless] [--redis] [--paced-calls 3000] [--rounds 3]
     .venv/bin/python bench/load.py --baseline ../older-checkout --only closed
 
 Server CPU per call depends on the machine's load, not only on the code: on a busy
@@ -98,7 +98,9 @@ def own_cpu_seconds() -> float:
 class ServerProcess:
     """`python main.py serve --transport http` from `root`, pointed at the forge."""
 
-    def __init__(self, root: Path, forge: ForgeProcess, *, stateless: bool, log: Path) -> None:
+    def __init__(
+        self, root: Path, forge: ForgeProcess, *, stateless: bool, log: Path, state_url: str = ""
+    ) -> None:
         self.root = root
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -114,6 +116,8 @@ class ServerProcess:
             GITHUB_MCP_WORKSPACE_DIR=str(work / "ws"),
             FASTMCP_SHOW_SERVER_BANNER="false",
         )
+        if state_url:  # sessions, cache and rate limits shared through Redis, as replicas do
+            env["GITHUB_MCP_STATE_URL"] = state_url
         env.pop("GITHUB_MCP_LOG_LEVEL", None)  # the default level, as deployed
         command = [sys.executable, "main.py", "serve", "--transport", "http"]
         command += ["--host", "127.0.0.1", "--port", str(self.port)]
@@ -393,6 +397,7 @@ async def main() -> None:
     parser.add_argument("--closed-calls", type=int, default=3000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only", choices=["paced", "closed"], default=None)
+    parser.add_argument("--redis", action="store_true", help="state in a real redis-server")
     args = parser.parse_args()
     roots = [args.root.resolve()] + ([args.baseline.resolve()] if args.baseline else [])
     for root in roots:
@@ -402,11 +407,17 @@ async def main() -> None:
         forge.seed_repo(REPO, {PATH: _file_body(), "README.md": "# load\n"})
         forge.set_latency(0)
         servers: list[ServerProcess] = []
+        redis = _redis(Path(tmp) / "redis") if args.redis else None
         try:
             for n, root in enumerate(roots):
                 log = Path(tmp) / f"srv{n}.log"
-                servers.append(ServerProcess(root, forge, stateless=args.stateless, log=log))
+                url = redis.url if redis is not None else ""
+                server = ServerProcess(
+                    root, forge, stateless=args.stateless, log=log, state_url=url
+                )
+                servers.append(server)
             mode = "stateless" if args.stateless else "stateful sessions"
+            mode += ", state in Redis" if redis is not None else ""
             for server in servers:
                 print(f"server: {server.root} (pid {server.proc.pid}, {mode}); forge latency 0 ms")
             await measure(args, forge, servers)
@@ -414,6 +425,16 @@ async def main() -> None:
         finally:
             for server in servers:
                 server.close()
+            if redis is not None:
+                redis.stop()
+
+
+def _redis(directory: Path) -> Any:
+    """A redis-server of its own (the replicas tests' helper; no test fixture)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from tests.replicas.cluster import Redis
+
+    return Redis(directory)
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ from github_mcp.serving.header_values import trimmed_mcp_headers
 from github_mcp.serving.param_headers import declared_input
 from github_mcp.serving.run_watch import add_watching_listen
 from github_mcp.serving.tasks import add_tasks
+from github_mcp.serving.tool_lookup import ServingMCP
 
 INSTRUCTIONS = (
     "GitHub MCP Controller: read repositories cheaply, change code on feature branches with "
@@ -59,7 +60,7 @@ def build_mcp(rt: Runtime, *, http_auth: bool = False, sign_in: Any = None) -> F
         from github_mcp.hosted import ActAsSignedInUser
 
         middleware.insert(0, ActAsSignedInUser())
-    mcp = FastMCP(
+    mcp = ServingMCP(
         SERVER_NAME,
         instructions=INSTRUCTIONS,
         version=VERSION,

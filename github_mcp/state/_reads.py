@@ -19,6 +19,15 @@ from github_mcp.state._connection import SharedState, pending
 
 READS_TTL_S = 12 * 3600
 OVERFLOW = b"\x00overflow"
+# One command per noted call (the set, its expiry and the overflow mark): a pipeline of
+# three cost the replica three commands' packing and parsing on every read.
+_NOTE = """
+redis.call('SADD', KEYS[1], unpack(ARGV, 4))
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+if redis.call('SCARD', KEYS[1]) > tonumber(ARGV[2]) then
+  redis.call('SADD', KEYS[1], ARGV[3])
+end
+"""
 
 
 class SharedReads:
@@ -34,13 +43,7 @@ class SharedReads:
             name.lower() + (f"|{seen}" if seen else "") for name, seen in sources.items()
         )
         async with self._state.op("reads_note") as r:
-            pipe = r.pipeline(transaction=False)
-            pipe.sadd(key, *members)
-            pipe.expire(key, READS_TTL_S)
-            pipe.scard(key)
-            _, _, count = await pending(pipe.execute())
-            if int(count) > MAX_REPOS:
-                await pending(r.sadd(key, OVERFLOW))
+            await pending(r.eval(_NOTE, 1, key, READS_TTL_S, MAX_REPOS, OVERFLOW, *members))
 
     async def read_by(self, scope: str | None) -> tuple[dict[str, str | None], bool]:
         async with self._state.op("reads_get") as r:

@@ -10,6 +10,8 @@ import signal
 import subprocess
 import sys
 
+import httpx2 as httpx
+
 from github_mcp.cli import demo
 from tests.conftest import ROOT
 
@@ -27,28 +29,44 @@ STEPS = [
 ]
 
 
-def test_make_demo_passes_end_to_end(tmp_path):
+def test_make_demo_passes_end_to_end_and_keep_leaves_its_status_page_up(tmp_path):
+    """One run of the demo as `make demo KEEP=1` runs it (plus --json for its report): the
+    whole transcript, then its still-running /status page, then a clean Ctrl-C. The plain
+    `make demo` (no server left, so no /status URL printed) is run by test_docs_commands."""
     report_path = tmp_path / "demo.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "GH_"))}
     env["HOME"] = str(tmp_path)
-    proc = subprocess.run(
-        [sys.executable, "-m", "github_mcp.cli.demo", "--json", str(report_path)],
-        cwd=tmp_path, env=env | {"PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
-        timeout=600,
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "github_mcp.cli.demo", "--keep", "--json", str(report_path)],
+        cwd=tmp_path, env=env | {"PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, start_new_session=True,
     )  # fmt: skip
-    out = proc.stdout
-    assert proc.returncode == 0, out[-4000:] + proc.stderr[-4000:]
-    assert "DEMO PASSED" in out
+    assert proc.stdout is not None
+    try:
+        out = ""
+        for line in proc.stdout:
+            out += line
+            if "Press Ctrl-C to stop" in line:
+                break
+        found = re.search(r"still running: (http://127\.0\.0\.1:\d+/status)", out)
+        assert found and "DEMO PASSED" in out, out[-4000:]
+        page = httpx.get(found[1], headers={"Authorization": f"Bearer {demo.BEARER}"})
+        assert page.status_code == 200 and "merge_pull_request" in page.text
+    finally:
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C
+        rest, errors = proc.communicate(timeout=60)
+    assert proc.returncode == 0, out[-4000:] + rest + errors[-4000:]
     # it reads cleanly: no warnings or log noise, refusals shown as what they are
-    assert proc.stderr == "", proc.stderr[-4000:]
+    assert errors == "", errors[-4000:]
     assert "ERROR" not in out and "Warning" not in out
     assert "← approval needed in" in out and "error write_not_allowed" not in out
-    # a closing summary of calls, time and the forge's changes, and no URL of a stopped server
+    # a closing summary of calls, time and the forge's changes; the only /status URL is
+    # the one of the server it kept running
     assert re.search(r"15 calls \(1 refused as expected\), [\d,]+ payload bytes; wall time", out)
     changes = out.split("What changed on the forge:")[1]
     assert "+ branch demo/multiply at" in changes and "~ main " in changes
     assert re.search(r"\+ pull request #\d+ opened", changes)
-    assert not re.search(r"https?://\S+/status", out), "a dead /status URL was printed"
+    assert re.findall(r"https?://\S+/status", out) == [found[1]]
 
     # Every step ran, in order, with a transcript line per call.
     positions = [out.index(f". {title}") for title in STEPS]
@@ -57,7 +75,9 @@ def test_make_demo_passes_end_to_end(tmp_path):
     assert "status failed" in out and "unresolved of" in out
     assert "verdict: blocked" in out and "verdict: ready" in out
     assert "merged=True" in out and "def multiply" in out
-    assert demo.BEARER not in out and "ghp_" not in out
+    # the token is shown once, to sign in to the kept server, and nowhere in the session
+    session = out.split("The demo's server is still running:")[0]
+    assert demo.BEARER not in session and "ghp_" not in out
 
     report = json.loads(report_path.read_text())
     assert report["ok"] is True and report["tools"] > 40 and report["tools_list_bytes"] > 10_000
@@ -104,27 +124,17 @@ def test_demo_exits_non_zero_when_a_step_misbehaves(capsys, monkeypatch):
     assert "✗ create_pull_request failed" in out
 
 
-def test_make_demo_keep_leaves_the_server_running_for_its_status_page(tmp_path):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "GH_"))}
-    proc = subprocess.Popen(
-        ["make", "--no-print-directory", "demo", "KEEP=1"],
-        cwd=ROOT, env=env | {"HOME": str(tmp_path)}, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, start_new_session=True,
+def test_make_demo_keep_passes_keep_to_the_demo():
+    """`make demo KEEP=1` runs the demo above with --keep (make's dry run: its command)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "GH_", "MAKE"))}
+    dry = subprocess.run(
+        ["make", "--no-print-directory", "-n", "demo", "KEEP=1"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
-    assert proc.stdout is not None
-    try:
-        seen = ""
-        for line in proc.stdout:
-            seen += line
-            if "Press Ctrl-C to stop" in line:
-                break
-        found = re.search(r"still running: (http://127\.0\.0\.1:\d+/status)", seen)
-        assert found and "DEMO PASSED" in seen, seen[-3000:]
-        import httpx2 as httpx
-
-        page = httpx.get(found[1], headers={"Authorization": f"Bearer {demo.BEARER}"})
-        assert page.status_code == 200 and "merge_pull_request" in page.text
-    finally:
-        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C
-        _rest, errors = proc.communicate(timeout=60)
-    assert "Traceback" not in errors, errors[-3000:]
+    assert dry.returncode == 0, dry.stderr
+    assert dry.stdout.splitlines()[-1].endswith("python -m github_mcp.cli.demo --keep"), dry.stdout
+    plain = subprocess.run(
+        ["make", "--no-print-directory", "-n", "demo"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert plain.stdout.splitlines()[-1].endswith("python -m github_mcp.cli.demo "), plain.stdout

@@ -128,6 +128,9 @@ def _environment_checks(ran: Ran) -> None:
 def _demo(ran: Ran) -> None:
     assert ran.returncode == 0 and "DEMO PASSED" in ran.stdout
     assert re.search(r"15 calls \(1 refused as expected\), [\d,]+ payload bytes", ran.stdout)
+    # nothing is left running, so no /status URL is printed, only how to keep one
+    assert not re.search(r"https?://\S+/status", ran.stdout), ran.stdout[-2000:]
+    assert "(make demo KEEP=1 keeps the server running for /status)" in ran.stdout
 
 
 CHECKS: dict[str, Callable[[Ran], None]] = {

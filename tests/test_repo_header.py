@@ -31,9 +31,11 @@ from tests.test_tasks_http import Server
 HEADER_MISMATCH = -32020
 
 
-@pytest.fixture
-def server(forge, forge_token, tmp_path):
-    running = Server(tmp_path, forge.base_url, forge_token)
+@pytest.fixture(scope="module")
+def server(forge, forge_token, tmp_path_factory):
+    """One server for the module: each test has a repository or branch of its own, and
+    the refusals are checked in the forge's state, which no other test touches."""
+    running = Server(tmp_path_factory.mktemp("header"), forge.base_url, forge_token)
     yield running
     running.stop()
 

@@ -32,9 +32,11 @@ FAILING = {"name": "get_failing_tests", "arguments": {"pr": f"{DEMO_REPO}#1", "l
 MISSING = {"name": "get_failing_tests", "arguments": {"pr": f"{DEMO_REPO}#9999"}}
 
 
-@pytest.fixture
-def server(forge, forge_token, tmp_path):
-    running = Server(tmp_path, forge.base_url, forge_token)
+@pytest.fixture(scope="module")
+def server(forge, forge_token, tmp_path_factory):
+    """One server for the module: every call is a read, each on its own request (the SDK
+    client's on its own session), so no test sees another's level."""
+    running = Server(tmp_path_factory.mktemp("levels"), forge.base_url, forge_token)
     yield running
     running.stop()
 

@@ -28,9 +28,11 @@ SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 TOOLSET = "code_security"  # off the default list: enabling it changes a session's tools
 
 
-@pytest.fixture
-def server(forge, forge_token, tmp_path):
-    running = Server(tmp_path, forge.base_url, forge_token)
+@pytest.fixture(scope="module")
+def server(forge, forge_token, tmp_path_factory):
+    """One server for the module: each test listens on streams of its own and enables the
+    toolset from a session of its own (a session's own list changes)."""
+    running = Server(tmp_path_factory.mktemp("listen"), forge.base_url, forge_token)
     yield running
     running.stop()
 

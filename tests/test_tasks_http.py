@@ -92,9 +92,11 @@ class Server:
             self.proc.wait(10)
 
 
-@pytest.fixture
-def server(forge, forge_token, tmp_path):
-    running = Server(tmp_path, forge.base_url, forge_token)
+@pytest.fixture(scope="module")
+def server(forge, forge_token, tmp_path_factory):
+    """One server for the module: each test has a repository of its own (so clones of
+    its own) and a session or request of its own."""
+    running = Server(tmp_path_factory.mktemp("tasks"), forge.base_url, forge_token)
     yield running
     running.stop()
 

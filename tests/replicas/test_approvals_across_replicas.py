@@ -13,6 +13,7 @@ import re
 import subprocess
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -74,8 +75,22 @@ class Deployment:
         return "".join(r.log.read_text(errors="replace") for r in self.replicas)
 
 
+@pytest.fixture(scope="module")
+def deployment(forge, forge_token, tmp_path_factory) -> Iterator[Deployment]:
+    """Shared by the tests that each approve one write in a repository of their own."""
+    with _deployed(forge, forge_token, tmp_path_factory.mktemp("deployment")) as running:
+        yield running
+
+
 @pytest.fixture
-def deployment(forge, forge_token, tmp_path) -> Iterator[Deployment]:
+def own_deployment(forge, forge_token, tmp_path) -> Iterator[Deployment]:
+    """For a test that counts every approval request in Redis: no other test's requests."""
+    with _deployed(forge, forge_token, tmp_path) as running:
+        yield running
+
+
+@contextmanager
+def _deployed(forge, forge_token, tmp_path: Path) -> Iterator[Deployment]:
     redis = Redis(tmp_path / "redis")
     nginx_port = free_port()
     nginx_url = f"http://127.0.0.1:{nginx_port}"
@@ -212,13 +227,13 @@ async def _call_retrying(client: Client, args: dict[str, Any]) -> tuple[bool, An
     return is_error, result
 
 
-async def test_the_caps_hold_across_replicas(deployment, forge):
+async def test_the_caps_hold_across_replicas(own_deployment, forge):
     """Distinct writes from one sessionless principal, spread round-robin over both
     replicas: the caps are counted in Redis, so 5 requests open in all (each replica
     counting its own would have let 10 open)."""
     repo = _repo(forge)
     before = branch_head(forge, repo)
-    transport = StreamableHttpTransport(deployment.nginx_url + "/mcp", auth=BEARER)
+    transport = StreamableHttpTransport(own_deployment.nginx_url + "/mcp", auth=BEARER)
     codes = []
     async with Client(transport, timeout=120) as model:  # no elicitation: refusals with links
         for n in range(12):
@@ -229,10 +244,10 @@ async def test_the_caps_hold_across_replicas(deployment, forge):
     assert codes == ["write_not_allowed"] * 5 + ["rate_limited"] * 7
     served_by = {
         line.rsplit("upstream=", 1)[1]
-        for line in deployment.access_log()
+        for line in own_deployment.access_log()
         if line.startswith("POST /mcp")
     }
     assert len(served_by) == 2  # both replicas answered
-    store = redis.Redis.from_url(deployment.redis_url)
+    store = redis.Redis.from_url(own_deployment.redis_url)
     assert store.zcard("ghmcp:approval_requests") == 5
     assert branch_head(forge, repo) == before

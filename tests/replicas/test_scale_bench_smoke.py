@@ -13,7 +13,8 @@ import pytest
 
 from tests.replicas.cluster import ROOT
 
-TINY = ["--sessions", "6", "--duration", "14", "--kill-every", "6", "--down", "1"]
+# one kill (at 5 s) in a 9 s run: every figure is printed, steady state and kill window
+TINY = ["--sessions", "6", "--duration", "9", "--kill-every", "5", "--down", "1"]
 TINY += ["--pace", "0.5", "--fresh-per-kill", "1", "--grace", "60"]
 
 

@@ -21,14 +21,15 @@ import pytest
 from fastmcp_tasks import ToolTask, call_tool_task
 
 from tests.conftest import traversable
-from tests.replicas.cluster import Cluster, client
+from tests.replicas.cluster import Cluster, client, wait_for
 from tests.replicas.test_sigkill import _descendant_cmdlines
 from tests.test_tools_write import head
 from tests.test_workspace_freshness import forge_commit
 
 
-@pytest.fixture
-def pair(forge, forge_token, tmp_path):
+@pytest.fixture(scope="module")
+def _shared_pair(forge, forge_token, tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("pair")
     cluster = Cluster(
         tmp_path,
         api_url=forge.base_url,
@@ -40,6 +41,17 @@ def pair(forge, forge_token, tmp_path):
     )
     yield cluster
     cluster.close()
+
+
+@pytest.fixture
+def pair(_shared_pair):
+    """Two replicas shared by the module's tests, each working in a repository of its own;
+    a replica a test killed is started again (on its port) before the next test."""
+    for replica in _shared_pair.replicas:
+        if replica.proc.poll() is not None:
+            replica.restart()
+            wait_for(replica.healthy, f"replica {replica.index}", limit_s=150)
+    return _shared_pair
 
 
 def _repo(forge) -> str:

@@ -276,6 +276,17 @@ class Cluster:
             self.close()  # a replica that never got healthy must not outlive the test
             raise
 
+    def revive(self) -> Cluster:
+        """For a cluster a module's tests share: a replica an earlier test killed is started
+        again on its port, and Redis let go if a test left it frozen."""
+        if self.redis is not None and self.redis.proc is not None:
+            self.redis.proc.send_signal(signal.SIGCONT)
+        for replica in self.replicas:
+            if replica.proc.poll() is not None:
+                replica.restart()
+                wait_for(replica.healthy, f"replica {replica.index}", limit_s=150)
+        return self
+
     def close(self) -> None:
         nginx = getattr(self, "nginx", None)  # absent when start-up failed before it
         if nginx is not None:

@@ -27,15 +27,16 @@ import pytest
 from tests.approvals.conftest import branch_head, commit_parents
 from tests.approvals.test_page_bearer import commit_args
 from tests.conftest import traversable
-from tests.replicas.cluster import Cluster
+from tests.replicas.cluster import Cluster, Replica
 
 TOKEN_A = "questions-owner-alpha-0123456789"
 TOKEN_B = "questions-owner-bravo-0123456789"
 PROTOCOL = "2025-11-25"
 
 
-@pytest.fixture
-def two_replicas(forge, forge_token, tmp_path):
+@pytest.fixture(scope="module")
+def _shared_replicas(forge, forge_token, tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("replicas")
     cluster = Cluster(
         tmp_path,
         api_url=forge.base_url,
@@ -52,6 +53,13 @@ def two_replicas(forge, forge_token, tmp_path):
     )
     yield cluster
     cluster.close()
+
+
+@pytest.fixture
+def two_replicas(_shared_replicas):
+    """Two replicas shared by the module's tests, each with a session and a repository of
+    its own; a replica a test killed is started again before the next test."""
+    return _shared_replicas.revive()
 
 
 def _headers(token: str, session: str | None) -> dict[str, str]:
@@ -150,6 +158,8 @@ async def test_an_answer_posted_to_another_replica_reaches_the_asking_call(two_r
     repo = _repo(forge)
     before = branch_head(forge, repo)
     asking, other = (r.url for r in two_replicas.replicas)
+    relayed_before = _logged(two_replicas.replicas[1], "question_relayed")
+    elsewhere_before = _logged(two_replicas.replicas[0], "question_answered_elsewhere")
     async with httpx.AsyncClient(timeout=180) as http:
         session = await _open(http, asking, TOKEN_A)
 
@@ -177,10 +187,14 @@ async def test_an_answer_posted_to_another_replica_reaches_the_asking_call(two_r
     assert answer is not None and not answer["result"].get("isError"), answer
     after = branch_head(forge, repo)
     assert after != before and commit_parents(forge, repo, after) == [before]  # exactly once
-    relay_log = two_replicas.replicas[1].log.read_text(errors="replace")
-    assert relay_log.count('"event": "question_relayed"') == 2
-    ask_log = two_replicas.replicas[0].log.read_text(errors="replace")
-    assert ask_log.count('"event": "question_answered_elsewhere"') == 2
+    # this test's two answers, each relayed by the other replica to the asking one
+    assert _logged(two_replicas.replicas[1], "question_relayed") == relayed_before + 2
+    assert _logged(two_replicas.replicas[0], "question_answered_elsewhere") == elsewhere_before + 2
+
+
+def _logged(replica: Replica, event: str) -> int:
+    """How many times the replica's log (every life of it) has logged `event`."""
+    return replica.log.read_text(errors="replace").count(f'"event": "{event}"')
 
 
 @pytest.mark.timeout(300)

@@ -27,8 +27,9 @@ TOKEN_B = "sessions-owner-bravo-0123456789"
 PROTOCOL = "2025-11-25"
 
 
-@pytest.fixture
-def two_replicas(forge, forge_token, tmp_path):
+@pytest.fixture(scope="module")
+def _shared_replicas(forge, forge_token, tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("replicas")
     cluster = Cluster(
         tmp_path,
         api_url=forge.base_url,
@@ -40,6 +41,13 @@ def two_replicas(forge, forge_token, tmp_path):
     )
     yield cluster
     cluster.close()
+
+
+@pytest.fixture
+def two_replicas(_shared_replicas):
+    """Two replicas shared by the module's tests, each with sessions of its own; a replica
+    a test killed is started again, and Redis let go, before the next test."""
+    return _shared_replicas.revive()
 
 
 def _post(url: str, body: dict[str, Any], token: str, session: str | None = None) -> httpx.Response:

@@ -21,7 +21,7 @@ import pytest
 from fastmcp_tasks import ToolTask, call_tool_task
 
 from tests.conftest import traversable
-from tests.replicas.cluster import Cluster, client, wait_for
+from tests.replicas.cluster import Cluster, client
 from tests.replicas.test_sigkill import _descendant_cmdlines
 from tests.test_tools_write import head
 from tests.test_workspace_freshness import forge_commit
@@ -47,11 +47,7 @@ def _shared_pair(forge, forge_token, tmp_path_factory):
 def pair(_shared_pair):
     """Two replicas shared by the module's tests, each working in a repository of its own;
     a replica a test killed is started again (on its port) before the next test."""
-    for replica in _shared_pair.replicas:
-        if replica.proc.poll() is not None:
-            replica.restart()
-            wait_for(replica.healthy, f"replica {replica.index}", limit_s=150)
-    return _shared_pair
+    return _shared_pair.revive()
 
 
 def _repo(forge) -> str:

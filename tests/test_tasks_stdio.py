@@ -57,13 +57,21 @@ def repo(forge):
     return name
 
 
-@pytest.fixture
-def client(forge, forge_token, tmp_path):
+@pytest.fixture(scope="module")
+def client_home(tmp_path_factory) -> Path:
+    """The shared client's home: its workspace (clones) and its log."""
+    return tmp_path_factory.mktemp("stdio-tasks")
+
+
+@pytest.fixture(scope="module")
+def client(forge, forge_token, client_home):
+    """One server for the module's tests that use it: each works in a repository of its
+    own, on tasks of its own (request ids keep counting across them)."""
     env = stdio_env(
-        tmp_path, forge.base_url, forge_token,
+        client_home, forge.base_url, forge_token,
         GITHUB_MCP_APPROVAL_MODE="env", GITHUB_MCP_AUTO_APPROVE="true",
     )  # fmt: skip
-    running = StdioClient(env, stderr=tmp_path / "server.log")
+    running = StdioClient(env, stderr=client_home / "server.log")
     yield running
     running.close()
 
@@ -93,7 +101,7 @@ def _created(answer: dict) -> str:
 
 
 @pytest.mark.timeout(300)
-def test_run_tests_answers_with_a_task_and_get_inlines_the_result(client, repo, tmp_path):
+def test_run_tests_answers_with_a_task_and_get_inlines_the_result(client, repo, client_home):
     where = {"full_name": repo, "ref": "feature/held"}
     cloned = client.call("tools/call", {"name": "ensure_workspace_clone", "arguments": where})
     assert cloned["result"]["resultType"] == "task"  # a clone is long work too
@@ -107,11 +115,11 @@ def test_run_tests_answers_with_a_task_and_get_inlines_the_result(client, repo, 
     }
     task_id = _created(client.call("tools/call", {"name": "run_tests", "arguments": args}))
     # the answer came while the run waits for the release file this test has not written
-    assert not _clone_files(tmp_path, "release")
-    _until(lambda: _clone_files(tmp_path, "started"), "the run to start")
+    assert not _clone_files(client_home, "release")
+    _until(lambda: _clone_files(client_home, "started"), "the run to start")
     working = client.task("tasks/get", task_id)["result"]
     assert working["status"] == "working" and "result" not in working, working
-    clone = _clone_files(tmp_path, "started")[0].parent
+    clone = _clone_files(client_home, "started")[0].parent
     (clone / "release").write_text("go")
     done = client.until_status(task_id, {"completed", "failed", "cancelled"})
     assert done["status"] == "completed", done

@@ -22,7 +22,10 @@ CPU stays small.
 
 Each figure is the median of --rounds rounds (min-max beside it).
 
-    .venv/bin/python bench/replicas.py [--rounds 3] [--clients 8] [--calls 1500] [--quick]
+    .venv/bin/python bench/replicas.py [--rounds 3] [--clients 8] [--calls 1500]
+        [--replicas 3] [--quick]
+
+--quick (the suite's smoke run) is 1 round, small counts and 2 replicas where 3 stand.
 """
 
 from __future__ import annotations
@@ -220,27 +223,32 @@ async def section_throughput(deployments: Deployments, args: argparse.Namespace)
     results["nginx1"] = await read_config(
         "1 replica + Redis, behind nginx", c.nginx.url, pids, args
     )
-    c = deployments.get(count=3, shared=False)
+    n = args.replicas
+    c = deployments.get(count=n, shared=False)
     results["plain3"] = await read_config(
-        "3 replicas, no Redis, nginx round-robin", c.nginx.url, server_side_pids(c), args
+        f"{n} replicas, no Redis, nginx round-robin", c.nginx.url, server_side_pids(c), args
     )
-    c = deployments.get(count=3, shared=True)
+    c = deployments.get(count=n, shared=True)
     results["redis3"] = await read_config(
-        "3 replicas + Redis, nginx round-robin", c.nginx.url, server_side_pids(c), args
+        f"{n} replicas + Redis, nginx round-robin", c.nginx.url, server_side_pids(c), args
     )
 
     def tput(key: str) -> float:
         return statistics.median(r.throughput for r in results[key])
 
     print("  ratios of median throughput:")
-    print(f"    3 replicas + Redis / 1 replica no Redis     {tput('redis3') / tput('base'):.2f}")
-    print(f"    3 replicas + Redis / 1 replica + Redis      {tput('redis3') / tput('redis1'):.2f}")
+    print(f"    {n} replicas + Redis / 1 replica no Redis     {tput('redis3') / tput('base'):.2f}")
+    print(
+        f"    {n} replicas + Redis / 1 replica + Redis      {tput('redis3') / tput('redis1'):.2f}"
+    )
     print(f"    1 replica + Redis / 1 replica no Redis      {tput('redis1') / tput('base'):.2f}")
     print(f"    1 replica behind nginx / direct (Redis on)  {tput('nginx1') / tput('redis1'):.2f}")
-    print(f"    3 replicas + Redis / 3 replicas no Redis    {tput('redis3') / tput('plain3'):.2f}")
+    print(
+        f"    {n} replicas + Redis / {n} replicas no Redis    {tput('redis3') / tput('plain3'):.2f}"
+    )
     print(
         "  note: this machine has 2 cores shared by the load generator, nginx, Redis, the\n"
-        "  forge and every replica, so 3 replicas cannot show scale-out here; the ratios\n"
+        f"  forge and every replica, so {n} replicas cannot show scale-out here; the ratios\n"
         "  show what the proxy hop and the Redis checks cost per call, not capacity.\n"
         "  Scale-out needs a core (or a machine) per replica."
     )
@@ -348,12 +356,13 @@ async def section_writers(
 ) -> None:
     writers = args.writers
     print(
-        f"\n== 2. {writers} concurrent writers on one branch, 3 replicas, nginx round-robin; "
+        f"\n== 2. {writers} concurrent writers on one branch, {args.replicas} replicas, "
+        "nginx round-robin; "
         f"median (min-max) of {args.rounds} round(s), evidence from the forge ==",
         flush=True,
     )
     for label, shared in (("with the Redis branch lock", True), ("without Redis (no lock)", False)):
-        url = deployments.get(count=3, shared=shared).nginx.url
+        url = deployments.get(count=args.replicas, shared=shared).nginx.url
         rounds = [await writers_round(forge, url, writers) for _ in range(args.rounds)]
 
         def fig(key: str, rounds: list[dict[str, int]] = rounds) -> str:
@@ -462,11 +471,14 @@ async def main() -> None:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--calls", type=int, default=1500, help="cached reads per round")
     parser.add_argument("--writers", type=int, default=WRITERS)
-    parser.add_argument("--quick", action="store_true", help="a smoke run: 1 round, small counts")
+    parser.add_argument("--replicas", type=int, default=3, help="replicas behind nginx")
+    parser.add_argument(
+        "--quick", action="store_true", help="a smoke run: 1 round, small counts, 2 replicas"
+    )
     parser.add_argument("--only", choices=["throughput", "writers", "redis"], default=None)
     args = parser.parse_args()
     if args.quick:
-        args.rounds, args.clients, args.calls, args.writers = 1, 2, 40, 6
+        args.rounds, args.clients, args.calls, args.writers, args.replicas = 1, 2, 40, 6, 2
     started = time.monotonic()
     with ForgeProcess() as forge, tempfile.TemporaryDirectory(prefix="bench-replicas-") as tmp:
         forge.seed_repo(REPO, _seed_files())

@@ -30,6 +30,9 @@ from tests.security.leak_scene import make_scene, published, writes_to
 
 TOKEN_A = "replica-owner-alpha-0123456789"
 TOKEN_B = "replica-owner-bravo-0123456789"
+# the project reader: its record holds a private read from then on, so no other test's
+# principal is it (the stateless tests share a cluster, in whatever order they run)
+TOKEN_C = "replica-owner-charlie-012345678"
 
 
 def _cluster(forge: Any, forge_token: str, tmp_path: Any, stateless: bool) -> Cluster:
@@ -41,15 +44,17 @@ def _cluster(forge: Any, forge_token: str, tmp_path: Any, stateless: bool) -> Cl
         stateless=stateless,
         workspace_dir=traversable(tmp_path),
         extra_env={
-            "GITHUB_MCP_AUTH_TOKENS": f"{TOKEN_A},{TOKEN_B}",
+            "GITHUB_MCP_AUTH_TOKENS": f"{TOKEN_A},{TOKEN_B},{TOKEN_C}",
             "GITHUB_MCP_APPROVAL_MODE": "auto",
         },
     )
 
 
-@pytest.fixture
-def two_replicas(forge, forge_token, tmp_path):
-    cluster = _cluster(forge, forge_token, tmp_path, stateless=True)
+@pytest.fixture(scope="module")
+def two_replicas(forge, forge_token, tmp_path_factory):
+    """Shared by the stateless tests: each works in repositories of its own, and only the
+    project test's reader (TOKEN_C) ever reads anything private."""
+    cluster = _cluster(forge, forge_token, tmp_path_factory.mktemp("stateless"), stateless=True)
     yield cluster
     cluster.close()
 
@@ -160,10 +165,10 @@ async def test_a_project_read_on_one_replica_gates_a_public_write_on_the_other(t
     scene = make_scene(forge)
     one, two = (r.url for r in two_replicas.replicas)
     tool, args = scene.reads()["project_items"]
-    failed, items = await _call(one, TOKEN_A, tool, args)
+    failed, items = await _call(one, TOKEN_C, tool, args)
     assert not failed and scene.secret in str(items), items
     for name, leak in scene.leaks():
-        failed, refused = await _call(two, TOKEN_A, name, leak)
+        failed, refused = await _call(two, TOKEN_C, name, leak)
         assert failed and refused["error"]["code"] == "write_not_allowed", (name, refused)
         assert scene.vault in refused["error"]["private_repos_read"], refused
     assert writes_to(forge, scene, scene.site) == []

@@ -74,6 +74,7 @@ REPO = "bench-org/scale"
 ISSUES = 20
 CLUSTER_ENV = {
     "GITHUB_MCP_SESSION_ID_HEADER": "X-Request-Id",  # as deploy/compose.yaml sets it
+    "GITHUB_MCP_LISTEN_WHEN_READY": "true",  # as deploy/compose.yaml sets it
     "GITHUB_MCP_APPROVAL_MODE": "env",  # writes pre-approved: the bench measures landing
     "GITHUB_MCP_AUTO_APPROVE": "true",
 }

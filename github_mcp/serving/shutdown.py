@@ -93,6 +93,9 @@ def serve_http(app: Any, rt: Runtime, *, host: str, port: int) -> int:
     from github_mcp.serving.starting_app import StartingApp
 
     grace = rt.settings.shutdown_grace_seconds
+    if isinstance(app, StartingApp) and rt.settings.listen_when_ready:
+        app = app.build_now()
+        log_event("http_app_ready")
     # By default the event-stream library cuts every stream at SIGTERM, in-flight tool
     # calls' answers included; GracefulServer ends the streams itself once they are done.
     AppStatus.disable_automatic_graceful_drain()  # type: ignore[no-untyped-call]

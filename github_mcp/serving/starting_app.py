@@ -11,6 +11,11 @@ message, as a start that failed before listening would.
 
 The app's own lifespan (the MCP session manager) runs inside one task from the moment
 the app is built until shutdown.
+
+Behind a proxy that has no readiness probes (nginx), a request the proxy sends to a
+restarting replica would wait for that build; with GITHUB_MCP_LISTEN_WHEN_READY the app
+is built first (`build_now`) and the port opens after it, so the proxy's connection is
+refused and it passes the request to another replica.
 """
 
 from __future__ import annotations
@@ -102,6 +107,14 @@ class StartingApp:
         _log.error("http_app_build_failed", exc_info=not isinstance(exc, SystemExit))
         self._ready.set()
         self.on_failure()
+
+    def build_now(self) -> Starlette:
+        """The app, built before the port opens (GITHUB_MCP_LISTEN_WHEN_READY): the
+        server then runs its lifespan itself. A failed build raises, as any start that
+        fails before listening does."""
+        app = self._build()
+        self.on_built()
+        return app
 
     @property
     def failed(self) -> bool:

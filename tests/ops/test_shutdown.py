@@ -27,7 +27,9 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _start(tmp_path: Path, transport: str, grace: int, port: int = 0) -> subprocess.Popen:
+def _start(
+    tmp_path: Path, transport: str, grace: int, port: int = 0, extra_env: dict | None = None
+) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "GH_", "OTEL_"))}
     env.update(
         TMPDIR=str(tmp_path / "tmp"),
@@ -38,6 +40,7 @@ def _start(tmp_path: Path, transport: str, grace: int, port: int = 0) -> subproc
         GITHUB_MCP_WORKSPACE_DIR=str(traversable(tmp_path) / "ws"),
         GITHUB_MCP_AUDIT_LOG=str(tmp_path / "audit.jsonl"),
     )
+    env.update(extra_env or {})
     (tmp_path / "tmp").mkdir(exist_ok=True)
     argv = [
         sys.executable,

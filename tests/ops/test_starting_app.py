@@ -1,9 +1,12 @@
 """An HTTP start listens at once (serving/starting_app.py): while the app is built,
 /healthz answers 200 and /readyz 503, other requests wait and are then served by the
-real app; a build that fails stops the server with status 2 and its message."""
+real app; a build that fails stops the server with status 2 and its message. With
+GITHUB_MCP_LISTEN_WHEN_READY the port opens only once the app is built (a proxy without
+readiness probes then sends a restarting replica's requests elsewhere)."""
 
 from __future__ import annotations
 
+import signal
 import threading
 import time
 
@@ -15,7 +18,7 @@ from github_mcp.serving.loopback import serve_in_thread
 from github_mcp.serving.server import build_http_app
 from github_mcp.serving.shutdown import serve_http
 from github_mcp.serving.starting_app import StartingApp
-from tests.ops.test_shutdown import _free_port
+from tests.ops.test_shutdown import _free_port, _start
 from tests.stdio_session import initialize
 
 
@@ -102,3 +105,37 @@ def test_a_build_that_fails_stops_the_server_with_its_message(
     assert "the configuration cannot work: because of a test" in capsys.readouterr().err
     with pytest.raises(httpx.ConnectError):
         httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2)
+
+
+def test_listening_when_ready_opens_the_port_only_once_the_app_is_built(tmp_path):
+    port = _free_port()
+    proc = _start(tmp_path, "http", 5, port, {"GITHUB_MCP_LISTEN_WHEN_READY": "true"})
+    url = f"http://127.0.0.1:{port}"
+    try:
+        first = None
+        deadline = time.monotonic() + 120  # bounds a hang only
+        while first is None and time.monotonic() < deadline and proc.poll() is None:
+            try:
+                first = httpx.get(url + "/healthz", timeout=5)
+            except httpx.TransportError:  # refused: not listening yet
+                time.sleep(0.02)
+        assert first is not None, proc.stderr.read().decode() if proc.poll() is not None else ""
+        # the first answer the port ever gave is the built app's, never "starting"
+        assert first.status_code == 200 and "starting" not in first.json(), first.text
+        assert {"uptime_seconds", "version"} <= set(first.json())
+        opened = httpx.post(
+            url + "/mcp",
+            json=initialize(),
+            headers={"Accept": "application/json, text/event-stream"},
+            timeout=60,
+        )
+        assert opened.status_code == 200, opened.text
+        assert opened.headers.get("mcp-session-id")  # the app's lifespan runs its sessions
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            assert proc.wait(60) == 0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()

@@ -97,6 +97,15 @@ class HttpTransportSettings(BaseSettings):
         "a proxy hashing on that id routes the session back to this replica "
         "(deploy/nginx.conf sets X-Request-Id). Empty: the server mints its own ids.",
     )
+    listen_when_ready: bool = Field(
+        False,
+        validation_alias=env("GITHUB_MCP_LISTEN_WHEN_READY"),
+        description="HTTP: open the port only once the app is built (about 2 s of a "
+        "start), so a proxy without readiness probes (deploy/nginx.conf) finds a "
+        "restarting replica refusing connections and sends its requests to another one "
+        "instead of making them wait. Off: the port opens at once, /healthz answers and "
+        "/readyz says 503 starting, and other requests wait for the app.",
+    )
     log_level: str = Field(
         "INFO",
         validation_alias=env("GITHUB_MCP_LOG_LEVEL"),

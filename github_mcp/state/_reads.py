@@ -5,13 +5,16 @@ member is the lower-cased name, followed by `|` and the visibility when an answe
 stated it (`|` is in no repository, project or gist name).
 
 Kept READS_TTL_S after the scope's last read (a session's end is seen only by its own
-replica, so the key expires rather than being deleted). At most MAX_REPOS names; past
-that the set holds OVERFLOW, which the guard treats as a private read. Each replica also
-keeps its own record (read_ledger.py), so a Redis outage never forgets a local read.
+replica, so the key expires rather than being deleted; the same sources read again
+are sent at most once a NOTE_AGAIN_S per replica, so the key may go that much
+sooner). At most MAX_REPOS names; past that the set holds OVERFLOW, which the guard
+treats as a private read. Each replica also keeps its own record (read_ledger.py), so
+a Redis outage never forgets a local read.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 
 from github_mcp.policy.read_ledger import MAX_REPOS, UNIDENTIFIED, merge
@@ -30,9 +33,28 @@ end
 """
 
 
+# A scope noting the same sources again within this long (far inside READS_TTL_S) is not
+# sent again: the set holds them already. An agent re-reading its files noted them in
+# Redis on every call. Any trip of the breaker (Redis down or restarted) forgets this.
+NOTE_AGAIN_S = 60.0
+_NOTED_MAX = 10_000
+
+
 class SharedReads:
     def __init__(self, state: SharedState) -> None:
         self._state = state
+        # (scope, members) -> (when noted, the breaker's trips then)
+        self._noted: dict[tuple[str, tuple[str, ...]], tuple[float, int]] = {}
+
+    def _fresh(self, key: tuple[str, tuple[str, ...]]) -> bool:
+        noted = self._noted.get(key)
+        breaker = self._state.breaker
+        return (
+            noted is not None
+            and noted[1] == breaker.trips
+            and not breaker.is_open
+            and time.monotonic() - noted[0] < NOTE_AGAIN_S
+        )
 
     def _key(self, scope: str | None) -> str:
         return self._state.key("reads", scope or UNIDENTIFIED)
@@ -42,8 +64,15 @@ class SharedReads:
         members = sorted(
             name.lower() + (f"|{seen}" if seen else "") for name, seen in sources.items()
         )
+        memo = (key, tuple(members))
+        if self._fresh(memo):
+            return
+        trips = self._state.breaker.trips
         async with self._state.op("reads_note") as r:
             await pending(r.eval(_NOTE, 1, key, READS_TTL_S, MAX_REPOS, OVERFLOW, *members))
+        if len(self._noted) >= _NOTED_MAX:
+            self._noted.clear()
+        self._noted[memo] = (time.monotonic(), trips)
 
     async def read_by(self, scope: str | None) -> tuple[dict[str, str | None], bool]:
         async with self._state.op("reads_get") as r:

@@ -15,7 +15,10 @@ The matrix: with and without GITHUB_TOKEN, with the listing cache recorded by an
 start and without one (a fresh HOME every run), for this tree and `--before DIR`; and the
 reference Node server (@modelcontextprotocol/server-github, bench/_reference_server.py)
 doing the same read. Runs are interleaved across the matrix (the load drifts). Printed:
-median, min and max of `--runs` runs, the ratio to the reference, and the load average.
+median, min and max of `--runs` runs, the ratio to the reference, and the load average;
+then the library floor: the CPU a python spends importing the server's libraries alone,
+step by step (asyncio, pydantic, pydantic-settings, httpx2, httpcore2), which bounds any
+start.
 
     python bench/cold_start.py [--runs 11] [--before DIR [--before-token-only]]
                                [--no-reference] [--importtime]
@@ -217,6 +220,46 @@ def importtime(root: Path, top: int = 20) -> None:
         print(f"  {cumulative / 1e3:8.1f} ms  {own / 1e3:6.1f} ms  {name}")
 
 
+# What the libraries cost on their own: processes that import, step by step, what the
+# server's first call needs from them (the event loop, JSON and TLS; pydantic and one
+# model; pydantic-settings; the HTTP client and its asyncio backend), nothing of this server.
+_MODEL = "from pydantic import BaseModel\nclass M(BaseModel):\n    x: int = 1\nM()\n"
+FLOOR_STEPS = (
+    ("a bare python", "pass"),
+    ("asyncio, json, ssl", "import asyncio, json, ssl"),
+    ("+ pydantic and a model", "import asyncio, json, ssl\n" + _MODEL),
+    ("+ pydantic-settings", "import asyncio, json, ssl, pydantic_settings\n" + _MODEL),
+    ("+ httpx2", "import asyncio, json, ssl, pydantic_settings, httpx2\n" + _MODEL),
+    (
+        "+ httpcore2 and anyio's asyncio backend",
+        "import asyncio, json, ssl, pydantic_settings, httpx2, httpcore2, "
+        "anyio._backends._asyncio\n" + _MODEL,
+    ),
+)
+
+
+def library_floor(runs: int = 7) -> None:
+    """The CPU a python spends importing the server's libraries alone, step by step
+    (median of `runs`, the steps interleaved): the part of a start no change to this
+    server's own code removes."""
+    env = {"PATH": os.environ["PATH"], "PYDANTIC_DISABLE_PLUGINS": "__all__"}
+
+    def cpu_ms(code: str) -> float:
+        before = os.times()
+        subprocess.run([sys.executable, "-c", code], env=env, cwd=tempfile.gettempdir(), check=True)
+        after = os.times()
+        spent = after.children_user + after.children_system
+        return (spent - before.children_user - before.children_system) * 1000
+
+    found: dict[str, list[float]] = {label: [] for label, _ in FLOOR_STEPS}
+    for _ in range(runs):
+        for label, code in FLOOR_STEPS:
+            found[label].append(cpu_ms(code))
+    steps = ", ".join(f"{label} {statistics.median(v):.0f}" for label, v in found.items())
+    print(f"library floor, CPU ms of a python that only imports (median of {runs}): {steps}; "
+          f"load {os.getloadavg()[0]:.1f}")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=int(os.environ.get("BENCH_RUNS", "11")))
@@ -246,6 +289,7 @@ def main() -> None:
         report(case.label, case.rows, None if case.reference else reference)
     print(f"targets: first call <= {TARGET_CALL_S} s (token, no cache), "
           f"peak RSS <= {TARGET_RSS_MIB} MiB")  # fmt: skip
+    library_floor()
     if args.importtime:
         importtime(ROOT)
 

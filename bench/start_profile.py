@@ -10,7 +10,8 @@ per run:
 - import time (each module's own, summed) before the tools/list answer, after it and
   before the first call started, and within each call, with the heaviest modules of
   each phase: what a first call right after the list pays for, and what the listing
-  waits on;
+  waits on; and each phase's import time by library (pydantic, pydantic-settings, the
+  HTTP client's stack, this server's own modules, the rest);
 - the forge's requests in sequential round trips (overlapping requests are one), per
   server: at 50 ms of latency each round trip costs at least 50 ms.
 
@@ -44,6 +45,22 @@ from sandbox_forge import Forge  # noqa: E402
 from sandbox_forge.admin.seed import seed_demo  # noqa: E402
 
 PHASE_EVENTS = ("stdio_listed", "tool_call_start", "tool_call_success", "tool_call_error")
+# Import time summed by where the module comes from: what a start pays for, by library.
+LIBRARIES = {
+    "pydantic": ("pydantic", "pydantic_core", "annotated_types", "typing_inspection",
+                 "typing_extensions"),
+    "pydantic-settings": ("pydantic_settings", "dotenv"),
+    "HTTP client": ("httpx2", "httpcore2", "h11", "h2", "hpack", "hyperframe", "anyio",
+                    "sniffio", "truststore", "idna", "certifi"),
+    "this server": ("github_mcp",),
+}  # fmt: skip
+
+
+def library(module: str) -> str:
+    top = module.split(".", 1)[0]
+    return next((name for name, tops in LIBRARIES.items() if top in tops), "stdlib and other")
+
+
 CPU_MS: list[int] = []  # the last server's CPU, noted as its client closes
 
 
@@ -152,6 +169,16 @@ def report(runs: list[dict], top: int) -> None:
         ranked = sorted(heaviest[name].items(), key=lambda kv: -statistics.median(kv[1]))
         tops = ", ".join(f"{m} {statistics.median(v):.0f}" for m, v in ranked[:top])
         print(f"  {statistics.median(by_phase[name]):8.0f}  {name}: {tops}")
+        libraries: dict[str, list[float]] = defaultdict(list)
+        for run in runs:
+            summed: dict[str, float] = defaultdict(float)
+            for phase, _, modules in phases(run["stderr"]):
+                for ms, module in modules if phase == name else ():
+                    summed[library(module)] += ms
+            for lib in (*LIBRARIES, "stdlib and other"):
+                libraries[lib].append(summed[lib])
+        shares = ", ".join(f"{lib} {statistics.median(v):.0f}" for lib, v in libraries.items())
+        print(f"{'':12}by library: {shares}")
 
 
 async def main() -> None:

@@ -181,9 +181,10 @@ def test_sigterm_ends_a_stdio_server_whose_client_holds_stdin_open(tmp_path):
 
 
 def test_the_collector_is_off_while_stdio_starts_and_on_after_the_warm_up(tmp_path):
-    """Start-up makes ~50 000 lasting objects, and each collection while they are made
-    walks them: the entry point turns the collector off for `serve` over stdio, and the
-    warm-up (the client quiet after its listing) collects once and turns it back on.
+    """Start-up makes ~50 000 lasting objects and almost no garbage, so collections while
+    they are made are wasted: the entry point turns the collector off for `serve` over
+    stdio, and the warm-up (the client quiet after its listing) collects once and turns it
+    back on.
     Evidence: the JSON log's `serving` and `stdio_warm` events, which say its state."""
     env = _env(tmp_path, GITHUB_TOKEN="ghp_" + "g" * 36, GITHUB_MCP_LOG_LEVEL="INFO")
     proc = subprocess.Popen(

@@ -32,10 +32,10 @@ def main(argv: list[str] | None = None) -> int:
             from github_mcp.pipeline.tool_spec import defer_tool_imports
 
             defer_tool_imports()
-            # No collections while it starts: they walked the ~50 000 objects start-up
-            # keeps, 6-7 times before the first answer (~10-20% of its CPU). The warm-up
-            # collects once, while the client is quiet, and turns it back on; a timer
-            # does so anyway if the client never pauses (serving/stdio_serving.py).
+            # No collections while it starts: 6-7 ran before the first answer (20-50 ms
+            # of CPU) and found almost no garbage. The warm-up collects once, while the
+            # client is quiet, and turns the collector back on; a timer does so anyway
+            # if the client never pauses (serving/stdio_serving.py).
             gc.disable()
         from github_mcp.monitoring.gc_tuning import OLDER_THRESHOLDS, YOUNG_THRESHOLD
 

@@ -68,6 +68,7 @@ class Settings(
 ):
     """Server configuration, read from the environment (and an optional `.env`)."""
 
+    # built at import; the mixins defer theirs, which nothing validates on its own
     model_config = SettingsConfigDict(
         env_file=".env", extra="ignore", populate_by_name=True, frozen=True, defer_build=False
     )

@@ -6,11 +6,11 @@ RUNTIME_STAMP := $(VENV)/.runtime-installed
 DEV_STAMP := $(VENV)/.dev-installed
 OPENAPI_SPEC := .cache/openapi/node_modules/@octokit/openapi/generated/api.github.com.json
 GRAPHQL_SCHEMA := .cache/graphql-schema/node_modules/@octokit/graphql-schema/schema.graphql
-# Four workers on two cores: the suite also waits on subprocesses (git, bubblewrap,
-# servers, browsers) and on timers, so with three the cores were a quarter idle.
+# Three workers on two cores: the suite also waits on subprocesses (git, bubblewrap,
+# servers), so a third worker fills the gaps (7 min 43 s against 8 min 28 s with two, idle).
 # worksteal: an idle worker takes queued tests from a busy one, and tests/scheduling.py
 # hands out the files with the longest tests first, so the run does not end on one of them.
-PYTEST_ARGS ?= -n 4 --dist worksteal
+PYTEST_ARGS ?= -n 3 --dist worksteal
 
 .PHONY: run test test-fast test-live lint format bench demo docs snapshots new-tool venv clean views apps-preview
 

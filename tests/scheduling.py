@@ -1,5 +1,5 @@
 """The order the suite hands tests to its workers: the files holding its longest tests
-first, so under `--dist worksteal` no worker starts a three-minute test while the
+first, so under `-n 3 --dist worksteal` no worker starts a three-minute test while the
 others are finishing (the run then ends when that one does). Within a file the order stays
 the collected one, so module fixtures are set up once as before."""
 
@@ -14,9 +14,6 @@ SLOW_FILES = (
     "tests/replicas/test_bench_smoke.py",
     "tests/ops/test_shutdown.py",
     "tests/replicas/test_scale_bench_smoke.py",
-    "tests/replicas/test_sigkill.py",
-    "tests/ops/test_session_memory.py",
-    "tests/replicas/test_tasks_replicas.py",
     "tests/replicas/test_shipped_nginx.py",
     "tests/test_demo.py",
     "tests/test_packaging.py",

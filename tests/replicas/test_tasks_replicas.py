@@ -151,11 +151,14 @@ async def test_a_task_on_a_worker_without_the_clone_makes_it_at_the_branch_head(
         assert _clones(workspaces[other]) == []  # the idle worker has no clone yet
         moved = forge_commit(forge, repo, "work", "notes.txt", "moved while the first task ran")
         # the busy worker runs one task at a time (GITHUB_MCP_TASKS_CONCURRENCY=1)
-        second = await call_tool_task(on_a, "terminal_command", head_of(
-            f"echo {quick}; git rev-parse HEAD"))  # fmt: skip
-        done = await second.wait(timeout=240)
-        assert done.status == "completed", done
-        answer = done.result["structuredContent"]
+        for _ in range(10):  # a retryable `unavailable` (a Redis breaker flap) is retried
+            second = await call_tool_task(on_a, "terminal_command", head_of(
+                f"echo {quick}; git rev-parse HEAD"))  # fmt: skip
+            done = await second.wait(timeout=240)
+            assert done.status == "completed", done
+            answer = done.result["structuredContent"]
+            if not _retryable(answer):
+                break
         assert answer.get("stdout") == f"{quick}\n{moved}\n", answer
         assert len(_clones(workspaces[other])) == 1  # made on that worker's own disk
         ended = await first.wait(timeout=240)
@@ -163,3 +166,10 @@ async def test_a_task_on_a_worker_without_the_clone_makes_it_at_the_branch_head(
     answer = ended.result["structuredContent"]
     assert answer.get("stdout") == f"{slow}\n{start}\n", answer
     assert [len(_clones(w)) for w in workspaces] == [1, 1]
+
+
+def _retryable(answer: dict[str, Any]) -> bool:
+    """A retryable `unavailable`: on a loaded machine one late PONG opens the Redis breaker
+    for a moment, and the hint asks the client to retry (nothing was run)."""
+    error = answer.get("error") or {}
+    return error.get("code") == "unavailable" and bool(error.get("retryable"))

@@ -155,20 +155,10 @@ def test_sigterm_ends_a_stdio_server_whose_client_holds_stdin_open(tmp_path):
     """A client that stops a server with SIGTERM (stdin still open): the server runs its
     cleanup and exits 0, instead of waiting forever for the thread that reads stdin."""
     env = _env(tmp_path, GITHUB_TOKEN="ghp_" + "t" * 36, GITHUB_MCP_LOG_LEVEL="INFO")
-    proc = subprocess.Popen(
-        [sys.executable, "main.py", "serve"],
-        cwd=ROOT,
-        env=env,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    proc = _serve_over_stdio(env)
     assert proc.stdin and proc.stdout and proc.stderr
     try:
-        for step in opening():
-            proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in step))
-            proc.stdin.flush()
-            proc.stdout.readline()  # the answer to this step's request
+        _open(proc)
         proc.send_signal(signal.SIGTERM)
         code = proc.wait(timeout=60)
     finally:
@@ -187,21 +177,11 @@ def test_the_collector_is_off_while_stdio_starts_and_on_after_the_warm_up(tmp_pa
     back on.
     Evidence: the JSON log's `serving` and `stdio_warm` events, which say its state."""
     env = _env(tmp_path, GITHUB_TOKEN="ghp_" + "g" * 36, GITHUB_MCP_LOG_LEVEL="INFO")
-    proc = subprocess.Popen(
-        [sys.executable, "main.py", "serve"],
-        cwd=ROOT,
-        env=env,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    proc = _serve_over_stdio(env)
     assert proc.stdin and proc.stdout and proc.stderr
     events: dict[str, dict] = {}
     try:
-        for step in opening():
-            proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in step))
-            proc.stdin.flush()
-            proc.stdout.readline()  # the answer to this step's request
+        _open(proc)
         # the client is quiet now: the warm-up runs to its end (pytest's timeout bounds a hang)
         while "stdio_warm" not in events:
             line = proc.stderr.readline()
@@ -252,3 +232,23 @@ def test_stdio_lists_the_repository_arguments_without_header_declarations(tmp_pa
     tools = {t["name"]: t for t in session.result(2)["tools"]}
     assert "full_name" in tools["get_repository"]["inputSchema"]["properties"]
     assert "x-mcp-header" not in json.dumps(list(tools.values()))
+
+
+def _serve_over_stdio(env: dict[str, str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "main.py", "serve"],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+def _open(proc: subprocess.Popen[bytes]) -> None:
+    """The client's opening (initialize, initialized, tools/list), each answer read."""
+    assert proc.stdin and proc.stdout
+    for step in opening():
+        proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in step))
+        proc.stdin.flush()
+        proc.stdout.readline()  # the answer to this step's request

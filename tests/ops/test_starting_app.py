@@ -55,6 +55,16 @@ def test_probes_answer_while_the_app_builds_and_requests_wait_for_it(make_runtim
         assert {"uptime_seconds", "version", "metrics"} <= set(full)
 
 
+def _initialize(url: str) -> httpx.Response:
+    """An `initialize` POSTed to the app's MCP endpoint."""
+    return httpx.post(
+        url + "/mcp",
+        json=initialize(),
+        headers={"Accept": "application/json, text/event-stream"},
+        timeout=60,
+    )
+
+
 def test_an_mcp_session_opened_during_the_build_works(make_runtime):
     rt = make_runtime()
 
@@ -63,12 +73,7 @@ def test_an_mcp_session_opened_during_the_build_works(make_runtime):
         return build_http_app(rt)
 
     with serve_in_thread(StartingApp(build)) as url:
-        opened = httpx.post(
-            url + "/mcp",
-            json=initialize(),
-            headers={"Accept": "application/json, text/event-stream"},
-            timeout=60,
-        )
+        opened = _initialize(url)
     assert opened.status_code == 200, opened.text
     assert "github-mcp-controller" in opened.text
     assert opened.headers.get("mcp-session-id")  # the session manager's lifespan is running
@@ -123,12 +128,7 @@ def test_listening_when_ready_opens_the_port_only_once_the_app_is_built(tmp_path
         # the first answer the port ever gave is the built app's, never "starting"
         assert first.status_code == 200 and "starting" not in first.json(), first.text
         assert {"uptime_seconds", "version"} <= set(first.json())
-        opened = httpx.post(
-            url + "/mcp",
-            json=initialize(),
-            headers={"Accept": "application/json, text/event-stream"},
-            timeout=60,
-        )
+        opened = _initialize(url)
         assert opened.status_code == 200, opened.text
         assert opened.headers.get("mcp-session-id")  # the app's lifespan runs its sessions
     finally:
